@@ -1,0 +1,298 @@
+"""Making tensors: from data (``tensor``, ``as_tensor``, ``from_numpy``), filled
+(``zeros``, ``ones``, ``full``, ``empty``, ``eye``), ranges (``arange``, ``linspace``),
+and random (``rand``, ``randn``, ``randint``, ``randperm``), each with ``dtype=``,
+``device=`` and ``requires_grad=`` as in PyTorch.
+
+Data is made in host memory with NumPy and then moved to the requested device.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _dtype
+from ._device import CPU, canonical, device as Device
+from ._random import numpy_generator
+from ._tensor import Tensor
+from .ops._util import shape_argument
+
+
+def _target_device(device):
+    if device is None:
+        return CPU
+    if isinstance(device, int) and not isinstance(device, bool):
+        device = f"cuda:{device}"
+    return canonical(Device(device))
+
+
+def _finish(array, dtype, device, requires_grad: bool) -> Tensor:
+    """Cast, move to the device, and set ``requires_grad`` (checking it is allowed)."""
+    if dtype is not None and array.dtype != dtype.numpy_dtype:
+        array = array.astype(dtype.numpy_dtype)
+    target = _target_device(device)
+    if target is not CPU:
+        from .ops.conversion import _raise_unavailable
+
+        backend = target.backend
+        if not backend.is_available() or (target.index or 0) >= backend.device_count():
+            _raise_unavailable(target)
+        array = backend.to_device(array, target.index)
+    result = Tensor._make(array, target)
+    if requires_grad:
+        result.requires_grad_(True)
+    return result
+
+
+def _infer_array(data):
+    """A NumPy array from Python data, with PyTorch's dtype inference (Python floats -> default dtype)."""
+    if isinstance(data, Tensor):
+        return data._device.backend.to_host(data._data)
+    if isinstance(data, np.ndarray):
+        return data
+    if isinstance(data, (list, tuple)) and any(isinstance(item, Tensor) for item in _flatten(data)):
+        data = _replace_tensors(data)
+    array = np.array(data)
+    if array.dtype.kind == "f":
+        return array.astype(_dtype.get_default_dtype().numpy_dtype)
+    if array.dtype.kind in "iu" and array.dtype != np.int64 and not isinstance(data, np.generic):
+        return array.astype(np.int64)
+    if array.dtype.kind not in "biuf":
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    return array
+
+
+def _flatten(data):
+    for item in data:
+        if isinstance(item, (list, tuple)):
+            yield from _flatten(item)
+        else:
+            yield item
+
+
+def _replace_tensors(data):
+    if isinstance(data, Tensor):
+        return data.item() if data.numel() == 1 and data.dim() == 0 else data.tolist()
+    if isinstance(data, (list, tuple)):
+        return [_replace_tensors(item) for item in data]
+    return data
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """A new tensor holding a copy of ``data`` (a number, nested lists, a NumPy array or a tensor)."""
+    array = _infer_array(data)
+    array = np.array(array, copy=True)
+    if dtype is None and isinstance(data, Tensor):
+        dtype = data.dtype
+    return _finish(array, dtype, device if device is not None else (data.device if isinstance(data, Tensor) else None), requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """``data`` as a tensor, sharing memory when it already is one (or a NumPy array) of the right kind."""
+    if isinstance(data, Tensor):
+        return data.to(device=device if device is not None else data.device, dtype=dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or data.dtype == dtype.numpy_dtype) and device in (None, "cpu", CPU):
+        return from_numpy(data)
+    return _finish(_infer_array(data), dtype, device, False)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad: bool = False) -> Tensor:
+    result = tensor(obj, dtype=dtype, device=device) if copy else as_tensor(obj, dtype=dtype, device=device)
+    if requires_grad:
+        result.requires_grad_(True)
+    return result
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A CPU tensor that shares ``array``'s memory: writing one changes the other."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    _dtype.from_numpy_dtype(array.dtype)  # raises PyTorch's message for unsupported dtypes
+    return Tensor._make(array, CPU)
+
+
+def _shape_and_default(size, dtype):
+    return shape_argument(size), (dtype or _dtype.get_default_dtype())
+
+
+def zeros(*size, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
+    shape, dtype = _shape_and_default(size, dtype)
+    return _finish(np.zeros(shape, dtype=dtype.numpy_dtype), None, device, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
+    shape, dtype = _shape_and_default(size, dtype)
+    return _finish(np.ones(shape, dtype=dtype.numpy_dtype), None, device, requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad: bool = False, out=None, memory_format=None) -> Tensor:
+    shape, dtype = _shape_and_default(size, dtype)
+    return _finish(np.empty(shape, dtype=dtype.numpy_dtype), None, device, requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A tensor of ``size`` filled with ``fill_value``; its dtype follows the value (bool, int64 or float)."""
+    if dtype is None:
+        dtype = _dtype.dtype_of_python_scalar(fill_value)
+    return _finish(np.full(shape_argument((size,)), fill_value, dtype=dtype.numpy_dtype), None, device, requires_grad)
+
+
+def _like(template: Tensor, dtype, device):
+    return template.shape, (dtype or template.dtype), (device if device is not None else template.device)
+
+
+def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+    shape, dtype, device = _like(input, dtype, device)
+    return zeros(shape, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+    shape, dtype, device = _like(input, dtype, device)
+    return ones(shape, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+    shape, dtype, device = _like(input, dtype, device)
+    return empty(shape, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+    shape, dtype, device = _like(input, dtype, device)
+    return full(shape, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def rand_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
+    shape, dtype, device = _like(input, dtype, device)
+    return rand(shape, dtype=dtype, device=device, requires_grad=requires_grad, generator=generator)
+
+
+def randn_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
+    shape, dtype, device = _like(input, dtype, device)
+    return randn(shape, dtype=dtype, device=device, requires_grad=requires_grad, generator=generator)
+
+
+def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype=None, device=None,
+                 requires_grad: bool = False, generator=None) -> Tensor:
+    if high is None:
+        low, high = 0, low
+    shape, dtype, device = _like(input, dtype, device)
+    return randint(low, high, shape, dtype=dtype, device=device, generator=generator)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """``[start, start + step, ...)`` up to but excluding ``end``; integer arguments give int64."""
+    if end is None:
+        start, end = 0, start
+    values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if values[2] == 0:
+        raise RuntimeError("step must be nonzero")
+    if (values[1] - values[0]) / values[2] < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        integral = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values)
+        dtype = _dtype.int64 if integral else _dtype.get_default_dtype()
+    count = max(math.ceil((values[1] - values[0]) / values[2]), 0)
+    array = values[0] + np.arange(count, dtype=np.float64 if dtype.is_floating_point else np.int64) * values[2]
+    return _finish(array, dtype, device, requires_grad)
+
+
+def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    array = np.linspace(float(start), float(end), int(steps), dtype=np.float64)
+    return _finish(array, dtype or _dtype.get_default_dtype(), device, requires_grad)
+
+
+def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    array = np.logspace(float(start), float(end), int(steps), base=base, dtype=np.float64)
+    return _finish(array, dtype or _dtype.get_default_dtype(), device, requires_grad)
+
+
+def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """The ``n`` x ``m`` identity matrix."""
+    dtype = dtype or _dtype.get_default_dtype()
+    return _finish(np.eye(n, m if m is not None else n, dtype=dtype.numpy_dtype), None, device, requires_grad)
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Uniform samples from ``[0, 1)``."""
+    shape, dtype = _shape_and_default(size, dtype)
+    _check_floating("rand", dtype)
+    array = numpy_generator(generator).random(shape, dtype=np.float64)
+    return _finish(array, dtype, device, requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Samples from the standard normal distribution."""
+    shape, dtype = _shape_and_default(size, dtype)
+    _check_floating("randn", dtype)
+    array = numpy_generator(generator).standard_normal(shape, dtype=np.float64)
+    return _finish(array, dtype, device, requires_grad)
+
+
+def randint(*args, size=None, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Integers from ``[low, high)``: ``randint(high, size)`` or ``randint(low, high, size)``."""
+    args = list(args)
+    if size is None:
+        size = args.pop()
+    low, high = (0, args[0]) if len(args) == 1 else (args[0], args[1])
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    array = numpy_generator(generator).integers(low, high, size=shape_argument((size,)), dtype=np.int64)
+    return _finish(array, dtype or _dtype.int64, device, requires_grad)
+
+
+def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A random permutation of ``0 .. n-1``."""
+    array = numpy_generator(generator).permutation(int(n)).astype(np.int64)
+    return _finish(array, dtype or _dtype.int64, device, requires_grad)
+
+
+def normal(mean, std, size=None, *, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Samples from ``N(mean, std^2)``: tensor ``mean``/``std`` broadcast, or floats with ``size``."""
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        template = mean if isinstance(mean, Tensor) else std
+        mean_array = mean._data if isinstance(mean, Tensor) else mean
+        std_array = std._data if isinstance(std, Tensor) else std
+        shape = np.broadcast_shapes(np.shape(mean_array), np.shape(std_array))
+        noise = numpy_generator(generator).standard_normal(shape)
+        array = template._device.backend.to_host(mean_array) + template._device.backend.to_host(std_array) * noise
+        return _finish(np.asarray(array), template.dtype, template.device, requires_grad)
+    shape, dtype = _shape_and_default((size,), dtype)
+    array = numpy_generator(generator).normal(mean, std, size=shape)
+    return _finish(array, dtype, device, requires_grad)
+
+
+def bernoulli(input: Tensor, p=None, *, generator=None) -> Tensor:
+    """0/1 samples, each 1 with the probability given by ``input`` (or ``p``)."""
+    probabilities = input._device.backend.to_host(input._data) if p is None else np.full(input.shape, p)
+    array = (numpy_generator(generator).random(input.shape) < probabilities).astype(input._data.dtype)
+    return _finish(array, None, input.device, False)
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None) -> Tensor:
+    """Indices drawn with probabilities proportional to each row of ``input``."""
+    weights = input._device.backend.to_host(input._data).astype(np.float64)
+    rows = weights.reshape(-1, weights.shape[-1])
+    rng = numpy_generator(generator)
+    if not replacement and num_samples > rows.shape[1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    samples = np.stack([
+        rng.choice(row.size, size=num_samples, replace=replacement, p=row / row.sum()) for row in rows
+    ]).astype(np.int64)
+    return _finish(samples.reshape(weights.shape[:-1] + (num_samples,)), None, input.device, False)
+
+
+def _check_floating(name: str, dtype) -> None:
+    if not dtype.is_floating_point:
+        raise RuntimeError(f'"{name}" not implemented for \'{_dtype_label(dtype)}\'')
+
+
+def _dtype_label(dtype) -> str:
+    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}.get(
+        dtype.name, dtype.name
+    )
+
+

@@ -1,0 +1,1111 @@
+"""The Tensor: an array, its dtype and device, and the fields autograd needs.
+
+A ``Tensor`` is deliberately thin. It holds
+
+* ``_data``: the array with the numbers (``numpy.ndarray`` on the CPU, ``cupy.ndarray`` on a GPU),
+* ``_device``: where that array lives,
+* autograd's fields: ``requires_grad``, ``grad``, ``grad_fn`` (the node that made it) and a
+  version counter that in-place ops bump, so backward can tell when a saved tensor changed.
+
+Every operator method is a one-line call into ``minitorch.ops``, where each op's forward
+and backward sit side by side. Reading this file tells you *what* a tensor can do; reading
+``ops/`` tells you *how*.
+"""
+
+from __future__ import annotations
+
+import builtins
+import warnings
+
+import numpy as np
+
+from . import _dtype
+from ._device import CPU, canonical, device as _device_type
+from .autograd.grad_mode import _GradState
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple of ints (``torch.Size``)."""
+
+    def numel(self) -> int:
+        count = 1
+        for extent in self:
+            count *= extent
+        return count
+
+    def __repr__(self) -> str:
+        return f"minitorch.Size({list(self)})"
+
+    def __getitem__(self, index):
+        result = tuple.__getitem__(self, index)
+        return Size(result) if isinstance(index, slice) else result
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+
+_TYPE_NAMES = {
+    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "int64": "LongTensor",
+    "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
+}
+
+
+class Tensor:
+    """A multi-dimensional array that can record the operations applied to it.
+
+        >>> import minitorch
+        >>> x = minitorch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        >>> y = (x * x).sum()
+        >>> y.backward()
+        >>> x.grad
+        tensor([2., 4., 6.])
+    """
+
+    __slots__ = (
+        "_data", "_device", "_requires_grad", "_grad", "grad_fn", "_output_nr", "_version_counter", "_base",
+        "_retains_grad", "_backward_hooks", "_post_accumulate_hooks", "_accumulator_ref", "__weakref__",
+    )
+    __array_priority__ = 1000  # NumPy defers to Tensor's operators: ndarray + Tensor -> Tensor
+
+    # -- construction ---------------------------------------------------------------
+    def __new__(cls, *args, **kwargs):
+        """``Tensor(data)`` copies data as float32; ``Tensor(2, 3)`` makes an uninitialised 2x3 tensor."""
+        self = object.__new__(cls)
+        device = kwargs.pop("device", None)
+        if len(args) == 1 and not isinstance(args[0], (builtins.int, np.integer)):
+            data = args[0]
+            if isinstance(data, Tensor):
+                data = data._data
+            array = np.array(data, dtype=np.float32) if not hasattr(data, "__cuda_array_interface__") else data
+        else:
+            sizes = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+            array = np.empty(tuple(builtins.int(s) for s in sizes), dtype=_dtype.get_default_dtype().numpy_dtype)
+        target = canonical(_device_type(device)) if device is not None else CPU
+        if target.type != "cpu":
+            array = target.backend.to_device(array, target.index)
+        self._init(array, target)
+        return self
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def _init(self, data, device, requires_grad=False, grad_fn=None, output_nr=0, version_counter=None):
+        self._data = data
+        self._device = device
+        self._requires_grad = requires_grad
+        self._grad = None
+        self.grad_fn = grad_fn
+        self._output_nr = output_nr
+        self._version_counter = version_counter if version_counter is not None else [0]
+        self._base = None
+        self._retains_grad = False
+        self._backward_hooks = None
+        self._post_accumulate_hooks = None
+        self._accumulator_ref = None
+
+    @classmethod
+    def _make(cls, data, device=None, requires_grad=False, grad_fn=None, output_nr=0, version_counter=None):
+        """Wrap an array without copying it (the fast internal constructor)."""
+        self = object.__new__(Tensor)
+        self._init(data, device if device is not None else CPU, requires_grad, grad_fn, output_nr, version_counter)
+        return self
+
+    # -- what a tensor is -----------------------------------------------------------
+    @property
+    def _xp(self):
+        """The array module (NumPy or CuPy) that computes on this tensor's device."""
+        return self._device.backend.array_module
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    ndimension = dim
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return builtins.int(self._data.size)
+
+    nelement = numel
+
+    @property
+    def dtype(self) -> _dtype.dtype:
+        return _dtype.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._device.type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._device.type == "cpu"
+
+    def get_device(self) -> int:
+        return -1 if self._device.type == "cpu" else self._device.index
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    def is_complex(self) -> bool:
+        return False
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return builtins.int(self._data.nbytes)
+
+    def is_contiguous(self) -> bool:
+        return builtins.bool(self._data.flags.c_contiguous)
+
+    def stride(self, dim: int | None = None):
+        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim)]
+
+    def data_ptr(self) -> int:
+        interface = getattr(self._data, "__array_interface__", None) or self._data.__cuda_array_interface__
+        return interface["data"][0]
+
+    # -- autograd fields ------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self.grad_fn is not None:
+            if not value:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to use a computed variable "
+                    "in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+                )
+            return
+        if value and self._data.dtype.kind not in "fc":
+            raise RuntimeError(
+                f"only Tensors of floating point and complex dtype can require gradients (got {self.dtype})"
+            )
+        self._requires_grad = builtins.bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors not made by a recorded op: the ones whose ``.grad`` backward fills."""
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+                "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
+                "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            if value._device != self._device:
+                raise RuntimeError(
+                    f"assigned grad has data located on {value._device} different from the tensor {self._device}"
+                )
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(
+                    f"assigned grad has data of type {value.dtype} different from the type of the tensor {self.dtype}"
+                )
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"assigned grad has data of a different size: {list(value.shape)} vs {list(self.shape)}"
+                )
+        self._grad = value
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    @property
+    def _version(self) -> int:
+        return self._version_counter[0]
+
+    def _bump_version(self) -> None:
+        self._version_counter[0] += 1
+
+    def _grad_accumulator(self):
+        from .autograd.function import _leaf_accumulator
+
+        return _leaf_accumulator(self)
+
+    def retain_grad(self) -> None:
+        """Keep the gradient of this non-leaf tensor in ``.grad`` during backward."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        from .autograd.hooks import add_retain_grad_hook
+
+        add_retain_grad_hook(self)
+        self._retains_grad = True
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` whenever the gradient for this tensor is computed; it may return a new gradient."""
+        from .autograd.hooks import register_tensor_hook
+
+        return register_tensor_hook(self, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(tensor)`` on a leaf after its ``.grad`` has been updated."""
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        from .autograd.function import _RemovableHandle
+
+        if self._post_accumulate_hooks is None:
+            self._post_accumulate_hooks = []
+        self._post_accumulate_hooks.append(hook)
+        return _RemovableHandle(self._post_accumulate_hooks, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph: bool = False, inputs=None) -> None:
+        """Compute the gradient of this tensor with respect to graph leaves and add it into their ``.grad``."""
+        from .autograd import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self) -> "Tensor":
+        """A tensor sharing this one's data, cut out of the graph (``requires_grad=False``)."""
+        detached = Tensor._make(self._data, self._device, version_counter=self._version_counter)
+        return detached
+
+    def detach_(self) -> "Tensor":
+        if self._base is not None and self._base.requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self.grad_fn = None
+        self._requires_grad = False
+        self._output_nr = 0
+        return self
+
+    def _detached_copy(self) -> "Tensor":
+        return Tensor._make(self._data.copy(), self._device)
+
+    @property
+    def data(self) -> "Tensor":
+        """The same numbers, outside the graph: changes to it are not seen by autograd."""
+        return Tensor._make(self._data, self._device)
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+        self._data = value._data
+        self._device = value._device
+
+    # -- conversion to Python and NumPy ----------------------------------------------
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The NumPy array behind this CPU tensor (shared memory: writing one changes the other)."""
+        if force:
+            return self._device.backend.to_host(self._data)
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if self._device.type != "cpu":
+            raise TypeError(
+                f"can't convert {self._device} device type tensor to numpy. Use Tensor.cpu() to copy the tensor to "
+                "host memory first."
+            )
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        array = self.numpy()
+        if dtype is not None:
+            array = array.astype(dtype, copy=False)
+        return array.copy() if copy else array
+
+    def item(self):
+        """The single number in this tensor, as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._device.backend.to_host(self._data).reshape(()).item()
+
+    def tolist(self):
+        return self._device.backend.to_host(self._data).tolist()
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return builtins.bool(self.item())
+
+    def __float__(self) -> float:
+        return builtins.float(self._scalar_for("float"))
+
+    def __int__(self) -> int:
+        return builtins.int(self._scalar_for("int"))
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return builtins.int(self.item())
+
+    def _scalar_for(self, kind: str):
+        if self._data.size != 1:
+            raise ValueError(f"only one element tensors can be converted to Python scalars")
+        return self.item()
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        from ._tensor_str import tensor_repr
+
+        return tensor_repr(self)
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __reduce_ex__(self, protocol):
+        # Lets DataLoader worker processes send tensors back (multiprocessing pickles them);
+        # model files never use pickle (see minitorch.serialization).
+        return (_rebuild_tensor, (self._device.backend.to_host(self._data), str(self._device), self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment."
+            )
+        copied = type(self).__new__(type(self)) if type(self) is not Tensor else object.__new__(Tensor)
+        Tensor._init(copied, self._data.copy(), self._device, self._requires_grad)
+        if self._grad is not None:
+            copied._grad = self._grad._detached_copy()
+        for name, value in getattr(self, "__dict__", {}).items():
+            import copy as copy_module
+
+            copied.__dict__[name] = copy_module.deepcopy(value, memo)
+        memo[id(self)] = copied
+        return copied
+
+    # -- dtype and device conversion ----------------------------------------------------
+    def to(self, *args, **kwargs) -> "Tensor":
+        """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(other)``; returns ``self`` if nothing changes."""
+        return conversion.to(self, *args, **kwargs)
+
+    def cpu(self) -> "Tensor":
+        return conversion.to(self, "cpu")
+
+    def cuda(self, device=None, non_blocking: bool = False) -> "Tensor":
+        target = "cuda" if device is None else (f"cuda:{device}" if isinstance(device, builtins.int) else device)
+        return conversion.to(self, target)
+
+    def type(self, dtype=None, non_blocking: bool = False):
+        if dtype is None:
+            prefix = "torch.cuda." if self.is_cuda else "torch."
+            return prefix + _TYPE_NAMES[self.dtype.name]
+        if isinstance(dtype, str):
+            names = {v: k for k, v in _TYPE_NAMES.items()}
+            dtype = getattr(_dtype, names[dtype.rsplit(".", 1)[-1]])
+        return conversion.to(self, dtype)
+
+    def type_as(self, other: "Tensor") -> "Tensor":
+        return conversion.to(self, other.dtype)
+
+    def float(self) -> "Tensor":
+        return conversion.to(self, _dtype.float32)
+
+    def double(self) -> "Tensor":
+        return conversion.to(self, _dtype.float64)
+
+    def half(self) -> "Tensor":
+        return conversion.to(self, _dtype.float16)
+
+    def long(self) -> "Tensor":
+        return conversion.to(self, _dtype.int64)
+
+    def int(self) -> "Tensor":
+        return conversion.to(self, _dtype.int32)
+
+    def short(self) -> "Tensor":
+        return conversion.to(self, _dtype.int16)
+
+    def char(self) -> "Tensor":
+        return conversion.to(self, _dtype.int8)
+
+    def byte(self) -> "Tensor":
+        return conversion.to(self, _dtype.uint8)
+
+    def bool(self) -> "Tensor":
+        return conversion.to(self, _dtype.bool)
+
+    # -- arithmetic operators (ops/pointwise.py) ------------------------------------------
+    def __add__(self, other):
+        return pointwise.add(self, other)
+
+    def __radd__(self, other):
+        return pointwise.add(other, self)
+
+    def __sub__(self, other):
+        return pointwise.sub(self, other)
+
+    def __rsub__(self, other):
+        return pointwise.sub(other, self)
+
+    def __mul__(self, other):
+        return pointwise.mul(self, other)
+
+    def __rmul__(self, other):
+        return pointwise.mul(other, self)
+
+    def __truediv__(self, other):
+        return pointwise.div(self, other)
+
+    def __rtruediv__(self, other):
+        return pointwise.div(other, self)
+
+    def __floordiv__(self, other):
+        return pointwise.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return pointwise.floor_divide(other, self)
+
+    def __mod__(self, other):
+        return pointwise.remainder(self, other)
+
+    def __rmod__(self, other):
+        return pointwise.remainder(other, self)
+
+    def __pow__(self, exponent):
+        return pointwise.pow(self, exponent)
+
+    def __rpow__(self, base):
+        return pointwise.pow(base, self)
+
+    def __matmul__(self, other):
+        return linalg.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return linalg.matmul(other, self)
+
+    def __neg__(self):
+        return pointwise.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return pointwise.abs(self)
+
+    def __invert__(self):
+        return pointwise.bitwise_not(self)
+
+    def __and__(self, other):
+        return pointwise.bitwise_and(self, other)
+
+    __rand__ = __and__
+
+    def __or__(self, other):
+        return pointwise.bitwise_or(self, other)
+
+    __ror__ = __or__
+
+    def __xor__(self, other):
+        return pointwise.bitwise_xor(self, other)
+
+    __rxor__ = __xor__
+
+    def __eq__(self, other):
+        return pointwise.eq(self, other)
+
+    def __ne__(self, other):
+        return pointwise.ne(self, other)
+
+    def __lt__(self, other):
+        return pointwise.lt(self, other)
+
+    def __le__(self, other):
+        return pointwise.le(self, other)
+
+    def __gt__(self, other):
+        return pointwise.gt(self, other)
+
+    def __ge__(self, other):
+        return pointwise.ge(self, other)
+
+    # in-place operators: x += y
+    def __iadd__(self, other):
+        return inplace.add_(self, other)
+
+    def __isub__(self, other):
+        return inplace.sub_(self, other)
+
+    def __imul__(self, other):
+        return inplace.mul_(self, other)
+
+    def __itruediv__(self, other):
+        return inplace.div_(self, other)
+
+    # -- pointwise math (ops/pointwise.py) ----------------------------------------------
+    def add(self, other, *, alpha=1):
+        return pointwise.add(self, other, alpha=alpha)
+
+    def sub(self, other, *, alpha=1):
+        return pointwise.sub(self, other, alpha=alpha)
+
+    subtract = sub
+
+    def mul(self, other):
+        return pointwise.mul(self, other)
+
+    multiply = mul
+
+    def div(self, other, *, rounding_mode=None):
+        return pointwise.div(self, other, rounding_mode=rounding_mode)
+
+    divide = true_divide = div
+
+    def floor_divide(self, other):
+        return pointwise.floor_divide(self, other)
+
+    def remainder(self, other):
+        return pointwise.remainder(self, other)
+
+    def fmod(self, other):
+        return pointwise.fmod(self, other)
+
+    def pow(self, exponent):
+        return pointwise.pow(self, exponent)
+
+    def neg(self):
+        return pointwise.neg(self)
+
+    negative = neg
+
+    def exp(self):
+        return pointwise.exp(self)
+
+    def exp2(self):
+        return pointwise.exp2(self)
+
+    def log(self):
+        return pointwise.log(self)
+
+    def log2(self):
+        return pointwise.log2(self)
+
+    def log10(self):
+        return pointwise.log10(self)
+
+    def log1p(self):
+        return pointwise.log1p(self)
+
+    def expm1(self):
+        return pointwise.expm1(self)
+
+    def sqrt(self):
+        return pointwise.sqrt(self)
+
+    def rsqrt(self):
+        return pointwise.rsqrt(self)
+
+    def square(self):
+        return pointwise.square(self)
+
+    def abs(self):
+        return pointwise.abs(self)
+
+    absolute = abs
+
+    def sign(self):
+        return pointwise.sign(self)
+
+    def sin(self):
+        return pointwise.sin(self)
+
+    def cos(self):
+        return pointwise.cos(self)
+
+    def tan(self):
+        return pointwise.tan(self)
+
+    def asin(self):
+        return pointwise.asin(self)
+
+    def acos(self):
+        return pointwise.acos(self)
+
+    def atan(self):
+        return pointwise.atan(self)
+
+    def sinh(self):
+        return pointwise.sinh(self)
+
+    def cosh(self):
+        return pointwise.cosh(self)
+
+    def tanh(self):
+        return pointwise.tanh(self)
+
+    def sigmoid(self):
+        return pointwise.sigmoid(self)
+
+    def relu(self):
+        return pointwise.relu(self)
+
+    def clamp(self, min=None, max=None):
+        return pointwise.clamp(self, min, max)
+
+    clip = clamp
+
+    def clamp_min(self, min):
+        return pointwise.clamp(self, min, None)
+
+    def clamp_max(self, max):
+        return pointwise.clamp(self, None, max)
+
+    def floor(self):
+        return pointwise.floor(self)
+
+    def ceil(self):
+        return pointwise.ceil(self)
+
+    def round(self, *, decimals: int = 0):
+        return pointwise.round(self, decimals=decimals)
+
+    def trunc(self):
+        return pointwise.trunc(self)
+
+    def frac(self):
+        return pointwise.frac(self)
+
+    def reciprocal(self):
+        return pointwise.reciprocal(self)
+
+    def maximum(self, other):
+        return pointwise.maximum(self, other)
+
+    def minimum(self, other):
+        return pointwise.minimum(self, other)
+
+    def where(self, condition, other):
+        return pointwise.where(condition, self, other)
+
+    def lerp(self, end, weight):
+        return pointwise.lerp(self, end, weight)
+
+    def erf(self):
+        return pointwise.erf(self)
+
+    def logical_not(self):
+        return pointwise.logical_not(self)
+
+    def logical_and(self, other):
+        return pointwise.logical_and(self, other)
+
+    def logical_or(self, other):
+        return pointwise.logical_or(self, other)
+
+    def logical_xor(self, other):
+        return pointwise.logical_xor(self, other)
+
+    def bitwise_not(self):
+        return pointwise.bitwise_not(self)
+
+    def bitwise_and(self, other):
+        return pointwise.bitwise_and(self, other)
+
+    def bitwise_or(self, other):
+        return pointwise.bitwise_or(self, other)
+
+    def bitwise_xor(self, other):
+        return pointwise.bitwise_xor(self, other)
+
+    def eq(self, other):
+        return pointwise.eq(self, other)
+
+    def ne(self, other):
+        return pointwise.ne(self, other)
+
+    def lt(self, other):
+        return pointwise.lt(self, other)
+
+    def le(self, other):
+        return pointwise.le(self, other)
+
+    def gt(self, other):
+        return pointwise.gt(self, other)
+
+    def ge(self, other):
+        return pointwise.ge(self, other)
+
+    def isnan(self):
+        return pointwise.isnan(self)
+
+    def isinf(self):
+        return pointwise.isinf(self)
+
+    def isfinite(self):
+        return pointwise.isfinite(self)
+
+    def equal(self, other) -> bool:
+        return pointwise.equal(self, other)
+
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+        return pointwise.allclose(self, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return pointwise.isclose(self, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+    # -- reductions (ops/reduction.py) --------------------------------------------------
+    def sum(self, dim=None, keepdim: bool = False, *, dtype=None):
+        return reduction.sum(self, dim, keepdim, dtype=dtype)
+
+    def sum_to_size(self, *size):
+        return reduction.sum_to_size(self, *size)
+
+    def mean(self, dim=None, keepdim: bool = False, *, dtype=None):
+        return reduction.mean(self, dim, keepdim, dtype=dtype)
+
+    def prod(self, dim=None, keepdim: bool = False, *, dtype=None):
+        return reduction.prod(self, dim, keepdim, dtype=dtype)
+
+    def max(self, dim=None, keepdim: bool = False):
+        return reduction.max(self, dim, keepdim)
+
+    def min(self, dim=None, keepdim: bool = False):
+        return reduction.min(self, dim, keepdim)
+
+    def amax(self, dim=(), keepdim: bool = False):
+        return reduction.amax(self, dim, keepdim)
+
+    def amin(self, dim=(), keepdim: bool = False):
+        return reduction.amin(self, dim, keepdim)
+
+    def argmax(self, dim=None, keepdim: bool = False):
+        return reduction.argmax(self, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim: bool = False):
+        return reduction.argmin(self, dim, keepdim)
+
+    def var(self, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+        return reduction.var(self, dim, unbiased, keepdim, correction=correction)
+
+    def std(self, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+        return reduction.std(self, dim, unbiased, keepdim, correction=correction)
+
+    def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None):
+        return reduction.norm(self, p, dim, keepdim, dtype=dtype)
+
+    def logsumexp(self, dim, keepdim: bool = False):
+        return reduction.logsumexp(self, dim, keepdim)
+
+    def cumsum(self, dim, *, dtype=None):
+        return reduction.cumsum(self, dim, dtype=dtype)
+
+    def all(self, dim=None, keepdim: bool = False):
+        return reduction.all(self, dim, keepdim)
+
+    def any(self, dim=None, keepdim: bool = False):
+        return reduction.any(self, dim, keepdim)
+
+    # -- linear algebra (ops/linalg.py) ---------------------------------------------------
+    def matmul(self, other):
+        return linalg.matmul(self, other)
+
+    def mm(self, other):
+        return linalg.mm(self, other)
+
+    def bmm(self, other):
+        return linalg.bmm(self, other)
+
+    def mv(self, vec):
+        return linalg.mv(self, vec)
+
+    def dot(self, other):
+        return linalg.dot(self, other)
+
+    def outer(self, other):
+        return linalg.outer(self, other)
+
+    ger = outer
+
+    # -- shape (ops/shape.py) -------------------------------------------------------------
+    def reshape(self, *shape):
+        return shape_ops.reshape(self, *shape)
+
+    def reshape_as(self, other):
+        return shape_ops.reshape(self, other.shape)
+
+    def view(self, *shape):
+        return shape_ops.view(self, *shape)
+
+    def view_as(self, other):
+        return shape_ops.view(self, other.shape)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1):
+        return shape_ops.flatten(self, start_dim, end_dim)
+
+    def unflatten(self, dim: int, sizes):
+        return shape_ops.unflatten(self, dim, sizes)
+
+    def squeeze(self, dim=None):
+        return shape_ops.squeeze(self, dim)
+
+    def unsqueeze(self, dim: int):
+        return shape_ops.unsqueeze(self, dim)
+
+    def permute(self, *dims):
+        return shape_ops.permute(self, *dims)
+
+    def transpose(self, dim0: int, dim1: int):
+        return shape_ops.transpose(self, dim0, dim1)
+
+    swapaxes = swapdims = transpose
+
+    def t(self):
+        return shape_ops.t(self)
+
+    @property
+    def T(self):
+        return shape_ops.permute(self, *reversed(range(self._data.ndim)))
+
+    @property
+    def mT(self):
+        return shape_ops.transpose(self, -2, -1)
+
+    def expand(self, *sizes):
+        return shape_ops.expand(self, *sizes)
+
+    def expand_as(self, other):
+        return shape_ops.expand(self, other.shape)
+
+    def broadcast_to(self, shape):
+        return shape_ops.expand(self, shape)
+
+    def repeat(self, *sizes):
+        return shape_ops.repeat(self, *sizes)
+
+    def tile(self, *dims):
+        return shape_ops.tile(self, *dims)
+
+    def split(self, split_size_or_sections, dim: int = 0):
+        return shape_ops.split(self, split_size_or_sections, dim)
+
+    def chunk(self, chunks: int, dim: int = 0):
+        return shape_ops.chunk(self, chunks, dim)
+
+    def unbind(self, dim: int = 0):
+        return shape_ops.unbind(self, dim)
+
+    def flip(self, *dims):
+        return shape_ops.flip(self, *dims)
+
+    def roll(self, shifts, dims=None):
+        return shape_ops.roll(self, shifts, dims)
+
+    def narrow(self, dim: int, start: int, length: int):
+        return shape_ops.narrow(self, dim, start, length)
+
+    def contiguous(self):
+        return shape_ops.contiguous(self)
+
+    def clone(self):
+        return shape_ops.clone(self)
+
+    # -- indexing (ops/indexing.py) -------------------------------------------------------
+    def __getitem__(self, index):
+        return indexing.getitem(self, index)
+
+    def __setitem__(self, index, value) -> None:
+        indexing.setitem(self, index, value)
+
+    def gather(self, dim: int, index):
+        return indexing.gather(self, dim, index)
+
+    def scatter(self, dim: int, index, src=None, *, value=None, reduce=None):
+        return indexing.scatter(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_add(self, dim: int, index, src):
+        return indexing.scatter_add(self, dim, index, src)
+
+    def index_select(self, dim: int, index):
+        return indexing.index_select(self, dim, index)
+
+    def masked_fill(self, mask, value):
+        return indexing.masked_fill(self, mask, value)
+
+    def masked_select(self, mask):
+        return indexing.masked_select(self, mask)
+
+    def take(self, index):
+        return indexing.take(self, index)
+
+    def nonzero(self, *, as_tuple: bool = False):
+        return indexing.nonzero(self, as_tuple=as_tuple)
+
+    # -- in-place (ops/inplace.py): each bumps the version counter --------------------------
+    def add_(self, other, *, alpha=1):
+        return inplace.add_(self, other, alpha=alpha)
+
+    def sub_(self, other, *, alpha=1):
+        return inplace.sub_(self, other, alpha=alpha)
+
+    def mul_(self, other):
+        return inplace.mul_(self, other)
+
+    def div_(self, other, *, rounding_mode=None):
+        return inplace.div_(self, other, rounding_mode=rounding_mode)
+
+    def pow_(self, exponent):
+        return inplace.pow_(self, exponent)
+
+    def neg_(self):
+        return inplace.neg_(self)
+
+    def exp_(self):
+        return inplace.exp_(self)
+
+    def sqrt_(self):
+        return inplace.sqrt_(self)
+
+    def abs_(self):
+        return inplace.abs_(self)
+
+    def relu_(self):
+        return inplace.relu_(self)
+
+    def sigmoid_(self):
+        return inplace.sigmoid_(self)
+
+    def tanh_(self):
+        return inplace.tanh_(self)
+
+    def clamp_(self, min=None, max=None):
+        return inplace.clamp_(self, min, max)
+
+    clip_ = clamp_
+
+    def addcmul_(self, tensor1, tensor2, *, value=1):
+        return inplace.addcmul_(self, tensor1, tensor2, value=value)
+
+    def addcdiv_(self, tensor1, tensor2, *, value=1):
+        return inplace.addcdiv_(self, tensor1, tensor2, value=value)
+
+    def lerp_(self, end, weight):
+        return inplace.lerp_(self, end, weight)
+
+    def masked_fill_(self, mask, value):
+        return inplace.masked_fill_(self, mask, value)
+
+    def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
+        return inplace.scatter_(self, dim, index, src, value=value, reduce=reduce)
+
+    def index_fill_(self, dim, index, value):
+        return inplace.index_fill_(self, dim, index, value)
+
+    def zero_(self):
+        return inplace.zero_(self)
+
+    def fill_(self, value):
+        return inplace.fill_(self, value)
+
+    def copy_(self, src, non_blocking: bool = False):
+        return inplace.copy_(self, src)
+
+    def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator=None):
+        return inplace.uniform_(self, a, b, generator=generator)
+
+    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None):
+        return inplace.normal_(self, mean, std, generator=generator)
+
+    def bernoulli_(self, p: float = 0.5, *, generator=None):
+        return inplace.bernoulli_(self, p, generator=generator)
+
+    def random_(self, low: int = 0, high: int | None = None, *, generator=None):
+        return inplace.random_(self, low, high, generator=generator)
+
+    def exponential_(self, lambd: float = 1.0, *, generator=None):
+        return inplace.exponential_(self, lambd, generator=generator)
+
+    # -- new tensors like this one (_creation.py) -----------------------------------------
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad: bool = False):
+        from . import _creation
+
+        return _creation.tensor(data, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad: bool = False):
+        from . import _creation
+
+        return _creation.zeros(*size, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad: bool = False):
+        from . import _creation
+
+        return _creation.ones(*size, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad: bool = False):
+        from . import _creation
+
+        return _creation.full(size, fill_value, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad: bool = False):
+        from . import _creation
+
+        return _creation.empty(*size, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad)
+
+
+def _rebuild_tensor(array, device_text, requires_grad):
+    tensor = Tensor._make(array)
+    if device_text != "cpu":
+        tensor = tensor.to(device_text)
+    tensor._requires_grad = requires_grad
+    return tensor
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    """A dimension index in ``[0, ndim)``: negative ones count from the end, as in PyTorch."""
+    bound = builtins.max(ndim, 1)
+    if not -bound <= dim < bound:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-bound}, {bound - 1}], but got {dim})")
+    return dim + bound if dim < 0 else dim
+
+
+# The ops modules import Tensor from here, so they are imported after the class exists.
+from .ops import conversion, indexing, inplace, linalg, pointwise, reduction  # noqa: E402
+from .ops import shape as shape_ops  # noqa: E402
+

@@ -1,0 +1,530 @@
+"""``Function``: an op with a forward and a backward, and the graph node it leaves behind.
+
+Every differentiable op is a subclass of ``Function`` with two static methods::
+
+    class Mul(Op):
+        @staticmethod
+        def forward(ctx, a, b):          # y = a * b
+            ctx.save_for_backward(a, b)
+            return a * b
+
+        @staticmethod
+        def backward(ctx, grad):         # da = grad * b,  db = grad * a
+            a, b = ctx.saved_tensors
+            return grad * b, grad * a
+
+``Function.apply(*args)`` runs ``forward`` and, when any input requires grad and
+recording is on, makes the ``ctx`` object into a *node* of the backward graph: the
+output's ``grad_fn``. The node remembers where each input's gradient must go next
+(``next_functions``) and what ``forward`` saved. ``backward`` is written with Tensor
+operations, so running it while recording (``create_graph=True``) builds a graph of the
+gradient itself: that is how gradients of gradients work.
+
+Two flavours share this machinery:
+
+* ``Function`` is PyTorch's: ``forward`` receives and returns Tensors. Subclass it for
+  your own ops, exactly as in PyTorch.
+* ``Op`` is for minitorch's built-in ops: ``forward`` receives the raw arrays (NumPy or
+  CuPy) and returns arrays, which is faster and shows the math plainly. Its
+  ``backward`` still works on Tensors.
+
+The graph points only from outputs to inputs (a node holds its inputs' nodes and its
+saved inputs, never its outputs), so plain reference counting frees it when the output
+is dropped, without waiting for Python's cycle collector.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import traceback
+import weakref
+
+from .grad_mode import _GradState
+
+_sequence_counter = itertools.count()
+
+
+class Node:
+    """One step of the backward graph (``grad_fn``): gradients in, gradients out.
+
+    ``next_functions`` pairs each differentiable input with the node that receives its
+    gradient (``(node, output_nr)``; ``None`` for inputs that need no gradient).
+    Nodes are numbered in creation order (``_sequence_nr()``); the engine runs later
+    nodes first when several are ready, as PyTorch's does.
+    """
+
+    next_functions: tuple = ()
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def _sequence_nr(self) -> int:
+        return self._sequence_number
+
+    @property
+    def metadata(self) -> dict:
+        if "_metadata" not in self.__dict__:
+            self._metadata = {}
+        return self._metadata
+
+    def register_hook(self, hook):
+        """``hook(grad_inputs, grad_outputs)`` runs after this node's backward; it may return new grad_inputs."""
+        self.__dict__.setdefault("_post_hooks", []).append(hook)
+        return _RemovableHandle(self._post_hooks, hook)
+
+    def register_prehook(self, hook):
+        """``hook(grad_outputs)`` runs before this node's backward; it may return new grad_outputs."""
+        self.__dict__.setdefault("_pre_hooks", []).append(hook)
+        return _RemovableHandle(self._pre_hooks, hook)
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+
+class _RemovableHandle:
+    """Returned by ``register_hook``: ``handle.remove()`` takes the hook off again."""
+
+    def __init__(self, hooks, hook, key=None):
+        self.hooks, self.hook, self.key = hooks, hook, key
+
+    def remove(self) -> None:
+        try:
+            if self.key is None:
+                self.hooks.remove(self.hook)
+            else:
+                del self.hooks[self.key]
+        except (ValueError, KeyError):
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.remove()
+
+
+class AccumulateGrad(Node):
+    """The node at a leaf tensor: it adds the gradient that arrives into ``leaf.grad``.
+
+    The engine calls ``accumulate`` rather than a backward, after running the leaf's
+    tensor hooks (``register_hook``), which may replace the gradient.
+    """
+
+    def __init__(self, variable):
+        self.variable = variable
+        self._sequence_number = 2**63 - 1  # PyTorch gives accumulators the highest priority too
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def accumulate(self, grad, keep_graph_of_grad: bool) -> None:
+        """``leaf.grad += grad`` (a fresh copy the first time, so no two leaves share one array)."""
+        variable = self.variable
+        if variable._grad is None:
+            variable._grad = grad if keep_graph_of_grad else grad._detached_copy()
+        elif keep_graph_of_grad or variable._grad.requires_grad:
+            variable._grad = variable._grad + grad
+        else:
+            variable._grad._data += grad._data
+        for hook in variable._post_accumulate_hooks or ():
+            hook(variable)
+
+
+class _SavedRecord:
+    """One tensor that ``forward`` saved, with the version it had then.
+
+    ``kind`` is "input" (one of the op's inputs, kept as that Tensor), "output" (one of
+    the op's outputs: only its array is kept, and the Tensor is rebuilt on unpacking with
+    this node as ``grad_fn``, so the node never points at its own output) or "constant"
+    (anything else; no gradient flows through it).
+    """
+
+    __slots__ = ("kind", "value", "output_nr", "version_counter", "version")
+
+    def __init__(self, kind, value, output_nr, version_counter):
+        self.kind, self.value, self.output_nr = kind, value, output_nr
+        self.version_counter = version_counter
+        self.version = version_counter[0]
+
+
+class BackwardNode(Node):
+    """The node (and ``ctx``) of a ``Function`` call; ``forward`` stores on it what ``backward`` needs."""
+
+    _forward_class = None  # the Function subclass whose backward this node runs
+
+    def __init__(self):
+        self._sequence_number = next(_sequence_counter)
+        self._to_save = ()
+        self._saved = None
+        self._released = False
+        self._non_differentiable = ()
+        self.materialize_grads = True
+
+    # -- what forward calls -------------------------------------------------------
+    def save_for_backward(self, *values) -> None:
+        """Keep tensors (or, in an ``Op``, arrays) for ``backward``; read them back as ``saved_tensors``."""
+        self._to_save = values
+
+    def mark_non_differentiable(self, *outputs) -> None:
+        """Outputs that never get a gradient (indices, masks): they come back with ``requires_grad=False``."""
+        self._non_differentiable = outputs
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """When False, ``backward`` gets ``None`` rather than zeros for outputs that received no gradient."""
+        self.materialize_grads = value
+
+    def mark_dirty(self, *tensors) -> None:
+        """Accepted for PyTorch compatibility; minitorch's in-place ops track versions themselves."""
+
+    # -- what backward calls ------------------------------------------------------
+    @property
+    def saved_tensors(self) -> tuple:
+        """The tensors saved by ``forward``, checked against later in-place changes."""
+        if self._released:
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access saved tensors after they "
+                "have already been freed). Saved intermediate values of the graph are freed when you call "
+                ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                "graph a second time or if you need to access saved tensors after calling backward."
+            )
+        if not self._saved:
+            return ()
+        return tuple(self._unpack(record) for record in self._saved)
+
+    def _unpack(self, record):
+        from .._tensor import Tensor
+
+        if record is None:
+            return None
+        if record.version_counter[0] != record.version:
+            value = record.value
+            data = value._data if isinstance(value, Tensor) else value
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an inplace operation: "
+                f"[{_type_string(data, self)}{list(data.shape)}], which is output {record.output_nr} of "
+                f"{self.name() if record.kind == 'output' else _producer_name(value)}, is at version "
+                f"{record.version_counter[0]}; expected version {record.version} instead. Hint: the backtrace "
+                "further above can help find the operation that failed to compute its gradient; enable "
+                "minitorch.autograd.set_detect_anomaly(True) to see it."
+            )
+        if record.kind == "output":
+            return Tensor._make(
+                record.value, self._device, requires_grad=True, grad_fn=self,
+                output_nr=record.output_nr, version_counter=record.version_counter,
+            )
+        return record.value
+
+    def _release_saved(self) -> None:
+        """Drop the saved tensors so their memory is freed once backward is done."""
+        self._saved = None
+        self._released = True
+
+    @property
+    def needs_input_grad(self) -> tuple:
+        return self._needs_input_grad
+
+    def apply(self, *grad_outputs):
+        """Run the forward class's backward on this node (the engine's per-node step)."""
+        return self._forward_class.backward(self, *grad_outputs)
+
+    def name(self) -> str:
+        return type(self).__name__
+
+
+def _producer_name(tensor) -> str:
+    grad_fn = getattr(tensor, "grad_fn", None)
+    return grad_fn.name() if grad_fn is not None else "a leaf tensor (AsStridedBackward0)"
+
+
+def _type_string(data, node) -> str:
+    from .._dtype import from_numpy_dtype
+
+    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+             "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+    device_part = "cuda." if getattr(node, "_device", None) is not None and node._device.type == "cuda" else ""
+    return f"torch.{device_part}{names[from_numpy_dtype(data.dtype).name]}Tensor "
+
+
+class _ForwardOnlyContext:
+    """The ``ctx`` of a call that records no graph: it accepts what forward stores and keeps no tensors."""
+
+    materialize_grads = True
+
+    def save_for_backward(self, *values) -> None:
+        pass
+
+    def mark_non_differentiable(self, *outputs) -> None:
+        self._non_differentiable = outputs
+
+    def set_materialize_grads(self, value: bool) -> None:
+        pass
+
+    def mark_dirty(self, *tensors) -> None:
+        pass
+
+    _non_differentiable = ()
+    needs_input_grad = ()
+
+
+class Function:
+    """A differentiable op you define: ``forward(ctx, *inputs)`` and ``backward(ctx, *grad_outputs)``.
+
+    As in PyTorch, ``forward`` receives Tensors (gradient recording is off inside it) and
+    returns a Tensor or a tuple of them; ``backward`` receives one gradient per output and
+    returns one gradient per input of ``forward`` (``None`` for inputs that are not
+    tensors or need none). Call it with ``MyFunction.apply(x, ...)``, never ``forward``.
+
+        >>> import minitorch
+        >>> class Cube(minitorch.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         ctx.save_for_backward(x)
+        ...         return x ** 3
+        ...     @staticmethod
+        ...     def backward(ctx, grad):          # d(x^3)/dx = 3 x^2
+        ...         (x,) = ctx.saved_tensors
+        ...         return grad * 3 * x ** 2
+        >>> x = minitorch.tensor(2.0, requires_grad=True)
+        >>> Cube.apply(x).backward()
+        >>> x.grad
+        tensor(12.)
+    """
+
+    _forward_takes_arrays = False  # Op sets True: forward then computes on raw arrays
+    _node_suffix = "Backward"
+    _node_class = None
+    is_view = False  # an op whose output shares its first input's memory (view, transpose, slicing)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        name = getattr(cls, "node_name", None) or cls.__name__ + cls._node_suffix
+        cls._node_class = type(name, (BackwardNode,), {"_forward_class": cls, "__module__": cls.__module__})
+
+    @staticmethod
+    def forward(ctx, *args):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom autograd.Function to use it with backward mode AD.")
+
+    @classmethod
+    def apply(cls, *args):
+        """Run ``forward`` on ``args`` and, if any input requires grad, record the node for backward."""
+        from .._tensor import Tensor
+
+        device = None
+        records_graph = False
+        for arg in args:
+            if isinstance(arg, Tensor):
+                if device is None:
+                    device = arg._device
+                elif arg._device is not device:
+                    _raise_device_mismatch(device, arg._device, cls)
+                if arg._requires_grad:
+                    records_graph = True
+        records_graph = records_graph and _GradState.enabled
+        if device is None:
+            from .._device import CPU
+
+            device = CPU
+
+        if records_graph:
+            ctx = cls._node_class()
+            ctx._needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        else:
+            ctx = _ForwardOnlyContext()
+
+        if cls._forward_takes_arrays:
+            inputs = [a._data if isinstance(a, Tensor) else a for a in args]
+            if device.type != "cpu":
+                with device.backend.use_device(device.index):
+                    raw = cls.forward(ctx, *inputs)
+            else:
+                raw = cls.forward(ctx, *inputs)
+        else:
+            inputs = args
+            previous, _GradState.enabled = _GradState.enabled, False
+            try:
+                raw = cls._call_forward(ctx, args)
+            finally:
+                _GradState.enabled = previous
+
+        single = not isinstance(raw, tuple)
+        raw_outputs = (raw,) if single else raw
+        outputs = tuple(
+            _wrap_output(cls, value, device, args, index) for index, value in enumerate(raw_outputs)
+        )
+        if records_graph:
+            _connect(ctx, cls, args, inputs, raw_outputs, outputs, device)
+        return outputs[0] if single else outputs
+
+    @classmethod
+    def _call_forward(cls, ctx, args):
+        setup_context = cls.__dict__.get("setup_context")
+        if setup_context is not None:  # PyTorch 2 style: forward(*args) then setup_context(ctx, inputs, output)
+            output = cls.forward(*args)
+            cls.setup_context(ctx, args, output)
+            return output
+        return cls.forward(ctx, *args)
+
+
+class Op(Function):
+    """A built-in minitorch op: ``forward`` computes on raw arrays; ``backward`` on Tensors."""
+
+    _forward_takes_arrays = True
+    _node_suffix = "Backward0"
+
+
+def _wrap_output(cls, value, device, args, index):
+    from .._tensor import Tensor
+
+    if isinstance(value, Tensor):
+        if any(value is arg for arg in args):  # forward returned an input: give the output its own identity
+            return Tensor._make(value._data, device, version_counter=value._version_counter)
+        return value
+    if value is None:
+        return None
+    if cls.is_view and index == 0:
+        base = args[0]
+        output = Tensor._make(value, device, version_counter=base._version_counter)
+        output._base = base if base._base is None else base._base
+        return output
+    return Tensor._make(value, device)
+
+
+def _connect(ctx, cls, args, inputs, raw_outputs, outputs, device):
+    """Make ``ctx`` the node that produced ``outputs``: edges to inputs, saved tensors, output metadata."""
+    from .._tensor import Tensor
+
+    ctx._device = device
+    tensor_positions = []
+    next_functions = []
+    input_meta = []
+    for position, arg in enumerate(args):
+        if isinstance(arg, Tensor):
+            tensor_positions.append(position)
+            if arg._requires_grad:
+                edge = (arg.grad_fn, arg._output_nr) if arg.grad_fn is not None else (arg._grad_accumulator(), 0)
+                next_functions.append(edge)
+                input_meta.append((arg._data.shape, arg._data.dtype))
+            else:
+                next_functions.append((None, 0))
+                input_meta.append(None)
+    ctx.next_functions = tuple(next_functions)
+    ctx._tensor_positions = tuple(tensor_positions) if len(tensor_positions) != len(args) else None
+    ctx._input_meta = tuple(input_meta)
+
+    non_differentiable = ctx._non_differentiable
+    for output_nr, (raw, output) in enumerate(zip(raw_outputs, outputs)):
+        if output is None:
+            continue
+        if output._data.dtype.kind not in "fc" or any(raw is marked for marked in non_differentiable):
+            continue
+        output._requires_grad = True
+        output.grad_fn = ctx
+        output._output_nr = output_nr
+    if len(outputs) > 1:
+        ctx._output_meta = tuple(None if o is None else (o._data.shape, o._data.dtype) for o in outputs)
+
+    if ctx._to_save:
+        ctx._saved = [_record(value, args, inputs, raw_outputs, outputs) for value in ctx._to_save]
+        ctx._to_save = ()
+    if _GradState.anomaly:
+        ctx._forward_trace = "".join(traceback.format_stack()[:-3])
+
+
+def _record(value, args, inputs, raw_outputs, outputs):
+    """Classify one saved value as an input, an output, or a constant (see ``_SavedRecord``)."""
+    from .._tensor import Tensor
+
+    if value is None:
+        return None
+    for output_nr, raw in enumerate(raw_outputs):
+        if value is raw:
+            output = outputs[output_nr]
+            if output.grad_fn is None:  # a non-differentiable output: save it as a plain constant
+                return _SavedRecord("constant", output, output_nr, output._version_counter)
+            return _SavedRecord("output", output._data, output_nr, output._version_counter)
+    for position, given in enumerate(inputs):
+        if value is given and isinstance(args[position], Tensor):
+            tensor = args[position]
+            return _SavedRecord("input", tensor, tensor._output_nr, tensor._version_counter)
+    if isinstance(value, Tensor):
+        return _SavedRecord("input", value, value._output_nr, value._version_counter)
+    if hasattr(value, "shape") and hasattr(value, "dtype"):  # an array computed in forward (a mask, a norm...)
+        constant = Tensor._make(value, outputs[0]._device)
+        return _SavedRecord("constant", constant, 0, constant._version_counter)
+    return _SavedRecord("constant", value, 0, _CONSTANT_VERSION)  # a Python number or other setting
+
+
+_CONSTANT_VERSION = [0]
+
+
+def _raise_device_mismatch(first, second, cls):
+    raise RuntimeError(
+        "Expected all tensors to be on the same device, but found at least two devices, "
+        f"{_device_text(first)} and {_device_text(second)}!"
+    )
+
+
+def _device_text(device) -> str:
+    return str(device)
+
+
+def once_differentiable(backward):
+    """Mark a ``backward`` that cannot itself be differentiated (it works on raw arrays).
+
+    It runs without recording; under ``create_graph=True`` its results carry a node that
+    raises a clear error if anything tries to differentiate through them.
+    """
+
+    @functools.wraps(backward)
+    def wrapper(ctx, *grad_outputs):
+        from .._tensor import Tensor
+
+        recording = _GradState.enabled
+        previous, _GradState.enabled = _GradState.enabled, False
+        try:
+            results = backward(ctx, *grad_outputs)
+        finally:
+            _GradState.enabled = previous
+        if not recording or not any(isinstance(g, Tensor) and g.requires_grad for g in grad_outputs):
+            return results
+        single = not isinstance(results, tuple)
+        wrapped = tuple(
+            _OnceDifferentiableError.apply(r, ctx.name()) if isinstance(r, Tensor) else r
+            for r in ((results,) if single else results)
+        )
+        return wrapped[0] if single else wrapped
+
+    return wrapper
+
+
+class _OnceDifferentiableError(Op):
+    node_name = "DelayedError"
+
+    @staticmethod
+    def forward(ctx, value, op_name):
+        ctx.op_name = op_name
+        return value
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError(
+            f"trying to differentiate twice a function that was marked with @once_differentiable ({ctx.op_name})"
+        )
+
+
+_GradState.anomaly = False
+
+
+def _leaf_accumulator(tensor):
+    """The leaf's AccumulateGrad node, shared by every graph that uses the leaf (weakly cached)."""
+    reference = tensor._accumulator_ref
+    node = reference() if reference is not None else None
+    if node is None:
+        node = AccumulateGrad(tensor)
+        tensor._accumulator_ref = weakref.ref(node)
+    return node

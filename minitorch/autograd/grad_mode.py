@@ -1,0 +1,133 @@
+"""Switching gradient recording on and off: ``no_grad``, ``enable_grad``, ``set_grad_enabled``.
+
+While recording is off, ops run their forward and build no graph: their results have
+``requires_grad=False`` and no ``grad_fn``. Optimizer steps and evaluation loops use this
+so that updating weights is not itself recorded. Each works as a context manager and as a
+decorator, as in PyTorch:
+
+    >>> import minitorch
+    >>> x = minitorch.ones(2, requires_grad=True)
+    >>> with minitorch.no_grad():
+    ...     y = x * 2
+    >>> y.requires_grad
+    False
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+
+class _GradState:
+    """Whether ops record a graph right now; one flag for the whole process, as in PyTorch's default thread."""
+
+    enabled = True
+    inference = False
+
+
+def is_grad_enabled() -> bool:
+    """True while ops record the graph that ``backward()`` walks."""
+    return _GradState.enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    return _GradState.inference
+
+
+class _DecoratorContextManager:
+    """A context manager that can also decorate a function (or generator) to run inside it."""
+
+    def __call__(self, function):
+        if inspect.isgeneratorfunction(function):
+
+            @functools.wraps(function)
+            def generator_wrapper(*args, **kwargs):
+                generator = function(*args, **kwargs)
+                with self.clone():
+                    value = next(generator)
+                while True:
+                    try:
+                        sent = yield value
+                    except GeneratorExit:
+                        generator.close()
+                        raise
+                    with self.clone():
+                        try:
+                            value = generator.send(sent)
+                        except StopIteration:
+                            return
+
+            return generator_wrapper
+
+        @functools.wraps(function)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return function(*args, **kwargs)
+
+        return wrapper
+
+    def clone(self):
+        return self.__class__()
+
+
+class no_grad(_DecoratorContextManager):
+    """Run the enclosed code without recording a graph."""
+
+    def __enter__(self):
+        self.previous = _GradState.enabled
+        _GradState.enabled = False
+
+    def __exit__(self, *exc_info):
+        _GradState.enabled = self.previous
+        return False
+
+
+class enable_grad(_DecoratorContextManager):
+    """Record the graph inside, even within a ``no_grad`` block."""
+
+    def __enter__(self):
+        self.previous = _GradState.enabled
+        _GradState.enabled = True
+
+    def __exit__(self, *exc_info):
+        _GradState.enabled = self.previous
+        return False
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Turn recording on or off: at once when called, and back again when used with ``with``."""
+
+    def __init__(self, mode: bool):
+        self.previous = _GradState.enabled
+        self.mode = bool(mode)
+        _GradState.enabled = self.mode
+
+    def __enter__(self):
+        _GradState.enabled = self.mode
+
+    def __exit__(self, *exc_info):
+        _GradState.enabled = self.previous
+        return False
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Like ``no_grad``: minitorch has no separate faster path, so it turns recording off and marks the mode."""
+
+    def __init__(self, mode: bool = True):
+        self.mode = mode
+
+    def __enter__(self):
+        self.previous = (_GradState.enabled, _GradState.inference)
+        if self.mode:
+            _GradState.enabled, _GradState.inference = False, True
+
+    def __exit__(self, *exc_info):
+        _GradState.enabled, _GradState.inference = self.previous
+        return False
+
+    def clone(self):
+        return self.__class__(self.mode)

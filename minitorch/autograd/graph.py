@@ -1,0 +1,113 @@
+"""Look at a recorded graph from the outside, and step a backward pass through it.
+
+This is the public window that tools (the graph-stepper widget, a learner's own
+experiments) use; nothing here changes the graph.
+
+    >>> import minitorch
+    >>> from minitorch.autograd import graph
+    >>> a = minitorch.tensor([1.0, 2.0], requires_grad=True)
+    >>> loss = (a * a).sum()
+    >>> [node.name() for node in graph.nodes(loss)]
+    ['SumBackward0', 'MulBackward0', 'torch::autograd::AccumulateGrad']
+    >>> steps = graph.step_backward(loss)
+    >>> first = next(steps)
+    >>> first.node.name(), first.grad_outputs
+    ('SumBackward0', (tensor(1.),))
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, NamedTuple
+
+from .engine import BackwardStep, run_backward
+from .function import AccumulateGrad, Node
+
+
+class Edge(NamedTuple):
+    """``source`` sends its gradient for forward input ``input_nr`` to output ``output_nr`` of ``target``."""
+
+    source: Node
+    input_nr: int
+    target: Node
+    output_nr: int
+
+
+def nodes(root) -> list:
+    """Every node reachable from ``root`` (a tensor or a node), ordered from the output back, latest created first."""
+    start = root.grad_fn if hasattr(root, "grad_fn") else root
+    if start is None:
+        return []
+    found = {}
+    stack = [start]
+    while stack:
+        node = stack.pop()
+        if id(node) in found:
+            continue
+        found[id(node)] = node
+        stack.extend(n for n, _ in node.next_functions if n is not None)
+    return sorted(found.values(), key=lambda n: -n._sequence_nr())
+
+
+def edges(root) -> list:
+    """Every edge between the nodes of ``nodes(root)``."""
+    result = []
+    for node in nodes(root):
+        for input_nr, (target, output_nr) in enumerate(node.next_functions):
+            if target is not None:
+                result.append(Edge(node, input_nr, target, output_nr))
+    return result
+
+
+def sequence_number(node) -> int:
+    """Creation order: forward ran nodes in increasing sequence number."""
+    return node._sequence_nr()
+
+
+def is_leaf_node(node) -> bool:
+    return isinstance(node, AccumulateGrad)
+
+
+def leaf_tensor(node):
+    """The leaf tensor behind an ``AccumulateGrad`` node (``None`` for other nodes)."""
+    return node.variable if isinstance(node, AccumulateGrad) else None
+
+
+def saved_tensors(node) -> tuple | None:
+    """What ``node``'s forward saved for backward, or ``None`` once backward has freed it."""
+    if isinstance(node, AccumulateGrad) or getattr(node, "_released", False):
+        return None
+    try:
+        return node.saved_tensors
+    except RuntimeError:  # modified in place since: report nothing rather than fail a viewer
+        return None
+
+
+def arguments(node) -> dict:
+    """The non-tensor settings ``forward`` stored on the node (axes, shapes, scalars...)."""
+    return {
+        key: value for key, value in vars(node).items()
+        if not key.startswith("_") and key not in ("next_functions", "materialize_grads")
+    }
+
+
+def input_shapes(node) -> tuple:
+    """The shape of each differentiable input of ``node`` (``None`` for inputs that need no gradient)."""
+    if isinstance(node, AccumulateGrad):
+        return (tuple(node.variable.shape),)
+    return tuple(None if meta is None else tuple(meta[0]) for meta in node._input_meta)
+
+
+def step_backward(tensor, gradient=None, retain_graph: bool = False, create_graph: bool = False) -> Iterator[BackwardStep]:
+    """The real engine's backward pass on ``tensor``, one ``BackwardStep`` at a time.
+
+    Draining it is exactly ``tensor.backward(gradient, retain_graph, create_graph)``.
+    """
+    from . import _make_root_grads
+
+    roots = _make_root_grads((tensor,), None if gradient is None else (gradient,), create_graph)
+    return run_backward((tensor,), roots, retain_graph or create_graph, create_graph)
+
+
+def forward_order(root) -> list:
+    """The nodes in the order forward created them (the reverse of ``nodes``)."""
+    return list(reversed(nodes(root)))

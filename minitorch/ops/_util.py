@@ -1,0 +1,129 @@
+"""Small helpers shared by the ops: argument conversion, device checks, dtype promotion."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+
+
+def is_number(value) -> bool:
+    """A Python (or NumPy scalar) number: ops treat it as a constant, never as a tensor."""
+    return isinstance(value, numbers.Number) and not isinstance(value, Tensor)
+
+
+def as_operand(value, like: Tensor):
+    """A Tensor or a Python number; lists and NumPy arrays become tensors on ``like``'s device."""
+    if isinstance(value, Tensor) or is_number(value):
+        if isinstance(value, np.generic):
+            return value.item()
+        return value
+    if isinstance(value, (list, tuple, np.ndarray)):
+        from .._creation import as_tensor
+
+        return as_tensor(value, device=like._device)
+    raise TypeError(f"unsupported operand type: expected a Tensor or a number, but got {type(value).__name__}")
+
+
+def check_same_device(*tensors) -> None:
+    device = None
+    for tensor in tensors:
+        if isinstance(tensor, Tensor):
+            if device is None:
+                device = tensor._device
+            elif tensor._device is not device:
+                raise RuntimeError(
+                    "Expected all tensors to be on the same device, but found at least two devices, "
+                    f"{device} and {tensor._device}!"
+                )
+
+
+def cast(tensor: Tensor, dtype: _dtype.dtype) -> Tensor:
+    """``tensor`` converted to ``dtype`` (differentiably), or itself when it already has it."""
+    if tensor._data.dtype == dtype.numpy_dtype:
+        return tensor
+    from .conversion import to
+
+    return to(tensor, dtype)
+
+
+def promote(a, b, result: _dtype.dtype | None = None):
+    """Cast tensor operands to their common dtype (PyTorch's rules); numbers stay numbers.
+
+    NumPy 2 treats Python numbers as "weak", so ``float32_array * 2.5`` stays float32,
+    just like PyTorch: only the tensors need casting.
+    """
+    if result is None:
+        if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype:
+            return a, b, _dtype.from_numpy_dtype(a._data.dtype)
+        result = _dtype.result_type(a, b)
+    if isinstance(a, Tensor):
+        a = cast(a, result)
+    if isinstance(b, Tensor):
+        b = cast(b, result)
+    return a, b, result
+
+
+def broadcast_shapes(*shapes) -> tuple:
+    """The broadcast shape of ``shapes``, or PyTorch's error naming the sizes that clash."""
+    ndim = max((len(s) for s in shapes), default=0)
+    result = [1] * ndim
+    for shape in shapes:
+        for offset, extent in enumerate(reversed(shape)):
+            position = ndim - 1 - offset
+            if result[position] == 1:
+                result[position] = extent
+            elif extent != 1 and extent != result[position]:
+                raise RuntimeError(
+                    f"The size of tensor a ({result[position]}) must match the size of tensor b ({extent}) "
+                    f"at non-singleton dimension {position}"
+                )
+    return tuple(result)
+
+
+def check_broadcastable(a, b) -> None:
+    """PyTorch's error for shapes that do not broadcast: sizes and the dimension named."""
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+        return
+    shape_a, shape_b = a._data.shape, b._data.shape
+    if shape_a == shape_b:
+        return
+    ndim = max(len(shape_a), len(shape_b))
+    for offset in range(1, ndim + 1):
+        size_a = shape_a[-offset] if offset <= len(shape_a) else 1
+        size_b = shape_b[-offset] if offset <= len(shape_b) else 1
+        if size_a != size_b and size_a != 1 and size_b != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) at non-singleton "
+                f"dimension {ndim - offset}"
+            )
+
+
+def wrap_dim(dim: int, ndim: int) -> int:
+    """A dimension index in ``[0, ndim)``; negative ones count from the end (0-d tensors accept 0 and -1)."""
+    bound = max(ndim, 1)
+    if not -bound <= dim < bound:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-bound}, {bound - 1}], but got {dim})")
+    return dim + bound if dim < 0 else dim
+
+
+def normalize_dims(dim, ndim: int) -> tuple:
+    """``dim`` (None, an int, or a sequence) as a sorted tuple of non-negative axes; None means all."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (list, tuple)):
+        axes = tuple(wrap_dim(d, ndim) for d in dim)
+        if len(set(axes)) != len(axes):
+            raise RuntimeError(f"dim {axes[0]} appears multiple times in the list of dims")
+        return tuple(sorted(axes))
+    return (wrap_dim(dim, ndim),)
+
+
+def shape_argument(args) -> tuple:
+    """Sizes given as ``f(2, 3)``, ``f((2, 3))`` or ``f([2, 3])`` (or a Size) as one tuple of ints."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = args[0]
+    return tuple(int(a) for a in args)

@@ -1,0 +1,86 @@
+"""Moving a tensor to another dtype or device: ``tensor.to(...)``.
+
+``ToCopy`` is differentiable: the gradient of a copy is the incoming gradient moved back
+to where (and what type) the input was. Moving between devices copies the data through
+host memory when the two array modules differ (NumPy <-> CuPy).
+"""
+
+from __future__ import annotations
+
+from .. import _dtype
+from .._device import canonical, device as Device
+from .._tensor import Tensor
+from ..autograd.function import Op
+
+
+class ToCopy(Op):
+    """``y = x`` on another device or dtype;  ``dx = grad`` moved back to ``x``'s device and dtype."""
+
+    node_name = "ToCopyBackward0"
+
+    @staticmethod
+    def forward(ctx, x, source_device, target_device, target_dtype, copy):
+        ctx.source_device, ctx.source_dtype = source_device, _dtype.from_numpy_dtype(x.dtype)
+        result = x
+        if target_device is not source_device:
+            host = source_device.backend.to_host(x)
+            result = target_device.backend.to_device(host, target_device.index)
+            ctx.moved = True
+        if target_dtype is not None and result.dtype != target_dtype.numpy_dtype:
+            result = result.astype(target_dtype.numpy_dtype)
+        elif copy and result is x:
+            result = x.copy()
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        return to(grad, ctx.source_device, ctx.source_dtype), None, None, None, None
+
+
+def _parse_to_arguments(tensor, args, kwargs):
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    for arg in args:
+        if isinstance(arg, _dtype.dtype):
+            dtype = arg
+        elif isinstance(arg, Tensor):
+            device, dtype = arg._device, arg.dtype
+        elif isinstance(arg, (str, Device, int)) and not isinstance(arg, bool):
+            device = arg
+        elif isinstance(arg, bool):
+            continue  # non_blocking / copy given positionally
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments - got ({type(arg).__name__})")
+    return device, dtype, copy
+
+
+def to(tensor: Tensor, *args, **kwargs) -> Tensor:
+    """``tensor`` on the requested device and dtype; ``tensor`` itself when nothing changes."""
+    device, dtype, copy = _parse_to_arguments(tensor, args, dict(kwargs))
+    source = tensor._device
+    if isinstance(device, int):
+        device = f"cuda:{device}"
+    target = canonical(Device(device)) if device is not None else source
+    if target is not source:
+        backend = target.backend
+        if not backend.is_available() or (target.index or 0) >= backend.device_count():
+            _raise_unavailable(target)
+    same_dtype = dtype is None or tensor._data.dtype == dtype.numpy_dtype
+    if target is source and same_dtype and not copy:
+        return tensor
+    return ToCopy.apply(tensor, source, target, dtype, copy)
+
+
+def _raise_unavailable(target) -> None:
+    backend = target.backend
+    if target.type == "cuda" and not backend.is_available():
+        backend.array_module  # raises the explanation of why CUDA is missing
+    raise RuntimeError(
+        f"CUDA error: invalid device ordinal: {target} was requested but only {backend.device_count()} "
+        f"{target.type} device(s) are available"
+    )

@@ -1,0 +1,191 @@
+"""Every op in the table, checked against PyTorch and against finite differences.
+
+See ``op_table.py`` for how entries are written; this file holds the checks only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import minitorch
+from tests.ops.op_table import Arg, all_ops
+from tests.support import require_torch
+
+OPS = all_ops()
+CASES = [(op, index) for op in OPS for index in range(len(op.samples))]
+CASE_IDS = [f"{op.name}-{index}" for op, index in CASES]
+
+
+def _as_tuple(value):
+    return value if isinstance(value, (tuple, list)) else (value,)
+
+
+def _make_arrays(sample, seed: int):
+    rng = np.random.default_rng(seed)
+    return [arg.make(rng) for arg in sample]
+
+
+def _to_lib(lib, arrays, sample, dtype_name: str, noncontiguous: bool = False):
+    """Tensors of ``lib`` from the arrays; float ones in ``dtype_name``, requiring grad if the Arg says so."""
+    tensors = []
+    for array, arg in zip(arrays, sample):
+        if arg.kind == "float":
+            array = array.astype(dtype_name)
+        if noncontiguous and array.ndim >= 1 and array.size > 1:
+            padded = np.stack([array, np.zeros_like(array)], axis=-1)  # then take every other element
+            tensor = lib.from_numpy(padded)[..., 0]
+        else:
+            tensor = lib.from_numpy(array.copy())
+        if arg.kind == "float" and arg.grad:
+            tensor.requires_grad_(True)
+        tensors.append(tensor)
+    return tensors
+
+
+def _numpy(tensor):
+    return tensor.detach().cpu().numpy()
+
+
+def _run(op, lib, tensors):
+    fn = op.fn if lib is minitorch else op.oracle()
+    return [o for o in _as_tuple(fn(lib, *tensors)) if o is not None]
+
+
+def _grads(lib, outputs, inputs, seed: int):
+    """Backward with fixed random grad_outputs; returns one gradient (or None) per input needing grad."""
+    differentiable_outputs = [o for o in outputs if o.requires_grad]
+    wanted = [t for t in inputs if t.requires_grad]
+    if not differentiable_outputs or not wanted:
+        return []
+    rng = np.random.default_rng(seed + 1)
+    grad_outputs = [lib.from_numpy(rng.standard_normal(tuple(o.shape)).astype(str(o.dtype).split(".")[-1])) for o in differentiable_outputs]
+    grads = lib.autograd.grad(differentiable_outputs, wanted, grad_outputs, allow_unused=True)
+    return [None if g is None else _numpy(g) for g in grads]
+
+
+def _compare(ours, theirs, rtol, atol, what):
+    assert len(ours) == len(theirs), f"{what}: {len(ours)} results vs PyTorch's {len(theirs)}"
+    for index, (a, b) in enumerate(zip(ours, theirs)):
+        if a is None or b is None:
+            # PyTorch may return an explicit zero where minitorch has no path, or the reverse.
+            other = b if a is None else a
+            assert other is None or not np.any(other), f"{what}[{index}]: one side has no gradient, the other is nonzero"
+            continue
+        assert a.shape == b.shape, f"{what}[{index}]: shape {a.shape} vs PyTorch's {b.shape}"
+        assert a.dtype == b.dtype, f"{what}[{index}]: dtype {a.dtype} vs PyTorch's {b.dtype}"
+        if a.dtype.kind in "biu":
+            np.testing.assert_array_equal(a, b, err_msg=f"{what}[{index}]")
+        else:
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, equal_nan=True, err_msg=f"{what}[{index}]")
+
+
+def _parity(op, sample, dtype_name, rtol, atol, seed, noncontiguous=False):
+    torch = require_torch()
+    arrays = _make_arrays(sample, seed)
+    ours_in = _to_lib(minitorch, arrays, sample, dtype_name, noncontiguous)
+    theirs_in = _to_lib(torch, arrays, sample, dtype_name, noncontiguous)
+    ours_out = _run(op, minitorch, ours_in)
+    theirs_out = _run(op, torch, theirs_in)
+    _compare([_numpy(o) for o in ours_out], [_numpy(o) for o in theirs_out], rtol, atol, f"{op.name} forward")
+    for mine, theirs in zip(ours_out, theirs_out):
+        assert mine.requires_grad == theirs.requires_grad, f"{op.name}: requires_grad {mine.requires_grad} vs PyTorch's {theirs.requires_grad}"
+    _compare(_grads(minitorch, ours_out, ours_in, seed), _grads(torch, theirs_out, theirs_in, seed), rtol, atol, f"{op.name} backward")
+
+
+@pytest.mark.parametrize("op,index", CASES, ids=CASE_IDS)
+def test_parity_float64(op, index):
+    if op.skip_torch:
+        pytest.skip(op.skip_torch)
+    _parity(op, op.samples[index], "float64", op.rtol, op.atol, seed=index)
+
+
+@pytest.mark.parametrize("op,index", [c for c in CASES if c[0].float32], ids=[i for c, i in zip(CASES, CASE_IDS) if c[0].float32])
+def test_parity_float32(op, index):
+    if op.skip_torch:
+        pytest.skip(op.skip_torch)
+    _parity(op, op.samples[index], "float32", op.rtol32, op.atol32, seed=100 + index)
+
+
+@pytest.mark.parametrize("op,index", [c for c in CASES if c[0].noncontiguous], ids=[i for c, i in zip(CASES, CASE_IDS) if c[0].noncontiguous])
+def test_parity_noncontiguous(op, index):
+    if op.skip_torch:
+        pytest.skip(op.skip_torch)
+    _parity(op, op.samples[index], "float64", op.rtol, op.atol, seed=200 + index, noncontiguous=True)
+
+
+def _checkable(op, index):
+    sample = op.samples[index]
+    return op.gradcheck and any(arg.kind == "float" and arg.grad for arg in sample)
+
+
+GRAD_CASES = [c for c in CASES if _checkable(*c)]
+GRAD_IDS = [i for c, i in zip(CASES, CASE_IDS) if _checkable(*c)]
+
+
+def _differentiable_fn(op, sample, arrays):
+    """gradcheck's function: the op with its non-differentiated inputs held fixed."""
+    fixed = {i: minitorch.from_numpy(a.copy()) for i, (a, arg) in enumerate(zip(arrays, sample)) if not (arg.kind == "float" and arg.grad)}
+    floats = [i for i, arg in enumerate(sample) if arg.kind == "float" and arg.grad]
+
+    def fn(*differentiated):
+        inputs = [None] * len(sample)
+        for i, t in fixed.items():
+            inputs[i] = t
+        for i, t in zip(floats, differentiated):
+            inputs[i] = t
+        return tuple(o for o in _run(op, minitorch, inputs) if o.requires_grad)
+
+    inputs = tuple(minitorch.from_numpy(arrays[i].astype(np.float64)).requires_grad_() for i in floats)
+    return fn, inputs
+
+
+@pytest.mark.parametrize("op,index", GRAD_CASES, ids=GRAD_IDS)
+def test_gradcheck(op, index):
+    sample = op.samples[index]
+    fn, inputs = _differentiable_fn(op, sample, _make_arrays(sample, 300 + index))
+    assert minitorch.autograd.gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3)
+
+
+GRADGRAD_CASES = [c for c in GRAD_CASES if c[0].gradgradcheck]
+GRADGRAD_IDS = [i for c, i in zip(GRAD_CASES, GRAD_IDS) if c[0].gradgradcheck]
+
+
+@pytest.mark.parametrize("op,index", GRADGRAD_CASES, ids=GRADGRAD_IDS)
+def test_gradgradcheck(op, index):
+    sample = op.samples[index]
+    fn, inputs = _differentiable_fn(op, sample, _make_arrays(sample, 400 + index))
+    assert minitorch.autograd.gradgradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3)
+
+
+# -- hypothesis: broadcastable shapes for elementwise ops -----------------------------------
+ELEMENTWISE = [op for op in OPS if op.elementwise]
+
+
+@st.composite
+def _broadcast_sample(draw, count):
+    shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=count, min_dims=0, max_dims=3, min_side=0, max_side=3)).input_shapes
+    return shapes
+
+
+@pytest.mark.parametrize("op", ELEMENTWISE, ids=[op.name for op in ELEMENTWISE])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_broadcasting_hypothesis(op, data):
+    shapes = data.draw(_broadcast_sample(op.elementwise))
+    template = op.samples[0]
+    sample = tuple(
+        dataclasses_replace(template[i], shape=tuple(shape), values=None) if i < len(template) else Arg(tuple(shape))
+        for i, shape in enumerate(shapes)
+    ) + tuple(template[len(shapes):])
+    seed = data.draw(st.integers(0, 2**16))
+    _parity(op, sample, "float64", op.rtol, op.atol, seed=seed)
+
+
+def dataclasses_replace(arg, **changes):
+    import dataclasses
+
+    return dataclasses.replace(arg, **changes)
