@@ -10,6 +10,19 @@ from .. import _dtype
 from .._tensor import Tensor
 
 
+def array_module(array):
+    """The module that computes on ``array``: NumPy for NumPy arrays, CuPy for CuPy arrays.
+
+    ``forward`` methods receive raw arrays; they call ``array_module(x).exp(x)`` and the
+    like so that one code path serves every device.
+    """
+    if isinstance(array, np.ndarray) or isinstance(array, np.generic):
+        return np
+    import cupy
+
+    return cupy.get_array_module(array)
+
+
 def is_number(value) -> bool:
     """A Python (or NumPy scalar) number: ops treat it as a constant, never as a tensor."""
     return isinstance(value, numbers.Number) and not isinstance(value, Tensor)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .._tensor import Tensor
 from ..autograd.function import Op
-from ._util import shape_argument
+from ._util import array_module, shape_argument
 
 
 def _infer_size(shape, numel: int) -> tuple:
@@ -91,19 +91,12 @@ class Expand(Op):
     @staticmethod
     def forward(ctx, x, shape):
         ctx.input_shape = x.shape
-        xp = _array_module(x)
+        xp = array_module(x)
         return xp.broadcast_to(x, shape)
 
     @staticmethod
     def backward(ctx, grad):
         return grad.sum_to_size(ctx.input_shape), None
-
-
-def _array_module(array):
-    """NumPy for NumPy arrays, CuPy for CuPy arrays (array-level ops need the module)."""
-    import numpy
-
-    return numpy if isinstance(array, numpy.ndarray) else __import__("cupy")
 
 
 def expand(x: Tensor, *sizes) -> Tensor:
