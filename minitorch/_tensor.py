@@ -1105,6 +1105,11 @@ def _wrap_dim(dim: int, ndim: int) -> int:
     return dim + bound if dim < 0 else dim
 
 
+# autograd's function and engine modules need the class on every op; hand it to them once.
+from .autograd import engine as _engine, function as _function  # noqa: E402
+
+_function.Tensor = _engine.Tensor = Tensor
+
 # The ops modules import Tensor from here, so they are imported after the class exists.
 from .ops import conversion, indexing, inplace, linalg, pointwise, reduction  # noqa: E402
 from .ops import shape as shape_ops  # noqa: E402

@@ -36,12 +36,11 @@ def _as_tuple(value):
 
 def _make_root_grads(outputs, grad_outputs, create_graph: bool):
     """The gradients that start the walk: given ones, or 1 for a scalar output."""
-    from .._creation import ones_like
     from .._tensor import Tensor
 
     grad_outputs = grad_outputs if grad_outputs is not None else (None,) * len(outputs)
     if len(grad_outputs) != len(outputs):
-        raise RuntimeError(f"grad can be implicitly created only for scalar outputs" if not grad_outputs else
+        raise RuntimeError("grad can be implicitly created only for scalar outputs" if not grad_outputs else
                            f"got {len(grad_outputs)} tensors in grad_outputs and {len(outputs)} in outputs")
     roots = []
     for index, (output, grad) in enumerate(zip(outputs, grad_outputs)):
@@ -50,7 +49,7 @@ def _make_root_grads(outputs, grad_outputs, create_graph: bool):
         if grad is None:
             if output._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            grad = ones_like(output)
+            grad = Tensor._make(output._xp.ones_like(output._data), output._device)
         elif not isinstance(grad, Tensor):
             from .._creation import tensor as make_tensor
 
@@ -113,7 +112,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
     if retain_graph is None:
         retain_graph = create_graph
     roots = _make_root_grads(outputs_tuple, _as_tuple(grad_outputs), create_graph)
-    results = _drain(run_backward(outputs_tuple, roots, retain_graph, create_graph, inputs=inputs_tuple, accumulate=False))
+    steps = run_backward(outputs_tuple, roots, retain_graph, create_graph, inputs=inputs_tuple, accumulate=False)
+    results = _drain(steps)
     final = []
     for tensor, result in zip(inputs_tuple, results):
         if result is None:

@@ -8,7 +8,7 @@ warns with the forward line that created it. It slows everything down: use it to
 
 from __future__ import annotations
 
-from .grad_mode import _GradState, _DecoratorContextManager
+from .grad_mode import _DecoratorContextManager, _GradState
 
 
 class detect_anomaly(_DecoratorContextManager):

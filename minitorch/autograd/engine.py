@@ -23,8 +23,11 @@ from __future__ import annotations
 import heapq
 from typing import NamedTuple
 
+from .._dtype import from_numpy_dtype
 from .function import AccumulateGrad
 from .grad_mode import _GradState
+
+Tensor = None  # set by minitorch/_tensor.py (the two modules need each other)
 
 
 class BackwardStep(NamedTuple):
@@ -79,9 +82,12 @@ def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs
             _, _, node = heapq.heappop(ready)
             grad_outputs = buffers.pop(node)
             is_leaf_node = isinstance(node, AccumulateGrad)
-            for output_nr, grad in enumerate(grad_outputs):
-                if grad is not None:
-                    grad = grad_outputs[output_nr] = _run_tensor_hooks(node, output_nr, grad, is_leaf_node)
+            if node._tensor_pre_hooks is not None or (is_leaf_node and node.variable._backward_hooks):
+                for output_nr, grad in enumerate(grad_outputs):
+                    if grad is not None:
+                        grad_outputs[output_nr] = _run_tensor_hooks(node, output_nr, grad, is_leaf_node)
+            if captured:
+                for output_nr, grad in enumerate(grad_outputs):
                     for position in captured.get((node, output_nr), ()):
                         results[position] = grad
             if needed is not None and node not in needed:
@@ -93,7 +99,7 @@ def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs
                 yield BackwardStep(node, tuple(grad_outputs), (), node.variable)
                 continue
 
-            if all(grad is None for grad in grad_outputs):
+            if grad_outputs[0] is None and all(grad is None for grad in grad_outputs):
                 grad_inputs = (None,) * len(node.next_functions)  # nothing flowed here: pass nothing on
             else:
                 grad_inputs = _call_node(node, grad_outputs)
@@ -161,8 +167,7 @@ def _count_dependencies(root_nodes, captured):
 def _add_to_buffer(buffers, node, output_nr, grad):
     slots = buffers.get(node)
     if slots is None:
-        count = len(node._output_meta) if hasattr(node, "_output_meta") else 1
-        slots = [None] * count
+        slots = [None] * (len(node._output_meta) if node._output_meta is not None else 1)
         buffers[node] = slots
     if grad is not None:
         slots[output_nr] = grad if slots[output_nr] is None else slots[output_nr] + grad
@@ -177,7 +182,7 @@ def _run_tensor_hooks(node, output_nr, grad, is_leaf_node):
     if is_leaf_node:
         hooks = node.variable._backward_hooks
     else:
-        all_hooks = getattr(node, "_tensor_pre_hooks", None)
+        all_hooks = node._tensor_pre_hooks
         hooks = all_hooks.get(output_nr) if all_hooks else None
     if hooks:
         for hook in list(hooks.values()):
@@ -189,13 +194,11 @@ def _run_tensor_hooks(node, output_nr, grad, is_leaf_node):
 
 def _call_node(node, grad_outputs):
     """Run one node's backward and check what it returned: count, shape, dtype, NaN."""
-    from .._tensor import Tensor
-
-    for hook in getattr(node, "_pre_hooks", ()):
+    for hook in node._pre_hooks:
         replaced = hook(tuple(grad_outputs))
         if replaced is not None:
             grad_outputs[:] = list(replaced)
-    if node.materialize_grads and any(g is None for g in grad_outputs):
+    if len(grad_outputs) > 1 and node.materialize_grads and any(g is None for g in grad_outputs):
         grad_outputs = _zeros_for_missing(node, grad_outputs)
 
     results = node.apply(*grad_outputs)
@@ -206,7 +209,8 @@ def _call_node(node, grad_outputs):
     if len(results) != expected:
         if positions is None or len(results) != len(positions):
             raise RuntimeError(
-                f"function {node.name()} returned an incorrect number of gradients (expected {expected}, got {len(results)})"
+                f"function {node.name()} returned an incorrect number of gradients "
+                f"(expected {expected}, got {len(results)})"
             )
     elif positions is not None:
         results = tuple(results[p] for p in positions)
@@ -215,14 +219,19 @@ def _call_node(node, grad_outputs):
     for index, (grad, meta) in enumerate(zip(results, node._input_meta)):
         if grad is None or meta is None:
             grad_inputs.append(None)
-            continue
-        if not isinstance(grad, Tensor):
-            raise TypeError(f"function {node.name()} returned a gradient of type {type(grad).__name__} at index {index}; expected a Tensor or None")
-        grad_inputs.append(_validate_gradient(node, index, grad, meta))
+        elif not isinstance(grad, Tensor):
+            raise TypeError(
+                f"function {node.name()} returned a gradient of type {type(grad).__name__} at index {index}; "
+                "expected a Tensor or None"
+            )
+        elif grad._data.shape != meta[0] or grad._data.dtype != meta[1]:
+            grad_inputs.append(_validate_gradient(node, index, grad, meta))
+        else:
+            grad_inputs.append(grad)
 
     if _GradState.anomaly:
         _check_for_nan(node, grad_inputs)
-    for hook in getattr(node, "_post_hooks", ()):
+    for hook in node._post_hooks:
         replaced = hook(tuple(grad_inputs), tuple(grad_outputs))
         if replaced is not None:
             grad_inputs = list(replaced)
@@ -240,8 +249,6 @@ def _validate_gradient(node, index, grad, meta):
             )
         grad = grad.sum_to_size(shape)
     if grad._data.dtype != numpy_dtype:
-        from .._dtype import from_numpy_dtype
-
         grad = grad.to(from_numpy_dtype(numpy_dtype))
     return grad
 
@@ -258,9 +265,8 @@ def _expandable(shape, target) -> bool:
 
 def _zeros_for_missing(node, grad_outputs):
     from .._creation import zeros
-    from .._dtype import from_numpy_dtype
 
-    meta = getattr(node, "_output_meta", None)
+    meta = node._output_meta
     filled = list(grad_outputs)
     for output_nr, grad in enumerate(filled):
         if grad is None and meta is not None and meta[output_nr] is not None:

@@ -40,9 +40,14 @@ import itertools
 import traceback
 import weakref
 
+from .._dtype import from_numpy_dtype
 from .grad_mode import _GradState
 
 _sequence_counter = itertools.count()
+
+# The Tensor class. ``minitorch/_tensor.py`` sets it once the class exists: the two modules
+# need each other, and a per-call import would cost time on every op.
+Tensor = None
 
 
 class Node:
@@ -55,6 +60,12 @@ class Node:
     """
 
     next_functions: tuple = ()
+    # Hooks are rare: class-level defaults keep the engine's per-node checks cheap.
+    _pre_hooks: tuple = ()
+    _post_hooks: tuple = ()
+    _tensor_pre_hooks = None
+    _output_meta = None  # (shape, dtype) per output, kept only for nodes with several outputs
+    materialize_grads = True
 
     def name(self) -> str:
         return type(self).__name__
@@ -152,14 +163,14 @@ class BackwardNode(Node):
     """The node (and ``ctx``) of a ``Function`` call; ``forward`` stores on it what ``backward`` needs."""
 
     _forward_class = None  # the Function subclass whose backward this node runs
+    # Per-node state starts at these class defaults; forward and the engine set what they need.
+    _to_save = ()
+    _saved = None
+    _released = False
+    _non_differentiable = ()
 
     def __init__(self):
         self._sequence_number = next(_sequence_counter)
-        self._to_save = ()
-        self._saved = None
-        self._released = False
-        self._non_differentiable = ()
-        self.materialize_grads = True
 
     # -- what forward calls -------------------------------------------------------
     def save_for_backward(self, *values) -> None:
@@ -193,8 +204,6 @@ class BackwardNode(Node):
         return tuple(self._unpack(record) for record in self._saved)
 
     def _unpack(self, record):
-        from .._tensor import Tensor
-
         if record is None:
             return None
         if record.version_counter[0] != record.version:
@@ -238,8 +247,6 @@ def _producer_name(tensor) -> str:
 
 
 def _type_string(data, node) -> str:
-    from .._dtype import from_numpy_dtype
-
     names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
              "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
     device_part = "cuda." if getattr(node, "_device", None) is not None and node._device.type == "cuda" else ""
@@ -307,13 +314,14 @@ class Function:
 
     @staticmethod
     def backward(ctx, *grad_outputs):
-        raise NotImplementedError("You must implement either the backward or vjp method for your custom autograd.Function to use it with backward mode AD.")
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom autograd.Function "
+            "to use it with backward mode AD."
+        )
 
     @classmethod
     def apply(cls, *args):
         """Run ``forward`` on ``args`` and, if any input requires grad, record the node for backward."""
-        from .._tensor import Tensor
-
         device = None
         records_graph = False
         for arg in args:
@@ -321,28 +329,25 @@ class Function:
                 if device is None:
                     device = arg._device
                 elif arg._device is not device:
-                    _raise_device_mismatch(device, arg._device, cls)
+                    _raise_device_mismatch(device, arg._device)
                 if arg._requires_grad:
                     records_graph = True
-        records_graph = records_graph and _GradState.enabled
         if device is None:
-            from .._device import CPU
-
-            device = CPU
-
-        if records_graph:
+            device = _CPU
+        if records_graph and _GradState.enabled:
             ctx = cls._node_class()
-            ctx._needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+            ctx._needs_input_grad = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
         else:
+            records_graph = False
             ctx = _ForwardOnlyContext()
 
         if cls._forward_takes_arrays:
             inputs = [a._data if isinstance(a, Tensor) else a for a in args]
-            if device.type != "cpu":
+            if device is _CPU:
+                raw = cls.forward(ctx, *inputs)
+            else:
                 with device.backend.use_device(device.index):
                     raw = cls.forward(ctx, *inputs)
-            else:
-                raw = cls.forward(ctx, *inputs)
         else:
             inputs = args
             previous, _GradState.enabled = _GradState.enabled, False
@@ -351,14 +356,15 @@ class Function:
             finally:
                 _GradState.enabled = previous
 
-        single = not isinstance(raw, tuple)
-        raw_outputs = (raw,) if single else raw
-        outputs = tuple(
-            _wrap_output(cls, value, device, args, index) for index, value in enumerate(raw_outputs)
-        )
+        if type(raw) is not tuple:  # the common case: one output
+            output = _wrap_output(cls, raw, device, args, 0)
+            if records_graph:
+                _connect(ctx, args, inputs, (raw,), (output,), device)
+            return output
+        outputs = tuple([_wrap_output(cls, value, device, args, index) for index, value in enumerate(raw)])
         if records_graph:
-            _connect(ctx, cls, args, inputs, raw_outputs, outputs, device)
-        return outputs[0] if single else outputs
+            _connect(ctx, args, inputs, raw, outputs, device)
+        return outputs
 
     @classmethod
     def _call_forward(cls, ctx, args):
@@ -378,11 +384,10 @@ class Op(Function):
 
 
 def _wrap_output(cls, value, device, args, index):
-    from .._tensor import Tensor
-
-    if isinstance(value, Tensor):
-        if any(value is arg for arg in args):  # forward returned an input: give the output its own identity
-            return Tensor._make(value._data, device, version_counter=value._version_counter)
+    if isinstance(value, Tensor):  # a Function's forward returned a Tensor
+        for arg in args:
+            if value is arg:  # it returned an input: give the output its own identity
+                return Tensor._make(value._data, device, version_counter=value._version_counter)
         return value
     if value is None:
         return None
@@ -394,33 +399,33 @@ def _wrap_output(cls, value, device, args, index):
     return Tensor._make(value, device)
 
 
-def _connect(ctx, cls, args, inputs, raw_outputs, outputs, device):
+def _connect(ctx, args, inputs, raw_outputs, outputs, device):
     """Make ``ctx`` the node that produced ``outputs``: edges to inputs, saved tensors, output metadata."""
-    from .._tensor import Tensor
-
     ctx._device = device
-    tensor_positions = []
     next_functions = []
     input_meta = []
-    for position, arg in enumerate(args):
+    tensor_count = 0
+    for arg in args:
         if isinstance(arg, Tensor):
-            tensor_positions.append(position)
+            tensor_count += 1
             if arg._requires_grad:
-                edge = (arg.grad_fn, arg._output_nr) if arg.grad_fn is not None else (arg._grad_accumulator(), 0)
-                next_functions.append(edge)
+                grad_fn = arg.grad_fn
+                next_functions.append((grad_fn, arg._output_nr) if grad_fn is not None else (arg._grad_accumulator(), 0))
                 input_meta.append((arg._data.shape, arg._data.dtype))
             else:
                 next_functions.append((None, 0))
                 input_meta.append(None)
     ctx.next_functions = tuple(next_functions)
-    ctx._tensor_positions = tuple(tensor_positions) if len(tensor_positions) != len(args) else None
     ctx._input_meta = tuple(input_meta)
+    ctx._tensor_positions = (
+        None if tensor_count == len(args) else tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+    )
 
     non_differentiable = ctx._non_differentiable
-    for output_nr, (raw, output) in enumerate(zip(raw_outputs, outputs)):
-        if output is None:
+    for output_nr, output in enumerate(outputs):
+        if output is None or output._data.dtype.kind not in "fc":
             continue
-        if output._data.dtype.kind not in "fc" or any(raw is marked for marked in non_differentiable):
+        if non_differentiable and any(raw_outputs[output_nr] is marked for marked in non_differentiable):
             continue
         output._requires_grad = True
         output.grad_fn = ctx
@@ -437,8 +442,6 @@ def _connect(ctx, cls, args, inputs, raw_outputs, outputs, device):
 
 def _record(value, args, inputs, raw_outputs, outputs):
     """Classify one saved value as an input, an output, or a constant (see ``_SavedRecord``)."""
-    from .._tensor import Tensor
-
     if value is None:
         return None
     for output_nr, raw in enumerate(raw_outputs):
@@ -462,7 +465,7 @@ def _record(value, args, inputs, raw_outputs, outputs):
 _CONSTANT_VERSION = [0]
 
 
-def _raise_device_mismatch(first, second, cls):
+def _raise_device_mismatch(first, second):
     raise RuntimeError(
         "Expected all tensors to be on the same device, but found at least two devices, "
         f"{_device_text(first)} and {_device_text(second)}!"
@@ -482,8 +485,6 @@ def once_differentiable(backward):
 
     @functools.wraps(backward)
     def wrapper(ctx, *grad_outputs):
-        from .._tensor import Tensor
-
         recording = _GradState.enabled
         previous, _GradState.enabled = _GradState.enabled, False
         try:
@@ -518,6 +519,8 @@ class _OnceDifferentiableError(Op):
 
 
 _GradState.anomaly = False
+
+from .._device import CPU as _CPU  # noqa: E402
 
 
 def _leaf_accumulator(tensor):

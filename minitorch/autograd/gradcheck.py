@@ -57,8 +57,8 @@ def _numerical_jacobians(func, inputs, differentiable, eps):
 
 def _analytical_jacobians(func, inputs, differentiable):
     """Row k of each Jacobian is the backward pass of a one-hot ``grad_output`` at element k."""
-    from . import grad
     from .._creation import zeros_like
+    from . import grad
 
     outputs = _outputs(func, inputs)
     jacobians = [[np.zeros((o.numel(), inputs[i].numel())) for i in differentiable] for o in outputs]
@@ -78,7 +78,8 @@ def _analytical_jacobians(func, inputs, differentiable):
 
 def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
               raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
-              check_grad_dtypes: bool = False, check_batched_grad: bool = False, check_batched_forward_grad: bool = False,
+              check_grad_dtypes: bool = False, check_batched_grad: bool = False,
+              check_batched_forward_grad: bool = False,
               check_forward_ad: bool = False, check_backward_ad: bool = True, fast_mode: bool = False,
               masked=None) -> bool:
     """Check the gradients of ``func`` at ``inputs`` against finite differences (PyTorch's signature).
@@ -91,7 +92,10 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
     inputs = _as_tuple(inputs)
     differentiable = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if not differentiable:
-        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them have requires_grad=True.")
+        raise ValueError(
+            "gradcheck expects at least one input tensor to require gradient, "
+            "but none of the them have requires_grad=True."
+        )
     for i in differentiable:
         if inputs[i].dtype.name != "float64":
             import warnings
@@ -135,10 +139,10 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
                   check_fwd_over_rev: bool = False, check_rev_over_rev: bool = True, fast_mode: bool = False,
                   masked: bool = False) -> bool:
     """Check second derivatives: ``gradcheck`` applied to the function ``(inputs, v) -> v^T J``."""
-    from . import grad
     from .._creation import randn_like
     from .._random import Generator
     from .._tensor import Tensor
+    from . import grad
 
     inputs = _as_tuple(inputs)
     differentiable = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]

@@ -17,7 +17,8 @@ experiments) use; nothing here changes the graph.
 
 from __future__ import annotations
 
-from typing import Iterator, NamedTuple
+from collections.abc import Iterator
+from typing import NamedTuple
 
 from .engine import BackwardStep, run_backward
 from .function import AccumulateGrad, Node
@@ -97,7 +98,9 @@ def input_shapes(node) -> tuple:
     return tuple(None if meta is None else tuple(meta[0]) for meta in node._input_meta)
 
 
-def step_backward(tensor, gradient=None, retain_graph: bool = False, create_graph: bool = False) -> Iterator[BackwardStep]:
+def step_backward(
+    tensor, gradient=None, retain_graph: bool = False, create_graph: bool = False
+) -> Iterator[BackwardStep]:
     """The real engine's backward pass on ``tensor``, one ``BackwardStep`` at a time.
 
     Draining it is exactly ``tensor.backward(gradient, retain_graph, create_graph)``.

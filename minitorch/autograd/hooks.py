@@ -25,7 +25,7 @@ def register_tensor_hook(tensor, hook):
         hooks = tensor._backward_hooks
     else:
         node = tensor.grad_fn
-        if not hasattr(node, "_tensor_pre_hooks"):
+        if node._tensor_pre_hooks is None:
             node._tensor_pre_hooks = {}
         hooks = node._tensor_pre_hooks.setdefault(tensor._output_nr, {})
         retain = hooks.pop("retain_grad", None)  # PyTorch runs the retain_grad hook last
@@ -52,6 +52,6 @@ def add_retain_grad_hook(tensor):
         return None
 
     node = tensor.grad_fn
-    if not hasattr(node, "_tensor_pre_hooks"):
+    if node._tensor_pre_hooks is None:
         node._tensor_pre_hooks = {}
     node._tensor_pre_hooks.setdefault(tensor._output_nr, {})["retain_grad"] = retain

@@ -1,1 +1,338 @@
-"""(being written)"""
+"""In-place ops: ``x.add_(y)``, ``x.zero_()``, ``x[...] = v`` and friends.
+
+An in-place op overwrites ``x``'s memory, so everything that shares it (views, a NumPy
+array from ``from_numpy``) sees the change. Autograd needs two precautions:
+
+* **Versions.** Every in-place write bumps ``x``'s version counter. A node that saved ``x``
+  for backward remembers the version it saw; if it changed, backward refuses to use the
+  stale value and names the culprit.
+* **History.** ``x`` gets a new ``grad_fn``. minitorch computes the result out of place
+  (with the ordinary, differentiable op, on a snapshot of ``x`` when recording), writes it
+  into ``x``'s memory, and hands the result's ``grad_fn`` to ``x``. The graph is then
+  exactly the one the out-of-place version would build.
+
+Without recording (an optimizer step under ``no_grad``) no snapshot is taken: the op just
+computes and writes, keeping the tensor's identity (an ``nn.Parameter`` stays the same object).
+
+In-place ops on a leaf that requires grad are an error while recording, as in PyTorch.
+minitorch also refuses in-place ops on a *view* that takes part in autograd (PyTorch
+rewrites the base tensor's history with a ``CopySlices`` node; minitorch keeps the graph
+simple instead and says so).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._random import numpy_generator
+from .._tensor import Tensor
+from ..autograd.function import Op
+from ..autograd.grad_mode import _GradState
+from . import pointwise
+from ._util import as_operand, cast
+
+
+def _check_allowed(target: Tensor, recording: bool) -> None:
+    if not recording:
+        return
+    if target.grad_fn is None and target._requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    base = target._base
+    if base is not None and base._requires_grad:
+        if base.grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+        raise RuntimeError(
+            "minitorch does not support in-place operations on a view of a tensor that requires grad (PyTorch "
+            "rewrites the base's history with CopySlices). Apply the operation to the base tensor, or clone() the "
+            "view first."
+        )
+
+
+def _snapshot(target: Tensor) -> Tensor:
+    """A copy of ``target``'s current value that continues its graph (what the out-of-place op may save)."""
+    return Tensor._make(
+        target._data.copy(), target._device, requires_grad=target._requires_grad,
+        grad_fn=target.grad_fn, output_nr=target._output_nr,
+    )
+
+
+def _write(target: Tensor, result: Tensor, recording: bool) -> Tensor:
+    """Store ``result`` in ``target``'s memory, bump its version, and adopt the result's history."""
+    result_dtype = result.dtype
+    target_dtype = target.dtype
+    if result_dtype is not target_dtype:
+        if result_dtype.category > target_dtype.category:
+            raise RuntimeError(
+                f"result type {_type_label(result_dtype)} can't be cast to the desired output type "
+                f"{_type_label(target_dtype)}"
+            )
+        result = cast(result, target_dtype)
+    if result._data.shape != target._data.shape:
+        raise RuntimeError(
+            f"output with shape {list(target._data.shape)} doesn't match the broadcast shape {list(result._data.shape)}"
+        )
+    if not target._data.flags.writeable:
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+            "location. Please clone() the tensor before performing the operation."
+        )
+    target._data[...] = result._data
+    target._version_counter[0] += 1
+    if recording and result._requires_grad:
+        target.grad_fn = result.grad_fn
+        target._output_nr = result._output_nr
+        target._requires_grad = True
+    return target
+
+
+def _type_label(dtype) -> str:
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+            "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}[dtype.name]
+
+
+def _inplace(target: Tensor, compute, *others) -> Tensor:
+    """``target`` overwritten with ``compute(target, *others)`` (see the module docstring)."""
+    recording = _GradState.enabled and (
+        target._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
+    )
+    _check_allowed(target, recording)
+    source = _snapshot(target) if recording else target
+    result = compute(source, *others)
+    return _write(target, result, recording)
+
+
+# -- arithmetic ---------------------------------------------------------------------------
+def add_(target: Tensor, other, *, alpha=1) -> Tensor:
+    return _inplace(target, lambda x, y: pointwise.add(x, y, alpha=alpha), other)
+
+
+def sub_(target: Tensor, other, *, alpha=1) -> Tensor:
+    return _inplace(target, lambda x, y: pointwise.sub(x, y, alpha=alpha), other)
+
+
+def mul_(target: Tensor, other) -> Tensor:
+    return _inplace(target, pointwise.mul, other)
+
+
+def div_(target: Tensor, other, *, rounding_mode=None) -> Tensor:
+    return _inplace(target, lambda x, y: pointwise.div(x, y, rounding_mode=rounding_mode), other)
+
+
+def pow_(target: Tensor, exponent) -> Tensor:
+    return _inplace(target, pointwise.pow, exponent)
+
+
+def neg_(target: Tensor) -> Tensor:
+    return _inplace(target, pointwise.neg)
+
+
+def exp_(target: Tensor) -> Tensor:
+    return _inplace(target, pointwise.exp)
+
+
+def sqrt_(target: Tensor) -> Tensor:
+    return _inplace(target, pointwise.sqrt)
+
+
+def abs_(target: Tensor) -> Tensor:
+    return _inplace(target, pointwise.abs)
+
+
+def relu_(target: Tensor) -> Tensor:
+    return _inplace(target, pointwise.relu)
+
+
+def sigmoid_(target: Tensor) -> Tensor:
+    return _inplace(target, pointwise.sigmoid)
+
+
+def tanh_(target: Tensor) -> Tensor:
+    return _inplace(target, pointwise.tanh)
+
+
+def clamp_(target: Tensor, min=None, max=None) -> Tensor:
+    return _inplace(target, lambda x: pointwise.clamp(x, min, max))
+
+
+def addcmul_(target: Tensor, tensor1, tensor2, *, value=1) -> Tensor:
+    """``target += value * tensor1 * tensor2`` (Adam's second-moment update uses it)."""
+    return _inplace(target, lambda x, a, b: pointwise.add(x, pointwise.mul(a, b), alpha=value), tensor1, tensor2)
+
+
+def addcdiv_(target: Tensor, tensor1, tensor2, *, value=1) -> Tensor:
+    """``target += value * tensor1 / tensor2`` (Adam's parameter update uses it)."""
+    return _inplace(target, lambda x, a, b: pointwise.add(x, pointwise.div(a, b), alpha=value), tensor1, tensor2)
+
+
+def lerp_(target: Tensor, end, weight) -> Tensor:
+    return _inplace(target, lambda x, e, w: pointwise.lerp(x, e, w), end, weight)
+
+
+# -- overwriting with new values --------------------------------------------------------------
+class Overwrite(Op):
+    """``y = new values`` (nothing of ``x`` survives);  ``dx = 0``."""
+
+    node_name = "FillBackward0"
+
+    @staticmethod
+    def forward(ctx, x, new_values):
+        return new_values
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0, None
+
+
+class ZeroOverwrite(Overwrite):
+    node_name = "ZeroBackward0"
+
+
+class RandomOverwrite(Overwrite):
+    node_name = "RandomBackward0"
+
+
+class Copy(Op):
+    """``y = src`` broadcast to ``x``'s shape;  ``dx = 0``, ``dsrc = grad`` (summed back by the engine)."""
+
+    node_name = "CopyBackwards"
+
+    @staticmethod
+    def forward(ctx, x, src):
+        xp = np if isinstance(x, np.ndarray) else __import__("cupy")
+        return xp.broadcast_to(src.astype(x.dtype, copy=False), x.shape).copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0, grad
+
+
+def _overwrite(target: Tensor, array, op=Overwrite) -> Tensor:
+    array = array.astype(target._data.dtype, copy=False)
+    if target._device.type != "cpu" and isinstance(array, np.ndarray):
+        array = target._device.backend.to_device(array, target._device.index)
+    return _inplace(target, lambda x: op.apply(x, array))
+
+
+def zero_(target: Tensor) -> Tensor:
+    return _overwrite(target, target._xp.zeros_like(target._data), ZeroOverwrite)
+
+
+def fill_(target: Tensor, value) -> Tensor:
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise RuntimeError(
+                f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions."
+            )
+        return copy_(target, value)
+    return _overwrite(target, target._xp.full_like(target._data, value))
+
+
+def copy_(target: Tensor, src) -> Tensor:
+    """Copy ``src`` (broadcast, converted to ``target``'s dtype, moved from any device) into ``target``."""
+    src = as_operand(src, target)
+    if not isinstance(src, Tensor):
+        return fill_(target, src)
+    if src._device != target._device:
+        src = src.to(target._device)
+    try:
+        np.broadcast_shapes(src._data.shape, target._data.shape)
+    except ValueError:
+        raise RuntimeError(
+            f"The size of tensor a ({target._data.shape[-1] if target._data.ndim else 1}) must match the size of "
+            f"tensor b ({src._data.shape[-1] if src._data.ndim else 1}) at non-singleton dimension "
+            f"{max(target._data.ndim, 1) - 1}"
+        ) from None
+    if np.broadcast_shapes(src._data.shape, target._data.shape) != target._data.shape:
+        raise RuntimeError(
+            f"output with shape {list(target._data.shape)} doesn't match the broadcast shape "
+            f"{list(np.broadcast_shapes(src._data.shape, target._data.shape))}"
+        )
+    return _inplace(target, lambda x, s: Copy.apply(x, s), src)
+
+
+def masked_fill_(target: Tensor, mask, value) -> Tensor:
+    from . import indexing
+
+    return _inplace(target, lambda x, v: indexing.masked_fill(x, mask, v), value)
+
+
+def scatter_(target: Tensor, dim, index, src=None, *, value=None, reduce=None) -> Tensor:
+    from . import indexing
+
+    return _inplace(target, lambda x, s: indexing.scatter(x, dim, index, s, value=value, reduce=reduce), src)
+
+
+def index_fill_(target: Tensor, dim: int, index, value) -> Tensor:
+    """Fill the slices ``index`` along ``dim`` with ``value``."""
+    from . import indexing
+    from ._util import wrap_dim
+
+    axis = wrap_dim(dim, target._data.ndim)
+    xp = target._xp
+    mask = xp.zeros(target._data.shape[axis] if target._data.ndim else 1, dtype=bool)
+    mask[index._data if isinstance(index, Tensor) else xp.asarray(index)] = True
+    mask = mask.reshape((-1,) + (1,) * (target._data.ndim - axis - 1)) if target._data.ndim else mask.reshape(())
+    mask_tensor = Tensor._make(xp.broadcast_to(mask, target._data.shape), target._device)
+    return _inplace(target, lambda x, v: indexing.masked_fill(x, mask_tensor, v), value)
+
+
+# -- random fills (initialisation) ----------------------------------------------------------------
+def _random_fill(target: Tensor, draw, generator) -> Tensor:
+    if not target.is_floating_point() and draw.__name__ != "integers":
+        raise RuntimeError(f"\"{draw.__name__}\" not implemented for '{_type_label(target.dtype)}'")
+    values = draw(numpy_generator(generator), target._data.shape)
+    return _overwrite(target, np.asarray(values), RandomOverwrite)
+
+
+def uniform_(target: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
+    """Fill with samples from ``U[a, b)``."""
+
+    def uniform(rng, shape):
+        return rng.uniform(a, b, size=shape)
+
+    return _random_fill(target, uniform, generator)
+
+
+def normal_(target: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
+    """Fill with samples from ``N(mean, std^2)``."""
+
+    def normal(rng, shape):
+        return rng.normal(mean, std, size=shape)
+
+    return _random_fill(target, normal, generator)
+
+
+def bernoulli_(target: Tensor, p: float = 0.5, *, generator=None) -> Tensor:
+    """Fill with 1 with probability ``p``, else 0."""
+    probability = p._device.backend.to_host(p._data) if isinstance(p, Tensor) else p
+
+    def bernoulli(rng, shape):
+        return (rng.random(shape) < probability).astype(np.float64)
+
+    values = bernoulli(numpy_generator(generator), target._data.shape)
+    return _overwrite(target, values, RandomOverwrite)
+
+
+def random_(target: Tensor, low: int = 0, high: int | None = None, *, generator=None) -> Tensor:
+    """Fill with integers from ``[low, high)`` (``random_(high)`` means ``[0, high)``)."""
+    if high is None:
+        if low == 0:
+            high = 2**24 if target.is_floating_point() else int(np.iinfo(target._data.dtype).max) + 1
+        else:
+            low, high = 0, low
+
+    def integers(rng, shape):
+        return rng.integers(low, high, size=shape)
+
+    return _random_fill(target, integers, generator)
+
+
+def exponential_(target: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
+    """Fill with samples from the exponential distribution with rate ``lambd``."""
+
+    def exponential(rng, shape):
+        return rng.exponential(1.0 / lambd, size=shape)
+
+    return _random_fill(target, exponential, generator)
+
+

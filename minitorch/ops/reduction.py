@@ -21,7 +21,9 @@ def _kept_shape(shape, dims) -> tuple:
 
 def _restore_dims(grad: Tensor, shape, dims, keepdim: bool) -> Tensor:
     """Give a reduced gradient back its size-1 dimensions so it broadcasts against the input."""
-    return grad if keepdim else grad.reshape(_kept_shape(shape, dims))
+    if keepdim or len(dims) == len(shape):  # a full reduction's 0-d gradient already broadcasts
+        return grad
+    return grad.reshape(_kept_shape(shape, dims))
 
 
 class Sum(Op):
