@@ -5,6 +5,8 @@ See ``op_table.py`` for how entries are written; this file holds the checks only
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -29,17 +31,26 @@ def _make_arrays(sample, seed: int):
     return [arg.make(rng) for arg in sample]
 
 
+# ``make test-gpu`` sets MINITORCH_TEST_DEVICE=cuda: minitorch's inputs then live on the GPU
+# (PyTorch, the oracle, stays on the CPU), so every parity check runs the CuPy code path.
+TEST_DEVICE = os.environ.get("MINITORCH_TEST_DEVICE", "cpu")
+
+
 def _to_lib(lib, arrays, sample, dtype_name: str, noncontiguous: bool = False):
     """Tensors of ``lib`` from the arrays; float ones in ``dtype_name``, requiring grad if the Arg says so."""
     tensors = []
+    on_device = lib is minitorch and TEST_DEVICE != "cpu"
     for array, arg in zip(arrays, sample):
         if arg.kind == "float":
             array = array.astype(dtype_name)
         if noncontiguous and array.ndim >= 1 and array.size > 1:
             padded = np.stack([array, np.zeros_like(array)], axis=-1)  # then take every other element
-            tensor = lib.from_numpy(padded)[..., 0]
+            padded_tensor = lib.from_numpy(padded)
+            tensor = (padded_tensor.to(TEST_DEVICE) if on_device else padded_tensor)[..., 0]
         else:
             tensor = lib.from_numpy(array.copy())
+            if on_device:
+                tensor = tensor.to(TEST_DEVICE)
         if arg.kind == "float" and arg.grad:
             tensor.requires_grad_(True)
         tensors.append(tensor)

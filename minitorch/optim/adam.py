@@ -1,0 +1,122 @@
+"""Adam: momentum plus a per-coordinate step size from a running average of squared gradients."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import minitorch
+
+from .optimizer import Optimizer, _zero_step
+
+
+def _check_betas(betas) -> None:
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+
+
+class Adam(Optimizer):
+    r"""Adam, as ``torch.optim.Adam`` (Kingma and Ba, 2014).
+
+    For each parameter ``p`` with gradient ``g``, at step ``t = 1, 2, ...``::
+
+        g = -g                                  if maximize
+        p = p * (1 - lr * weight_decay)         if decoupled_weight_decay (AdamW)
+        g = g + weight_decay * p                otherwise (L2 penalty in the gradient)
+        m = beta1 * m + (1 - beta1) * g         first moment   (state "exp_avg")
+        v = beta2 * v + (1 - beta2) * g**2      second moment  (state "exp_avg_sq")
+        v_max = max(v_max, v)                   if amsgrad     (state "max_exp_avg_sq")
+        p = p - lr / (1 - beta1**t) * m / (sqrt(v or v_max) / sqrt(1 - beta2**t) + eps)
+
+    The two ``1 - beta**t`` factors correct the bias of averages that start at zero. Note where
+    ``eps`` enters: after the bias correction of ``sqrt(v)``, as in PyTorch.
+
+    Args:
+        params: tensors or parameter groups to optimize.
+        lr: learning rate (default 1e-3).
+        betas: decay rates of the two running averages (default (0.9, 0.999)).
+        eps: added to the denominator for numerical stability (default 1e-8).
+        weight_decay: weight decay (default 0).
+        amsgrad: use the maximum of all second moments so far (Reddi et al., 2018).
+        maximize: maximize the objective instead of minimizing it.
+        decoupled_weight_decay: shrink the parameter directly instead of adding an L2 term to
+            the gradient (this is AdamW).
+
+        >>> import minitorch
+        >>> weight = minitorch.tensor([1.0, -2.0], requires_grad=True)
+        >>> optimizer = minitorch.optim.Adam([weight], lr=0.1)
+        >>> (weight * weight).sum().backward()
+        >>> optimizer.step()
+        >>> weight
+        tensor([ 0.9000, -1.9000], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Iterable,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+        decoupled_weight_decay: bool = False,
+    ) -> None:
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_betas(betas)
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {
+            "lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
+            "maximize": maximize, "decoupled_weight_decay": decoupled_weight_decay,
+        }
+        super().__init__(params, defaults)
+
+    @minitorch.no_grad()
+    def step(self, closure=None):
+        """Update every parameter that has a gradient; return the closure's loss (if one is given)."""
+        loss = self._evaluate_closure(closure)
+        for group in self.param_groups:
+            lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
+            beta1, beta2 = group["betas"]
+            for param in group["params"]:
+                if param.grad is None:
+                    continue
+                grad = param.grad if not group["maximize"] else -param.grad
+                state = self.state[param]
+                if len(state) == 0:
+                    state["step"] = _zero_step()
+                    state["exp_avg"] = minitorch.zeros_like(param)
+                    state["exp_avg_sq"] = minitorch.zeros_like(param)
+                    if group["amsgrad"]:
+                        state["max_exp_avg_sq"] = minitorch.zeros_like(param)
+                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                state["step"].add_(1)
+
+                if weight_decay != 0:
+                    if group["decoupled_weight_decay"]:
+                        param.mul_(1 - lr * weight_decay)
+                    else:
+                        grad = grad.add(param, alpha=weight_decay)
+
+                exp_avg.lerp_(grad, 1 - beta1)
+                exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+
+                step = state["step"].item()
+                bias_correction1 = 1 - beta1**step
+                bias_correction2_sqrt = (1 - beta2**step) ** 0.5
+                step_size = lr / bias_correction1
+
+                if group["amsgrad"]:
+                    max_exp_avg_sq = state["max_exp_avg_sq"]
+                    max_exp_avg_sq.copy_(max_exp_avg_sq.maximum(exp_avg_sq))
+                    denominator = (max_exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+                else:
+                    denominator = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+                param.addcdiv_(exp_avg, denominator, value=-step_size)
+        return loss

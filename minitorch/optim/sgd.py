@@ -1,0 +1,95 @@
+"""Stochastic gradient descent, with momentum, Nesterov momentum and weight decay."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import minitorch
+
+from .optimizer import Optimizer
+
+
+class SGD(Optimizer):
+    r"""Stochastic gradient descent (optionally with momentum), as ``torch.optim.SGD``.
+
+    For each parameter ``p`` with gradient ``g``, step ``t``::
+
+        g = -g                                 if maximize
+        g = g + weight_decay * p               (L2 penalty, added to the gradient)
+        if momentum != 0:
+            b = g                              at the first step
+            b = momentum * b + (1 - dampening) * g   after that
+            g = g + momentum * b               if nesterov
+            g = b                              otherwise
+        p = p - lr * g
+
+    Args:
+        params: tensors or parameter groups to optimize.
+        lr: learning rate (default 1e-3).
+        momentum: momentum factor (default 0).
+        dampening: how much of the new gradient the momentum buffer takes in (default 0).
+        weight_decay: L2 penalty (default 0).
+        nesterov: use Nesterov momentum (needs momentum > 0 and dampening 0).
+        maximize: maximize the objective instead of minimizing it.
+
+    State per parameter: ``"momentum_buffer"`` (only when momentum is used).
+
+        >>> import minitorch
+        >>> weight = minitorch.tensor([1.0, 2.0], requires_grad=True)
+        >>> optimizer = minitorch.optim.SGD([weight], lr=0.1, momentum=0.9)
+        >>> (weight * weight).sum().backward()
+        >>> optimizer.step()
+        >>> weight
+        tensor([0.8000, 1.6000], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Iterable,
+        lr: float = 1e-3,
+        momentum: float = 0,
+        dampening: float = 0,
+        weight_decay: float = 0,
+        nesterov: bool = False,
+        *,
+        maximize: bool = False,
+    ) -> None:
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {
+            "lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
+            "nesterov": nesterov, "maximize": maximize,
+        }
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, defaults)
+
+    @minitorch.no_grad()
+    def step(self, closure=None):
+        """Update every parameter that has a gradient; return the closure's loss (if one is given)."""
+        loss = self._evaluate_closure(closure)
+        for group in self.param_groups:
+            lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+            weight_decay = group["weight_decay"]
+            for param in group["params"]:
+                if param.grad is None:
+                    continue
+                grad = param.grad if not group["maximize"] else -param.grad
+                if weight_decay != 0:
+                    grad = grad.add(param, alpha=weight_decay)
+                if momentum != 0:
+                    state = self.state[param]
+                    buffer = state.get("momentum_buffer")
+                    if buffer is None:
+                        # The first step starts the buffer at the gradient itself (no dampening).
+                        buffer = grad.detach().clone()
+                        state["momentum_buffer"] = buffer
+                    else:
+                        buffer.mul_(momentum).add_(grad, alpha=1 - dampening)
+                    grad = grad.add(buffer, alpha=momentum) if group["nesterov"] else buffer
+                param.add_(grad, alpha=-lr)
+        return loss

@@ -1,0 +1,71 @@
+"""Settings for the whole test suite: which device the op tests run on, and hypothesis in CI.
+
+* Device: ``pytest --device cuda`` or ``MINITORCH_TEST_DEVICE=cuda`` (what ``make test-gpu``
+  sets); the default is ``cpu``. The choice is written back to ``MINITORCH_TEST_DEVICE`` so
+  that test modules may read it while they are collected, and the ``device`` fixture gives it
+  as a ``minitorch.device``. Asking for ``cuda`` where CuPy sees no GPU is a usage error, not
+  a silent run of nothing.
+* Hypothesis: under ``MINITORCH_CI=1`` (set by ``.ci/run``) the ``ci`` profile is loaded, so
+  every CI run tries the same examples (derandomized) and a failure reproduces exactly.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import settings
+
+from tests.support import in_ci
+
+DEVICE_VARIABLE = "MINITORCH_TEST_DEVICE"
+
+# Derandomized: the examples come from a hash of each test, the same on every run. No example
+# database (nothing written into the checkout) and no deadline (a busy CI machine is slow, not wrong).
+settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)
+if in_ci():
+    settings.load_profile("ci")
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--device",
+        default=None,
+        help=f"device the op tests run on: cpu (default) or cuda[:N]; also read from {DEVICE_VARIABLE}",
+    )
+
+
+def pytest_configure(config):
+    name = config.getoption("--device") or os.environ.get(DEVICE_VARIABLE) or "cpu"
+    os.environ[DEVICE_VARIABLE] = name
+    if name == "cpu":
+        return  # minitorch is imported by the tests themselves, so a broken module fails them, not pytest
+    import minitorch
+
+    try:
+        chosen = minitorch.device(name)
+    except (RuntimeError, TypeError) as error:
+        raise pytest.UsageError(f"{DEVICE_VARIABLE}/--device: {error}") from error
+    if chosen.type == "cuda" and not minitorch.cuda.is_available():
+        raise pytest.UsageError(
+            f"tests were asked to run on {name}, but minitorch.cuda.is_available() is False: "
+            "install the cuda extra (pip install -e .[cuda]) on a machine with an NVIDIA GPU"
+        )
+    os.environ[DEVICE_VARIABLE] = str(chosen)
+
+
+def pytest_report_header(config):
+    profile = "ci (derandomized)" if in_ci() else "default"
+    return [
+        f"minitorch test device: {os.environ[DEVICE_VARIABLE]}",
+        f"MINITORCH_CI={os.environ.get('MINITORCH_CI', 'unset')} (missing PyTorch/Graphviz: "
+        f"{'fail' if in_ci() else 'skip'}); hypothesis profile: {profile}",
+    ]
+
+
+@pytest.fixture(scope="session")
+def device():
+    """The ``minitorch.device`` the op tests run on (see the module docstring)."""
+    import minitorch
+
+    return minitorch.device(os.environ[DEVICE_VARIABLE])
