@@ -55,14 +55,38 @@ import builtins as _builtins  # noqa: E402
 builtins_bool, builtins_int = _builtins.bool, _builtins.int
 
 # --- pointwise exports (ops/pointwise.py) ---
-from .ops.pointwise import add, div, mul, neg, sub  # noqa: E402
+from .ops.pointwise import (  # noqa: E402, A004 - PyTorch's names shadow abs, pow and round here
+    abs, absolute, acos, add, allclose, arccos, arcsin, arctan, arctan2, asin, atan, atan2, bitwise_and, bitwise_not,
+    bitwise_or, bitwise_xor, ceil, clamp, clamp_max, clamp_min, clip, cos, cosh, div, divide, eq, equal, erf, exp,
+    exp2, expm1, fix, floor, floor_divide, fmod, frac, ge, greater, greater_equal, gt, hypot, isclose, isfinite, isinf,
+    isnan, le, lerp, less, less_equal, log, log1p, log2, log10, logical_and, logical_not, logical_or, logical_xor, lt,
+    maximum, minimum, mul, multiply, ne, neg, negative, not_equal, pow, reciprocal, relu, remainder, round, rsqrt, rsub,
+    sigmoid, sign, sin, sinh, sqrt, square, sub, subtract, tan, tanh, true_divide, trunc, where,
+)
 
 # --- reduction exports (ops/reduction.py) ---
-from .ops.reduction import sum  # noqa: E402, A004
+from .ops.reduction import (  # noqa: E402
+    all, amax, amin, any, argmax, argmin, cumsum, logsumexp, max, mean, min, norm, prod, std, std_mean, sum, var,
+    var_mean,
+)
+from . import return_types  # noqa: E402
 
 # --- linalg exports (ops/linalg.py) ---
+from .ops.linalg import bmm, dot, einsum, matmul, mm, mv, outer  # noqa: E402
 
 # --- shape exports (ops/shape.py) ---
-from .ops.shape import expand, reshape, view  # noqa: E402
+from .ops.shape import (  # noqa: E402
+    broadcast_to, cat, chunk, clone, concat, concatenate, expand, flatten, flip, hstack, movedim, narrow, permute,
+    reshape, roll, split, squeeze, stack, t, tile, transpose, unbind, unflatten, unsqueeze, view, vstack,
+)
+
+moveaxis = movedim
+swapaxes = swapdims = transpose
 
 # --- indexing exports (ops/indexing.py) ---
+from .ops.indexing import (  # noqa: E402
+    gather, index_select, masked_fill, masked_select, nonzero, scatter, scatter_add, take,
+)
+
+from . import optim  # noqa: E402
+from . import nn  # noqa: E402

@@ -41,25 +41,32 @@ def _finish(array, dtype, device, requires_grad: bool) -> Tensor:
         array = backend.to_device(array, target.index)
     result = Tensor._make(array, target)
     if requires_grad:
-        result.requires_grad_(True)
+        if array.dtype.kind not in "fc":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        result._requires_grad = True
     return result
 
 
-def _infer_array(data):
-    """A NumPy array from Python data, with PyTorch's dtype inference (Python floats -> default dtype)."""
+def _infer_array(data, dtype=None):
+    """A NumPy array from Python data, with PyTorch's dtype inference (Python floats -> default dtype).
+
+    With ``dtype`` given, Python floats stay float64 here, so ``tensor([1.1], dtype=float64)``
+    is not rounded through float32 on its way.
+    """
     if isinstance(data, Tensor):
         return data._device.backend.to_host(data._data)
-    if isinstance(data, np.ndarray):
-        return data
+    if isinstance(data, (np.ndarray, np.generic)):  # NumPy arrays and scalars keep their dtype, as in PyTorch
+        return np.asarray(data)
     if isinstance(data, (list, tuple)) and any(isinstance(item, Tensor) for item in _flatten(data)):
         data = _replace_tensors(data)
     array = np.array(data)
     if array.dtype.kind == "f":
-        return array.astype(_dtype.get_default_dtype().numpy_dtype)
+        return array if dtype is not None else array.astype(_dtype.get_default_dtype().numpy_dtype)
     if array.dtype.kind in "iu" and array.dtype != np.int64 and not isinstance(data, np.generic):
         return array.astype(np.int64)
     if array.dtype.kind not in "biuf":
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+        kind = "str" if array.dtype.kind in "US" else type(data).__name__
+        raise TypeError(f"new(): invalid data type '{kind}'")
     return array
 
 
@@ -81,20 +88,23 @@ def _replace_tensors(data):
 
 def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (a number, nested lists, a NumPy array or a tensor)."""
-    array = _infer_array(data)
+    array = _infer_array(data, dtype)
     array = np.array(array, copy=True)
     if dtype is None and isinstance(data, Tensor):
         dtype = data.dtype
-    return _finish(array, dtype, device if device is not None else (data.device if isinstance(data, Tensor) else None), requires_grad)
+    if device is None and isinstance(data, Tensor):
+        device = data.device
+    return _finish(array, dtype, device, requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """``data`` as a tensor, sharing memory when it already is one (or a NumPy array) of the right kind."""
     if isinstance(data, Tensor):
         return data.to(device=device if device is not None else data.device, dtype=dtype)
-    if isinstance(data, np.ndarray) and (dtype is None or data.dtype == dtype.numpy_dtype) and device in (None, "cpu", CPU):
-        return from_numpy(data)
-    return _finish(_infer_array(data), dtype, device, False)
+    if isinstance(data, np.ndarray) and device in (None, "cpu", CPU):
+        if dtype is None or data.dtype == dtype.numpy_dtype:
+            return from_numpy(data)
+    return _finish(_infer_array(data, dtype), dtype, device, False)
 
 
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad: bool = False) -> Tensor:
@@ -157,7 +167,9 @@ def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = 
     return empty(shape, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+def full_like(
+    input: Tensor, fill_value, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None
+) -> Tensor:
     shape, dtype, device = _like(input, dtype, device)
     return full(shape, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
 
@@ -205,7 +217,9 @@ def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: 
     return _finish(array, dtype or _dtype.get_default_dtype(), device, requires_grad)
 
 
-def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def logspace(
+    start, end, steps: int, base: float = 10.0, *, dtype=None, device=None, requires_grad: bool = False
+) -> Tensor:
     array = np.logspace(float(start), float(end), int(steps), base=base, dtype=np.float64)
     return _finish(array, dtype or _dtype.get_default_dtype(), device, requires_grad)
 

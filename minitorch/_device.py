@@ -145,7 +145,6 @@ def register_backend(type_name: str, backend: Backend) -> Backend | None:
     """
     previous = _BACKENDS.get(type_name)
     _BACKENDS[type_name] = backend
-    _DEVICE_CACHE.clear()
     return previous
 
 
@@ -166,7 +165,9 @@ class device:
         if isinstance(type_or_string, int) and not isinstance(type_or_string, bool):
             type_or_string, index = "cuda", type_or_string
         if not isinstance(type_or_string, str):
-            raise TypeError(f"device() received an invalid combination of arguments - got ({type(type_or_string).__name__})")
+            raise TypeError(
+                f"device() received an invalid combination of arguments - got ({type(type_or_string).__name__})"
+            )
         key = (type_or_string, index)
         cached = _DEVICE_CACHE.get(key)
         if cached is not None:
@@ -174,13 +175,19 @@ class device:
         type_name, parsed_index = _parse(type_or_string)
         if index is not None:
             if parsed_index is not None:
-                raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {type_or_string}")
+                raise RuntimeError(
+                    f"type (string) must not include an index because index was passed explicitly: {type_or_string}"
+                )
             parsed_index = index
         if parsed_index is not None and parsed_index < 0:
             raise RuntimeError(f"Device index must not be negative, got {parsed_index}")
-        self = object.__new__(cls)
-        self.type = type_name
-        self.index = parsed_index
+        # One object per (type, index), however it was spelled: ops compare devices with ``is``.
+        self = _DEVICE_CACHE.get((type_name, parsed_index))
+        if self is None:
+            self = object.__new__(cls)
+            self.type = type_name
+            self.index = parsed_index
+            _DEVICE_CACHE[(type_name, parsed_index)] = self
         _DEVICE_CACHE[key] = self
         return self
 
@@ -193,9 +200,10 @@ class device:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other) -> bool:
-        if isinstance(other, str):
-            other = device(other)
-        return isinstance(other, device) and self.type == other.type and self.index == other.index
+        # As in PyTorch, a device never equals a string: ``x.device == "cpu"`` is False; compare ``x.device.type``.
+        if not isinstance(other, device):
+            return NotImplemented
+        return self.type == other.type and self.index == other.index
 
     def __hash__(self) -> int:
         return hash((self.type, self.index))
@@ -213,9 +221,11 @@ _DEVICE_CACHE: dict = {}
 
 def _parse(text: str) -> tuple[str, int | None]:
     type_name, _, index_text = text.partition(":")
-    if type_name not in _BACKENDS or (index_text and not index_text.isdigit()):
+    if type_name not in _BACKENDS:
         known = ", ".join(_BACKENDS)
         raise RuntimeError(f"Expected one of {known} device type at start of device string: {text}")
+    if ":" in text and not index_text.isdigit():
+        raise RuntimeError(f"Invalid device string: '{text}'")
     if type_name == "cpu" and index_text and index_text != "0":
         raise RuntimeError(f"CPU device index must be -1 or zero, got {index_text}")
     return type_name, (int(index_text) if index_text else None)

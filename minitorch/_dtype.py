@@ -45,7 +45,7 @@ class dtype:
     def is_complex(self) -> bool:
         return False
 
-    def to_real(self) -> "dtype":
+    def to_real(self) -> dtype:
         return self
 
 

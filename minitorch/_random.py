@@ -25,7 +25,7 @@ class Generator:
         self._initial_seed = 67280421310721  # PyTorch's default seed
         self._numpy = np.random.Generator(np.random.PCG64(self._initial_seed))
 
-    def manual_seed(self, seed: int) -> "Generator":
+    def manual_seed(self, seed: int) -> Generator:
         """Restart the stream from ``seed``; returns the generator, as in PyTorch."""
         seed = int(seed)
         if not -0x8000_0000_0000_0000 <= seed <= 0xFFFF_FFFF_FFFF_FFFF:
@@ -50,7 +50,7 @@ class Generator:
         text = json.dumps({"seed": self._initial_seed, "state": self._numpy.bit_generator.state})
         return tensor(list(text.encode()), dtype=_uint8())
 
-    def set_state(self, state) -> "Generator":
+    def set_state(self, state) -> Generator:
         payload = json.loads(bytes(state.tolist()).decode())
         self._initial_seed = payload["seed"]
         self._numpy.bit_generator.state = payload["state"]

@@ -199,14 +199,16 @@ class Tensor:
                     "you can only change requires_grad flags of leaf variables. If you want to use a computed variable "
                     "in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
                 )
-            return
+            raise RuntimeError("you can only change requires_grad flags of leaf variables.")
         if value and self._data.dtype.kind not in "fc":
-            raise RuntimeError(
-                f"only Tensors of floating point and complex dtype can require gradients (got {self.dtype})"
-            )
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self._requires_grad = builtins.bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if requires_grad and self.grad_fn is not None:
+            return self  # a computed tensor already requires grad: nothing to change (PyTorch allows this call)
+        if requires_grad and self._data.dtype.kind not in "fc":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")  # PyTorch's wording here
         self.requires_grad = requires_grad
         return self
 
@@ -238,11 +240,13 @@ class Tensor:
                 )
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
-                    f"assigned grad has data of type {value.dtype} different from the type of the tensor {self.dtype}"
+                    f"attempting to assign a gradient with dtype '{value.dtype}' to a tensor with grad_dtype "
+                    f"'{self.dtype}'. The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype)."
                 )
             if value._data.shape != self._data.shape:
                 raise RuntimeError(
-                    f"assigned grad has data of a different size: {list(value.shape)} vs {list(self.shape)}"
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of size "
+                    f"'{list(self.shape)}'. Please ensure that the gradient and the tensor are the same size"
                 )
         self._grad = value
 
@@ -369,7 +373,8 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            amount = "no values" if self._data.size == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {amount} is ambiguous")
         return builtins.bool(self.item())
 
     def __float__(self) -> float:

@@ -1,83 +1,160 @@
-"""How a tensor prints: ``tensor([1., 2.], requires_grad=True)``, like PyTorch.
+"""How a tensor prints: ``tensor([1., 2.], requires_grad=True)``, exactly like PyTorch.
 
-Floats print with 4 decimals, or in scientific notation when their magnitudes differ by
-more than a factor of 1000 (or are very large or small); whole-number floats print as
-``1.``. Tensors of more than 1000 elements are summarised with ``...``. The suffix names
-what differs from the defaults: dtype, device, and the autograd state.
+The rules (PyTorch's ``torch/_tensor_str.py``, with its default print options):
+
+* One formatter serves the whole tensor, so every element is padded to the same width
+  and the columns line up: ``tensor([ 1.5000, -2.2500, 10.0000])``.
+* Floats whose nonzero finite values are all whole numbers print as ``1.``; otherwise
+  with 4 decimals. Scientific notation (``1.0000e-05``) is used when the largest
+  magnitude is more than 1000 times the smallest, above 1e8, or (for non-whole values)
+  below 1e-4.
+* Tensors of more than 1000 elements are summarised: the first and last 3 entries of
+  each dimension, with ``...`` between.
+* Lines wrap at 80 characters. The suffix names what differs from the defaults: the
+  device, the dtype, and the autograd state (``grad_fn=<MulBackward0>`` or
+  ``requires_grad=True``).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from . import _dtype
 
-_DEFAULT_DTYPES = ("float32", "int64", "bool")
+LINE_WIDTH = 80
+PRECISION = 4
+THRESHOLD = 1000  # more elements than this are summarised
+EDGE_ITEMS = 3  # entries kept at each end of a summarised dimension
 
 
-def _float_formatter(values: np.ndarray):
-    finite = values[np.isfinite(values)]
-    if finite.size == 0:
-        return lambda v: _special(v)
-    magnitudes = np.abs(finite)
-    nonzero = magnitudes[magnitudes > 0]
-    integral = np.all(finite == np.round(finite))
-    if integral and (nonzero.size == 0 or nonzero.max() < 1e8):
-        return lambda v: _special(v) if not np.isfinite(v) else f"{v:.0f}."
-    scientific = nonzero.size > 0 and (
-        nonzero.max() / nonzero.min() > 1000.0 or nonzero.max() > 1e8 or nonzero.min() < 1e-4
-    )
-    if scientific:
-        return lambda v: _special(v) if not np.isfinite(v) else f"{v:.4e}"
-    return lambda v: _special(v) if not np.isfinite(v) else f"{v:.4f}"
+class _Formatter:
+    """Decides the notation and the common width of all elements of one tensor."""
+
+    def __init__(self, values: np.ndarray):
+        self.floating = values.dtype.kind == "f"
+        self.int_mode = True
+        self.sci_mode = False
+        self.max_width = 1
+        if not self.floating:
+            for value in values.ravel().tolist():
+                self.max_width = max(self.max_width, len(str(value)))
+            return
+        flat = values.astype(np.float64).ravel()
+        nonzero_finite = flat[np.isfinite(flat) & (flat != 0)]
+        if nonzero_finite.size == 0:
+            return
+        magnitudes = np.abs(nonzero_finite)
+        smallest, largest = magnitudes.min(), magnitudes.max()
+        self.int_mode = bool(np.all(nonzero_finite == np.ceil(nonzero_finite)))
+        if self.int_mode:
+            self.sci_mode = largest / smallest > 1000.0 or largest > 1.0e8
+            if not self.sci_mode:  # whole numbers print as "12." : one more character than the digits
+                widths = [len(f"{value:.0f}") + 1 for value in nonzero_finite.tolist()]
+                self.max_width = max([self.max_width, *widths])
+                return
+        else:
+            self.sci_mode = largest / smallest > 1000.0 or largest > 1.0e8 or smallest < 1.0e-4
+        pattern = f"{{:.{PRECISION}e}}" if self.sci_mode else f"{{:.{PRECISION}f}}"
+        widths = [len(pattern.format(value)) for value in nonzero_finite.tolist()]
+        self.max_width = max([self.max_width, *widths])
+
+    def format(self, value) -> str:
+        if not self.floating:
+            text = str(value)
+        elif self.sci_mode:
+            text = f"{value:{self.max_width}.{PRECISION}e}"
+        elif self.int_mode:
+            text = f"{value:.0f}"
+            if not (math.isinf(value) or math.isnan(value)):
+                text += "."
+        else:
+            text = f"{value:.{PRECISION}f}"
+        return " " * (self.max_width - len(text)) + text
 
 
-def _special(value) -> str:
-    if np.isnan(value):
-        return "nan"
-    return "inf" if value > 0 else "-inf"
-
-
-def format_values(array: np.ndarray, prefix: str) -> str:
-    if array.dtype.kind == "f":
-        formatter = {"float_kind": _float_formatter(array.astype(np.float64))}
-    elif array.dtype.kind == "b":
-        formatter = {"bool": lambda v: "True" if v else "False"}
-    else:
-        formatter = {"int": lambda v: str(int(v))}
+def _summarized(array: np.ndarray) -> np.ndarray:
+    """The entries a summarised print shows: the first and last EDGE_ITEMS along every dimension."""
     if array.ndim == 0:
-        return next(iter(formatter.values()))(array.item())
-    return np.array2string(
-        array, separator=", ", prefix=prefix, formatter=formatter, threshold=1000, edgeitems=3, max_line_width=80
-    )
+        return array
+    if array.shape[0] > 2 * EDGE_ITEMS:
+        parts = [array[:EDGE_ITEMS], array[-EDGE_ITEMS:]]
+    else:
+        parts = [array]
+    pieces = [np.stack([_summarized(row) for row in part]) for part in parts if part.shape[0] > 0]
+    if not pieces:
+        return array
+    return np.concatenate(pieces)
+
+
+def _vector_str(array: np.ndarray, indent: int, summarize: bool, formatter: _Formatter) -> str:
+    element_length = formatter.max_width + 2  # the element, a comma and a space
+    per_line = max(1, int(math.floor((LINE_WIDTH - indent) / element_length)))
+    values = array.tolist()
+    if summarize and array.shape[0] > 2 * EDGE_ITEMS:
+        data = [formatter.format(v) for v in values[:EDGE_ITEMS]] + [" ..."]
+        data += [formatter.format(v) for v in values[-EDGE_ITEMS:]]
+    else:
+        data = [formatter.format(v) for v in values]
+    lines = [", ".join(data[i : i + per_line]) for i in range(0, len(data), per_line)]
+    return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
+
+
+def _tensor_str(array: np.ndarray, indent: int, summarize: bool, formatter: _Formatter) -> str:
+    if array.ndim == 0:
+        return formatter.format(array.item())
+    if array.ndim == 1:
+        return _vector_str(array, indent, summarize, formatter)
+    if summarize and array.shape[0] > 2 * EDGE_ITEMS:
+        rows = [_tensor_str(array[i], indent + 1, summarize, formatter) for i in range(EDGE_ITEMS)]
+        rows.append("...")
+        rows += [_tensor_str(array[i], indent + 1, summarize, formatter) for i in range(-EDGE_ITEMS, 0)]
+    else:
+        rows = [_tensor_str(row, indent + 1, summarize, formatter) for row in array]
+    # Rows of a matrix are separated by one newline, matrices of a 3-d tensor by two, and so on.
+    return "[" + ("," + "\n" * (array.ndim - 1) + " " * (indent + 1)).join(rows) + "]"
+
+
+def format_values(array: np.ndarray, indent: int) -> str:
+    """The bracketed body of the repr, for a non-empty array."""
+    summarize = array.size > THRESHOLD
+    formatter = _Formatter(_summarized(array) if summarize else array)
+    return _tensor_str(array, indent, summarize, formatter)
+
+
+def _add_suffixes(text: str, suffixes: list, indent: int) -> str:
+    # PyTorch counts the last line as 2 characters longer than it is; copied so lines break where its do.
+    last_line_length = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last_line_length + len(suffix) + 2 > LINE_WIDTH:
+            text += ",\n" + " " * indent + suffix
+            last_line_length = indent + len(suffix)
+        else:
+            text += ", " + suffix
+            last_line_length += len(suffix) + 2
+    return text + ")"
 
 
 def tensor_repr(tensor) -> str:
     array = tensor._device.backend.to_host(tensor._data)
     prefix = "tensor("
+    indent = len(prefix)
     suffixes = []
-    if array.size == 0 and array.ndim == 1:
-        body = "[]"
-    elif array.size == 0:
-        body = "[]"
-        suffixes.append(f"size={tuple(array.shape)}")
-    else:
-        body = format_values(array, prefix)
     if tensor.device.type != "cpu":
         suffixes.append(f"device='{tensor.device}'")
     dtype = _dtype.from_numpy_dtype(array.dtype)
-    if dtype.name not in _DEFAULT_DTYPES or (dtype.is_floating_point and dtype is not _dtype.get_default_dtype()):
+    has_default_dtype = dtype is _dtype.get_default_dtype() or dtype.name in ("int64", "bool")
+    if array.size == 0:
+        body = "[]"
+        if array.ndim != 1:
+            suffixes.append(f"size={tuple(array.shape)}")
+    else:
+        body = format_values(array, indent)
+    if not has_default_dtype:
         suffixes.append(f"dtype={dtype!r}")
     if tensor.grad_fn is not None:
         suffixes.append(f"grad_fn=<{tensor.grad_fn.name()}>")
     elif tensor.requires_grad:
         suffixes.append("requires_grad=True")
-    text = prefix + body
-    for suffix in suffixes:
-        # Like PyTorch: keep a suffix on the last line unless that line would pass 80 characters.
-        last_line = text.rsplit("\n", 1)[-1]
-        if len(last_line) + len(suffix) + 2 > 80:
-            text += ",\n       " + suffix
-        else:
-            text += ", " + suffix
-    return text + ")"
+    return _add_suffixes(prefix + body, suffixes, indent)

@@ -82,7 +82,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
     roots = _make_root_grads(outputs, grad_outputs, create_graph)
     requested = _as_tuple(inputs)
     if requested is not None and len(requested) == 0:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     steps = run_backward(outputs, roots, retain_graph, create_graph, inputs=requested, accumulate=True)
     results = _drain(steps)
     if requested is not None:
@@ -104,6 +104,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
     """
     outputs_tuple = _as_tuple(outputs)
     inputs_tuple = _as_tuple(inputs)
+    if not inputs_tuple:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if allow_unused is None:
         allow_unused = materialize_grads
     for tensor in inputs_tuple:
@@ -115,11 +117,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
     steps = run_backward(outputs_tuple, roots, retain_graph, create_graph, inputs=inputs_tuple, accumulate=False)
     results = _drain(steps)
     final = []
-    for tensor, result in zip(inputs_tuple, results):
+    for index, (tensor, result) in enumerate(zip(inputs_tuple, results)):
         if result is None:
             if not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    f"The differentiated Tensor at index {index} appears to not have been used in the graph. "
                     "Set allow_unused=True if this is the desired behavior."
                 )
             if materialize_grads:

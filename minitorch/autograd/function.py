@@ -40,6 +40,8 @@ import itertools
 import traceback
 import weakref
 
+from numpy import asarray as _as_numpy_array, generic as _numpy_scalar
+
 from .._dtype import from_numpy_dtype
 from .grad_mode import _GradState
 
@@ -163,6 +165,7 @@ class BackwardNode(Node):
     """The node (and ``ctx``) of a ``Function`` call; ``forward`` stores on it what ``backward`` needs."""
 
     _forward_class = None  # the Function subclass whose backward this node runs
+    output_device = None  # set by a forward whose outputs live on another device than its inputs
     # Per-node state starts at these class defaults; forward and the engine set what they need.
     _to_save = ()
     _saved = None
@@ -257,6 +260,7 @@ class _ForwardOnlyContext:
     """The ``ctx`` of a call that records no graph: it accepts what forward stores and keeps no tensors."""
 
     materialize_grads = True
+    output_device = None
 
     def save_for_backward(self, *values) -> None:
         pass
@@ -329,7 +333,9 @@ class Function:
                 if device is None:
                     device = arg._device
                 elif arg._device is not device:
-                    _raise_device_mismatch(device, arg._device)
+                    device, args = _join_devices(args)  # raises unless the odd ones out are 0-d CPU tensors
+                    records_graph = any(isinstance(a, Tensor) and a._requires_grad for a in args)
+                    break
                 if arg._requires_grad:
                     records_graph = True
         if device is None:
@@ -356,6 +362,8 @@ class Function:
             finally:
                 _GradState.enabled = previous
 
+        if ctx.output_device is not None:  # an op that moves data (``to``) names the device its result is on
+            device = ctx.output_device
         if type(raw) is not tuple:  # the common case: one output
             output = _wrap_output(cls, raw, device, args, 0)
             if records_graph:
@@ -391,6 +399,8 @@ def _wrap_output(cls, value, device, args, index):
         return value
     if value is None:
         return None
+    if isinstance(value, _numpy_scalar):  # NumPy gives 0-d results as scalars (np.float64); a tensor holds an array
+        value = _as_numpy_array(value)
     if cls.is_view and index == 0:
         base = args[0]
         output = Tensor._make(value, device, version_counter=base._version_counter)
@@ -410,7 +420,9 @@ def _connect(ctx, args, inputs, raw_outputs, outputs, device):
             tensor_count += 1
             if arg._requires_grad:
                 grad_fn = arg.grad_fn
-                next_functions.append((grad_fn, arg._output_nr) if grad_fn is not None else (arg._grad_accumulator(), 0))
+                next_functions.append(
+                    (grad_fn, arg._output_nr) if grad_fn is not None else (arg._grad_accumulator(), 0)
+                )
                 input_meta.append((arg._data.shape, arg._data.dtype))
             else:
                 next_functions.append((None, 0))
@@ -465,6 +477,31 @@ def _record(value, args, inputs, raw_outputs, outputs):
 _CONSTANT_VERSION = [0]
 
 
+def common_device(tensors):
+    """The one device that ``tensors`` share, or PyTorch's error naming the first two that differ.
+
+    PyTorch's one exception: a 0-d CPU tensor acts like a Python number and may join an op
+    on any device (``x_on_gpu * torch.tensor(2.0)``); the result stays on the other device.
+    """
+    device = None
+    for tensor in tensors:
+        if isinstance(tensor, Tensor) and not (tensor._data.ndim == 0 and tensor._device is _CPU):
+            if device is None:
+                device = tensor._device
+            elif tensor._device is not device:
+                _raise_device_mismatch(device, tensor._device)
+    return device if device is not None else _CPU
+
+
+def _join_devices(args):
+    """Move 0-d CPU tensors to the device of the other tensors (differentiably), or raise the mismatch."""
+    device = common_device(args)
+    from ..ops.conversion import to
+
+    moved = tuple(to(a, device) if isinstance(a, Tensor) and a._device is not device else a for a in args)
+    return device, moved
+
+
 def _raise_device_mismatch(first, second):
     raise RuntimeError(
         "Expected all tensors to be on the same device, but found at least two devices, "
@@ -494,8 +531,11 @@ def once_differentiable(backward):
         if not recording or not any(isinstance(g, Tensor) and g.requires_grad for g in grad_outputs):
             return results
         single = not isinstance(results, tuple)
+        # Like PyTorch: each result becomes a fresh leaf that requires grad, passed through a node
+        # whose backward raises, so the error comes only if something differentiates through it.
         wrapped = tuple(
-            _OnceDifferentiableError.apply(r, ctx.name()) if isinstance(r, Tensor) else r
+            _OnceDifferentiableError.apply(r.detach().requires_grad_(), ctx.name())
+            if isinstance(r, Tensor) and r.is_floating_point() else r
             for r in ((results,) if single else results)
         )
         return wrapped[0] if single else wrapped
@@ -504,7 +544,7 @@ def once_differentiable(backward):
 
 
 class _OnceDifferentiableError(Op):
-    node_name = "DelayedError"
+    node_name = "Error"  # PyTorch's name for this node
 
     @staticmethod
     def forward(ctx, value, op_name):
@@ -513,9 +553,7 @@ class _OnceDifferentiableError(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        raise RuntimeError(
-            f"trying to differentiate twice a function that was marked with @once_differentiable ({ctx.op_name})"
-        )
+        raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable")
 
 
 _GradState.anomaly = False

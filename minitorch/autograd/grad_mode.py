@@ -103,6 +103,11 @@ class set_grad_enabled(_DecoratorContextManager):
         self.mode = bool(mode)
         _GradState.enabled = self.mode
 
+    def __call__(self, function):
+        # Used as a decorator, the switch made by __init__ is undone: only calls of the function change the mode.
+        _GradState.enabled = self.previous
+        return super().__call__(function)
+
     def __enter__(self):
         _GradState.enabled = self.mode
 

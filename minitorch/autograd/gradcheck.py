@@ -94,7 +94,7 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
     if not differentiable:
         raise ValueError(
             "gradcheck expects at least one input tensor to require gradient, "
-            "but none of the them have requires_grad=True."
+            "but none of them have requires_grad=True."
         )
     for i in differentiable:
         if inputs[i].dtype.name != "float64":
@@ -143,6 +143,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
     from .._random import Generator
     from .._tensor import Tensor
     from . import grad
+    from .grad_mode import enable_grad
 
     inputs = _as_tuple(inputs)
     differentiable = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
@@ -158,9 +159,11 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
 
     def first_derivative(*values):
         primal, cotangents = values[:count], values[count:]
-        outputs = [o for o in _outputs(func, primal) if o.requires_grad]
-        targets = [primal[i] for i in differentiable]
-        grads = grad(outputs, targets, cotangents, create_graph=True, allow_unused=True)
+        # The finite-difference pass runs under no_grad; the first derivative needs a graph to exist.
+        with enable_grad():
+            outputs = [o for o in _outputs(func, primal) if o.requires_grad]
+            targets = [primal[i] for i in differentiable]
+            grads = grad(outputs, targets, cotangents, create_graph=True, allow_unused=True)
         return tuple(g for g in grads if g is not None and g.requires_grad)
 
     return gradcheck(first_derivative, inputs + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,

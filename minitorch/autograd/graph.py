@@ -46,7 +46,9 @@ def nodes(root) -> list:
             continue
         found[id(node)] = node
         stack.extend(n for n, _ in node.next_functions if n is not None)
-    return sorted(found.values(), key=lambda n: -n._sequence_nr())
+    # Later nodes first (a node is always created after the nodes of its inputs), leaves last:
+    # AccumulateGrad nodes carry the highest sequence number, so they are placed explicitly.
+    return sorted(found.values(), key=lambda n: (isinstance(n, AccumulateGrad), -n._sequence_nr()))
 
 
 def edges(root) -> list:

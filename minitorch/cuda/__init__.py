@@ -34,7 +34,10 @@ def current_device() -> int:
 
 
 def set_device(device) -> None:
-    index = device.index if isinstance(device, _device) else int(str(device).rsplit(":", 1)[-1]) if isinstance(device, str) else int(device)
+    if isinstance(device, _device):
+        index = device.index
+    else:
+        index = int(str(device).rsplit(":", 1)[-1]) if isinstance(device, str) else int(device)
     if index is None:
         return
     _check_index(index)
@@ -45,7 +48,7 @@ def _check_index(index: int) -> None:
     count = device_count()
     if not 0 <= index < count:
         if count == 0:
-            _backend().array_module  # raises the explanation of why CUDA is missing
+            _backend().array_module  # noqa: B018 -- reading it raises the explanation of why CUDA is missing
         raise RuntimeError(f"CUDA error: invalid device ordinal (device {index} requested, {count} available)")
 
 
@@ -110,7 +113,7 @@ class Event:
     def query(self) -> bool:
         return True if self._event is None else self._event.done
 
-    def elapsed_time(self, end: "Event") -> float:
+    def elapsed_time(self, end: Event) -> float:
         if self._event is not None:
             cupy = _backend().array_module
             end.synchronize()

@@ -48,10 +48,10 @@ def check_same_device(*tensors) -> None:
             if device is None:
                 device = tensor._device
             elif tensor._device is not device:
-                raise RuntimeError(
-                    "Expected all tensors to be on the same device, but found at least two devices, "
-                    f"{device} and {tensor._device}!"
-                )
+                from ..autograd.function import common_device
+
+                common_device(tensors)  # PyTorch's error, unless the odd ones out are 0-d CPU tensors
+                return
 
 
 def cast(tensor: Tensor, dtype: _dtype.dtype) -> Tensor:

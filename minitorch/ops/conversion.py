@@ -21,6 +21,7 @@ class ToCopy(Op):
     @staticmethod
     def forward(ctx, x, source_device, target_device, target_dtype, copy):
         ctx.source_device, ctx.source_dtype = source_device, _dtype.from_numpy_dtype(x.dtype)
+        ctx.output_device = target_device
         result = x
         if target_device is not source_device:
             host = source_device.backend.to_host(x)

@@ -1,1 +1,636 @@
-"""(being written)"""
+"""Indexing: reading and writing parts of a tensor (``x[i]``, ``x[mask] = v``, gather, scatter...).
+
+A PyTorch index (ints, slices, ``None``, ``...``, integer tensors or lists, boolean masks)
+is translated once into a NumPy *key*, and everything else is NumPy's own indexing:
+
+* a **basic** key (ints, slices, ``None``, ``...``) picks a regular grid of elements, so
+  ``x[key]`` is a *view* sharing ``x``'s memory (``Slice``);
+* a key with **index arrays** or masks picks arbitrary elements, possibly the same one
+  twice, so ``x[key]`` is a copy (``Index``).
+
+Either way the backward sends each element's gradient back to where it was read from:
+``dx = zeros like x; dx[key] += grad`` (``AccumulateAt``). An element read twice receives
+both gradients, which is why that ``+=`` must be an *unbuffered* add (``numpy.add.at``):
+a plain ``dx[key] += grad`` would keep only one of them.
+
+``gather``, ``index_select``, ``take`` and ``masked_select`` are the same read with a key
+built for them; ``scatter`` and ``x[key] = v`` are the matching write (``IndexPut``).
+"""
+
+from __future__ import annotations
+
+import numbers
+import re
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.function import Op
+from ..autograd.grad_mode import _GradState
+from . import shape as shape_ops
+from ._util import array_module, broadcast_shapes, cast, check_broadcastable, check_same_device, wrap_dim
+
+
+# -- from a PyTorch index to a NumPy key ----------------------------------------------------
+def _to_key(x: Tensor, index) -> tuple:
+    """``index`` as a NumPy key (a tuple ending in ``...``) and whether it holds index arrays.
+
+    The trailing ``...`` changes nothing about which elements are picked, but it makes NumPy
+    return a 0-d *array* (a view) rather than a plain number when every dimension gets an int.
+    """
+    if type(index) is int:  # the most common case, x[i], takes the short way
+        return (index, Ellipsis), False
+    parts = index if type(index) is tuple else (index,)
+    key = []
+    has_arrays = has_ellipsis = False
+    for part in parts:
+        if part is None:
+            key.append(None)
+        elif part is Ellipsis:
+            has_ellipsis = True
+            key.append(part)
+        elif isinstance(part, slice):
+            if part.step is not None and int(part.step) <= 0:
+                raise ValueError("step must be greater than zero")  # PyTorch has no negative steps: use flip()
+            key.append(part)
+        elif isinstance(part, (bool, np.bool_)):
+            has_arrays = True  # x[True] adds a dimension, as a 0-d mask does
+            key.append(bool(part))
+        elif isinstance(part, (int, np.integer)):
+            key.append(int(part))
+        elif isinstance(part, Tensor):
+            converted = _tensor_index(x, part)
+            has_arrays = has_arrays or not isinstance(converted, int)
+            key.append(converted)
+        elif isinstance(part, (list, tuple, np.ndarray)):
+            has_arrays = True
+            key.append(_sequence_index(x, part))
+        elif hasattr(part, "__index__") and not isinstance(part, float):
+            key.append(part.__index__())
+        else:
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices "
+                f"(got {type(part).__name__})"
+            )
+    if not has_ellipsis:
+        key.append(Ellipsis)
+    return tuple(key), has_arrays
+
+
+def _tensor_index(x: Tensor, index: Tensor):
+    """An index tensor as an int (0-d integer tensors select, like ints) or an array on ``x``'s device."""
+    data = index._data
+    kind = data.dtype.kind
+    if kind not in "biu":
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if data.dtype == np.uint8:
+        data = data.astype(bool)  # PyTorch still reads byte tensors as masks
+    elif kind != "b" and data.ndim == 0:
+        return int(index.item())
+    if index._device is not x._device:  # a CPU index may pick from a tensor on another device
+        data = x._device.backend.to_device(index._device.backend.to_host(data), x._device.index)
+    return data
+
+
+def _sequence_index(x: Tensor, sequence):
+    """A list (or NumPy array) of ints or bools as an index array on ``x``'s device."""
+    array = np.asarray(sequence)
+    if array.size == 0:
+        array = array.astype(np.int64)  # [] is an empty *integer* index, not a float array
+    elif array.dtype.kind not in "biu":
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if x._device.type != "cpu":
+        array = x._device.backend.to_device(array, x._device.index)
+    return array
+
+
+def _index_error(error: Exception, x: Tensor, key) -> IndexError:
+    """NumPy's indexing error in PyTorch's words (only runs when indexing failed)."""
+    text = str(error)
+    if x._data.ndim == 0 and "too many indices" in text:
+        return IndexError(
+            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a "
+            "0-dim tensor to a number"
+        )
+    match = re.match(r"index (-?\d+) is out of bounds for axis (\d+) with size (\d+)", text)
+    if match:
+        return IndexError("index {} is out of bounds for dimension {} with size {}".format(*match.groups()))
+    match = re.match(r"too many indices for array: array is (\d+)-dimensional", text)
+    if match:
+        return IndexError(f"too many indices for tensor of dimension {match.group(1)}")
+    match = re.match(r"boolean index did not match indexed array along axis (\d+)", text)
+    if match:
+        mask = next(part for part in key if getattr(getattr(part, "dtype", None), "kind", None) == "b")
+        axis = match.group(1)
+        return IndexError(
+            f"The shape of the mask {list(mask.shape)} at index {axis} does not match the shape of the indexed tensor "
+            f"{list(x._data.shape)} at index {axis}"
+        )
+    if text.startswith("shape mismatch"):
+        shapes = ", ".join("[" + s.strip().rstrip(",") + "]" for s in re.findall(r"\(([^)]*)\)", text))
+        return IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}")
+    return IndexError(text)
+
+
+_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+               "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def _has_integer_array(key) -> bool:
+    return any(getattr(part, "dtype", None) is not None and part.dtype.kind in "iu" for part in key)
+
+
+def _add_at(target, key, values) -> None:
+    """``target[key] += values``, adding once per occurrence of an index that repeats."""
+    if not _has_integer_array(key):
+        target[key] += values  # slices and masks never name an element twice: the plain (faster) add is exact
+    elif isinstance(target, np.ndarray):
+        np.add.at(target, key, values)
+    else:
+        import cupyx
+
+        cupyx.scatter_add(target, key, values)
+
+
+# -- reading: x[key] -------------------------------------------------------------------------
+class Slice(Op):
+    """``y = x[key]`` for a key of ints, slices, ``None`` and ``...`` (a view of ``x``);
+    ``dx = zeros like x, with dx[key] = grad``."""
+
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, x, key):
+        ctx.input_shape, ctx.key = x.shape, key
+        return x[key]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return AccumulateAt.apply(grad, ctx.input_shape, ctx.key, False), None
+
+
+# PyTorch names the node after the last step of the index: x[1] selects, x[1:] slices, x[None] unsqueezes.
+class Select(Slice):
+    pass
+
+
+class Unsqueeze(Slice):
+    pass
+
+
+class Alias(Slice):
+    pass
+
+
+_BASIC_BY_LAST_PART = {int: Select, slice: Slice, type(None): Unsqueeze}
+
+
+class Index(Op):
+    """``y = x[key]`` for a key with index arrays or masks (a copy);
+    ``dx = zeros like x, with grad added at key``: an element picked twice receives both gradients."""
+
+    @staticmethod
+    def forward(ctx, x, key):
+        ctx.input_shape, ctx.key = x.shape, key
+        return x[key]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return AccumulateAt.apply(grad, ctx.input_shape, ctx.key, True), None
+
+
+class AccumulateAt(Op):
+    """``y = zeros(shape); y[key] += g`` (an index that repeats adds up);  ``dg = grad[key]``.
+
+    The backward of every read above; its own backward is the read again, so gradients of
+    gradients work.
+    """
+
+    @staticmethod
+    def forward(ctx, g, shape, key, has_arrays):
+        ctx.key, ctx.has_arrays = key, has_arrays
+        result = array_module(g).zeros(shape, dtype=g.dtype)
+        if has_arrays:
+            _add_at(result, key, g)
+        else:
+            result[key] = g  # a basic key never names an element twice
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _read(grad, ctx.key, ctx.has_arrays), None, None, None
+
+
+def _read(x: Tensor, key, has_arrays: bool) -> Tensor:
+    return (Index if has_arrays else Slice).apply(x, key)
+
+
+def getitem(x: Tensor, index) -> Tensor:
+    """``x[index]`` with PyTorch's rules (no negative steps) and messages.
+
+        >>> import minitorch
+        >>> x = minitorch.arange(12).reshape(3, 4)
+        >>> x[1:, ::2]
+        tensor([[ 4,  6],
+                [ 8, 10]])
+        >>> x[[0, 2], [1, 3]]
+        tensor([ 1, 11])
+    """
+    key, has_arrays = _to_key(x, index)
+    if has_arrays:
+        op = Index
+    else:
+        last = next((part for part in reversed(key) if part is not Ellipsis), Ellipsis)
+        op = _BASIC_BY_LAST_PART.get(type(last), Alias)
+    try:
+        return op.apply(x, key)
+    except IndexError as error:
+        raise _index_error(error, x, key) from None
+
+
+# -- writing: x[key] = v ---------------------------------------------------------------------
+class IndexPut(Op):
+    """``y = x`` with ``y[key] = v`` (``y[key] += v`` when accumulating);
+    ``dx = grad`` with ``dx[key] = 0`` (those elements were overwritten; when accumulating, ``dx = grad``),
+    ``dv = grad[key]`` (summed by the engine to ``v``'s shape where ``v`` was broadcast)."""
+
+    @staticmethod
+    def forward(ctx, x, value, key, has_arrays, accumulate):
+        ctx.key, ctx.has_arrays, ctx.accumulate = key, has_arrays, accumulate
+        ctx.value_ndim = getattr(value, "ndim", 0)
+        result = x.copy()
+        if accumulate:
+            _add_at(result, key, value)
+        else:
+            result[key] = value
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_x = grad_value = None
+        if ctx.needs_input_grad[0]:
+            grad_x = grad if ctx.accumulate else IndexPut.apply(grad, 0.0, ctx.key, ctx.has_arrays, False)
+        if ctx.needs_input_grad[1]:
+            grad_value = _read(grad, ctx.key, ctx.has_arrays)
+            extra = ctx.value_ndim - grad_value.ndim
+            if extra > 0:  # v may carry leading size-1 dimensions that x[key] has not
+                grad_value = grad_value.reshape((1,) * extra + tuple(grad_value.shape))
+        return grad_x, grad_value, None, None, None
+
+
+def setitem(x: Tensor, index, value) -> None:
+    """``x[index] = value``: written into ``x``'s memory, and differentiable for ``x`` and ``value``.
+
+    With gradients recorded, the out-of-place ``IndexPut`` computes the new contents and its
+    node; ``x`` then takes them over (its data in place, so views of ``x`` see the change)
+    and its version counter is bumped, so backward notices if an op had saved the old ``x``.
+    """
+    key, has_arrays = _to_key(x, index)
+    if isinstance(value, Tensor):
+        if value._device is not x._device:
+            if value._data.ndim == 0:
+                value = value.to(x._device)  # like PyTorch, a 0-d tensor may come from another device
+            else:
+                check_same_device(x, value)
+    elif not isinstance(value, numbers.Number):
+        from .._creation import as_tensor
+
+        value = as_tensor(value, dtype=x.dtype, device=x._device)
+    if isinstance(value, Tensor) and value._data.dtype != x._data.dtype and _has_integer_array(key):
+        raise RuntimeError(  # PyTorch casts for x[slices] = v (a copy) but not for index arrays (index_put_)
+            f"Index put requires the source and destination dtypes match, got {_TYPE_NAMES[x.dtype.name]} for the "
+            f"destination and {_TYPE_NAMES[value.dtype.name]} for the source."
+        )
+    value_requires_grad = isinstance(value, Tensor) and value._requires_grad
+    try:
+        if _GradState.enabled and (x._requires_grad or value_requires_grad):
+            _check_inplace_allowed(x, has_arrays)
+            if isinstance(value, Tensor):
+                value = cast(value, x.dtype)
+            result = IndexPut.apply(x, value, key, has_arrays, False)
+            x._data[...] = result._data
+            x.grad_fn, x._requires_grad, x._output_nr = result.grad_fn, result._requires_grad, result._output_nr
+        else:
+            x._data[key] = value._data if isinstance(value, Tensor) else value
+    except IndexError as error:
+        raise _index_error(error, x, key) from None
+    except ValueError as error:
+        raise _assignment_error(error, x, key, value) from None
+    x._bump_version()
+
+
+def _check_inplace_allowed(x: Tensor, has_arrays: bool) -> None:
+    """Refuse the writes autograd cannot follow: into a leaf that requires grad (or a view of one),
+    and, as ``ops/inplace.py`` does, into a view of a tensor that requires grad."""
+    base = x._base
+    if x._requires_grad and x.grad_fn is None:
+        # x[basic key] = v is a write through a view of x in PyTorch, hence its message names a view
+        what = "a leaf Variable" if has_arrays else "a view of a leaf Variable"
+    elif base is not None and base._requires_grad and base.grad_fn is None:
+        what = "a view of a leaf Variable"
+    elif base is not None and base._requires_grad:
+        # The write changes base's values too, but not base's graph; PyTorch rebuilds it (CopySlices).
+        raise RuntimeError(
+            "minitorch does not support in-place operations on a view of a tensor that requires grad (PyTorch "
+            "rewrites the base's history with CopySlices). Apply the operation to the base tensor, or clone() the "
+            "view first."
+        )
+    else:
+        return
+    raise RuntimeError(f"{what} that requires grad is being used in an in-place operation.")
+
+
+def _assignment_error(error: ValueError, x: Tensor, key, value) -> Exception:
+    """NumPy's assignment errors in PyTorch's words (only runs when the write failed)."""
+    if "read-only" in str(error):
+        return RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a single memory location. "
+            "Please clone() the tensor before performing the operation."
+        )
+    target = list(x._data[key].shape)
+    source = list(getattr(value, "shape", ()))
+    if len(source) > len(target):
+        return RuntimeError(
+            f"expand(torch.FloatTensor{{{source}}}, size={target}): the number of sizes provided ({len(target)}) must "
+            f"be greater or equal to the number of dimensions in the tensor ({len(source)})"
+        )
+    for offset in range(1, len(source) + 1):
+        if source[-offset] not in (1, target[-offset]):
+            return RuntimeError(
+                f"The expanded size of the tensor ({target[-offset]}) must match the existing size ({source[-offset]}) "
+                f"at non-singleton dimension {len(target) - offset}.  Target sizes: {target}.  Tensor sizes: {source}"
+            )
+    return RuntimeError(str(error))
+
+
+# -- gather and scatter: one index per element, along one dimension -------------------------------
+def _along_dim_key(index, dim: int) -> tuple:
+    """The key that reads ``x[i][j][index[i][j][k]]`` at position ``(i, j, k)`` (for ``dim = 2``).
+
+    Along ``dim`` the position comes from ``index``; along every other dimension it is the
+    element's own coordinate, an ``arange`` shaped to broadcast against ``index``.
+    """
+    xp = array_module(index)
+    key = []
+    for axis, extent in enumerate(index.shape):
+        if axis == dim:
+            key.append(index)
+        else:
+            key.append(xp.arange(extent).reshape((extent,) + (1,) * (index.ndim - axis - 1)))
+    return tuple(key)
+
+
+def _check_integer_index(index, op_name: str) -> None:
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{op_name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if index._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"{op_name}(): Expected dtype int32/int64 for index")
+
+
+def _check_bounds(index_array, size: int, dim: int) -> None:
+    """gather and scatter take no negative indices: each must lie in ``[0, size)``."""
+    outside = (index_array < 0) | (index_array >= size)
+    if outside.any():
+        value = int(index_array[outside][0])
+        raise RuntimeError(f"index {value} is out of bounds for dimension {dim} with size {size}")
+
+
+class Gather(Index):
+    """``y[i][j][k] = x[i][j][index[i][j][k]]`` (for ``dim = 2``);  ``dx[i][j][index[i][j][k]] += grad[i][j][k]``."""
+
+
+def gather(x: Tensor, dim: int, index: Tensor) -> Tensor:
+    """Pick one element of ``x`` along ``dim`` for each entry of ``index``; the result has ``index``'s shape.
+
+        >>> import minitorch
+        >>> x = minitorch.tensor([[1, 2], [3, 4]])
+        >>> x.gather(1, minitorch.tensor([[0, 0], [1, 0]]))
+        tensor([[1, 1],
+                [4, 3]])
+    """
+    _check_integer_index(index, "gather")
+    check_same_device(x, index)
+    if x._data.ndim == 0:
+        return gather(shape_ops.reshape(x, (1,)), 0, shape_ops.reshape(index, (-1,))).reshape(index.shape)
+    dim = wrap_dim(dim, x._data.ndim)
+    shape, index_shape = x._data.shape, index._data.shape
+    if len(index_shape) != len(shape):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for axis, (wanted, available) in enumerate(zip(index_shape, shape)):
+        if axis != dim and wanted > available:
+            raise RuntimeError(
+                f"Size does not match at dimension {axis} expected index {list(index_shape)} to be no larger than self "
+                f"{list(shape)} apart from dimension {dim}"
+            )
+    _check_bounds(index._data, shape[dim], dim)
+    return Gather.apply(x, _along_dim_key(index._data, dim))
+
+
+class Scatter(IndexPut):
+    """``y = x`` with ``y[i][j][index[i][j][k]] = src[i][j][k]``;  ``dx = grad`` with 0 where written,
+    ``dsrc = grad.gather(dim, index)``."""
+
+
+class ScatterValue(IndexPut):
+    node_name = "ScatterBackward1"  # scatter(dim, index, value=number)
+
+
+class ScatterAdd(IndexPut):
+    """``y = x`` with ``y[i][j][index[i][j][k]] += src[i][j][k]``;
+    ``dx = grad``,  ``dsrc = grad.gather(dim, index)``."""
+
+
+class ScatterReduce(Op):
+    """``y = x`` with ``src`` added or multiplied in at ``index``: PyTorch gives this form no derivative."""
+
+    node_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx, x, source, key, reduce):
+        result = x.copy()
+        if reduce == "add":
+            _add_at(result, key, source)
+        else:
+            array_module(x).multiply.at(result, key, source)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::scatter is not implemented")
+
+
+def _scatter_arguments(x: Tensor, dim: int, index: Tensor, src, op_name: str) -> tuple:
+    """Check scatter's arguments (PyTorch's messages); return the key and ``src`` cut to ``index``'s shape."""
+    _check_integer_index(index, op_name)
+    check_same_device(x, index, src)
+    shape, index_shape = x._data.shape, index._data.shape
+    dim = wrap_dim(dim, len(shape))
+    if len(index_shape) != len(shape):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if isinstance(src, Tensor):
+        if src._data.dtype != x._data.dtype:
+            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+        if src._data.ndim != len(shape):
+            raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+        source_shape = src._data.shape
+        if any((a != dim and i > s) or i > o for a, (i, s, o) in enumerate(zip(index_shape, shape, source_shape))):
+            raise RuntimeError(
+                f"Expected index {list(index_shape)} to be no larger than self {list(shape)} apart from dimension "
+                f"{dim} and to be no larger size than src {list(source_shape)}"
+            )
+        if source_shape != index_shape:  # only the part of src that index covers is used
+            src = Slice.apply(src, tuple(slice(0, extent) for extent in index_shape) + (Ellipsis,))
+    elif any(a != dim and i > s for a, (i, s) in enumerate(zip(index_shape, shape))):
+        raise RuntimeError(
+            f"Expected index {list(index_shape)} to be no larger than self {list(shape)} apart from dimension {dim}"
+        )
+    if len(shape):
+        _check_bounds(index._data, shape[dim], dim)
+    return _along_dim_key(index._data, dim), src
+
+
+def scatter(x: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None) -> Tensor:
+    """A copy of ``x`` with ``src[i][j][k]`` (or ``value``) written at ``[i][j][index[i][j][k]]`` (``dim = 2``)."""
+    if src is not None and not isinstance(src, Tensor):
+        value, src = src, None  # scatter(dim, index, 1.5): the number is the value
+    if src is None and value is None:
+        raise TypeError(
+            "scatter() received an invalid combination of arguments - got (int, Tensor), but expected one of:\n"
+            " * (int dim, Tensor index, Tensor src)\n * (int dim, Tensor index, Number value)"
+        )
+    key, source = _scatter_arguments(x, dim, index, src, "scatter")
+    source = source if src is not None else value
+    if reduce is not None:
+        if reduce not in ("add", "multiply"):
+            raise RuntimeError("reduce argument must be either add or multiply.")
+        return ScatterReduce.apply(x, source, key, reduce)
+    return (Scatter if src is not None else ScatterValue).apply(x, source, key, True, False)
+
+
+def scatter_add(x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """A copy of ``x`` with ``src[i][j][k]`` added at ``[i][j][index[i][j][k]]``; repeated indices all add."""
+    key, source = _scatter_arguments(x, dim, index, src, "scatter")
+    return ScatterAdd.apply(x, source, key, True, True)
+
+
+# -- other reads: index_select, take, masked_select ---------------------------------------------
+class IndexSelect(Index):
+    """``y = x`` restricted to positions ``index`` along ``dim``;  ``dx[..., index[i], ...] += grad[..., i, ...]``."""
+
+
+def index_select(x: Tensor, dim: int, index: Tensor) -> Tensor:
+    if not isinstance(index, Tensor) or index._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if index._data.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    check_same_device(x, index)
+    if x._data.ndim == 0:
+        x = shape_ops.reshape(x, (1,))
+    dim = wrap_dim(dim, x._data.ndim)
+    positions = index._data.reshape(-1)
+    extent = x._data.shape[dim]
+    outside = (positions < 0) | (positions >= extent)
+    if outside.any():
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(positions[outside][0])} axis_dim={extent}")
+    return IndexSelect.apply(x, (slice(None),) * dim + (positions, Ellipsis))
+
+
+class Take(Index):
+    """``y = x.flatten()[index]``;  ``dx.flatten()[index] += grad``."""
+
+
+def take(x: Tensor, index: Tensor) -> Tensor:
+    """Elements of ``x`` at ``index`` as if ``x`` were 1-D; the result has ``index``'s shape."""
+    if index._data.dtype != np.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {_TYPE_NAMES[index.dtype.name]}")
+    check_same_device(x, index)
+    count = x._data.size
+    positions = index._data
+    outside = (positions < -count) | (positions >= count)
+    if outside.any():
+        first = int(positions[outside][0])
+        raise IndexError(f"out of range: tried to access index {first} on a tensor of {count} elements.")
+    if x._data.ndim == 0:
+        x = shape_ops.reshape(x, (1,))
+    xp = array_module(positions)
+    # A flat position becomes one coordinate per dimension, so x is read where it lies, without a copy.
+    coordinates = xp.unravel_index(positions % count, x._data.shape) if count else (positions,) * x._data.ndim
+    return Take.apply(x, tuple(coordinates) + (Ellipsis,))
+
+
+class MaskedSelect(Index):
+    """``y = the elements of x where mask is True`` (a 1-D copy);  ``dx = grad`` where mask is True, 0 elsewhere."""
+
+
+def masked_select(x: Tensor, mask: Tensor) -> Tensor:
+    if mask._data.dtype != bool:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    check_same_device(x, mask)
+    check_broadcastable(mask, x)  # PyTorch names the mask as tensor a
+    shape = broadcast_shapes(x._data.shape, mask._data.shape)
+    mask_data = mask._data
+    if mask_data.shape != shape:
+        mask_data = array_module(mask_data).broadcast_to(mask_data, shape)
+    return MaskedSelect.apply(shape_ops.expand(x, shape), (mask_data, Ellipsis))
+
+
+# -- masked_fill ------------------------------------------------------------------------------
+class MaskedFill(Op):
+    """``y = value where mask else x``;  ``dx = grad`` with 0 where mask (those were replaced),
+    ``dvalue = sum of grad where mask`` (when ``value`` is a tensor)."""
+
+    @staticmethod
+    def forward(ctx, x, mask, value):
+        ctx.save_for_backward(mask)
+        xp = array_module(x)
+        fill = xp.asarray(value, dtype=x.dtype)  # PyTorch casts the value to x's dtype (1.7 -> 1 in an int tensor)
+        return xp.where(mask, fill, x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (mask,) = ctx.saved_tensors
+        grad_x = grad_value = None
+        if ctx.needs_input_grad[0]:
+            grad_x = masked_fill(grad, mask, 0.0)
+        if ctx.needs_input_grad[2]:
+            unmasked = Tensor._make(mask._xp.logical_not(mask._data), mask._device)
+            grad_value = masked_fill(grad, unmasked, 0.0).sum()
+        return grad_x, None, grad_value
+
+
+class MaskedFillTensor(MaskedFill):
+    node_name = "MaskedFillBackward1"  # masked_fill(mask, value=0-d tensor)
+
+
+_CPP_TYPE_NAMES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
+                   "int64": "long int", "float16": "c10::Half", "float32": "float", "float64": "double"}
+
+
+def masked_fill(x: Tensor, mask: Tensor, value) -> Tensor:
+    """A copy of ``x`` with ``value`` wherever ``mask`` (broadcast against ``x``) is True."""
+    if mask._data.dtype != bool:
+        raise RuntimeError(
+            f"masked_fill_ only supports boolean masks, but got mask with dtype {_CPP_TYPE_NAMES[mask.dtype.name]}"
+        )
+    check_same_device(x, mask)
+    check_broadcastable(mask, x)  # PyTorch names the mask as tensor a
+    if isinstance(value, Tensor):
+        if value._data.ndim != 0:
+            raise RuntimeError(
+                f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value._data.ndim} "
+                "dimension(s)."
+            )
+        if value._device is not x._device:
+            value = value.to(x._device)
+        return MaskedFillTensor.apply(x, mask, cast(value, x.dtype))
+    return MaskedFill.apply(x, mask, value)
+
+
+# -- nonzero ----------------------------------------------------------------------------------
+def nonzero(x: Tensor, *, as_tuple: bool = False):
+    """Coordinates of the nonzero elements: an ``(n, x.dim())`` int64 tensor, or one 1-D tensor per dimension."""
+    xp = x._xp
+    if as_tuple:
+        data = x._data if x._data.ndim else x._data.reshape(1)  # PyTorch treats a 0-d tensor as 1-D here
+        return tuple(Tensor._make(c.astype(np.int64, copy=False), x._device) for c in xp.nonzero(data))
+    return Tensor._make(xp.argwhere(x._data).astype(np.int64, copy=False), x._device)

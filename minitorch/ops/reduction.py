@@ -4,14 +4,32 @@
 reduced dimensions with size 1, which is what makes the backward simple: the gradient of a
 reduction is spread back over the elements that were combined, by reshaping ``grad`` to
 the kept-dims shape and broadcasting it.
+
+Where the derivative is not unique (the maximum of tied values, the 2-norm at zero, the
+standard deviation of constant values) the choices are PyTorch's, noted on each op.
 """
 
 from __future__ import annotations
 
+import builtins
+import warnings
+
+import numpy as np
+
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.function import Op
-from ._util import normalize_dims, shape_argument
+from ._util import array_module, cast, normalize_dims, shape_argument, wrap_dim
+
+_SCALAR_TYPE_NAMES = {
+    "float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+    "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+}
+
+
+def scalar_type_name(dtype: _dtype.dtype) -> str:
+    """PyTorch's name for a dtype in error messages: ``Float``, ``Long``..."""
+    return _SCALAR_TYPE_NAMES[dtype.name]
 
 
 def _kept_shape(shape, dims) -> tuple:
@@ -19,24 +37,76 @@ def _kept_shape(shape, dims) -> tuple:
     return tuple(1 if axis in dims else extent for axis, extent in enumerate(shape))
 
 
+def _reduced_shape(shape, dims) -> tuple:
+    """``shape`` without the reduced dimensions (the shape ``keepdim=False`` gives)."""
+    return tuple(extent for axis, extent in enumerate(shape) if axis not in dims)
+
+
 def _restore_dims(grad: Tensor, shape, dims, keepdim: bool) -> Tensor:
     """Give a reduced gradient back its size-1 dimensions so it broadcasts against the input."""
-    if keepdim or len(dims) == len(shape):  # a full reduction's 0-d gradient already broadcasts
-        return grad
-    return grad.reshape(_kept_shape(shape, dims))
+    return grad if keepdim or not dims else grad.reshape(_kept_shape(shape, dims))
 
 
+def _all_dims_if_empty(dim, ndim: int) -> tuple:
+    """``dim`` as sorted axes; None and ``()`` both mean every dimension (PyTorch's convention)."""
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return tuple(range(ndim))
+    dims = normalize_dims(dim, ndim)
+    return dims if ndim else ()  # a 0-d tensor accepts dim 0 or -1, and there is nothing to reduce
+
+
+def _count(shape, dims) -> int:
+    """How many elements are combined into each result element."""
+    count = 1
+    for axis in dims:
+        count *= shape[axis]
+    return count
+
+
+def _constant(array, like: Tensor) -> Tensor:
+    """An array computed from the data (a mask, a weight) as a Tensor that no gradient flows through."""
+    return Tensor._make(array, like._device)
+
+
+def _check_single_dim(name: str, dim) -> None:
+    """``prod``, ``max``, ``argmax``... take one int ``dim``, as in PyTorch (no tuples)."""
+    if isinstance(dim, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
+
+
+def _check_nonempty(name: str, x: Tensor, dims, dim_given: bool) -> None:
+    """Max-like reductions have no identity, so they refuse to reduce over nothing (PyTorch's errors)."""
+    if not dim_given:
+        if x._data.size == 0:
+            message = f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
+            if name.startswith("arg"):  # PyTorch's argmax/argmin word it shorter, as an IndexError
+                raise IndexError(message)
+            raise RuntimeError(message + " Specify the reduction dim with the 'dim' argument.")
+        return
+    for axis in dims:
+        if x._data.ndim and x._data.shape[axis] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
+
+
+# -- sum and mean ---------------------------------------------------------------------------
 class Sum(Op):
     """``y = sum_i x_i`` over ``dims``;  ``dx_i = grad`` (the gradient is copied to every summed element)."""
 
     @staticmethod
     def forward(ctx, x, dims, keepdim, numpy_dtype):
         ctx.input_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        return x.sum(axis=dims, keepdims=keepdim, dtype=numpy_dtype)
+        xp = array_module(x)
+        return xp.asarray(x.sum(axis=dims, keepdims=keepdim, dtype=numpy_dtype))  # NumPy gives a scalar for 0-d
 
     @staticmethod
     def backward(ctx, grad):
         return _restore_dims(grad, ctx.input_shape, ctx.dims, ctx.keepdim).expand(ctx.input_shape), None, None, None
+
+
+class SumDim(Sum):
+    """``x.sum(dim)``: the same op; PyTorch numbers the overload with ``dim`` separately."""
+
+    node_name = "SumBackward1"
 
 
 def _accumulate_dtype(x: Tensor, dtype) -> _dtype.dtype:
@@ -47,10 +117,17 @@ def _accumulate_dtype(x: Tensor, dtype) -> _dtype.dtype:
 
 
 def sum(x: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
-    dims = normalize_dims(dim, x._data.ndim) if dim is not None and dim != () else tuple(range(x._data.ndim))
+    """Sum of the elements over ``dim`` (all of them by default).
+
+        >>> import minitorch
+        >>> minitorch.tensor([[1.0, 2.0], [3.0, 4.0]]).sum(0)
+        tensor([4., 6.])
+    """
+    dims = _all_dims_if_empty(dim, x._data.ndim)
     if dtype is not None and x.is_floating_point() and dtype.is_floating_point and dtype != x.dtype:
         x = x.to(dtype)
-    return Sum.apply(x, dims, keepdim, _accumulate_dtype(x, dtype).numpy_dtype)
+    op = Sum if dim is None else SumDim
+    return op.apply(x, dims, keepdim, _accumulate_dtype(x, dtype).numpy_dtype)
 
 
 def sum_to_size(x: Tensor, *size) -> Tensor:
@@ -60,10 +137,627 @@ def sum_to_size(x: Tensor, *size) -> Tensor:
     if target == shape:
         return x
     leading = len(shape) - len(target)
-    if leading < 0 or any(t != s and t != 1 for t, s in zip(target, shape[leading:])):
+    if leading < 0 or builtins.any(t != s and t != 1 for t, s in zip(target, shape[leading:])):
         raise RuntimeError(f"size {list(target)} is not expandable to size {list(shape)}.")
     dims = tuple(range(leading)) + tuple(
         leading + axis for axis, (t, s) in enumerate(zip(target, shape[leading:])) if t == 1 and s != 1
     )
     reduced = sum(x, dims, keepdim=True) if dims else x
     return reduced.reshape(target)
+
+
+class Mean(Op):
+    """``y = (1/n) sum_i x_i`` over ``dims`` (``n`` elements);  ``dx_i = grad / n``."""
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim):
+        ctx.input_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
+        ctx.count = _count(x.shape, dims)
+        if ctx.count == 0:  # the mean of nothing is NaN (NumPy would also warn)
+            xp = array_module(x)
+            shape = _kept_shape(x.shape, dims) if keepdim else _reduced_shape(x.shape, dims)
+            return xp.full(shape, xp.nan, dtype=x.dtype)
+        return array_module(x).asarray(x.mean(axis=dims, keepdims=keepdim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        spread = _restore_dims(grad, ctx.input_shape, ctx.dims, ctx.keepdim).expand(ctx.input_shape)
+        return spread / ctx.count, None, None
+
+
+class MeanDim(Mean):
+    """``x.mean(dim)``: the same op; PyTorch numbers the overload with ``dim`` separately."""
+
+    node_name = "MeanBackward1"
+
+
+def mean(x: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """Average over ``dim``; only floating tensors have a mean (PyTorch refuses to guess a dtype).
+
+        >>> import minitorch
+        >>> minitorch.tensor([[1.0, 2.0], [3.0, 4.0]]).mean(1)
+        tensor([1.5000, 3.5000])
+    """
+    if dtype is not None:
+        if not dtype.is_floating_point:
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex "
+                f"dtype. Got: {scalar_type_name(dtype)}"
+            )
+        x = cast(x, dtype)
+    elif not x.is_floating_point():
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
+            f"Got: {scalar_type_name(x.dtype)}"
+        )
+    return (Mean if dim is None else MeanDim).apply(x, _all_dims_if_empty(dim, x._data.ndim), keepdim)
+
+
+# -- product ----------------------------------------------------------------------------------
+class Prod(Op):
+    """``y = prod_i x_i`` over ``dims``;  ``dx_i = grad * prod_{j != i} x_j``.
+
+    Without zeros in ``x``, ``prod_{j != i} x_j = y / x_i``. With zeros that division is
+    0/0, so the backward multiplies the other factors directly instead (as PyTorch does).
+    """
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim, numpy_dtype):
+        ctx.input_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
+        result = array_module(x).asarray(x.prod(axis=dims, keepdims=keepdim, dtype=numpy_dtype))
+        ctx.save_for_backward(x, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, result = ctx.saved_tensors
+        shape, dims = ctx.input_shape, ctx.dims
+        grad = _restore_dims(grad, shape, dims, ctx.keepdim)
+        if not bool((x._data == 0).any()):
+            return grad * (_restore_dims(result, shape, dims, ctx.keepdim) / x), None, None, None
+        if len(dims) == 1 and dims[0] == x.ndim - 1:
+            others = product_of_others(x)
+        elif len(dims) == 1:  # move the reduced axis last, work along it, move it back
+            others = product_of_others(x.transpose(dims[0], -1)).transpose(dims[0], -1)
+        else:  # every dimension: the same along the flattened tensor
+            others = product_of_others(x.reshape(-1)).reshape(shape)
+        return grad * others, None, None, None
+
+
+class ProductOfOthers(Op):
+    """``y_i = prod_{j != i} x_j`` along the last axis (the zero-safe gradient of ``prod``).
+
+    Forward multiplies an exclusive running product from the left by one from the right,
+    so no division (and no 0/0) happens. Backward:
+    ``dx_k = sum_{i != k} grad_i * prod_{j != i, k} x_j``; the inner products are this same
+    op applied to ``n`` copies of ``x`` with ``x_k`` replaced by 1 in copy ``k``, so every
+    derivative order stays exact with zeros in ``x``.
+    """
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        xp = array_module(x)
+        from_left = xp.ones_like(x)
+        from_right = xp.ones_like(x)
+        if x.shape[-1] > 1:
+            from_left[..., 1:] = xp.cumprod(x[..., :-1], axis=-1)
+            from_right[..., :-1] = xp.cumprod(x[..., :0:-1], axis=-1)[..., ::-1]
+        return from_left * from_right
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        length = x.shape[-1]
+        xp = x._xp
+        identity = _constant(xp.eye(length, dtype=x._data.dtype), x)
+        off_diagonal = _constant(1 - xp.eye(length, dtype=x._data.dtype), x)
+        batch = tuple(x.shape[:-1])
+        # copy k of x has x_k replaced by 1: shape (..., n, n), row k is copy k
+        copies = x.reshape(batch + (1, length)) * off_diagonal + identity
+        pairwise = product_of_others(copies)  # [..., k, i] = prod_{j != i, k} x_j  for i != k
+        return (pairwise * off_diagonal * grad.reshape(batch + (1, length))).sum(-1)
+
+
+class ProdDim(Prod):
+    """``x.prod(dim)``: the same op; PyTorch numbers the overload with ``dim`` separately."""
+
+    node_name = "ProdBackward1"
+
+
+def product_of_others(x: Tensor) -> Tensor:
+    """``y_i = prod_{j != i} x_j`` along the last dimension."""
+    return ProductOfOthers.apply(x)
+
+
+def prod(x: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """Product of the elements (of one dimension ``dim``, or of all).
+
+        >>> import minitorch
+        >>> minitorch.tensor([[1.0, 2.0], [3.0, 4.0]]).prod(1)
+        tensor([ 2., 12.])
+    """
+    _check_single_dim("prod", dim)
+    if dtype is not None and x.is_floating_point() and dtype.is_floating_point:
+        x = cast(x, dtype)
+    dims = tuple(range(x._data.ndim)) if dim is None else (wrap_dim(dim, x._data.ndim),)
+    if x._data.ndim == 0:
+        dims = ()
+    return (Prod if dim is None else ProdDim).apply(x, dims, keepdim, _accumulate_dtype(x, dtype).numpy_dtype)
+
+
+# -- max, min, amax, amin, argmax, argmin -------------------------------------------------------
+class Amax(Op):
+    """``y = max_i x_i`` over ``dims``;  ``dx_i = grad / m`` for each of the ``m`` elements equal to ``y``, else 0.
+
+    Tied maxima share the gradient evenly (PyTorch's choice): the weights are a constant
+    mask divided by the number of ties, computed in forward only when a gradient is needed.
+    ``extreme`` is "max" or "min": the subclasses below differ only in their node's name.
+    """
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim, extreme):
+        ctx.input_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
+        xp = array_module(x)
+        kept = getattr(xp, extreme)(x, axis=dims, keepdims=True)
+        if ctx.needs_input_grad and ctx.needs_input_grad[0]:
+            is_extreme = (x == kept).astype(x.dtype)
+            ctx.save_for_backward(is_extreme / is_extreme.sum(axis=dims, keepdims=True))
+        return xp.asarray(kept if keepdim else kept.reshape(_reduced_shape(x.shape, dims)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (weights,) = ctx.saved_tensors
+        return _restore_dims(grad, ctx.input_shape, ctx.dims, ctx.keepdim) * weights, None, None, None
+
+
+class Amin(Amax):
+    """``y = min_i x_i`` over ``dims``;  ``dx_i = grad / m`` for each of the ``m`` elements equal to ``y``, else 0."""
+
+
+class MaxAll(Amax):
+    """``x.max()``: the largest element; tied maxima share the gradient evenly."""
+
+    node_name = "MaxBackward1"
+
+
+class MinAll(Amax):
+    """``x.min()``: the smallest element; tied minima share the gradient evenly."""
+
+    node_name = "MinBackward1"
+
+
+class MaxDim(Op):
+    """``values = max over dim``, ``indices = where it is``;  ``dx = grad`` at the index returned, 0 elsewhere.
+
+    The gradient goes to exactly the element whose index is returned (PyTorch's choice for
+    ``max(dim)``), through a constant one-hot mask along ``dim``.
+    """
+
+    node_name = "MaxBackward0"
+
+    @staticmethod
+    def forward(ctx, x, axis, keepdim, find_index):
+        ctx.input_shape, ctx.axis, ctx.keepdim = x.shape, axis, keepdim
+        xp = array_module(x)
+        indices = xp.expand_dims(getattr(xp, find_index)(x, axis=axis), axis)
+        values = xp.take_along_axis(x, indices, axis=axis)
+        if ctx.needs_input_grad and ctx.needs_input_grad[0]:
+            positions = xp.arange(x.shape[axis]).reshape((-1,) + (1,) * (x.ndim - 1 - axis))
+            ctx.save_for_backward((positions == indices).astype(x.dtype))
+        if not keepdim:
+            values, indices = values.squeeze(axis), indices.squeeze(axis)
+        ctx.mark_non_differentiable(indices)
+        return values, indices
+
+    @staticmethod
+    def backward(ctx, grad_values, grad_indices):
+        (one_hot,) = ctx.saved_tensors
+        return _restore_dims(grad_values, ctx.input_shape, (ctx.axis,), ctx.keepdim) * one_hot, None, None, None
+
+
+class MinDim(MaxDim):
+    """``values = min over dim``, ``indices = where it is``;  ``dx = grad`` at the index returned, 0 elsewhere."""
+
+    node_name = "MinBackward0"
+
+
+def _max_or_min(name: str, x: Tensor, dim, keepdim: bool):
+    from .. import return_types
+
+    if isinstance(dim, Tensor):  # torch.max(a, b) is the elementwise maximum
+        from . import pointwise
+
+        return pointwise.maximum(x, dim) if name == "max" else pointwise.minimum(x, dim)
+    if dim is None:
+        if keepdim:
+            raise TypeError(f"{name}() received an invalid combination of arguments - got (keepdim=bool)")
+        _check_nonempty(name, x, (), dim_given=False)
+        return (MaxAll if name == "max" else MinAll).apply(x, tuple(range(x._data.ndim)), False, name)
+    _check_single_dim(name, dim)
+    axis = wrap_dim(dim, x._data.ndim)
+    _check_nonempty(name, x, (axis,), dim_given=True)
+    op, find_index = (MaxDim, "argmax") if name == "max" else (MinDim, "argmin")
+    if x._data.ndim == 0:  # a 0-d tensor is its own maximum, at index 0
+        values, indices = op.apply(x.reshape(1), 0, keepdim, find_index)
+        values, indices = values.reshape(()), indices.reshape(())
+    else:
+        values, indices = op.apply(x, axis, keepdim, find_index)
+    result = return_types.max if name == "max" else return_types.min
+    return result(values, indices)
+
+
+def max(x: Tensor, dim=None, keepdim: bool = False):
+    """The largest element; with ``dim``, a ``(values, indices)`` named tuple; with a tensor, ``maximum``.
+
+        >>> import minitorch
+        >>> minitorch.tensor([[1.0, 5.0], [3.0, 2.0]]).max(1).indices
+        tensor([1, 0])
+    """
+    return _max_or_min("max", x, dim, keepdim)
+
+
+def min(x: Tensor, dim=None, keepdim: bool = False):
+    """The smallest element; with ``dim``, a ``(values, indices)`` named tuple; with a tensor, ``minimum``."""
+    return _max_or_min("min", x, dim, keepdim)
+
+
+def amax(x: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+    """Largest values over ``dim`` (an int or a tuple; all by default); ties share the gradient evenly."""
+    dims = _all_dims_if_empty(dim, x._data.ndim)
+    _check_nonempty("amax", x, dims, dim_given=not (dim is None or dim == ()))
+    return Amax.apply(x, dims, keepdim, "max")
+
+
+def amin(x: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+    """Smallest values over ``dim`` (an int or a tuple; all by default); ties share the gradient evenly."""
+    dims = _all_dims_if_empty(dim, x._data.ndim)
+    _check_nonempty("amin", x, dims, dim_given=not (dim is None or dim == ()))
+    return Amin.apply(x, dims, keepdim, "min")
+
+
+def _arg_extreme(name: str, x: Tensor, dim, keepdim: bool) -> Tensor:
+    """Index of the extreme element (int64, never differentiable); over the flattened tensor when ``dim`` is None."""
+    _check_single_dim(name, dim)
+    if x._data.dtype == bool:
+        raise RuntimeError(f"{name}(): does not support bool input")
+    xp = x._xp
+    find = getattr(xp, name)
+    if dim is None:
+        _check_nonempty(name, x, (), dim_given=False)
+        index = find(x._data.reshape(-1))
+        if keepdim:
+            index = index.reshape((1,) * x._data.ndim)
+    else:
+        axis = wrap_dim(dim, x._data.ndim)
+        _check_nonempty(name, x, (axis,), dim_given=True)
+        data = x._data if x._data.ndim else x._data.reshape(1)
+        index = find(data, axis=axis, keepdims=keepdim and x._data.ndim > 0)
+        if x._data.ndim == 0:
+            index = index.reshape(())
+    return Tensor._make(xp.asarray(index, dtype=xp.int64), x._device)
+
+
+def argmax(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    """Index of the largest element (first one on ties), over ``dim`` or the flattened tensor."""
+    return _arg_extreme("argmax", x, dim, keepdim)
+
+
+def argmin(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    """Index of the smallest element (first one on ties), over ``dim`` or the flattened tensor."""
+    return _arg_extreme("argmin", x, dim, keepdim)
+
+
+# -- variance and standard deviation ------------------------------------------------------------
+def _degrees_of_freedom(name: str, shape, dims, correction) -> float:
+    """``n - correction``, clamped at 0 with PyTorch's warning (the result is then inf or NaN)."""
+    freedom = _count(shape, dims) - correction
+    if freedom <= 0:
+        warnings.warn(
+            f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
+            "(input numel divided by output numel).",
+            UserWarning,
+            stacklevel=4,
+        )
+        return 0
+    return freedom
+
+
+def _centered(x: Tensor, dims) -> Tensor:
+    """``x - mean(x)`` in Tensor ops, so backward formulas that use it can be differentiated again."""
+    return x - mean(x, dims, keepdim=True)
+
+
+class Var(Op):
+    """``y = sum_i (x_i - mean)^2 / (n - correction)``;  ``dx_i = grad * 2 (x_i - mean) / (n - correction)``.
+
+    (The mean's own dependence on ``x`` drops out because the deviations sum to zero.)
+    """
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim, freedom):
+        ctx.input_shape, ctx.dims, ctx.keepdim, ctx.freedom = x.shape, dims, keepdim, freedom
+        ctx.save_for_backward(x)
+        xp = array_module(x)
+        deviations = x - x.mean(axis=dims, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):  # freedom 0 gives inf or NaN, as in PyTorch
+            return xp.asarray(xp.true_divide((deviations * deviations).sum(axis=dims, keepdims=keepdim), freedom))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        grad = _restore_dims(grad, ctx.input_shape, ctx.dims, ctx.keepdim)
+        return grad * _centered(x, ctx.dims) * (2.0 / ctx.freedom if ctx.freedom else float("inf")), None, None, None
+
+
+class Std(Op):
+    """``y = sqrt(var(x))``;  ``dx_i = grad * (x_i - mean) / ((n - correction) * y)``, and 0 where ``y = 0``.
+
+    At ``y = 0`` (all values equal) the square root has no derivative; PyTorch defines the
+    gradient there as 0, which we follow by dividing by ``y`` only where it is nonzero.
+    """
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim, freedom):
+        ctx.input_shape, ctx.dims, ctx.keepdim, ctx.freedom = x.shape, dims, keepdim, freedom
+        xp = array_module(x)
+        deviations = x - x.mean(axis=dims, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            variance = xp.true_divide((deviations * deviations).sum(axis=dims, keepdims=keepdim), freedom)
+        result = xp.asarray(xp.sqrt(variance))
+        ctx.save_for_backward(x, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, result = ctx.saved_tensors
+        grad = _restore_dims(grad, ctx.input_shape, ctx.dims, ctx.keepdim)
+        result = _restore_dims(result, ctx.input_shape, ctx.dims, ctx.keepdim)
+        is_zero = (result._data == 0).astype(result._data.dtype)
+        safe_result = result + _constant(is_zero, result)  # 1 where the std is 0; masked out just below
+        grad_scale = grad / (safe_result * (ctx.freedom if ctx.freedom else float("inf"))) * _constant(1 - is_zero, x)
+        return grad_scale * _centered(x, ctx.dims), None, None, None
+
+
+def _var_arguments(name: str, x: Tensor, dim, unbiased, correction):
+    """Sort out PyTorch's overloads: ``var(unbiased)``, ``var(dim, unbiased)``, ``var(dim, correction=c)``."""
+    if isinstance(dim, builtins.bool):  # x.var(False) means unbiased=False
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got both unbiased and correction")
+    if not x.is_floating_point():
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    dims = _all_dims_if_empty(dim, x._data.ndim)
+    return dims, _degrees_of_freedom(name, x._data.shape, dims, correction)
+
+
+def var(x: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+    """Variance over ``dim``, dividing by ``n - correction`` (``correction=1``, Bessel's, by default).
+
+        >>> import minitorch
+        >>> minitorch.tensor([1.0, 2.0, 3.0, 4.0]).var()
+        tensor(1.6667)
+    """
+    dims, freedom = _var_arguments("var", x, dim, unbiased, correction)
+    return Var.apply(x, dims, keepdim, freedom)
+
+
+def std(x: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+    """Standard deviation over ``dim``: the square root of ``var`` with the same arguments."""
+    dims, freedom = _var_arguments("std", x, dim, unbiased, correction)
+    return Std.apply(x, dims, keepdim, freedom)
+
+
+def var_mean(x: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> tuple:
+    """``(var(x, ...), mean(x, ...))`` over the same dimensions."""
+    if isinstance(dim, builtins.bool):
+        dim, unbiased = None, dim
+    return var(x, dim, unbiased, keepdim, correction=correction), mean(x, dim, keepdim)
+
+
+def std_mean(x: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> tuple:
+    """``(std(x, ...), mean(x, ...))`` over the same dimensions."""
+    if isinstance(dim, builtins.bool):
+        dim, unbiased = None, dim
+    return std(x, dim, unbiased, keepdim, correction=correction), mean(x, dim, keepdim)
+
+
+# -- norms ----------------------------------------------------------------------------------------
+class Norm(Op):
+    """The vector p-norm ``y = (sum_i |x_i|^p)^(1/p)`` over ``dims``, with its limits:
+
+    * ``p = 2``:   ``y = sqrt(sum x^2)``;   ``dx = grad * x / y`` (0 where ``y = 0``, PyTorch's choice)
+    * ``p = 1``:   ``y = sum |x|``;         ``dx = grad * sign(x)``
+    * ``p = inf``: ``y = max |x|``;         ``dx = grad * sign(x)`` shared evenly by the tied maxima
+      (``-inf``: the same with the minima)
+    * ``p = 0``:   ``y`` = number of nonzeros; ``dx = 0``
+    * other ``p``: ``dx = grad * sign(x) |x|^(p-1) / y^(p-1)`` (0 where ``y = 0``; for ``p < 1``,
+      0 where ``x = 0``)
+    """
+
+    node_name = "LinalgVectorNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, p, dims, keepdim):
+        ctx.input_shape, ctx.p, ctx.dims, ctx.keepdim = x.shape, p, dims, keepdim
+        xp = array_module(x)
+        magnitude = xp.abs(x)
+        weights = None  # for p = +-inf: how the gradient is shared among the tied extremes
+        if p == 2:
+            result = xp.sqrt((x * x).sum(axis=dims, keepdims=keepdim))
+        elif p == 1:
+            result = magnitude.sum(axis=dims, keepdims=keepdim)
+        elif p == float("inf") or p == float("-inf"):
+            kept = (xp.max if p > 0 else xp.min)(magnitude, axis=dims, keepdims=True)
+            is_extreme = (magnitude == kept).astype(x.dtype)
+            weights = is_extreme / is_extreme.sum(axis=dims, keepdims=True)
+            result = kept if keepdim else kept.reshape(_reduced_shape(x.shape, dims))
+        elif p == 0:
+            result = (x != 0).sum(axis=dims, keepdims=keepdim).astype(x.dtype)
+        else:
+            result = (magnitude**p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
+        result = xp.asarray(result)
+        ctx.save_for_backward(x, result, weights)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, result, weights = ctx.saved_tensors
+        p = ctx.p
+        grad = _restore_dims(grad, ctx.input_shape, ctx.dims, ctx.keepdim)
+        if p == 0:
+            return grad * 0.0 * x, None, None, None
+        if p == 1:
+            return grad * x.sign(), None, None, None
+        if weights is not None:  # p = +-inf
+            return grad * weights * x.sign(), None, None, None
+        result = _restore_dims(result, ctx.input_shape, ctx.dims, ctx.keepdim)
+        if p < 1:  # |x|^(p-1) is infinite at x = 0, where PyTorch sets the gradient to 0
+            x_is_zero = (x._data == 0).astype(x._data.dtype)
+            safe_magnitude = x.abs() + _constant(x_is_zero, x)
+            scaled = x.sign() * safe_magnitude ** (p - 1) * _constant(1 - x_is_zero, x)
+            return scaled * grad * result ** (1 - p), None, None, None
+        norm_is_zero = (result._data == 0).astype(result._data.dtype)
+        safe_norm = result + _constant(norm_is_zero, result)
+        grad_scale = grad * _constant(1 - norm_is_zero, result)
+        if p == 2:
+            return x * (grad_scale / safe_norm), None, None, None
+        if p < 2:
+            return x.sign() * x.abs() ** (p - 1) * (grad_scale / safe_norm ** (p - 1)), None, None, None
+        return x * x.abs() ** (p - 2) * (grad_scale / safe_norm ** (p - 1)), None, None, None
+
+
+def norm(x: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+    """The vector p-norm of ``x`` over ``dim`` (all elements by default); ``'fro'`` is the 2-norm.
+
+        >>> import minitorch
+        >>> minitorch.tensor([3.0, 4.0]).norm()
+        tensor(5.)
+    """
+    if isinstance(p, str):
+        if p != "fro":
+            if p == "nuc":
+                raise RuntimeError("minitorch does not implement the nuclear norm (p='nuc'); use p='fro' or a number")
+            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+        if isinstance(dim, (tuple, list)) and len(dim) > 2:
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
+        p = 2
+    elif p is None:
+        p = 2
+    if not x.is_floating_point():
+        raise RuntimeError(
+            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {scalar_type_name(x.dtype)}"
+        )
+    if dtype is not None:
+        if dtype.is_floating_point and dtype.itemsize < x.dtype.itemsize:
+            raise RuntimeError(
+                f"linalg.vector_norm: the dtype of the input ({scalar_type_name(x.dtype)}) should be convertible "
+                f"without narrowing to the specified dtype ({scalar_type_name(dtype)})"
+            )
+        x = cast(x, dtype)
+    dims = _all_dims_if_empty(dim, x._data.ndim)
+    p = builtins.float(p)
+    if x._data.size == 0 and (p == float("inf") or p == float("-inf")):
+        raise RuntimeError(
+            f"linalg.vector_norm cannot compute the {'' if p > 0 else '-'}inf norm on an empty tensor because the "
+            "operation does not have an identity"
+        )
+    return Norm.apply(x, p, dims, keepdim)
+
+
+# -- logsumexp and cumsum -----------------------------------------------------------------------
+class LogSumExp(Op):
+    """``y = log(sum_i exp(x_i))``;  ``dx_i = grad * exp(x_i - y)`` (the softmax of ``x``).
+
+    Computed as ``m + log(sum exp(x - m))`` with ``m = max x``: the largest exponent is 0,
+    so nothing overflows. Where ``m`` is infinite, ``m = 0`` is used instead (``x - m``
+    would be NaN), which still gives PyTorch's ``+-inf``.
+    """
+
+    node_name = "LogsumexpBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim):
+        ctx.input_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
+        xp = array_module(x)
+        if x.size:
+            shift = xp.max(x, axis=dims, keepdims=True)
+            shift = xp.where(xp.isfinite(shift), shift, 0)
+        else:
+            shift = xp.zeros(_kept_shape(x.shape, dims), dtype=x.dtype)
+        with np.errstate(divide="ignore"):  # log(0) = -inf when summing nothing (or only -inf)
+            result = xp.log(xp.exp(x - shift).sum(axis=dims, keepdims=True)) + shift
+        if not keepdim:
+            result = result.reshape(_reduced_shape(x.shape, dims))
+        ctx.save_for_backward(x, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, result = ctx.saved_tensors
+        shape, dims, keepdim = ctx.input_shape, ctx.dims, ctx.keepdim
+        softmax = (x - _restore_dims(result, shape, dims, keepdim)).exp()
+        return _restore_dims(grad, shape, dims, keepdim) * softmax, None, None
+
+
+def logsumexp(x: Tensor, dim, keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(x)))`` over ``dim``, computed without overflow; integers become the default float.
+
+        >>> import minitorch
+        >>> minitorch.tensor([1000.0, 1000.0]).logsumexp(0)
+        tensor(1000.6932)
+    """
+    if not x.is_floating_point():
+        x = cast(x, _dtype.get_default_dtype())
+    return LogSumExp.apply(x, _all_dims_if_empty(dim, x._data.ndim), keepdim)
+
+
+class Cumsum(Op):
+    """``y_i = sum_{j <= i} x_j`` along ``dim``;  ``dx_j = sum_{i >= j} grad_i`` (a cumulative sum from the end)."""
+
+    @staticmethod
+    def forward(ctx, x, axis):
+        ctx.axis = axis
+        xp = array_module(x)
+        return xp.cumsum(x, axis=axis)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.flip(ctx.axis).cumsum(ctx.axis).flip(ctx.axis), None
+
+
+def cumsum(x: Tensor, dim, *, dtype=None) -> Tensor:
+    """Running sums along ``dim``; integers and bools accumulate in int64, as in PyTorch.
+
+        >>> import minitorch
+        >>> minitorch.tensor([1.0, 2.0, 3.0]).cumsum(0)
+        tensor([1., 3., 6.])
+    """
+    axis = wrap_dim(dim, x._data.ndim)
+    x = cast(x, _accumulate_dtype(x, dtype))
+    if x._data.ndim == 0:
+        return Cumsum.apply(x.reshape(1), 0).reshape(())
+    return Cumsum.apply(x, axis)
+
+
+# -- all and any ----------------------------------------------------------------------------------
+def _logical_reduction(name: str, x: Tensor, dim, keepdim: bool) -> Tensor:
+    """``all``/``any``: bool results (uint8 stays uint8, as in PyTorch); never differentiable."""
+    xp = x._xp
+    dims = _all_dims_if_empty(dim, x._data.ndim)
+    result = getattr(xp, name)(x._data, axis=dims, keepdims=keepdim)
+    if x._data.dtype == xp.uint8:
+        result = result.astype(xp.uint8)
+    return Tensor._make(xp.asarray(result), x._device)
+
+
+def all(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    """True where every element (over ``dim``) is nonzero."""
+    return _logical_reduction("all", x, dim, keepdim)
+
+
+def any(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    """True where at least one element (over ``dim``) is nonzero."""
+    return _logical_reduction("any", x, dim, keepdim)
