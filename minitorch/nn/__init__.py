@@ -1,0 +1,13 @@
+"""``minitorch.nn``: layers, the ``Module`` system, initialisation and training utilities.
+
+Mirrors ``torch.nn``: ``nn.Module`` and the layers from ``nn/modules/``, ``nn.Parameter``,
+the functional forms in ``nn.functional``, weight initialisation in ``nn.init`` and
+gradient utilities in ``nn.utils``.
+"""
+
+from . import functional, init, utils
+from .modules import *  # noqa: F401,F403  (every layer, as torch.nn exports them)
+from .modules import __all__ as _modules_all
+from .parameter import Buffer, Parameter
+
+__all__ = ["Parameter", "Buffer", "functional", "init", "utils", *_modules_all]

@@ -1,0 +1,24 @@
+"""Named tuples returned by ops with several results, like ``torch.return_types``.
+
+``values, indices = x.max(dim=1)`` unpacks like a tuple; ``x.max(dim=1).indices`` reads a
+field by name. Each type prints as PyTorch's does.
+"""
+
+from __future__ import annotations
+
+import collections
+
+
+def _named_result(name: str, fields: tuple):
+    """A named tuple type called ``name`` that prints as ``minitorch.return_types.name(field=..., ...)``."""
+    base = collections.namedtuple(name, fields)
+
+    def __repr__(self) -> str:
+        parts = ",\n".join(f"{field}={value!r}" for field, value in zip(self._fields, self))
+        return f"minitorch.return_types.{name}(\n{parts})"
+
+    return type(name, (base,), {"__slots__": (), "__repr__": __repr__, "__module__": __name__})
+
+
+max = _named_result("max", ("values", "indices"))  # noqa: A001 - PyTorch's name
+min = _named_result("min", ("values", "indices"))  # noqa: A001 - PyTorch's name

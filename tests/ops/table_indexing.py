@@ -1,0 +1,143 @@
+"""Op-table entries for ``minitorch/ops/indexing.py``.
+
+Index tensors are ``Arg(kind="index", high=n)`` (random, so repeated indices are common:
+their gradients must add up); masks are ``Arg(kind="bool")``. Constant indices are
+captured by the lambdas.
+"""
+
+from tests.ops.op_table import Arg, OpInfo, S
+
+
+def _index(shape, high, **options):
+    return Arg(shape, kind="index", high=high, **options)
+
+
+def _mask(shape):
+    return Arg(shape, kind="bool")
+
+
+def _set_number(lib, x):
+    y = x * 1  # a non-leaf copy: writing into a leaf that requires grad is an error
+    y[1, ::2] = 5.0
+    return y
+
+
+def _set_tensor(lib, x, v):
+    y = x * 1
+    y[1:, [0, 2, 2]] = v  # v broadcast over the selection; the repeated column is written twice
+    return y
+
+
+def _set_mask(lib, x, mask, v):
+    y = x.clone()
+    y[mask] = v
+    return y
+
+
+def _set_into_fresh(lib, v):
+    y = lib.zeros(3, 4, dtype=v.dtype)  # a tensor that needs no grad takes over v's graph
+    y[0] = v
+    y[2, 1:3] = v[:2] * 2
+    return y
+
+
+def _set_with_index_tensor(lib, x, index, v):
+    y = x.clone()
+    y[index] = v
+    return y
+
+
+def _set_keeps_views(lib, x, v):
+    y = x.clone()
+    row = y[1].detach()  # a view: its data sees the write below (only data: PyTorch's view rebasing is not modelled)
+    y[1, 1:] = v
+    return row * 1, y
+
+
+OPS = [
+    # reading with basic keys: views
+    OpInfo("getitem_int", lambda lib, x: x[1], [S((3, 4)), S((3,)), S((2, 3, 4))]),
+    OpInfo("getitem_negative_int", lambda lib, x: x[-1, -2], [S((3, 4))]),
+    OpInfo("getitem_slice", lambda lib, x: x[1:], [S((3, 4)), S((5,))]),
+    OpInfo("getitem_step", lambda lib, x: x[::2, 1:4:2], [S((5, 6))]),
+    OpInfo("getitem_slice_past_end", lambda lib, x: x[2:10, -10:2], [S((4, 5))]),
+    OpInfo("getitem_none_ellipsis", lambda lib, x: x[None, ..., 1, None], [S((2, 3, 4)), S((3,))]),
+    OpInfo("getitem_ellipsis", lambda lib, x: x[..., 0], [S((2, 3, 4))]),
+    OpInfo("getitem_all_ints", lambda lib, x: x[1, 2], [S((3, 4))]),
+    OpInfo("getitem_0d", lambda lib, x: x[None][...], [S(())]),
+    OpInfo("getitem_empty_slice", lambda lib, x: x[2:2], [S((4, 3))]),
+    # reading with index arrays and masks: copies; repeated indices accumulate in backward
+    OpInfo("getitem_list", lambda lib, x: x[[0, 2, 2, 0]], [S((3, 4)), S((3,))]),
+    OpInfo("getitem_index_tensor", lambda lib, x, i: x[i], [(Arg((4, 3)), _index((5,), 4)),
+                                                         (Arg((4,)), _index((2, 3), 4))]),
+    OpInfo("getitem_two_index_tensors", lambda lib, x, i, j: x[i, j],
+           [(Arg((3, 4)), _index((5,), 3), _index((5,), 4)), (Arg((3, 4)), _index((2, 1), 3), _index((3,), 4))]),
+    OpInfo("getitem_separated_arrays", lambda lib, x: x[[0, 1], :, [2, 2]], [S((2, 3, 4))]),
+    OpInfo("getitem_mixed", lambda lib, x: x[1:, ::2, None, [0, 2, 2]], [S((3, 4, 5))]),
+    OpInfo("getitem_int_and_list", lambda lib, x: x[1, [0, 0, 3]], [S((2, 4))]),
+    OpInfo("getitem_index_0d_tensor", lambda lib, x, i: x[i], [(Arg((3, 4)), _index((), 3))]),
+    OpInfo("getitem_empty_list", lambda lib, x: x[[]], [S((3, 4))]),
+    OpInfo("getitem_mask", lambda lib, x, m: x[m], [(Arg((3, 4)), _mask((3, 4))), (Arg((3, 4)), _mask((3,))),
+                                                    (Arg((2, 3, 4)), _mask((2, 3)))]),
+    OpInfo("getitem_mask_after_slice", lambda lib, x, m: x[:, m], [(Arg((3, 4)), _mask((4,)))]),
+    OpInfo("getitem_comparison_mask", lambda lib, x: x[x > 0], [S((3, 4))]),
+    # writing: out of place for the graph, in place for the data
+    OpInfo("setitem_number", _set_number, [S((3, 4)), S((2, 5, 2))]),
+    OpInfo("setitem_tensor", _set_tensor, [S((3, 4), (3,)), S((3, 4), (2, 1)), S((3, 4), ())]),
+    OpInfo("setitem_mask", _set_mask, [(Arg((3, 4)), _mask((3, 4)), Arg(())), (Arg((3, 4)), _mask((3,)), Arg((4,)))]),
+    OpInfo("setitem_fresh_tensor", _set_into_fresh, [S((4,))]),
+    OpInfo("setitem_index_tensor", _set_with_index_tensor,
+           [(Arg((4, 3)), _index((2,), 4, values=[3, 0]), Arg((2, 3)))]),
+    OpInfo("setitem_seen_by_views", _set_keeps_views, [S((3, 4), (3,))]),
+    # gather and scatter
+    OpInfo("gather", lambda lib, x, i: x.gather(1, i), [(Arg((3, 4)), _index((3, 6), 4)),
+                                                        (Arg((3, 4)), _index((2, 2), 4)),
+                                                        (Arg((2, 3, 4)), _index((2, 3, 2), 3))]),
+    OpInfo("gather_dim0", lambda lib, x, i: lib.gather(x, 0, i), [(Arg((3, 4)), _index((5, 4), 3))]),
+    OpInfo("gather_0d", lambda lib, x, i: x.gather(0, i), [(Arg(()), _index((), 1))]),
+    # scatter overwrites: indices are distinct along dim, so which write wins is never in question
+    OpInfo("scatter", lambda lib, x, i, s: x.scatter(0, i, s),
+           [(Arg((3, 4)), _index((2, 4), 3, values=[[0, 1, 2, 0], [2, 0, 1, 1]]), Arg((2, 4))),
+            (Arg((3, 4)), _index((2, 3), 3, values=[[0, 1, 2], [1, 2, 0]]), Arg((3, 5), grad=False))]),
+    # PyTorch 2.13's own backward fails when src is larger than index ("returned an invalid gradient"):
+    # minitorch's gradient (zero where src was not used) is checked against finite differences only.
+    OpInfo("scatter_src_larger", lambda lib, x, i, s: x.scatter(0, i, s),
+           [(Arg((3, 4)), _index((2, 3), 3, values=[[0, 1, 2], [1, 2, 0]]), Arg((3, 5)))],
+           skip_torch="PyTorch 2.13 fails in backward when src is larger than index"),
+    OpInfo("scatter_add_src_larger", lambda lib, x, i, s: x.scatter_add(1, i, s),
+           [(Arg((3, 4)), _index((2, 2), 4), Arg((3, 3)))],
+           skip_torch="PyTorch 2.13 fails in backward when src is larger than index"),
+    OpInfo("scatter_dim1", lambda lib, x, i, s: lib.scatter(x, -1, i, s),
+           [(Arg((2, 3)), _index((2, 2), 3, values=[[2, 0], [1, 2]]), Arg((2, 2)))]),
+    OpInfo("scatter_value", lambda lib, x, i: x.scatter(1, i, 2.5), [(Arg((3, 4)), _index((3, 2), 4))]),
+    OpInfo("scatter_add", lambda lib, x, i, s: x.scatter_add(1, i, s), [(Arg((3, 4)), _index((3, 6), 4), Arg((3, 6))),
+                                                                        (Arg((3, 4)), _index((2, 2), 4), Arg((2, 2)))]),
+    OpInfo("scatter_add_function", lambda lib, x, i, s: lib.scatter_add(x, 0, i, s),
+           [(Arg((3, 2)), _index((5, 2), 3), Arg((5, 2)))]),
+    # PyTorch has no derivative for scatter(reduce=...): checked forward only
+    OpInfo("scatter_reduce_add", lambda lib, x, i, s: x.scatter(1, i, s, reduce="add"),
+           [(Arg((3, 4), grad=False), _index((3, 5), 4), Arg((3, 5), grad=False))]),
+    OpInfo("scatter_reduce_multiply", lambda lib, x, i: x.scatter(1, i, 1.5, reduce="multiply"),
+           [(Arg((3, 4), grad=False), _index((3, 5), 4))]),
+    # the other reads
+    OpInfo("index_select", lambda lib, x, i: x.index_select(1, i), [(Arg((3, 4)), _index((6,), 4)),
+                                                                    (Arg((2, 3, 4)), _index((), 3))]),
+    OpInfo("index_select_1d", lambda lib, x, i: x.index_select(0, i), [(Arg((3,)), _index((4,), 3))]),
+    OpInfo("index_select_function", lambda lib, x, i: lib.index_select(x, 0, i), [(Arg((3, 4)), _index((5,), 3))]),
+    OpInfo("take", lambda lib, x, i: x.take(i), [(Arg((3, 4)), _index((2, 5), 12)), (Arg(()), _index((3,), 1))]),
+    OpInfo("take_negative", lambda lib, x: lib.take(x, lib.tensor([-1, 0, -12, -1])), [S((3, 4))]),
+    OpInfo("masked_select", lambda lib, x, m: x.masked_select(m), [(Arg((3, 4)), _mask((3, 4))),
+                                                                   (Arg((3, 4)), _mask((4,))),
+                                                                   (Arg((4,)), _mask((2, 4)))]),
+    OpInfo("masked_select_function", lambda lib, x, m: lib.masked_select(x, m), [(Arg((2, 3)), _mask((2, 3)))]),
+    OpInfo("masked_fill", lambda lib, x, m: x.masked_fill(m, -1.5), [(Arg((3, 4)), _mask((3, 4))),
+                                                                     (Arg((3, 4)), _mask((4,))),
+                                                                     (Arg((4,)), _mask((2, 4)))]),
+    OpInfo("masked_fill_tensor_value", lambda lib, x, m, v: x.masked_fill(m, v), [(Arg((3, 4)), _mask((3, 4)), Arg(())),
+                                                                                  (Arg((3,)), _mask((2, 3)), Arg(()))]),
+    OpInfo("masked_fill_function", lambda lib, x, m: lib.masked_fill(x, m, 0.0), [(Arg((3, 4)), _mask((3, 1)))]),
+    OpInfo("nonzero", lambda lib, x: x.nonzero(), [(Arg((3, 4), kind="int", low=-1, high=2),),
+                                                   (Arg((), kind="int", low=0, high=2),), (Arg((5,), kind="bool"),)]),
+    OpInfo("nonzero_as_tuple", lambda lib, x: lib.nonzero(x, as_tuple=True),
+           [(Arg((3, 4), kind="int", low=-1, high=2),), (Arg((), kind="int", low=1, high=2),)]),
+]

@@ -1,0 +1,81 @@
+"""Op-table entries for ``minitorch/ops/shape.py``."""
+
+from tests.ops.op_table import Arg, OpInfo, S
+
+OPS = [
+    # reshape and view
+    OpInfo("reshape", lambda lib, x: x.reshape(4, -1), [S((2, 3, 4)), S((4,)), S((4, 0))]),
+    OpInfo("reshape_to_0d", lambda lib, x: x.reshape(()), [S((1, 1)), S(())]),
+    OpInfo("reshape_function", lambda lib, x: lib.reshape(x, (3, 2, -1)), [S((6, 4)), S((2, 3, 4))]),
+    OpInfo("reshape_as", lambda lib, x, y: x.reshape_as(y), [(Arg((2, 6)), Arg((3, 4), grad=False))]),
+    # view needs a compatible layout: the non-contiguous copies of the harness would (rightly) fail
+    OpInfo("view", lambda lib, x: x.view(3, 8), [S((2, 3, 4)), S((24,))], noncontiguous=False),
+    OpInfo("view_of_transposed", lambda lib, x: x.t().view(2, 2, 3), [S((3, 4))], noncontiguous=False),
+    OpInfo("flatten", lambda lib, x: x.flatten(), [S((2, 3, 4)), S(()), S((5,))]),
+    OpInfo("flatten_range", lambda lib, x: lib.flatten(x, 1, -1), [S((2, 3, 4)), S((2, 3, 4, 2))]),
+    OpInfo("unflatten", lambda lib, x: x.unflatten(1, (2, -1)), [S((3, 4)), S((2, 6, 3))]),
+    # size-1 dimensions
+    OpInfo("squeeze_all", lambda lib, x: x.squeeze(), [S((1, 3, 1, 4)), S((1,)), S((2, 3))]),
+    OpInfo("squeeze_dim", lambda lib, x: x.squeeze(-2), [S((3, 1, 4)), S((3, 2, 4))]),
+    OpInfo("squeeze_dims", lambda lib, x: lib.squeeze(x, (0, 2)), [S((1, 3, 1, 4)), S((1, 3, 2))]),
+    OpInfo("unsqueeze", lambda lib, x: x.unsqueeze(1), [S((3, 4)), S((2,))]),
+    OpInfo("unsqueeze_0d", lambda lib, x: x.unsqueeze(0), [S(())]),
+    OpInfo("unsqueeze_last", lambda lib, x: lib.unsqueeze(x, -1), [S((3, 4))]),
+    # reordering dimensions
+    OpInfo("permute", lambda lib, x: x.permute(2, 0, 1), [S((2, 3, 4)), S((2, 1, 0))]),
+    OpInfo("permute_function", lambda lib, x: lib.permute(x, (-1, 0)), [S((3, 4))]),
+    OpInfo("transpose", lambda lib, x: x.transpose(0, -1), [S((2, 3, 4)), S((3, 4)), S((5,))]),
+    OpInfo("transpose_function", lambda lib, x: lib.transpose(x, 1, 2), [S((2, 3, 4))]),
+    OpInfo("swapaxes", lambda lib, x: x.swapaxes(0, 1), [S((2, 3, 4))]),
+    OpInfo("t", lambda lib, x: x.t(), [S((3, 4)), S((5,)), S(())]),
+    OpInfo("t_function", lambda lib, x: lib.t(x), [S((3, 4))]),
+    OpInfo("mT", lambda lib, x: x.mT, [S((2, 3, 4))]),
+    OpInfo("T_matrix", lambda lib, x: x.T, [S((3, 4))]),
+    OpInfo("movedim", lambda lib, x: lib.movedim(x, 0, 2), [S((2, 3, 4))]),
+    OpInfo("movedim_several", lambda lib, x: lib.movedim(x, (0, 1), (3, 0)), [S((2, 3, 4, 5))]),
+    # repeating
+    OpInfo("expand", lambda lib, x: x.expand(2, 3, 4), [S((3, 1)), S((1, 1, 4)), S(())]),
+    OpInfo("expand_keep", lambda lib, x: x.expand(5, -1, -1), [S((3, 4))]),
+    OpInfo("expand_as", lambda lib, x, y: x.expand_as(y), [(Arg((3, 1)), Arg((2, 3, 4), grad=False))]),
+    OpInfo("broadcast_to", lambda lib, x: lib.broadcast_to(x, (2, 3, 4)), [S((4,))]),
+    OpInfo("repeat", lambda lib, x: x.repeat(2, 3), [S((3, 4)), S((1, 2))]),
+    OpInfo("repeat_new_dims", lambda lib, x: x.repeat(2, 1, 3), [S((3, 4)), S((4,)), S(())]),
+    OpInfo("repeat_zero", lambda lib, x: x.repeat(0, 2), [S((3, 4))]),
+    OpInfo("tile", lambda lib, x: x.tile(2), [S((3, 4)), S((3,))]),
+    OpInfo("tile_function", lambda lib, x: lib.tile(x, (2, 1, 2)), [S((3, 4))]),
+    # joining
+    OpInfo("cat", lambda lib, a, b: lib.cat([a, b]), [S((2, 3), (4, 3)), S((2,), (3,))]),
+    OpInfo("cat_dim", lambda lib, a, b, c: lib.cat((a, b, c), dim=-1), [S((2, 3, 1), (2, 3, 4), (2, 3, 2))]),
+    OpInfo("cat_one", lambda lib, a: lib.cat([a], 1), [S((2, 3))]),
+    OpInfo("cat_legacy_empty", lambda lib, a, b: lib.cat([a, b]), [S((2, 3), (0,))]),
+    OpInfo("cat_promotes", lambda lib, a, b: lib.cat([a, b]), [(Arg((2, 3)), Arg((1, 3), kind="int", low=-5, high=5))]),
+    OpInfo("concat", lambda lib, a, b: lib.concat([a, b], 1), [S((2, 3), (2, 1))]),
+    OpInfo("stack", lambda lib, a, b: lib.stack([a, b]), [S((2, 3), (2, 3)), S((), ())]),
+    OpInfo("stack_dim", lambda lib, a, b, c: lib.stack([a, b, c], dim=-1), [S((2, 3), (2, 3), (2, 3))]),
+    OpInfo("stack_promotes", lambda lib, a, b: lib.stack([a, b], 1), [(Arg((2, 3)), Arg((2, 3), kind="bool"))]),
+    OpInfo("hstack", lambda lib, a, b: lib.hstack([a, b]), [S((2, 3), (2, 1)), S((2,), (3,)), S((), (2,))]),
+    OpInfo("vstack", lambda lib, a, b: lib.vstack([a, b]), [S((2, 3), (1, 3)), S((3,), (3,))]),
+    # splitting: every piece is an output; the engine gives zeros to pieces without a gradient
+    OpInfo("split", lambda lib, x: x.split(2), [S((5, 3)), S((4,)), S((1, 2))]),
+    OpInfo("split_dim", lambda lib, x: lib.split(x, 3, dim=-1), [S((2, 7))]),
+    OpInfo("split_sizes", lambda lib, x: x.split([1, 3, 0, 2], 1), [S((2, 6, 2))]),
+    OpInfo("split_one_piece_used", lambda lib, x: x.split(2)[1] * 2, [S((5, 3))]),
+    OpInfo("chunk", lambda lib, x: x.chunk(3), [S((7, 2)), S((6,)), S((2, 3))]),
+    OpInfo("chunk_dim", lambda lib, x: lib.chunk(x, 2, 1), [S((2, 5))]),
+    OpInfo("unbind", lambda lib, x: x.unbind(), [S((3, 4)), S((1,))]),
+    OpInfo("unbind_dim", lambda lib, x: lib.unbind(x, -1), [S((2, 3, 4))]),
+    OpInfo("unbind_partly_used", lambda lib, x: x.unbind(1)[0] + x.unbind(1)[2], [S((2, 3))]),
+    OpInfo("narrow", lambda lib, x: x.narrow(1, 1, 2), [S((3, 4)), S((2, 3, 4))]),
+    OpInfo("narrow_negative_start", lambda lib, x: lib.narrow(x, -1, -3, 2), [S((3, 4))]),
+    # reversing and rotating
+    OpInfo("flip", lambda lib, x: x.flip(0), [S((3, 4)), S((5,))]),
+    OpInfo("flip_dims", lambda lib, x: lib.flip(x, [0, -1]), [S((2, 3, 4))]),
+    OpInfo("roll", lambda lib, x: x.roll(1, 0), [S((3, 4)), S((5,))]),
+    OpInfo("roll_flat", lambda lib, x: x.roll(-5), [S((3, 4))]),
+    OpInfo("roll_dims", lambda lib, x: lib.roll(x, (1, -2), (0, 2)), [S((2, 3, 4))]),
+    # copies
+    OpInfo("clone", lambda lib, x: x.clone(), [S((3, 4)), S(())]),
+    OpInfo("clone_function", lambda lib, x: lib.clone(x.t()), [S((3, 4))]),
+    OpInfo("contiguous", lambda lib, x: x.t().contiguous(), [S((3, 4))]),
+    OpInfo("contiguous_already", lambda lib, x: (x * 1).contiguous(), [S((3, 4))]),
+]

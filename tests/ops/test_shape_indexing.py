@@ -1,0 +1,318 @@
+"""Shape and indexing behaviour the op table cannot express: errors, views, in-place writes.
+
+Each check runs the same code on minitorch and on PyTorch and compares what happens.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitorch
+from tests.support import require_torch
+
+# -- errors: same exception type and message as PyTorch ------------------------------------------
+ERRORS = {
+    "view_noncontiguous": lambda lib: lib.zeros(3, 4).t().view(12),
+    "reshape_wrong_size": lambda lib: lib.zeros(3, 4).reshape(5, -1),
+    "flatten_order": lambda lib: lib.zeros(2, 3, 4).flatten(2, 1),
+    "unflatten_sizes": lambda lib: lib.zeros(2, 3, 4).unflatten(2, (3, 2)),
+    "unflatten_empty": lambda lib: lib.zeros(2, 3).unflatten(1, ()),
+    "squeeze_dim": lambda lib: lib.zeros(2, 3).squeeze(2),
+    "unsqueeze_dim": lambda lib: lib.zeros(2, 3).unsqueeze(3),
+    "permute_length": lambda lib: lib.zeros(2, 3, 4).permute(0, 1),
+    "permute_duplicate": lambda lib: lib.zeros(2, 3, 4).permute(0, 0, 1),
+    "t_3d": lambda lib: lib.zeros(2, 3, 4).t(),
+    "transpose_dim": lambda lib: lib.zeros(2, 3).transpose(0, 2),
+    "movedim_counts": lambda lib: lib.movedim(lib.zeros(2, 3), (0, 1), (0,)),
+    "movedim_repeated": lambda lib: lib.movedim(lib.zeros(2, 3, 4), (0, 0), (1, 2)),
+    "expand_size": lambda lib: lib.zeros(2, 3).expand(3, 3),
+    "repeat_too_few": lambda lib: lib.zeros(2, 3).repeat(2),
+    "repeat_negative": lambda lib: lib.zeros(2, 3).repeat(-1, 1),
+    "cat_empty_list": lambda lib: lib.cat([]),
+    "cat_sizes": lambda lib: lib.cat([lib.zeros(2, 3), lib.zeros(2, 2)]),
+    "cat_dims": lambda lib: lib.cat([lib.zeros(2, 3), lib.zeros(3)]),
+    "cat_0d": lambda lib: lib.cat([lib.tensor(1.0), lib.tensor(2.0)]),
+    "cat_dim_range": lambda lib: lib.cat([lib.zeros(2, 3), lib.zeros(2, 3)], 2),
+    "cat_not_a_list": lambda lib: lib.cat(lib.zeros(2, 3)),
+    "cat_element": lambda lib: lib.cat([lib.zeros(2), 1]),
+    "stack_sizes": lambda lib: lib.stack([lib.zeros(2, 3), lib.zeros(3)]),
+    "stack_empty": lambda lib: lib.stack([]),
+    "split_sizes_sum": lambda lib: lib.zeros(2, 3).split([1, 1], 1),
+    "split_sizes_negative": lambda lib: lib.zeros(2, 3).split([4, -1], 1),
+    "split_zero": lambda lib: lib.zeros(3).split(0),
+    "split_negative": lambda lib: lib.zeros(3).split(-1),
+    "split_0d": lambda lib: lib.tensor(1.0).split(1),
+    "chunk_zero": lambda lib: lib.zeros(3).chunk(0),
+    "unbind_0d": lambda lib: lib.tensor(1.0).unbind(),
+    "narrow_length": lambda lib: lib.zeros(2, 3).narrow(1, 2, 2),
+    "narrow_negative_length": lambda lib: lib.zeros(2, 3).narrow(1, 0, -1),
+    "narrow_start": lambda lib: lib.zeros(2, 3).narrow(1, 4, 0),
+    "flip_repeated": lambda lib: lib.zeros(2, 3).flip(0, 0),
+    "roll_align": lambda lib: lib.zeros(2, 3).roll(1, (0, 1)),
+    "index_out_of_range": lambda lib: lib.zeros(3)[5],
+    "index_out_of_range_dim1": lambda lib: lib.zeros(2, 3)[:, -4],
+    "index_list_out_of_range": lambda lib: lib.zeros(3)[[1, 4]],
+    "index_negative_step": lambda lib: lib.zeros(3)[::-1],
+    "index_too_many": lambda lib: lib.zeros(2, 3)[0, 0, 0],
+    "index_0d": lambda lib: lib.tensor(1.0)[0],
+    "index_float": lambda lib: lib.zeros(3)[1.0],
+    "index_float_tensor": lambda lib: lib.zeros(3)[lib.tensor([0.0])],
+    "index_mask_shape": lambda lib: lib.zeros(2, 3)[lib.ones(3, dtype=lib.bool)],
+    "index_mask_shape_2d": lambda lib: lib.zeros(2, 3)[lib.ones(2, 2, dtype=lib.bool)],
+    "index_shape_mismatch": lambda lib: lib.zeros(2, 3)[[0, 1], [0, 1, 1]],
+    "setitem_out_of_range": lambda lib: lib.zeros(3, 4).__setitem__(5, 1.0),
+    "setitem_shape": lambda lib: lib.zeros(3, 4).__setitem__(0, lib.ones(3)),
+    "setitem_leaf_view": lambda lib: lib.zeros(3, requires_grad=True).__setitem__(0, 1.0),
+    "setitem_leaf_advanced": lambda lib: lib.zeros(3, requires_grad=True).__setitem__([0], 1.0),
+    "setitem_index_dtype": lambda lib: lib.zeros(3, dtype=lib.long).__setitem__([1], lib.tensor([2.0])),
+    "setitem_view_of_leaf": lambda lib: lib.zeros(2, 3, requires_grad=True)[0].__setitem__(0, 1.0),
+    "gather_dims": lambda lib: lib.zeros(2, 3).gather(1, lib.tensor([0])),
+    "gather_out_of_range": lambda lib: lib.zeros(2, 3).gather(1, lib.tensor([[3]])),
+    "gather_negative": lambda lib: lib.zeros(2, 3).gather(1, lib.tensor([[-1]])),
+    "gather_size": lambda lib: lib.zeros(2, 3).gather(1, lib.zeros(3, 1, dtype=lib.long)),
+    "gather_dtype": lambda lib: lib.zeros(2, 3).gather(1, lib.zeros(2, 1)),
+    "scatter_out_of_range": lambda lib: lib.zeros(2, 3).scatter(1, lib.tensor([[3]]), lib.ones(1, 1)),
+    "scatter_dtype": lambda lib: lib.zeros(2, 3).scatter(1, lib.tensor([[0]]), lib.ones(1, 1, dtype=lib.float64)),
+    "scatter_size": lambda lib: lib.zeros(2, 3).scatter(1, lib.zeros(3, 1, dtype=lib.long), lib.ones(3, 1)),
+    "scatter_dims": lambda lib: lib.zeros(2, 3).scatter(1, lib.zeros(2, dtype=lib.long), lib.ones(2)),
+    "scatter_reduce": lambda lib: lib.zeros(2, 3).scatter(1, lib.tensor([[0]]), 1.0, reduce="max"),
+    "scatter_reduce_backward": lambda lib: lib.zeros(2, 3, requires_grad=True).scatter(
+        1, lib.tensor([[0]]), 1.0, reduce="add").sum().backward(),
+    "scatter_add_out_of_range": lambda lib: lib.zeros(3).scatter_add(0, lib.tensor([3]), lib.ones(1)),
+    "index_select_out_of_range": lambda lib: lib.zeros(2, 3).index_select(1, lib.tensor([0, 7])),
+    "index_select_negative": lambda lib: lib.zeros(2, 3).index_select(1, lib.tensor([-1])),
+    "index_select_2d": lambda lib: lib.zeros(2, 3).index_select(1, lib.tensor([[0]])),
+    "index_select_dtype": lambda lib: lib.zeros(2, 3).index_select(1, lib.tensor([0.0])),
+    "take_out_of_range": lambda lib: lib.zeros(2, 3).take(lib.tensor([0, 6])),
+    "take_negative_out_of_range": lambda lib: lib.zeros(2, 3).take(lib.tensor([-7])),
+    "take_dtype": lambda lib: lib.zeros(2, 3).take(lib.tensor([0.0])),
+    "masked_fill_mask_dtype": lambda lib: lib.zeros(3).masked_fill(lib.zeros(3, dtype=lib.uint8), 1.0),
+    "masked_fill_value_dims": lambda lib: lib.zeros(3).masked_fill(lib.ones(3, dtype=lib.bool), lib.ones(1)),
+    "masked_fill_broadcast": lambda lib: lib.zeros(3).masked_fill(lib.ones(2, dtype=lib.bool), 1.0),
+    "masked_select_dtype": lambda lib: lib.zeros(3).masked_select(lib.ones(3)),
+}
+
+
+@pytest.mark.parametrize("name", list(ERRORS))
+def test_error_matches_pytorch(name):
+    torch = require_torch()
+    with pytest.raises(Exception) as theirs:
+        ERRORS[name](torch)
+    with pytest.raises(Exception) as ours:
+        ERRORS[name](minitorch)
+    assert type(ours.value) is type(theirs.value), f"{type(ours.value).__name__}: {ours.value}"
+    assert str(ours.value) == str(theirs.value)
+
+
+# -- node names: what a learner sees in grad_fn ---------------------------------------------------
+NODES = {
+    "reshape": lambda lib, x: x.reshape(6, 4),
+    "reshape_copy": lambda lib, x: x.transpose(0, 1).reshape(-1),
+    "squeeze": lambda lib, x: x[:1].squeeze(),
+    "squeeze_dim": lambda lib, x: x[:1].squeeze(0),
+    "squeeze_dims": lambda lib, x: x[:1].squeeze((0, 1)),
+    "unsqueeze": lambda lib, x: x.unsqueeze(0),
+    "permute": lambda lib, x: x.permute(2, 0, 1),
+    "transpose": lambda lib, x: x.transpose(0, 1),
+    "t": lambda lib, x: x[0].t(),
+    "movedim": lambda lib, x: lib.movedim(x, 0, 2),
+    "repeat": lambda lib, x: x.repeat(2, 1, 1),
+    "tile": lambda lib, x: x.tile(2),
+    "cat": lambda lib, x: lib.cat([x, x]),
+    "stack": lambda lib, x: lib.stack([x, x]),
+    "split": lambda lib, x: x.split(1)[0],
+    "split_sizes": lambda lib, x: x.split([1, 2], 1)[1],
+    "chunk": lambda lib, x: x.chunk(2, 2)[1],
+    "unbind": lambda lib, x: x.unbind(1)[2],
+    "flip": lambda lib, x: x.flip(0),
+    "roll": lambda lib, x: x.roll(1, 0),
+    "narrow": lambda lib, x: x.narrow(1, 0, 2),
+    "contiguous": lambda lib, x: x.transpose(0, 1).contiguous(),
+    "clone": lambda lib, x: x.clone(),
+    "select": lambda lib, x: x[1],
+    "slice": lambda lib, x: x[:, 1:],
+    "index_unsqueeze": lambda lib, x: x[None],
+    "index_ellipsis_select": lambda lib, x: x[..., 1],
+    "index_advanced": lambda lib, x: x[[0, 1]],
+    "index_mask": lambda lib, x: x[x > 0],
+    "gather": lambda lib, x: x.gather(1, lib.tensor([[[0]]])),
+    "scatter": lambda lib, x: x.scatter(1, lib.tensor([[[0]]]), x),
+    "scatter_value": lambda lib, x: x.scatter(1, lib.tensor([[[0]]]), 2.0),
+    "scatter_add": lambda lib, x: x.scatter_add(1, lib.tensor([[[0]]]), x),
+    "index_select": lambda lib, x: x.index_select(1, lib.tensor([0, 2])),
+    "masked_fill": lambda lib, x: x.masked_fill(x > 0, 1.0),
+    "masked_fill_tensor": lambda lib, x: x.masked_fill(x > 0, lib.tensor(1.0)),
+    "masked_select": lambda lib, x: x.masked_select(x > 0),
+    "take": lambda lib, x: x.take(lib.tensor([0, 5])),
+}
+
+
+@pytest.mark.parametrize("name", list(NODES))
+def test_node_name_matches_pytorch(name):
+    torch = require_torch()
+    ours = NODES[name](minitorch, minitorch.randn(2, 3, 4, requires_grad=True))
+    theirs = NODES[name](torch, torch.randn(2, 3, 4, requires_grad=True))
+    assert ours.grad_fn.name() == theirs.grad_fn.name()
+
+
+# -- views share memory and the version counter ----------------------------------------------------
+VIEWS = {
+    "reshape": lambda x: x.reshape(4, 3),
+    "flatten": lambda x: x.flatten(),
+    "view": lambda x: x.view(-1),
+    "squeeze": lambda x: x[None].squeeze(0),
+    "unsqueeze": lambda x: x.unsqueeze(1),
+    "permute": lambda x: x.permute(1, 0),
+    "transpose": lambda x: x.transpose(0, 1),
+    "t": lambda x: x.t(),
+    "narrow": lambda x: x.narrow(1, 1, 2),
+    "slice": lambda x: x[1:, ::2],
+    "select": lambda x: x[1],
+    "expand": lambda x: x[:1].expand(5, 4),
+    "split_last_piece": lambda x: x.split(2)[1],
+    "chunk_last_piece": lambda x: x.chunk(2, 1)[1],
+    "unbind_last_piece": lambda x: x.unbind(1)[3],
+}
+
+
+@pytest.mark.parametrize("name", list(VIEWS))
+def test_views_share_memory_and_version(name):
+    x = minitorch.arange(12.0).reshape(3, 4)
+    view = VIEWS[name](x)
+    assert np.shares_memory(view.numpy(), x.numpy())
+    before = view._version
+    x[...] = 7.0
+    assert view._version == before + 1
+    assert bool((view == 7.0).all())
+
+
+def test_copies_do_not_share_memory():
+    x = minitorch.arange(12.0).reshape(3, 4)
+    for copy in (x.t().reshape(12), x.flip(0), x.roll(1), x.clone(), x.t().contiguous(), x[[0, 1]], x.repeat(1, 1)):
+        assert not np.shares_memory(copy.numpy(), x.numpy())
+    assert x.contiguous() is x
+
+
+def test_clone_keeps_layout_like_pytorch():
+    torch = require_torch()
+    ours = minitorch.zeros(2, 3, 4).transpose(0, 2).clone()
+    assert ours.stride() == torch.zeros(2, 3, 4).transpose(0, 2).clone().stride()
+
+
+# -- x[index] = value --------------------------------------------------------------------------
+def test_setitem_writes_in_place_and_bumps_the_version():
+    array = np.zeros((3, 4), dtype=np.float32)
+    x = minitorch.from_numpy(array)
+    row = x[1]
+    x[1, [0, 2]] = minitorch.tensor([5.0, 6.0])
+    x[0] = 1
+    assert x._version == 2 and row._version == 2
+    np.testing.assert_array_equal(array[1], [5, 0, 6, 0])  # NumPy sees the write: the memory is shared
+    np.testing.assert_array_equal(row.numpy(), [5, 0, 6, 0])
+    np.testing.assert_array_equal(array[0], [1, 1, 1, 1])
+
+
+def test_setitem_is_differentiable_for_target_and_value():
+    torch = require_torch()
+    results = []
+    for lib in (minitorch, torch):
+        x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        v = lib.tensor([10.0, 20.0], requires_grad=True)
+        y = x * 2
+        y[:, [0, 0]] = v  # the same column written twice: v's gradient is still read from both positions
+        (y * lib.tensor([1.0, 2.0, 3.0])).sum().backward()
+        results.append((y.detach().numpy(), x.grad.numpy(), v.grad.numpy(), y.grad_fn.name()))
+    for mine, theirs in zip(results[0][:3], results[1][:3]):
+        np.testing.assert_allclose(mine, theirs)
+    assert results[0][3] in ("IndexPutBackward0", results[1][3])
+
+
+def test_setitem_detects_a_saved_tensor_that_was_overwritten():
+    torch = require_torch()
+    for lib in (minitorch, torch):
+        x = lib.ones(3, requires_grad=True)
+        y = x * 2
+        z = y * y  # saves y
+        y[0] = 0.0
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            z.sum().backward()
+
+
+def test_setitem_on_a_leaf_under_no_grad_is_allowed():
+    x = minitorch.zeros(3, requires_grad=True)
+    with minitorch.no_grad():
+        x[1] = 2.0
+    assert x.is_leaf and x.requires_grad and x.tolist() == [0.0, 2.0, 0.0]
+
+
+def test_setitem_casts_like_pytorch():
+    torch = require_torch()
+    for make in (lambda lib: lib.zeros(3, dtype=lib.long), lambda lib: lib.zeros(3, dtype=lib.bool)):
+        ours, theirs = make(minitorch), make(torch)
+        ours[0], theirs[0] = 1.7, 1.7
+        ours[[1]], theirs[[1]] = 2.0, 2.0
+        ours[2:], theirs[2:] = minitorch.tensor([3.0]), torch.tensor([3.0])
+        assert ours.tolist() == theirs.tolist()
+
+
+def test_setitem_value_with_leading_ones_gets_its_shape_back():
+    x = minitorch.zeros(2, 3)
+    v = minitorch.ones(1, 1, 3, requires_grad=True)
+    x[0] = v
+    x.sum().backward()
+    assert v.grad.shape == (1, 1, 3)
+
+
+# -- more results against PyTorch ------------------------------------------------------------------
+def test_split_and_chunk_sizes_match_pytorch():
+    torch = require_torch()
+    for size in (0, 1, 5, 6, 7):
+        for parts in (1, 2, 3, 4):
+            for lib_name, lib in (("ours", minitorch), ("theirs", torch)):
+                x = lib.zeros(size)
+                shapes = [tuple(p.shape) for p in x.chunk(parts)], [tuple(p.shape) for p in x.split(parts)]
+                if lib_name == "ours":
+                    ours = shapes
+                else:
+                    assert ours == shapes, (size, parts)
+
+
+def test_repeated_indices_accumulate():
+    x = minitorch.zeros(3, requires_grad=True)
+    (x[[0, 0, 2, 0]] * minitorch.tensor([1.0, 2.0, 3.0, 4.0])).sum().backward()
+    assert x.grad.tolist() == [7.0, 0.0, 3.0]
+
+
+def test_scatter_add_accumulates_repeats():
+    out = minitorch.zeros(3).scatter_add(0, minitorch.tensor([0, 0, 1]), minitorch.ones(3))
+    assert out.tolist() == [2.0, 1.0, 0.0]
+
+
+def test_nonzero_0d_and_index_shapes_match_pytorch():
+    torch = require_torch()
+    for value in (0, 3):
+        assert tuple(minitorch.tensor(value).nonzero().shape) == tuple(torch.tensor(value).nonzero().shape)
+    x_ours, x_theirs = minitorch.zeros(2, 3, 4, 5), torch.zeros(2, 3, 4, 5)
+    for index in ((None, [0, 1], slice(None), None, [1, 2]), ([[0, 1]],), (True,), ([],), (..., None, 0)):
+        assert tuple(x_ours[index].shape) == tuple(x_theirs[index].shape), index
+
+
+def test_top_level_names_exist_in_pytorch():
+    torch = require_torch()
+    names = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "split", "chunk", "unbind", "flatten",
+             "unflatten", "squeeze", "unsqueeze", "permute", "transpose", "swapaxes", "swapdims", "t", "movedim",
+             "moveaxis", "flip", "roll", "narrow", "clone", "tile", "reshape", "broadcast_to", "gather", "scatter",
+             "scatter_add", "index_select", "masked_fill", "masked_select", "take", "nonzero"]
+    for name in names:
+        assert hasattr(minitorch, name) and hasattr(torch, name), name
+
+
+def test_setitem_on_a_view_of_a_non_leaf_is_refused():
+    # PyTorch would rewrite the base's history (CopySlices); minitorch refuses rather than give a wrong gradient.
+    base = minitorch.ones(2, 3, requires_grad=True) * 1
+    with pytest.raises(RuntimeError, match="does not support in-place operations on a view"):
+        base[0][1] = 5.0
+    with minitorch.no_grad():
+        base[0][1] = 5.0  # without recording there is no graph to keep right
+    assert base[0, 1].item() == 5.0
