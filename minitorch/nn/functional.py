@@ -373,3 +373,12 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     input, dim = _softmax_input(input, "log_softmax", dim, _stacklevel, dtype)
     return nn_ops.LogSoftmax.apply(input, dim)
 
+
+
+# == convolution, pooling, padding, upsampling, fold, pixel/channel shuffle (conv helper's section) ==
+
+
+# == normalization, dropout, embedding, one_hot, losses (normalization helper's section) ==
+
+
+# == recurrent and attention (sequence helper's section) ==

@@ -42,3 +42,11 @@ __all__ = [
     "LogSigmoid", "Softplus", "Softshrink", "PReLU", "Softsign", "Tanhshrink", "Softmin", "Softmax", "Softmax2d",
     "LogSoftmax",
 ]
+
+# == convolution, pooling, padding, upsampling, fold, pixel/channel shuffle (conv helper's section) ==
+
+# == normalization, dropout, embedding, losses (normalization helper's section) ==
+
+# == recurrent, transformer (sequence helper's section) ==
+
+# == DataParallel (parallel helper's section) ==
