@@ -9,6 +9,7 @@ Data is made in host memory with NumPy and then moved to the requested device.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -88,6 +89,13 @@ def _replace_tensors(data):
 
 def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (a number, nested lists, a NumPy array or a tensor)."""
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+            "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
     array = _infer_array(data, dtype)
     array = np.array(array, copy=True)
     if dtype is None and isinstance(data, Tensor):

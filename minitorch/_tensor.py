@@ -537,6 +537,8 @@ class Tensor:
         return pointwise.abs(self)
 
     def __invert__(self):
+        if self._data.dtype.kind == "f":
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
         return pointwise.bitwise_not(self)
 
     def __and__(self, other):
@@ -720,6 +722,14 @@ class Tensor:
 
     def reciprocal(self):
         return pointwise.reciprocal(self)
+
+    def atan2(self, other):
+        return pointwise.atan2(self, other)
+
+    arctan2 = atan2
+
+    def hypot(self, other):
+        return pointwise.hypot(self, other)
 
     def maximum(self, other):
         return pointwise.maximum(self, other)
@@ -907,6 +917,8 @@ class Tensor:
 
     @property
     def T(self):
+        if self._data.ndim != 2:  # PyTorch deprecates .T except on matrices, and says so
+            warnings.warn(_T_DEPRECATED[0] if self._data.ndim == 0 else _T_DEPRECATED[1], UserWarning, stacklevel=2)
         return shape_ops.permute(self, *reversed(range(self._data.ndim)))
 
     @property
@@ -1100,6 +1112,14 @@ def _rebuild_tensor(array, device_text, requires_grad):
         tensor = tensor.to(device_text)
     tensor._requires_grad = requires_grad
     return tensor
+
+
+_T_DEPRECATED = (
+    "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
+    "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will throw an "
+    "error in a future release. Consider `x.mT` to transpose batches of matrices or "
+    "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
+)
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:

@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 from . import graph
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import BackwardStep, run_backward
@@ -67,6 +69,14 @@ def _make_root_grads(outputs, grad_outputs, create_graph: bool):
     return roots
 
 
+_CREATE_GRAPH_CYCLE_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient "
+    "which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you "
+    "have to use this function, make sure to reset the .grad fields of your parameters to None after use to break "
+    "the cycle and avoid the leak."
+)
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool = False, inputs=None) -> None:
     """Add the gradient of ``tensors`` with respect to the graph's leaves into each leaf's ``.grad``.
 
@@ -77,6 +87,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
     """
     outputs = _as_tuple(tensors)
     grad_outputs = _as_tuple(grad_tensors)
+    if create_graph:
+        # leaf.grad gets a grad_fn whose graph reaches back to the leaf: a cycle only the collector frees.
+        warnings.warn(_CREATE_GRAPH_CYCLE_WARNING, UserWarning, stacklevel=3)
     if retain_graph is None:
         retain_graph = create_graph
     roots = _make_root_grads(outputs, grad_outputs, create_graph)

@@ -8,6 +8,8 @@ warns with the forward line that created it. It slows everything down: use it to
 
 from __future__ import annotations
 
+import warnings
+
 from .grad_mode import _DecoratorContextManager, _GradState
 
 
@@ -16,6 +18,12 @@ class detect_anomaly(_DecoratorContextManager):
 
     def __init__(self, check_nan: bool = True):
         self.check_nan = check_nan
+        warnings.warn(
+            "Anomaly Detection has been enabled. This mode will increase the runtime and should only be enabled for "
+            "debugging.",
+            UserWarning,
+            stacklevel=2,
+        )
 
     def __enter__(self):
         self.previous = _GradState.anomaly

@@ -4,6 +4,8 @@
   transpose, a matrix product and an addition. Every MLP runs it, so it is worth it.
 * ``Softmax`` and ``LogSoftmax``: numerically stable forwards (subtract the maximum
   before ``exp``) and short backwards written with the saved *output*.
+* ``Normalize`` (layer, batch, group and instance norm): mean, variance, scale and shift
+  in one pass, with the closed-form backward instead of a dozen small nodes.
 
 ``minitorch.nn.functional`` calls these; the argument checks and PyTorch's error messages
 live there, next to the public functions.
@@ -12,6 +14,7 @@ live there, next to the public functions.
 from __future__ import annotations
 
 from ..autograd.function import Op
+from ..autograd.grad_mode import _GradState
 from ._util import array_module
 
 
@@ -115,3 +118,87 @@ class LogSoftmax(Op):
     def backward(ctx, grad):
         (output,) = ctx.saved_tensors
         return grad - output.exp() * grad.sum(ctx.dim, keepdim=True), None
+
+
+class Normalize(Op):
+    """Normalise ``x`` over ``axes`` with its own statistics, then scale and shift.
+
+    ``mean = mean_axes(x)``, ``var = mean_axes((x - mean)^2)`` (biased: divided by ``M``, the
+    number of elements averaged), ``rstd = 1 / sqrt(var + eps)``;
+    ``xhat = (x - mean) * rstd``,  ``y = xhat * w + b`` (``w``, ``b`` broadcast against ``x``;
+    either may be None).
+
+    Backward, with ``g = grad * w`` (the gradient reaching ``xhat``)::
+
+        dx = rstd * (g - mean_axes(g) - xhat * mean_axes(g * xhat))
+        dw = grad * xhat,   db = grad       (the engine sums both down to w's and b's shapes)
+
+    The two subtracted means are the paths through ``mean`` and ``rstd``: shifting every
+    element of a group equally, or scaling it, leaves ``xhat`` unchanged.
+    With ``return_stats`` the forward also returns ``mean`` and ``var`` (kept dimensions, no
+    gradient): batch norm updates its running statistics from them.
+    """
+
+    node_name = "NativeLayerNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, axes, eps, return_stats):
+        xp = array_module(x)
+        ctx.axes, ctx.eps = axes, eps
+        mean = x.mean(axis=axes, keepdims=True)
+        normalized = x - mean
+        var = (normalized * normalized).mean(axis=axes, keepdims=True)
+        rstd = 1.0 / xp.sqrt(var + eps)
+        normalized *= rstd
+        # The output must be a fresh array: ``normalized`` is kept for backward, and the
+        # caller may change the output in place (``relu_``).
+        if weight is not None:
+            output = normalized * weight
+            if bias is not None:
+                output += bias
+        elif bias is not None:
+            output = normalized + bias
+        else:
+            output = normalized.copy()
+        ctx.save_for_backward(x, weight, normalized, rstd)
+        if return_stats:
+            ctx.mark_non_differentiable(mean, var)
+            return output, mean, var
+        return output
+
+    @staticmethod
+    def backward(ctx, grad, *unused_stat_grads):
+        x, weight, normalized, rstd = ctx.saved_tensors
+        axes = ctx.axes
+        if _GradState.enabled:
+            # create_graph=True: the saved statistics are constants, so recompute them from x
+            # with Tensor ops; then this backward is itself differentiable in x (double backward).
+            mean = x.mean(axes, keepdim=True)
+            centered = x - mean
+            rstd = ((centered * centered).mean(axes, keepdim=True) + ctx.eps).rsqrt()
+            normalized = centered * rstd
+        grad_x = grad_weight = grad_bias = None
+        if ctx.needs_input_grad[0]:
+            grad_normalized = grad * weight if weight is not None else grad
+            grad_x = rstd * (
+                grad_normalized
+                - grad_normalized.mean(axes, keepdim=True)
+                - normalized * (grad_normalized * normalized).mean(axes, keepdim=True)
+            )
+        if weight is not None and ctx.needs_input_grad[1]:
+            grad_weight = grad * normalized
+        if ctx.needs_input_grad[2]:
+            grad_bias = grad
+        return grad_x, grad_weight, grad_bias, None, None, None
+
+
+class BatchNormalize(Normalize):
+    """``Normalize`` over every axis but the channels (1): batch norm's training-mode forward."""
+
+    node_name = "NativeBatchNormBackward0"
+
+
+class GroupNormalize(Normalize):
+    """``Normalize`` over the elements of each (sample, group): group and instance norm."""
+
+    node_name = "NativeGroupNormBackward0"

@@ -1,6 +1,7 @@
 """Elementwise ops: arithmetic, math functions, comparisons and logic.
 
-Binary ops broadcast like NumPy and promote dtypes like PyTorch (``_util.promote``).
+Binary ops broadcast like NumPy and promote dtypes like PyTorch (``_util.promote``; Python
+ints that do not fit an integer result wrap around, as PyTorch converts them).
 Their backward returns the gradient at the *broadcast* shape; the engine sums it back
 to each input's shape, in one place for every op.
 
@@ -27,10 +28,19 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.function import Op
-from ._util import array_module, as_operand, broadcast_shapes, cast, check_broadcastable, check_same_device, is_number
+from ._util import (
+    array_module,
+    as_operand,
+    broadcast_shapes,
+    cast,
+    check_broadcastable,
+    check_same_device,
+    is_number,
+    promote,
+)
 
-# NumPy warns about overflow, 0/0 and log(0); PyTorch silently returns inf or nan. Forwards
-# that routinely meet those values run under this decorator (CuPy never warns anyway).
+# NumPy warns about overflow, 0/0, inf - inf and log(0); PyTorch silently returns inf or nan.
+# Forwards that can meet those values run under this decorator (CuPy never warns anyway).
 _quiet = np.errstate(all="ignore")
 
 # PyTorch's names for dtypes in its error messages ("... not implemented for 'Float'").
@@ -101,19 +111,13 @@ _PLAIN_NUMBERS = (int, float, bool)
 
 
 def _promote(a, b, result=None):
-    """Cast tensors to the common dtype (differentiably); fit Python ints into an integer result."""
-    if result is None:
-        if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype:
-            return a, b, _dtype.from_numpy_dtype(a._data.dtype)
-        result = _dtype.result_type(a, b)
-    if isinstance(a, Tensor):
-        a = cast(a, result)
-    elif type(a) is int and result.category == _dtype.INTEGER:
-        a = _fit_integer(a, result.numpy_dtype)
-    if isinstance(b, Tensor):
-        b = cast(b, result)
-    elif type(b) is int and result.category == _dtype.INTEGER:
-        b = _fit_integer(b, result.numpy_dtype)
+    """``_util.promote`` (PyTorch's rules; numbers stay numbers), and Python ints fitted into an integer result."""
+    a, b, result = promote(a, b, result)
+    if result.category == _dtype.INTEGER:
+        if type(a) is int:
+            a = _fit_integer(a, result.numpy_dtype)
+        if type(b) is int:
+            b = _fit_integer(b, result.numpy_dtype)
     return a, b, result
 
 
@@ -194,6 +198,7 @@ class Add(Op):
     """``y = a + b``;  ``da = grad``,  ``db = grad``."""
 
     @staticmethod
+    @_quiet  # inf - inf is NaN without a warning, as in PyTorch
     def forward(ctx, a, b):
         return a + b
 
@@ -206,6 +211,7 @@ class Sub(Op):
     """``y = a - b``;  ``da = grad``,  ``db = -grad``."""
 
     @staticmethod
+    @_quiet  # inf - inf is NaN without a warning, as in PyTorch
     def forward(ctx, a, b):
         return a - b
 

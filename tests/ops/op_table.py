@@ -66,9 +66,9 @@ class Arg:
             return np.asarray(array, dtype=np.float64)
         if self.kind in ("int", "index"):
             low = 0 if self.kind == "index" else int(self.low)
-            return rng.integers(low, int(self.high), size=self.shape).astype(np.int64)
+            return np.asarray(rng.integers(low, int(self.high), size=self.shape), dtype=np.int64)
         if self.kind == "bool":
-            return rng.random(self.shape) < 0.5
+            return np.asarray(rng.random(self.shape) < 0.5)
         raise ValueError(f"unknown Arg kind {self.kind}")
 
 

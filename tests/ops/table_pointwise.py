@@ -166,6 +166,16 @@ OPS = [
     OpInfo("minimum_ties", lambda lib, a, b: a.minimum(b),
            [(Arg((4,), values=[1.0, -0.5, 2.0, 0.0]), Arg((4,), values=[1.0, 0.5, 2.0, -1.0]))], gradgradcheck=False),
     OpInfo("maximum_int", lambda lib, a, b: lib.maximum(a, b), [(Arg((3, 4), **SMALL_INTS), Arg((4,), **SMALL_INTS))]),
+    # PyTorch's conventions exactly at the kinks (parity only: finite differences are meaningless there).
+    OpInfo("relu_at_zero", lambda lib, a: lib.relu(a), [(Arg((3,), values=[0.0, -1.0, 2.0]),)], gradcheck=False),
+    OpInfo("clamp_at_bounds", lambda lib, a: lib.clamp(a, -0.5, 0.5), [(Arg((4,), values=[-0.5, 0.5, 0.0, 1.0]),)],
+           gradcheck=False),
+    OpInfo("clamp_tensors_at_bounds", lambda lib, a, low, high: lib.clamp(a, low, high),
+           [(Arg((4,), values=[0.0, 1.0, -1.0, 3.0]), Arg((4,), values=[0.0, 0.0, -2.0, 3.0]),
+             Arg((4,), values=[1.0, 1.0, -1.0, 3.0]))], gradcheck=False),
+    OpInfo("sqrt_at_zero", lambda lib, a: lib.sqrt(a), [(Arg((2,), values=[0.0, 4.0]),)], gradcheck=False),
+    OpInfo("pow_scalar_at_zero", lambda lib, a: a**2 + a**0.5 + a**-1.0, [(Arg((2,), values=[0.0, 4.0]),)],
+           gradcheck=False),
     # -- selection and blending ----------------------------------------------------------------
     # The condition is made from a float input (x > 0), so hypothesis can give it any shape.
     OpInfo("where", lambda lib, x, a, b: lib.where(x > 0, a, b),
