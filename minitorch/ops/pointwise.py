@@ -123,6 +123,11 @@ def _promote(a, b, result=None):
 
 def _binary(op, a, b, function: str = "add", result=None):
     """Prepare two operands (numbers stay numbers) and apply ``op``."""
+    if (
+        result is None and isinstance(a, Tensor) and isinstance(b, Tensor)
+        and a._data.dtype == b._data.dtype and a._data.shape == b._data.shape
+    ):
+        return op.apply(a, b)  # the common case needs no promotion or broadcasting checks
     a, b, _ = _prepare(a, b, function, result)
     return op.apply(a, b)
 
@@ -198,7 +203,8 @@ class Add(Op):
     """``y = a + b``;  ``da = grad``,  ``db = grad``."""
 
     @staticmethod
-    @_quiet  # inf - inf is NaN without a warning, as in PyTorch
+    # No np.errstate here: it would cost more than the addition itself on small tensors, and
+    # inf - inf, which makes NumPy warn, is rare on the hot path of training.
     def forward(ctx, a, b):
         return a + b
 
@@ -211,7 +217,8 @@ class Sub(Op):
     """``y = a - b``;  ``da = grad``,  ``db = -grad``."""
 
     @staticmethod
-    @_quiet  # inf - inf is NaN without a warning, as in PyTorch
+    # No np.errstate here: it would cost more than the addition itself on small tensors, and
+    # inf - inf, which makes NumPy warn, is rare on the hot path of training.
     def forward(ctx, a, b):
         return a - b
 
@@ -224,7 +231,7 @@ class Mul(Op):
     """``y = a * b``;  ``da = grad * b``,  ``db = grad * a``."""
 
     @staticmethod
-    @_quiet  # 0 * inf is NaN without a warning, as in PyTorch
+    # No np.errstate (see Add): 0 * inf, which makes NumPy warn, is rare on the hot path.
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
         return a * b

@@ -95,8 +95,8 @@ class Sum(Op):
     @staticmethod
     def forward(ctx, x, dims, keepdim, numpy_dtype):
         ctx.input_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        xp = array_module(x)
-        return xp.asarray(x.sum(axis=dims, keepdims=keepdim, dtype=numpy_dtype))  # NumPy gives a scalar for 0-d
+        result = x.sum(axis=dims, keepdims=keepdim, dtype=numpy_dtype)
+        return result if result.ndim or not isinstance(result, np.generic) else np.asarray(result)  # NumPy gives a scalar for 0-d
 
     @staticmethod
     def backward(ctx, grad):
@@ -127,7 +127,9 @@ def sum(x: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     if dtype is not None and x.is_floating_point() and dtype.is_floating_point and dtype != x.dtype:
         x = x.to(dtype)
     op = Sum if dim is None else SumDim
-    return op.apply(x, dims, keepdim, _accumulate_dtype(x, dtype).numpy_dtype)
+    # A float sum keeps its dtype (None tells NumPy so, cheaply); integer and bool sums are int64.
+    numpy_dtype = None if dtype is None and x._data.dtype.kind == "f" else _accumulate_dtype(x, dtype).numpy_dtype
+    return op.apply(x, dims, keepdim, numpy_dtype)
 
 
 def sum_to_size(x: Tensor, *size) -> Tensor:
