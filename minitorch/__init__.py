@@ -90,3 +90,4 @@ from .ops.indexing import (  # noqa: E402
 
 from . import optim  # noqa: E402
 from . import nn  # noqa: E402
+from .serialization import load, save  # noqa: E402

@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import numpy as _numpy
+
 import warnings
 
 from . import graph
@@ -146,9 +148,16 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
 
 
 def _drain(steps):
-    """Run a backward generator to the end and return what it returns."""
-    while True:
-        try:
-            next(steps)
-        except StopIteration as finished:
-            return finished.value
+    """Run a backward generator to the end and return what it returns.
+
+    NumPy warns about inf and NaN (``0 * inf``) where PyTorch stays silent; gradients at a
+    function's singular points meet them naturally, so the whole walk runs with NumPy's
+    floating-point warnings off (one switch per backward, not one per op).
+    """
+    with _numpy.errstate(all="ignore"):
+        while True:
+            try:
+                next(steps)
+            except StopIteration as finished:
+                return finished.value
+

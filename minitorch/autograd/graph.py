@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from .engine import BackwardStep, run_backward
-from .function import AccumulateGrad, Node
+from .function import AccumulateGrad, Function, Node, Op
 
 
 class Edge(NamedTuple):
@@ -98,6 +98,50 @@ def input_shapes(node) -> tuple:
     if isinstance(node, AccumulateGrad):
         return (tuple(node.variable.shape),)
     return tuple(None if meta is None else tuple(meta[0]) for meta in node._input_meta)
+
+
+class InputMetadata(NamedTuple):
+    """What ``node`` knows about one differentiable input: its shape, dtype and device."""
+
+    shape: tuple
+    dtype: object
+    device: object
+
+
+def input_metadata(node) -> tuple:
+    """An ``InputMetadata`` per differentiable input of ``node`` (``None`` for inputs that need no gradient).
+
+    The graph keeps no reference to an intermediate tensor, but every node remembers the
+    shape and dtype of what flowed into it (the engine checks gradients against them).
+    """
+    from .._dtype import from_numpy_dtype
+
+    if isinstance(node, AccumulateGrad):
+        variable = node.variable
+        return (InputMetadata(tuple(variable.shape), variable.dtype, variable.device),)
+    device = getattr(node, "_device", None)
+    return tuple(
+        None if meta is None else InputMetadata(tuple(meta[0]), from_numpy_dtype(meta[1]), device)
+        for meta in node._input_meta
+    )
+
+
+def formula(node) -> str:
+    """The math of the op that made ``node``, as its docstring states it (``""`` when there is none).
+
+    Built-in ops document ``y = ...`` and the gradient of each input::
+
+        >>> import minitorch
+        >>> from minitorch.autograd import graph
+        >>> a = minitorch.tensor(2.0, requires_grad=True)
+        >>> graph.formula((a * a).grad_fn)
+        '``y = a * b``;  ``da = grad * b``,  ``db = grad * a``.'
+    """
+    function = getattr(type(node), "_forward_class", None)
+    doc = getattr(function, "__doc__", None) if function is not None else None
+    if not doc or function.__doc__ is Function.__doc__ or function.__doc__ is Op.__doc__:
+        return ""
+    return doc.strip().split("\n\n")[0].strip()
 
 
 def step_backward(

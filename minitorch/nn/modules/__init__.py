@@ -46,6 +46,16 @@ __all__ = [
 # == convolution, pooling, padding, upsampling, fold, pixel/channel shuffle (conv helper's section) ==
 
 # == normalization, dropout, embedding, losses (normalization helper's section) ==
+from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout  # noqa: E402
+from .normalization import GroupNorm, LayerNorm, LocalResponseNorm  # noqa: E402
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d  # noqa: E402
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa: E402
+
+__all__ += [
+    "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "LayerNorm", "GroupNorm",
+    "LocalResponseNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
+    "InstanceNorm3d",
+]
 
 # == recurrent, transformer (sequence helper's section) ==
 
