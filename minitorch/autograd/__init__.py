@@ -10,9 +10,9 @@
 
 from __future__ import annotations
 
-import numpy as _numpy
-
 import warnings
+
+import numpy as _numpy
 
 from . import graph
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
