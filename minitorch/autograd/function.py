@@ -420,9 +420,7 @@ def _connect(ctx, args, inputs, raw_outputs, outputs, device):
             tensor_count += 1
             if arg._requires_grad:
                 grad_fn = arg.grad_fn
-                next_functions.append(
-                    (grad_fn, arg._output_nr) if grad_fn is not None else (arg._grad_accumulator(), 0)
-                )
+                next_functions.append((grad_fn, arg._output_nr) if grad_fn is not None else (_leaf_accumulator(arg), 0))
                 input_meta.append((arg._data.shape, arg._data.dtype))
             else:
                 next_functions.append((None, 0))

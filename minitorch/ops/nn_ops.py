@@ -6,6 +6,8 @@
   before ``exp``) and short backwards written with the saved *output*.
 * ``Normalize`` (layer, batch, group and instance norm): mean, variance, scale and shift
   in one pass, with the closed-form backward instead of a dozen small nodes.
+* ``Embedding``: a row lookup whose backward adds the gradients of repeated indices
+  (one vectorised scatter-add), with ``padding_idx`` and ``scale_grad_by_freq``.
 
 ``minitorch.nn.functional`` calls these; the argument checks and PyTorch's error messages
 live there, next to the public functions.
@@ -13,8 +15,10 @@ live there, next to the public functions.
 
 from __future__ import annotations
 
+from .._tensor import Tensor
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
+from .indexing import AccumulateAt
 from ._util import array_module
 
 
@@ -202,3 +206,78 @@ class GroupNormalize(Normalize):
     """``Normalize`` over the elements of each (sample, group): group and instance norm."""
 
     node_name = "NativeGroupNormBackward0"
+
+
+class Embedding(Op):
+    """``y[...] = weight[indices[...]]``: one row of ``weight`` per index (``y`` is ``indices.shape + (D,)``).
+
+    ``dweight[i] = sum of grad[...] over every position where indices[...] == i``: an index
+    that appears twice receives both gradients (a scatter-add, ``AccumulateAt``, whose own
+    backward is the lookup again, so double backward works). Rows looked up through
+    ``padding_idx`` get no gradient; with ``scale_grad_by_freq`` each gradient is divided by
+    how often its index appears in ``indices``.
+    """
+
+    @staticmethod
+    def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq):
+        ctx.weight_shape = weight.shape
+        ctx.padding_idx, ctx.scale_grad_by_freq = padding_idx, scale_grad_by_freq
+        ctx.save_for_backward(indices)
+        return weight[indices]
+
+    @staticmethod
+    def backward(ctx, grad):
+        (indices,) = ctx.saved_tensors
+        flat_indices = indices._data.reshape(-1)
+        grad_rows = grad.reshape(-1, ctx.weight_shape[1])
+        row_scale = embedding_row_scale(flat_indices, ctx.weight_shape[0], ctx.padding_idx, ctx.scale_grad_by_freq)
+        if row_scale is not None:
+            grad_rows = grad_rows * Tensor._make(row_scale.astype(grad._data.dtype), grad._device)
+        return AccumulateAt.apply(grad_rows, ctx.weight_shape, (flat_indices, Ellipsis), True), None, None, None
+
+
+def embedding_row_scale(flat_indices, num_embeddings: int, padding_idx, scale_grad_by_freq: bool):
+    """A ``(L, 1)`` factor for the gradient of each looked-up row (None when every factor is 1).
+
+    0 where the index is ``padding_idx``; ``1 / count(index)`` with ``scale_grad_by_freq``.
+    """
+    if padding_idx is None and not scale_grad_by_freq:
+        return None
+    xp = array_module(flat_indices)
+    scale = xp.ones(flat_indices.shape, dtype=xp.float64)
+    if scale_grad_by_freq:
+        counts = xp.bincount(flat_indices, minlength=num_embeddings)
+        scale /= counts[flat_indices]
+    if padding_idx is not None:
+        scale[flat_indices == padding_idx] = 0.0
+    return scale.reshape(-1, 1)
+
+
+def segment_argmax(values, segment_ids, num_segments: int):
+    """For each segment (bag) and column: the row of ``values`` holding the column's maximum within the segment.
+
+    ``values`` is ``(L, D)``, ``segment_ids`` gives each row's segment (-1: belongs to none).
+    Returns ``(num_segments, D)`` row numbers (the first maximal row; 0 for an empty segment)
+    and a ``(num_segments, 1)`` mask of the non-empty segments. Vectorised with unbuffered
+    ``maximum.at`` and ``minimum.at`` (CuPy: ``scatter_max``/``scatter_min``).
+    """
+    xp = array_module(values)
+    rows, columns = values.shape
+    member = segment_ids >= 0
+    values, row_numbers, segment_ids = values[member], xp.nonzero(member)[0], segment_ids[member]
+    maxima = xp.full((num_segments, columns), -xp.inf, dtype=values.dtype)
+    first_row = xp.full((num_segments, columns), rows, dtype=xp.int64)
+    column_index = xp.arange(columns)[None, :]
+    segment_index = segment_ids[:, None]
+    if xp.__name__ == "numpy":
+        xp.maximum.at(maxima, (segment_index, column_index), values)
+        is_maximum = values == maxima[segment_ids]
+        xp.minimum.at(first_row, (segment_index, column_index), xp.where(is_maximum, row_numbers[:, None], rows))
+    else:
+        import cupyx
+
+        cupyx.scatter_max(maxima, (segment_index, column_index), values)
+        is_maximum = values == maxima[segment_ids]
+        cupyx.scatter_min(first_row, (segment_index, column_index), xp.where(is_maximum, row_numbers[:, None], rows))
+    non_empty = first_row[:, :1] < rows
+    return xp.where(first_row < rows, first_row, 0), non_empty
