@@ -91,3 +91,6 @@ from .ops.indexing import (  # noqa: E402
 from . import optim  # noqa: E402
 from . import nn  # noqa: E402
 from .serialization import load, save  # noqa: E402
+from . import utils  # noqa: E402
+from ._dlpack import from_dlpack  # noqa: E402
+from . import vision  # noqa: E402

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import warnings
 
-from .grad_mode import _DecoratorContextManager, _GradState
+from .grad_mode import _AnomalyState, _DecoratorContextManager
 
 
 class detect_anomaly(_DecoratorContextManager):
@@ -26,11 +26,11 @@ class detect_anomaly(_DecoratorContextManager):
         )
 
     def __enter__(self):
-        self.previous = _GradState.anomaly
-        _GradState.anomaly = self.check_nan
+        self.previous = _AnomalyState.enabled
+        _AnomalyState.enabled = self.check_nan
 
     def __exit__(self, *exc_info):
-        _GradState.anomaly = self.previous
+        _AnomalyState.enabled = self.previous
         return False
 
     def clone(self):
@@ -41,15 +41,15 @@ class set_detect_anomaly(_DecoratorContextManager):
     """Turn anomaly detection on or off (at once, and back at the end of a ``with`` block)."""
 
     def __init__(self, mode: bool, check_nan: bool = True):
-        self.previous = _GradState.anomaly
+        self.previous = _AnomalyState.enabled
         self.mode = bool(mode) and check_nan
-        _GradState.anomaly = self.mode
+        _AnomalyState.enabled = self.mode
 
     def __enter__(self):
-        _GradState.anomaly = self.mode
+        _AnomalyState.enabled = self.mode
 
     def __exit__(self, *exc_info):
-        _GradState.anomaly = self.previous
+        _AnomalyState.enabled = self.previous
         return False
 
     def clone(self):
@@ -57,4 +57,4 @@ class set_detect_anomaly(_DecoratorContextManager):
 
 
 def is_anomaly_enabled() -> bool:
-    return _GradState.anomaly
+    return _AnomalyState.enabled

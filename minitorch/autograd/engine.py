@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 from .._dtype import from_numpy_dtype
 from .function import AccumulateGrad
-from .grad_mode import _GradState
+from .grad_mode import _AnomalyState, _GradState
 
 Tensor = None  # set by minitorch/_tensor.py (the two modules need each other)
 
@@ -229,7 +229,7 @@ def _call_node(node, grad_outputs):
         else:
             grad_inputs.append(grad)
 
-    if _GradState.anomaly:
+    if _AnomalyState.enabled:
         _check_for_nan(node, grad_inputs)
     for hook in node._post_hooks:
         replaced = hook(tuple(grad_inputs), tuple(grad_outputs))

@@ -43,7 +43,7 @@ import weakref
 from numpy import asarray as _as_numpy_array, generic as _numpy_scalar
 
 from .._dtype import from_numpy_dtype
-from .grad_mode import _GradState
+from .grad_mode import _AnomalyState, _GradState
 
 _sequence_counter = itertools.count()
 
@@ -446,7 +446,7 @@ def _connect(ctx, args, inputs, raw_outputs, outputs, device):
     if ctx._to_save:
         ctx._saved = [_record(value, args, inputs, raw_outputs, outputs) for value in ctx._to_save]
         ctx._to_save = ()
-    if _GradState.anomaly:
+    if _AnomalyState.enabled:
         ctx._forward_trace = "".join(traceback.format_stack()[:-3])
 
 
@@ -554,7 +554,6 @@ class _OnceDifferentiableError(Op):
         raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable")
 
 
-_GradState.anomaly = False
 
 from .._device import CPU as _CPU  # noqa: E402
 

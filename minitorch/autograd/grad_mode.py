@@ -17,13 +17,25 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
 
 
-class _GradState:
-    """Whether ops record a graph right now; one flag for the whole process, as in PyTorch's default thread."""
+class _ThreadGradState(threading.local):
+    """Whether ops record a graph right now. One flag per thread, as in PyTorch: a ``no_grad``
+    block in one thread (a DataParallel replica updating BatchNorm statistics) must not stop
+    another thread from recording. Every new thread starts with recording on."""
 
     enabled = True
     inference = False
+
+
+_GradState = _ThreadGradState()
+
+
+class _AnomalyState:
+    """Whether anomaly detection is on: one switch for the whole process, as in PyTorch."""
+
+    enabled = False
 
 
 def is_grad_enabled() -> bool:

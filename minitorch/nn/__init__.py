@@ -8,6 +8,7 @@ gradient utilities in ``nn.utils``.
 from . import functional, init, utils
 from .modules import *  # noqa: F401,F403  (every layer, as torch.nn exports them)
 from .modules import __all__ as _modules_all
+from . import parallel  # after .modules: modules re-exports parallel.DataParallel
 from .parameter import Buffer, Parameter
 
 __all__ = ["Parameter", "Buffer", "functional", "init", "utils", *_modules_all]
