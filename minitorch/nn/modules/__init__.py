@@ -44,19 +44,77 @@ __all__ = [
 ]
 
 # == convolution, pooling, padding, upsampling, fold, pixel/channel shuffle (conv helper's section) ==
+from .channelshuffle import ChannelShuffle  # noqa: E402
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d  # noqa: E402
+from .fold import Fold, Unfold  # noqa: E402
+from .padding import (  # noqa: E402
+    CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d, ConstantPad3d, ReflectionPad1d,
+    ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, ZeroPad1d, ZeroPad2d,
+    ZeroPad3d,
+)
+from .pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: E402
+from .pooling import (  # noqa: E402
+    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d,
+    AvgPool2d, AvgPool3d, MaxPool1d, MaxPool2d, MaxPool3d, MaxUnpool1d, MaxUnpool2d,
+)
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: E402
+
+__all__ += [
+    "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "MaxPool1d", "MaxPool2d",
+    "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxUnpool1d", "MaxUnpool2d", "ConstantPad1d", "ConstantPad2d",
+    "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
+    "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d",
+    "PixelShuffle", "PixelUnshuffle", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "Fold", "Unfold",
+    "ChannelShuffle",
+]
 
 # == normalization, dropout, embedding, losses (normalization helper's section) ==
-from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout  # noqa: E402
-from .normalization import GroupNorm, LayerNorm, LocalResponseNorm  # noqa: E402
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d  # noqa: E402
+from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout  # noqa: E402
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa: E402
+from .loss import (  # noqa: E402
+    BCELoss,
+    BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
+    CrossEntropyLoss,
+    HuberLoss,
+    KLDivLoss,
+    L1Loss,
+    MarginRankingLoss,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+    TripletMarginLoss,
+)
+from .normalization import GroupNorm, LayerNorm, LocalResponseNorm  # noqa: E402
+from .sparse import Embedding, EmbeddingBag  # noqa: E402
 
 __all__ += [
     "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "LayerNorm", "GroupNorm",
     "LocalResponseNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
-    "InstanceNorm3d",
+    "InstanceNorm3d", "Embedding", "EmbeddingBag", "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "NLLLoss",
+    "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "CosineEmbeddingLoss", "MarginRankingLoss",
+    "TripletMarginLoss",
 ]
 
 # == recurrent, transformer (sequence helper's section) ==
+from .attention import MultiheadAttention  # noqa: E402  (PyTorch keeps it in activation.py)
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
+from .transformer import (  # noqa: E402
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
+
+__all__ += [
+    "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "MultiheadAttention",
+    "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer", "TransformerDecoderLayer",
+]
 
 # == DataParallel (parallel helper's section) ==
+from ..parallel import DataParallel  # noqa: E402 -- torch.nn.DataParallel lives in nn.parallel too
+
+__all__ += ["DataParallel"]
