@@ -352,6 +352,21 @@ class Tensor:
             array = array.astype(dtype, copy=False)
         return array.copy() if copy else array
 
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        # A NumPy ufunc on a tensor gives a tensor back, as in PyTorch (bool results as uint8, PyTorch's choice).
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        return Tensor._make(np.asarray(array))
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """This tensor's memory as a DLPack capsule, for ``torch.from_dlpack`` / ``np.from_dlpack`` (no copy)."""
+        from ._dlpack import to_dlpack
+
+        return to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self):
+        return self._data.__dlpack_device__()
+
     def item(self):
         """The single number in this tensor, as a Python number."""
         if self._data.size != 1:
@@ -806,6 +821,12 @@ class Tensor:
     def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         return pointwise.isclose(self, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
+    def softmax(self, dim: int, dtype=None):
+        return nn_ops.softmax(self, dim, dtype)
+
+    def log_softmax(self, dim: int, dtype=None):
+        return nn_ops.log_softmax(self, dim, dtype)
+
     # -- reductions (ops/reduction.py) --------------------------------------------------
     def sum(self, dim=None, keepdim: bool = False, *, dtype=None):
         return reduction.sum(self, dim, keepdim, dtype=dtype)
@@ -1136,6 +1157,6 @@ from .autograd import engine as _engine, function as _function  # noqa: E402
 _function.Tensor = _engine.Tensor = Tensor
 
 # The ops modules import Tensor from here, so they are imported after the class exists.
-from .ops import conversion, indexing, inplace, linalg, pointwise, reduction  # noqa: E402
+from .ops import conversion, indexing, inplace, linalg, nn_ops, pointwise, reduction  # noqa: E402
 from .ops import shape as shape_ops  # noqa: E402
 

@@ -357,8 +357,9 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
         >>> minitorch.nn.functional.softmax(minitorch.tensor([0.0, 0.0]), dim=0)
         tensor([0.5000, 0.5000])
     """
-    input, dim = _softmax_input(input, "softmax", dim, _stacklevel, dtype)
-    return nn_ops.Softmax.apply(input, dim)
+    if dim is None:
+        dim = _get_softmax_dim("softmax", input.dim(), _stacklevel + 1)
+    return nn_ops.softmax(input, dim, dtype)
 
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: _dtype.dtype | None = None) -> Tensor:
@@ -370,8 +371,9 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
                 dtype: _dtype.dtype | None = None) -> Tensor:
     """``y_i = x_i - log(sum_j exp(x_j))`` along ``dim``: the log of the softmax, computed without overflow."""
-    input, dim = _softmax_input(input, "log_softmax", dim, _stacklevel, dtype)
-    return nn_ops.LogSoftmax.apply(input, dim)
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel + 1)
+    return nn_ops.log_softmax(input, dim, dtype)
 
 
 
@@ -900,7 +902,9 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, dims:
     index_data = indices._data
     if index_data.size and (int(index_data.min()) < 0 or int(index_data.max()) >= plane):
         bad = int(index_data.max()) if int(index_data.max()) >= plane else int(index_data.min())
-        raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size {'x'.join(map(str, sizes))})")
+        raise RuntimeError(
+            f"Found an invalid max index: {bad} (output volumes are of size {'x'.join(map(str, sizes))})"
+        )
     return _unbatched(_pooling_ops.ScatterIntoPlanes.apply(input, indices, sizes, False), was_unbatched)
 
 
@@ -2053,6 +2057,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
                                                  label_smoothing)
     class_dim, labels, ignored = _class_targets(input, target, ignore_index)
     _class_weights(input, weight, classes)
+    if input.dim() == 2 and weight is None and ignored is None and label_smoothing == 0.0 and labels.size:
+        return nn_ops.CrossEntropy.apply(input, labels, reduction)  # the common case, fused into one node
     log_probs = log_softmax(input, class_dim)
     loss = _nll(log_probs, class_dim, labels, ignored, weight, reduction)
     if label_smoothing == 0.0:

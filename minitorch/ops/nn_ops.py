@@ -8,6 +8,11 @@
   in one pass, with the closed-form backward instead of a dozen small nodes.
 * ``Embedding``: a row lookup whose backward adds the gradients of repeated indices
   (one vectorised scatter-add), with ``padding_idx`` and ``scale_grad_by_freq``.
+* ``CrossEntropy``: log-softmax and the pick of each target's log-probability in one node,
+  for the common case (``(N, C)`` logits, class indices, no weights): every classifier
+  runs it once per step.
+* ``BinaryCrossEntropy``: PyTorch clamps its logarithms at -100, and its gradient divides
+  by ``max(x (1 - x), 1e-12)``, so it stays finite at ``x = 0`` and ``x = 1``.
 
 ``minitorch.nn.functional`` calls these; the argument checks and PyTorch's error messages
 live there, next to the public functions.
@@ -15,11 +20,13 @@ live there, next to the public functions.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._tensor import Tensor
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
+from ._util import wrap_dim, array_module
 from .indexing import AccumulateAt
-from ._util import array_module
 
 
 class Linear(Op):
@@ -122,6 +129,28 @@ class LogSoftmax(Op):
     def backward(ctx, grad):
         (output,) = ctx.saved_tensors
         return grad - output.exp() * grad.sum(ctx.dim, keepdim=True), None
+
+
+_INTEGER_TYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def softmax(input, dim: int, dtype=None):
+    """``input.softmax(dim)``: ``nn.functional.softmax`` and ``Tensor.softmax`` both end here."""
+    return _apply_softmax(Softmax, "softmax", input, dim, dtype)
+
+
+def log_softmax(input, dim: int, dtype=None):
+    """``input.log_softmax(dim)``: ``nn.functional.log_softmax`` and ``Tensor.log_softmax`` both end here."""
+    return _apply_softmax(LogSoftmax, "log_softmax", input, dim, dtype)
+
+
+def _apply_softmax(op, name: str, input, dim: int, dtype):
+    if dtype is not None:
+        input = input.to(dtype)
+    elif not input.is_floating_point():
+        type_name = _INTEGER_TYPE_NAMES.get(input.dtype.name, input.dtype.name)
+        raise RuntimeError(f'"{name}_lastdim_kernel_impl" not implemented for \'{type_name}\'')
+    return op.apply(input, wrap_dim(dim, input.dim()))
 
 
 class Normalize(Op):
@@ -281,3 +310,74 @@ def segment_argmax(values, segment_ids, num_segments: int):
         cupyx.scatter_min(first_row, (segment_index, column_index), xp.where(is_maximum, row_numbers[:, None], rows))
     non_empty = first_row[:, :1] < rows
     return xp.where(first_row < rows, first_row, 0), non_empty
+
+
+def _clamped_log(xp, values):
+    """``max(log(values), -100)``: PyTorch's binary cross-entropy never takes a log below -100."""
+    with np.errstate(divide="ignore"):  # log(0) = -inf is expected here, and then clamped
+        return xp.maximum(xp.log(values), -100.0)
+
+
+class BinaryCrossEntropy(Op):
+    """``loss = -(t * max(log x, -100) + (1 - t) * max(log(1 - x), -100))``, elementwise.
+
+    ``dx = grad * (x - t) / max(x (1 - x), 1e-12)`` (PyTorch's form, finite at 0 and 1);
+    ``dt = grad * (log(1 - x) - log x)``.
+    """
+
+    @staticmethod
+    def forward(ctx, x, target):
+        xp = array_module(x)
+        ctx.save_for_backward(x, target)
+        return -(target * _clamped_log(xp, x) + (1 - target) * _clamped_log(xp, 1 - x))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, target = ctx.saved_tensors
+        grad_x = grad_target = None
+        if ctx.needs_input_grad[0]:
+            grad_x = grad * (x - target) / (x * (1 - x)).clamp(min=1e-12)
+        if ctx.needs_input_grad[1]:
+            grad_target = grad * ((1 - x).log() - x.log())
+        return grad_x, grad_target
+
+
+class CrossEntropy(Op):
+    """``loss_i = logsumexp(x_i) - x_i[y_i]`` for ``(N, C)`` logits and class indices ``y`` (then mean, sum or none).
+
+    ``logsumexp`` subtracts the row maximum first, so large logits never overflow.
+    ``dx_i = (softmax(x_i) - onehot(y_i)) * grad_i``, with ``grad_i = grad / N`` for the mean.
+    """
+
+    node_name = "CrossEntropyLossBackward0"
+
+    @staticmethod
+    def forward(ctx, logits, labels, reduction):
+        xp = array_module(logits)
+        rows = xp.arange(logits.shape[0])
+        shifted = logits - logits.max(axis=1, keepdims=True)
+        exponentials = xp.exp(shifted)
+        totals = exponentials.sum(axis=1, keepdims=True)
+        losses = xp.log(totals[:, 0]) - shifted[rows, labels]
+        ctx.labels, ctx.reduction = labels, reduction
+        ctx.save_for_backward(logits, exponentials / totals)
+        if reduction == "mean":
+            return xp.asarray(losses.mean())
+        if reduction == "sum":
+            return xp.asarray(losses.sum())
+        return losses
+
+    @staticmethod
+    def backward(ctx, grad):
+        logits, probabilities = ctx.saved_tensors
+        if _GradState.enabled:  # create_graph: recompute the softmax differentiably (double backward)
+            probabilities = Softmax.apply(logits, 1)
+        xp = logits._xp
+        one_hot = xp.zeros(logits.shape, dtype=logits._data.dtype)
+        one_hot[xp.arange(logits.shape[0]), ctx.labels] = 1
+        difference = probabilities - Tensor._make(one_hot, logits._device)
+        if ctx.reduction == "mean":
+            return difference * (grad / logits.shape[0]), None, None
+        if ctx.reduction == "sum":
+            return difference * grad, None, None
+        return difference * grad.unsqueeze(1), None, None
