@@ -936,6 +936,11 @@ class Tensor:
     def t(self):
         return shape_ops.t(self)
 
+    def movedim(self, source, destination):
+        return shape_ops.movedim(self, source, destination)
+
+    moveaxis = movedim
+
     @property
     def T(self):
         if self._data.ndim != 2:  # PyTorch deprecates .T except on matrices, and says so

@@ -9,6 +9,8 @@ OPS = [
            [S((4, 3), (5, 3)), S((2, 2, 3), (1, 3))]),
     OpInfo("softmax", lambda lib, x: lib.nn.functional.softmax(x, dim=-1),
            [S((3, 5)), S((2, 3, 4)), S((4,)), S(())]),
+    OpInfo("tensor_softmax", lambda lib, x: x.softmax(1), [S((3, 5)), S((2, 3, 4))]),
+    OpInfo("tensor_log_softmax", lambda lib, x: x.log_softmax(-1), [S((3, 5)), S((2, 3, 4))]),
     OpInfo("softmax_dim0", lambda lib, x: lib.nn.functional.softmax(x, dim=0), [S((3, 5)), S((2, 3, 4))]),
     OpInfo("softmax_large", lambda lib, x: lib.nn.functional.softmax(x * 400.0, dim=1),
            [S((3, 5))], rtol=1e-6, atol=1e-9, rtol32=1e-3, atol32=1e-4),
