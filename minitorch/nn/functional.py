@@ -1960,18 +1960,25 @@ def _class_targets(input: Tensor, target: Tensor, ignore_index: int):
     class_dim = 0 if input.dim() == 1 else 1
     classes = input.shape[class_dim]
     xp = target._xp
-    labels = target._data.astype(xp.int64)
+    labels = target._data.astype(xp.int64, copy=False)
     if input.dim() == 1 and labels.ndim == 1:
         labels = labels.reshape(())
-    ignored = labels == ignore_index
-    if bool(ignored.any()):
-        labels = xp.where(ignored, 0, labels)
-    else:
-        ignored = None
-    if labels.size:
+    if labels.size == 0:
+        return class_dim, labels, None
+    # The smallest and largest label settle the common case (nothing ignored, all in range)
+    # with two reductions, instead of building masks on every call.
+    lowest, highest = int(labels.min()), int(labels.max())
+    ignored = None
+    if lowest <= ignore_index <= highest:
+        ignored = labels == ignore_index
+        if bool(ignored.any()):
+            labels = xp.where(ignored, 0, labels)
+            lowest, highest = int(labels.min()), int(labels.max())
+        else:
+            ignored = None
+    if lowest < 0 or highest >= classes:
         out_of_range = (labels < 0) | (labels >= classes)
-        if bool(out_of_range.any()):
-            raise IndexError(f"Target {int(labels[out_of_range].reshape(-1)[0])} is out of bounds.")
+        raise IndexError(f"Target {int(labels[out_of_range].reshape(-1)[0])} is out of bounds.")
     return class_dim, labels, ignored
 
 

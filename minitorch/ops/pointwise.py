@@ -1071,7 +1071,27 @@ class Relu(Op):
     @staticmethod
     def backward(ctx, grad):
         (result,) = ctx.saved_tensors
-        return where(result > 0, grad, 0.0)
+        return ThresholdBackward.apply(grad, result)
+
+
+class ThresholdBackward(Op):
+    """Relu's backward as an op of its own: ``y = grad`` where ``result > 0``, else 0.
+
+    It is linear in ``grad`` (``d grad = g`` masked the same way) and flat in ``result``,
+    so it can be differentiated again. One array ``where`` instead of a comparison and a
+    general ``where`` call: ReLU sits in every MLP, so this is on the hot path.
+    """
+
+    @staticmethod
+    def forward(ctx, grad, result):
+        ctx.save_for_backward(result)
+        xp = array_module(grad)
+        return xp.where(result > 0, grad, xp.zeros((), dtype=grad.dtype))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        (result,) = ctx.saved_tensors
+        return ThresholdBackward.apply(grad_grad, result), None
 
 
 # W. J. Cody's rational approximations of erf and erfc (Math. Comp. 23, 1969, the
