@@ -21,7 +21,6 @@ import numpy as np
 
 from . import _dtype
 from ._device import CPU, canonical, device as _device_type
-from .autograd.grad_mode import _GradState
 
 
 class Size(tuple):
@@ -204,7 +203,7 @@ class Tensor:
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self._requires_grad = builtins.bool(value)
 
-    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if requires_grad and self.grad_fn is not None:
             return self  # a computed tensor already requires grad: nothing to change (PyTorch allows this call)
         if requires_grad and self._data.dtype.kind not in "fc":
@@ -233,7 +232,9 @@ class Tensor:
     def grad(self, value) -> None:
         if value is not None:
             if not isinstance(value, Tensor):
-                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}"
+                )
             if value._device != self._device:
                 raise RuntimeError(
                     f"assigned grad has data located on {value._device} different from the tensor {self._device}"
@@ -304,12 +305,12 @@ class Tensor:
 
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
-    def detach(self) -> "Tensor":
+    def detach(self) -> Tensor:
         """A tensor sharing this one's data, cut out of the graph (``requires_grad=False``)."""
         detached = Tensor._make(self._data, self._device, version_counter=self._version_counter)
         return detached
 
-    def detach_(self) -> "Tensor":
+    def detach_(self) -> Tensor:
         if self._base is not None and self._base.requires_grad:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self.grad_fn = None
@@ -317,16 +318,16 @@ class Tensor:
         self._output_nr = 0
         return self
 
-    def _detached_copy(self) -> "Tensor":
+    def _detached_copy(self) -> Tensor:
         return Tensor._make(self._data.copy(), self._device)
 
     @property
-    def data(self) -> "Tensor":
+    def data(self) -> Tensor:
         """The same numbers, outside the graph: changes to it are not seen by autograd."""
         return Tensor._make(self._data, self._device)
 
     @data.setter
-    def data(self, value: "Tensor") -> None:
+    def data(self, value: Tensor) -> None:
         if not isinstance(value, Tensor):
             raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
         self._data = value._data
@@ -405,7 +406,7 @@ class Tensor:
 
     def _scalar_for(self, kind: str):
         if self._data.size != 1:
-            raise ValueError(f"only one element tensors can be converted to Python scalars")
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return self.item()
 
     def __hash__(self) -> int:
@@ -429,7 +430,8 @@ class Tensor:
     def __deepcopy__(self, memo):
         if self.grad_fn is not None:
             raise RuntimeError(
-                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment."
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the "
+                "moment."
             )
         copied = type(self).__new__(type(self)) if type(self) is not Tensor else object.__new__(Tensor)
         Tensor._init(copied, self._data.copy(), self._device, self._requires_grad)
@@ -443,14 +445,14 @@ class Tensor:
         return copied
 
     # -- dtype and device conversion ----------------------------------------------------
-    def to(self, *args, **kwargs) -> "Tensor":
-        """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(other)``; returns ``self`` if nothing changes."""
+    def to(self, *args, **kwargs) -> Tensor:
+        """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(other)``; ``self`` if nothing changes."""
         return conversion.to(self, *args, **kwargs)
 
-    def cpu(self) -> "Tensor":
+    def cpu(self) -> Tensor:
         return conversion.to(self, "cpu")
 
-    def cuda(self, device=None, non_blocking: bool = False) -> "Tensor":
+    def cuda(self, device=None, non_blocking: bool = False) -> Tensor:
         target = "cuda" if device is None else (f"cuda:{device}" if isinstance(device, builtins.int) else device)
         return conversion.to(self, target)
 
@@ -463,34 +465,34 @@ class Tensor:
             dtype = getattr(_dtype, names[dtype.rsplit(".", 1)[-1]])
         return conversion.to(self, dtype)
 
-    def type_as(self, other: "Tensor") -> "Tensor":
+    def type_as(self, other: Tensor) -> Tensor:
         return conversion.to(self, other.dtype)
 
-    def float(self) -> "Tensor":
+    def float(self) -> Tensor:
         return conversion.to(self, _dtype.float32)
 
-    def double(self) -> "Tensor":
+    def double(self) -> Tensor:
         return conversion.to(self, _dtype.float64)
 
-    def half(self) -> "Tensor":
+    def half(self) -> Tensor:
         return conversion.to(self, _dtype.float16)
 
-    def long(self) -> "Tensor":
+    def long(self) -> Tensor:
         return conversion.to(self, _dtype.int64)
 
-    def int(self) -> "Tensor":
+    def int(self) -> Tensor:
         return conversion.to(self, _dtype.int32)
 
-    def short(self) -> "Tensor":
+    def short(self) -> Tensor:
         return conversion.to(self, _dtype.int16)
 
-    def char(self) -> "Tensor":
+    def char(self) -> Tensor:
         return conversion.to(self, _dtype.int8)
 
-    def byte(self) -> "Tensor":
+    def byte(self) -> Tensor:
         return conversion.to(self, _dtype.uint8)
 
-    def bool(self) -> "Tensor":
+    def bool(self) -> Tensor:
         return conversion.to(self, _dtype.bool)
 
     # -- arithmetic operators (ops/pointwise.py) ------------------------------------------
@@ -1109,27 +1111,37 @@ class Tensor:
     def new_tensor(self, data, *, dtype=None, device=None, requires_grad: bool = False):
         from . import _creation
 
-        return _creation.tensor(data, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad)
+        return _creation.tensor(
+            data, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad
+        )
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad: bool = False):
         from . import _creation
 
-        return _creation.zeros(*size, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad)
+        return _creation.zeros(
+            *size, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad
+        )
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad: bool = False):
         from . import _creation
 
-        return _creation.ones(*size, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad)
+        return _creation.ones(
+            *size, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad
+        )
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad: bool = False):
         from . import _creation
 
-        return _creation.full(size, fill_value, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad)
+        return _creation.full(
+            size, fill_value, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad
+        )
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad: bool = False):
         from . import _creation
 
-        return _creation.empty(*size, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad)
+        return _creation.empty(
+            *size, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad
+        )
 
 
 def _rebuild_tensor(array, device_text, requires_grad):
@@ -1162,6 +1174,14 @@ from .autograd import engine as _engine, function as _function  # noqa: E402
 _function.Tensor = _engine.Tensor = Tensor
 
 # The ops modules import Tensor from here, so they are imported after the class exists.
-from .ops import conversion, indexing, inplace, linalg, nn_ops, pointwise, reduction  # noqa: E402
-from .ops import shape as shape_ops  # noqa: E402
+from .ops import (  # noqa: E402
+    conversion,
+    indexing,
+    inplace,
+    linalg,
+    nn_ops,
+    pointwise,
+    reduction,
+    shape as shape_ops,  # noqa: E402
+)
 

@@ -80,7 +80,7 @@ def to(tensor: Tensor, *args, **kwargs) -> Tensor:
 def _raise_unavailable(target) -> None:
     backend = target.backend
     if target.type == "cuda" and not backend.is_available():
-        backend.array_module  # raises the explanation of why CUDA is missing
+        backend.array_module  # noqa: B018 - reading it raises the explanation of why CUDA is missing
     raise RuntimeError(
         f"CUDA error: invalid device ordinal: {target} was requested but only {backend.device_count()} "
         f"{target.type} device(s) are available"

@@ -25,7 +25,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
-from ._util import wrap_dim, array_module
+from ._util import array_module, wrap_dim
 from .indexing import AccumulateAt
 
 
@@ -147,7 +147,9 @@ class LogSoftmax(Op):
         return grad - output.exp() * grad.sum(ctx.dim, keepdim=True), None
 
 
-_INTEGER_TYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+_INTEGER_TYPE_NAMES = {
+    "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+}
 
 
 def softmax(input, dim: int, dtype=None):

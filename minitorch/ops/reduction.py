@@ -96,7 +96,8 @@ class Sum(Op):
     def forward(ctx, x, dims, keepdim, numpy_dtype):
         ctx.input_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         result = x.sum(axis=dims, keepdims=keepdim, dtype=numpy_dtype)
-        return result if result.ndim or not isinstance(result, np.generic) else np.asarray(result)  # NumPy gives a scalar for 0-d
+        # NumPy gives a scalar, not a 0-d array, for a full reduction
+        return result if result.ndim or not isinstance(result, np.generic) else np.asarray(result)
 
     @staticmethod
     def backward(ctx, grad):

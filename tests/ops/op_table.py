@@ -25,7 +25,7 @@ else: integer index tensors, bool masks, positive-only values, inputs that need 
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -59,7 +59,9 @@ class Arg:
         if self.kind == "float":
             array = rng.uniform(self.low, self.high, size=self.shape)
             if self.distinct and array.size:
-                array = (rng.permutation(array.size).reshape(self.shape) + rng.uniform(0.1, 0.9, self.shape)) / max(array.size, 1) * (self.high - self.low) + self.low
+                # a random permutation of evenly spaced levels, jittered: distinct values, no ties
+                levels = rng.permutation(array.size).reshape(self.shape) + rng.uniform(0.1, 0.9, self.shape)
+                array = levels / max(array.size, 1) * (self.high - self.low) + self.low
             for point in self.away_from:
                 too_close = np.abs(array - point) < self.margin
                 array = np.where(too_close, point + np.where(array >= point, 1, -1) * (self.margin + 0.05), array)

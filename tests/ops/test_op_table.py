@@ -9,8 +9,7 @@ import os
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minitorch
@@ -76,7 +75,10 @@ def _grads(lib, outputs, inputs, seed: int):
     if not differentiable_outputs or not wanted:
         return []
     rng = np.random.default_rng(seed + 1)
-    grad_outputs = [lib.from_numpy(rng.standard_normal(tuple(o.shape)).astype(str(o.dtype).split(".")[-1])) for o in differentiable_outputs]
+    grad_outputs = [
+        lib.from_numpy(rng.standard_normal(tuple(o.shape)).astype(str(o.dtype).split(".")[-1]))
+        for o in differentiable_outputs
+    ]
     grads = lib.autograd.grad(differentiable_outputs, wanted, grad_outputs, allow_unused=True)
     return [None if g is None else _numpy(g) for g in grads]
 
@@ -87,7 +89,9 @@ def _compare(ours, theirs, rtol, atol, what):
         if a is None or b is None:
             # PyTorch may return an explicit zero where minitorch has no path, or the reverse.
             other = b if a is None else a
-            assert other is None or not np.any(other), f"{what}[{index}]: one side has no gradient, the other is nonzero"
+            assert other is None or not np.any(other), (
+                f"{what}[{index}]: one side has no gradient, the other is nonzero"
+            )
             continue
         assert a.shape == b.shape, f"{what}[{index}]: shape {a.shape} vs PyTorch's {b.shape}"
         assert a.dtype == b.dtype, f"{what}[{index}]: dtype {a.dtype} vs PyTorch's {b.dtype}"
@@ -106,8 +110,11 @@ def _parity(op, sample, dtype_name, rtol, atol, seed, noncontiguous=False):
     theirs_out = _run(op, torch, theirs_in)
     _compare([_numpy(o) for o in ours_out], [_numpy(o) for o in theirs_out], rtol, atol, f"{op.name} forward")
     for mine, theirs in zip(ours_out, theirs_out):
-        assert mine.requires_grad == theirs.requires_grad, f"{op.name}: requires_grad {mine.requires_grad} vs PyTorch's {theirs.requires_grad}"
-    _compare(_grads(minitorch, ours_out, ours_in, seed), _grads(torch, theirs_out, theirs_in, seed), rtol, atol, f"{op.name} backward")
+        assert mine.requires_grad == theirs.requires_grad, (
+            f"{op.name}: requires_grad {mine.requires_grad} vs PyTorch's {theirs.requires_grad}"
+        )
+    ours_grads = _grads(minitorch, ours_out, ours_in, seed)
+    _compare(ours_grads, _grads(torch, theirs_out, theirs_in, seed), rtol, atol, f"{op.name} backward")
 
 
 @pytest.mark.parametrize("op,index", [c for c, _ in PARITY], ids=[i for _, i in PARITY])
@@ -138,7 +145,11 @@ GRAD_IDS = [i for c, i in zip(CASES, CASE_IDS) if _checkable(*c)]
 
 def _differentiable_fn(op, sample, arrays):
     """gradcheck's function: the op with its non-differentiated inputs held fixed."""
-    fixed = {i: minitorch.from_numpy(a.copy()) for i, (a, arg) in enumerate(zip(arrays, sample)) if not (arg.kind == "float" and arg.grad)}
+    fixed = {
+        i: minitorch.from_numpy(a.copy())
+        for i, (a, arg) in enumerate(zip(arrays, sample))
+        if not (arg.kind == "float" and arg.grad)
+    }
     floats = [i for i, arg in enumerate(sample) if arg.kind == "float" and arg.grad]
 
     def fn(*differentiated):
@@ -177,8 +188,8 @@ ELEMENTWISE = [op for op in OPS if op.elementwise]
 
 @st.composite
 def _broadcast_sample(draw, count):
-    shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=count, min_dims=0, max_dims=3, min_side=0, max_side=3)).input_shapes
-    return shapes
+    shapes = hnp.mutually_broadcastable_shapes(num_shapes=count, min_dims=0, max_dims=3, min_side=0, max_side=3)
+    return draw(shapes).input_shapes
 
 
 @pytest.mark.parametrize("op", ELEMENTWISE, ids=[op.name for op in ELEMENTWISE])
