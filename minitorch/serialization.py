@@ -133,12 +133,18 @@ def save(obj: Any, f: FileLike, pickle_module=None, pickle_protocol: int = 2,
 
 
 def _write_archive(stream, index_text: str, storages: list) -> None:
-    # ZIP_STORED (no compression): weights hardly compress, and reading stays fast.
+    # ZIP_STORED (no compression): weights hardly compress, and reading stays fast. Every entry
+    # carries the same fixed timestamp, so saving the same weights twice gives the same bytes
+    # (and the same hash: the shipped pretrained weights are checked by theirs).
     with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_STORED) as archive:
-        archive.writestr(INDEX_NAME, index_text)
+        archive.writestr(_entry(INDEX_NAME), index_text)
         for number, array in enumerate(storages):
-            with archive.open(f"data/{number}.npy", "w", force_zip64=True) as member:
+            with archive.open(_entry(f"data/{number}.npy"), "w", force_zip64=True) as member:
                 np.lib.format.write_array(member, array, allow_pickle=False)
+
+
+def _entry(name: str) -> zipfile.ZipInfo:
+    return zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
 
 
 class _Writer:
