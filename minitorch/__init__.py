@@ -75,6 +75,7 @@ from . import return_types  # noqa: E402
 from .ops.linalg import bmm, dot, einsum, matmul, mm, mv, outer  # noqa: E402
 
 # --- shape exports (ops/shape.py) ---
+from .ops.shape import broadcast_shapes, broadcast_tensors  # noqa: E402
 from .ops.shape import (  # noqa: E402
     broadcast_to, cat, chunk, clone, concat, concatenate, expand, flatten, flip, hstack, movedim, narrow, permute,
     reshape, roll, split, squeeze, stack, t, tile, transpose, unbind, unflatten, unsqueeze, view, vstack,

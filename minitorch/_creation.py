@@ -60,7 +60,10 @@ def _infer_array(data, dtype=None):
         return np.asarray(data)
     if isinstance(data, (list, tuple)) and any(isinstance(item, Tensor) for item in _flatten(data)):
         data = _replace_tensors(data)
-    array = np.array(data)
+    try:
+        array = np.array(data)
+    except ValueError:  # ragged nested lists: say where, in PyTorch's words
+        raise ValueError(_ragged_message(data) or "expected nested sequences of equal lengths") from None
     if array.dtype.kind == "f":
         return array if dtype is not None else array.astype(_dtype.get_default_dtype().numpy_dtype)
     if array.dtype.kind in "iu" and array.dtype != np.int64 and not isinstance(data, np.generic):
@@ -69,6 +72,21 @@ def _infer_array(data, dtype=None):
         kind = "str" if array.dtype.kind in "US" else type(data).__name__
         raise TypeError(f"new(): invalid data type '{kind}'")
     return array
+
+
+def _ragged_message(data, dim: int = 0) -> str:
+    """PyTorch's message for nested lists whose lengths differ: ``expected sequence of length 2 at dim 1 (got 1)``."""
+    items = [item for item in data if isinstance(item, (list, tuple))]
+    if items:
+        expected = len(items[0])
+        for item in items:
+            if len(item) != expected:
+                return f"expected sequence of length {expected} at dim {dim + 1} (got {len(item)})"
+        for item in items:
+            message = _ragged_message(item, dim + 1)
+            if message:
+                return message
+    return ""
 
 
 def _flatten(data):

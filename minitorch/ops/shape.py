@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from .. import _dtype
-from .._tensor import Tensor
+from .._tensor import Size, Tensor
 from ..autograd.function import Op
 from . import indexing
 from ._util import array_module, cast, normalize_dims, shape_argument, wrap_dim
@@ -683,3 +683,23 @@ def clone(x: Tensor) -> Tensor:
 def contiguous(x: Tensor) -> Tensor:
     """``x`` itself when its memory is row-major already, else a row-major copy."""
     return x if x._data.flags.c_contiguous else Contiguous.apply(x)
+
+
+def broadcast_shapes(*shapes) -> Size:
+    """The shape that tensors of ``shapes`` broadcast to (``torch.broadcast_shapes``), or PyTorch's error."""
+    from ._util import broadcast_shapes as common_shape
+
+    normalized = [(shape,) if isinstance(shape, int) else tuple(shape) for shape in shapes]
+    for shape in normalized:
+        for extent in shape:
+            if extent < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension {extent}: {list(shape)}")
+    return Size(common_shape(*normalized))
+
+
+def broadcast_tensors(*tensors) -> tuple:
+    """Each tensor expanded (as a view) to the common broadcast shape (``torch.broadcast_tensors``)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    target = broadcast_shapes(*(t._data.shape for t in tensors))
+    return tuple(expand(t, target) for t in tensors)

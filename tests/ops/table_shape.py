@@ -78,4 +78,5 @@ OPS = [
     OpInfo("clone_function", lambda lib, x: lib.clone(x.t()), [S((3, 4))]),
     OpInfo("contiguous", lambda lib, x: x.t().contiguous(), [S((3, 4))]),
     OpInfo("contiguous_already", lambda lib, x: (x * 1).contiguous(), [S((3, 4))]),
+    OpInfo("broadcast_tensors", lambda lib, a, b: lib.broadcast_tensors(a, b), [S((3, 1), (1, 4)), S((2, 1, 3), (3,))]),
 ]
