@@ -1014,6 +1014,12 @@ class Tensor:
     def masked_fill(self, mask, value):
         return indexing.masked_fill(self, mask, value)
 
+    def tril(self, diagonal: int = 0):
+        return indexing.tril(self, diagonal)
+
+    def triu(self, diagonal: int = 0):
+        return indexing.triu(self, diagonal)
+
     def masked_select(self, mask):
         return indexing.masked_select(self, mask)
 

@@ -634,3 +634,49 @@ def nonzero(x: Tensor, *, as_tuple: bool = False):
         data = x._data if x._data.ndim else x._data.reshape(1)  # PyTorch treats a 0-d tensor as 1-D here
         return tuple(Tensor._make(c.astype(np.int64, copy=False), x._device) for c in xp.nonzero(data))
     return Tensor._make(xp.argwhere(x._data).astype(np.int64, copy=False), x._device)
+
+
+# -- triangles ------------------------------------------------------------------------------------
+class Tril(Op):
+    """``y = x`` on and below the ``diagonal``-th diagonal of the last two dimensions, 0 above;
+    ``dx = tril(grad)`` (the kept entries pass their gradient, the zeroed ones none)."""
+
+    @staticmethod
+    def forward(ctx, x, diagonal):
+        ctx.diagonal = diagonal
+        return array_module(x).tril(x, diagonal)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return tril(grad, ctx.diagonal), None
+
+
+class Triu(Op):
+    """``y = x`` on and above the ``diagonal``-th diagonal of the last two dimensions, 0 below;
+    ``dx = triu(grad)``."""
+
+    @staticmethod
+    def forward(ctx, x, diagonal):
+        ctx.diagonal = diagonal
+        return array_module(x).triu(x, diagonal)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return triu(grad, ctx.diagonal), None
+
+
+def _check_triangle(x: Tensor, name: str) -> None:
+    if x._data.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+
+
+def tril(x: Tensor, diagonal: int = 0) -> Tensor:
+    """The lower triangle of each matrix in ``x`` (a causal attention mask is ``ones(n, n).tril()``)."""
+    _check_triangle(x, "tril")
+    return Tril.apply(x, int(diagonal))
+
+
+def triu(x: Tensor, diagonal: int = 0) -> Tensor:
+    """The upper triangle of each matrix in ``x``."""
+    _check_triangle(x, "triu")
+    return Triu.apply(x, int(diagonal))

@@ -140,4 +140,8 @@ OPS = [
                                                    (Arg((), kind="int", low=0, high=2),), (Arg((5,), kind="bool"),)]),
     OpInfo("nonzero_as_tuple", lambda lib, x: lib.nonzero(x, as_tuple=True),
            [(Arg((3, 4), kind="int", low=-1, high=2),), (Arg((), kind="int", low=1, high=2),)]),
+    OpInfo("tril", lambda lib, x: x.tril(), [S((4, 4)), S((2, 3, 5))]),
+    OpInfo("tril_offset", lambda lib, x: lib.tril(x, -1), [S((4, 4)), S((3, 5))]),
+    OpInfo("triu", lambda lib, x: x.triu(1), [S((4, 4)), S((2, 5, 3))]),
+    OpInfo("triu_function", lambda lib, x: lib.triu(x, 0), [S((4, 4))]),
 ]

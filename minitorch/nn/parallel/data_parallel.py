@@ -43,12 +43,9 @@ thread; the arithmetic is the same as on GPUs.
 
 Limits
 ------
-* Gradient mode is one flag for the whole process in minitorch (PyTorch keeps one per
-  thread), so code inside ``forward`` that switches it (a ``no_grad()`` block, a custom
-  ``autograd.Function``) can disturb the replicas running at the same time: one may then
-  build no graph. BatchNorm in training mode is such code (it updates its running
-  statistics under ``no_grad()``); layers without it (Linear, convolution, LayerNorm,
-  RNNs, attention) are safe.
+* Gradient mode is one flag per thread, as in PyTorch: each replica's thread starts with
+  the caller's setting, and a ``no_grad()`` block inside one replica's ``forward`` (BatchNorm
+  updating its running statistics) does not affect the others.
 * A replica's buffer updates (BatchNorm's running statistics) reach the original module
   only from the first replica, as in PyTorch.
 * ``backward`` runs on the calling thread, device after device.

@@ -106,9 +106,7 @@ def parallel_apply(modules, inputs, kwargs_tup=None, devices=None) -> list:
             thread.start()
         for thread in threads:
             thread.join()
-        # minitorch keeps the flag once per process: replicas that switched it (no_grad() inside forward)
-        # may have interleaved their switches; leave it as the caller had it.
-        set_grad_enabled(grad_enabled)
+        set_grad_enabled(grad_enabled)  # the caller's setting, whatever the workers did (as PyTorch does)
     else:
         worker(0, modules[0], inputs[0], kwargs_tup[0], devices[0])
 

@@ -1,0 +1,111 @@
+"""Chapter 10 (pretrained models and transfer learning): top-k accuracy, a confusion matrix, the pretrained
+LeNet-5's penultimate features, and freezing all but a new head.
+
+Expected values are computed by the references below (NumPy for the metrics; the shipped LeNet-5 weights
+through ``minitorch.vision.models`` for the rest), never written down; the public cases are inputs only.
+"""
+
+from functools import lru_cache
+
+import numpy as np
+
+import minitorch
+from grading.registry import exercise, randn
+from minitorch.vision import datasets, models
+
+
+def _topk_accuracy(logits, labels, k):
+    """With NumPy, independently of minitorch: is the label among the k columns with the largest scores?"""
+    scores, targets = logits.numpy(), labels.numpy()
+    best = np.argsort(-scores, axis=1, kind="stable")[:, :k]
+    return minitorch.tensor(np.float32((best == targets[:, None]).any(axis=1).mean()))
+
+
+def _labels(count, classes, seed):
+    return np.random.default_rng(seed).integers(0, classes, count).astype(np.int64)
+
+
+exercise(
+    "ch10.topk_accuracy",
+    function="topk_accuracy",
+    reference=_topk_accuracy,
+    public=[
+        (randn(8, 5, seed=1000), _labels(8, 5, 1001), 1),
+        (randn(20, 10, seed=1002), _labels(20, 10, 1003), 3),
+        (randn(6, 4, seed=1004), _labels(6, 4, 1005), 4),
+    ],
+    hint="The label is in the top k when fewer than k scores are larger than the label's own score. "
+    "logits.gather(1, labels.unsqueeze(1)) picks each row's label score (shape (N, 1)); compare the row with it, "
+    "count with .sum(dim=1), and average the booleans with .float().mean().",
+)
+
+
+def _confusion_matrix(predictions, labels, num_classes):
+    """With NumPy: count each (true label, predicted label) pair."""
+    matrix = np.zeros((num_classes, num_classes), dtype=np.int64)
+    np.add.at(matrix, (labels.numpy(), predictions.numpy()), 1)
+    return minitorch.from_numpy(matrix)
+
+
+exercise(
+    "ch10.confusion_matrix",
+    function="confusion_matrix",
+    reference=_confusion_matrix,
+    public=[
+        (np.array([0, 2, 2, 1, 0], dtype=np.int64), np.array([0, 1, 2, 1, 2], dtype=np.int64), 3),
+        (_labels(50, 10, 1010), _labels(50, 10, 1011), 10),
+        (np.array([1, 1], dtype=np.int64), np.array([1, 1], dtype=np.int64), 4),
+    ],
+    hint="Row = true label, column = prediction. F.one_hot(labels, num_classes) is (N, C) with a 1 in each row's "
+    "label column; the matrix product one_hot(labels).T @ one_hot(predictions) counts every (label, prediction) pair.",
+)
+
+
+@lru_cache(maxsize=1)
+def _pretrained_lenet5():
+    return models.lenet5(weights="DEFAULT").eval()
+
+
+def _lenet5_features(images):
+    model = _pretrained_lenet5()
+    with minitorch.no_grad():
+        return model.classifier[:-1](model.features(images))
+
+
+@lru_cache(maxsize=1)
+def _digit_images() -> np.ndarray:
+    """Six test digits at 28x28, prepared as the shipped weights expect ((x / 255 - 0.5) / 0.5)."""
+    pictures = datasets.Digits(train=False, image_size=28)
+    images = pictures.data[:6].numpy().astype(np.float32) / 255.0
+    return ((images - 0.5) / 0.5)[:, None]
+
+
+exercise(
+    "ch10.lenet5_features",
+    function="lenet5_features",
+    reference=_lenet5_features,
+    public=[(_digit_images(),), (randn(3, 1, 28, 28, seed=1020),)],
+    rtol=1e-4,
+    atol=1e-5,
+    hint="models.lenet5(weights='DEFAULT') in eval mode; run model.features, then every layer of model.classifier "
+    "except the last (model.classifier[:-1]: Flatten, Linear, ReLU, Linear, ReLU), under minitorch.no_grad(). "
+    "The result has 84 columns.",
+)
+
+
+def _freeze_all_but_head(num_classes):
+    model = models.lenet5(weights="DEFAULT")
+    model.requires_grad_(False)
+    model.classifier[-1] = minitorch.nn.Linear(model.classifier[-1].in_features, num_classes)
+    return sum(parameter.numel() for parameter in model.parameters() if parameter.requires_grad)
+
+
+exercise(
+    "ch10.freeze_all_but_head",
+    function="freeze_all_but_head",
+    reference=_freeze_all_but_head,
+    public=[(2,), (10,), (7,)],
+    output_type="any",
+    hint="Freeze first (model.requires_grad_(False)), then replace the head: a new nn.Linear's parameters "
+    "require gradients. Count with sum(p.numel() for p in model.parameters() if p.requires_grad).",
+)

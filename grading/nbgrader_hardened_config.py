@@ -1,0 +1,56 @@
+"""Hardened nbgrader settings, for instructors who autograde minitorch chapters with ``nbgrader autograde``.
+
+Load it from the course's ``nbgrader_config.py`` (``notebooks/nbgrader_config.py`` does)::
+
+    c = get_config()
+    load_subconfig("/path/to/grading/nbgrader_hardened_config.py")
+
+What it changes, and why:
+
+* ``Execute.timeout = 60``: a cell that runs longer (an infinite loop) is interrupted and fails,
+  instead of nbgrader's kernel hanging the whole batch; ``interrupt_on_timeout`` lets the rest of the
+  notebook still run.
+* ``OverwriteCells.add_missing_cells = True``: a deleted test cell is put back from the gradebook and
+  run, so its part is graded as usual (``minitorch-grade`` instead scores that part 0 with a warning);
+  edited test cells are already overwritten with the source version.
+* ``IgnorePattern``: nbgrader fails a test cell that wrote *anything* on stderr, so a harmless library
+  warning costs full marks. Stderr output that is a warning is dropped before scoring. (The check
+  helpers in :mod:`grading.checks` also silence warnings while they run.)
+* ``LimitOutput``: at most 1000 lines of output and 100 lines of traceback per cell are kept.
+* The kernel's history goes to memory, not to a shared file.
+
+Known limits of the nbgrader path, which ``minitorch-grade`` does not have (use it for anything
+that counts):
+
+* the tests run inside the student's own kernel: a submission can monkeypatch ``numpy.testing``,
+  ``np.allclose``, the check helpers or ``AssertionError`` and pass every test cell;
+* hidden tests are executed in that kernel too, so the student's code can read their source and the
+  hidden inputs (through ``inspect``, ``gc`` or the notebook file), and nbgrader's feedback shows them;
+* no sandbox: the code runs as the grading user, with the network, the file system (the gradebook,
+  other students' submissions, every non-notebook file of ``source/`` copied next to it), no
+  memory or process limit: a fork bomb or a 6 GB allocation hits the grading machine;
+* ``LimitOutput`` counts lines, not bytes: one 100 MB line is stored whole in the autograded notebook;
+* a crashed kernel (``os._exit``, a segfault) fails the notebook rather than one test cell.
+"""
+
+c = get_config()  # noqa: F821 - provided by traitlets when nbgrader loads this file
+
+# Time: a cell that runs longer than this is interrupted and fails; the notebook goes on.
+c.Execute.timeout = 60
+c.Execute.interrupt_on_timeout = True
+c.Execute.execute_retries = 0
+c.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:"]
+
+# Deleted test cells come back and run; edited ones are overwritten from the gradebook.
+c.OverwriteCells.add_missing_cells = True
+
+# Warnings on stderr cost nothing: nbgrader fails a test cell with any stderr output.
+c.IgnorePattern.enabled = True
+c.IgnorePattern.pattern = r"Warning\b|warnings\.warn\("
+
+# Output kept per cell.
+c.LimitOutput.max_lines = 1000
+c.LimitOutput.max_traceback = 100
+
+# Instructor-only files never go into the learner's edition.
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.hidden.*", "gradebook.db"]

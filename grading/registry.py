@@ -1,0 +1,130 @@
+"""The exercise registry: what each graded exercise is called, how it is checked, and its public cases.
+
+An exercise is registered once, in ``grading/exercises/<chapter>.py``, under a name that starts with
+its chapter (``"ch02.linear_forward"``). The entry holds
+
+* ``function``: the name of the learner's function in the notebook (``"linear_forward"``);
+* ``reference``: a function from minitorch or NumPy that computes the right answer. Expected values
+  are always *computed* from it, never written down, so no literal answer ships with the kit;
+* ``public``: the public cases, each a tuple of positional arguments (NumPy arrays, numbers or None).
+  Arrays become minitorch tensors before the call unless ``input_type="numpy"``.
+
+Hidden cases are not here: they live only in the instructor's source notebook, between
+``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``, as a ``check_hidden(...)`` call (see
+:mod:`grading.checks`). The learner's edition has them removed, and the batch grader reads them from
+the source notebook.
+
+Example (the whole of ``grading/exercises/demo.py``)::
+
+    exercise(
+        "demo.relu",
+        function="relu",
+        reference=lambda x: minitorch.relu(x),
+        public=[(randn(3, 4, seed=0),)],
+        hint="Keep the positive entries and replace the others by 0.",
+    )
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+Case = tuple  # the positional arguments of one call
+
+
+@dataclass(frozen=True)
+class Exercise:
+    name: str
+    function: str
+    reference: Callable[..., Any]
+    public: tuple[Case, ...] = ()
+    input_type: str = "tensor"  # "tensor": arrays are passed as minitorch tensors; "numpy": as arrays
+    output_type: str = "tensor"  # "tensor": the answer must be a minitorch Tensor; "any": tensor or array
+    rtol: float = 1e-5
+    atol: float = 1e-6
+    check_dtype: bool = True
+    hint: str = ""
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def chapter(self) -> str:
+        return self.name.split(".", 1)[0]
+
+
+_EXERCISES: dict[str, Exercise] = {}
+
+
+def exercise(
+    name: str,
+    *,
+    function: str,
+    reference: Callable[..., Any],
+    public: Sequence[Case] = (),
+    input_type: str = "tensor",
+    output_type: str = "tensor",
+    rtol: float = 1e-5,
+    atol: float = 1e-6,
+    check_dtype: bool = True,
+    hint: str = "",
+) -> Exercise:
+    """Register an exercise (see the module docstring); returns the entry."""
+    if "." not in name or not all(part.isidentifier() for part in name.split(".")):
+        raise ValueError(f"exercise names look like 'chapter.exercise', got {name!r}")
+    if input_type not in ("tensor", "numpy"):
+        raise ValueError(f"input_type must be 'tensor' or 'numpy', got {input_type!r}")
+    if output_type not in ("tensor", "any"):
+        raise ValueError(f"output_type must be 'tensor' or 'any', got {output_type!r}")
+    cases = tuple(validate_case(case, f"public case {index + 1} of {name}") for index, case in enumerate(public))
+    entry = Exercise(name, function, reference, cases, input_type, output_type, rtol, atol, check_dtype, hint.strip())
+    _EXERCISES[name] = entry
+    return entry
+
+
+def get(name: str) -> Exercise:
+    """The registered exercise ``name``, importing ``grading.exercises.<chapter>`` on first use."""
+    if name not in _EXERCISES:
+        chapter = name.split(".", 1)[0]
+        if chapter.isidentifier():
+            try:
+                importlib.import_module(f"grading.exercises.{chapter}")
+            except ModuleNotFoundError as error:
+                if error.name != f"grading.exercises.{chapter}":
+                    raise
+    if name not in _EXERCISES:
+        known = ", ".join(sorted(_EXERCISES)) or "none loaded"
+        raise KeyError(f"no exercise named {name!r} is registered (known: {known})")
+    return _EXERCISES[name]
+
+
+def chapter_exercises(chapter: str) -> list[Exercise]:
+    """Every registered exercise of ``chapter``, in registration order."""
+    try:
+        importlib.import_module(f"grading.exercises.{chapter}")
+    except ModuleNotFoundError as error:
+        if error.name != f"grading.exercises.{chapter}":
+            raise
+    return [entry for entry in _EXERCISES.values() if entry.chapter == chapter]
+
+
+# -- case inputs ------------------------------------------------------------------------------
+def randn(*shape: int, seed: int, dtype: str = "float32", scale: float = 1.0) -> np.ndarray:
+    """Standard-normal inputs from a fixed seed: the same numbers on every machine and every run."""
+    return np.asarray(np.random.default_rng(seed).standard_normal(shape) * scale).astype(dtype)  # 0-d too
+
+
+def validate_case(case, where: str) -> Case:
+    """A case is a tuple of arguments, each a NumPy array (numeric or bool), a number, a bool or None."""
+    if not isinstance(case, tuple):
+        raise TypeError(f"{where}: a case is a tuple of arguments, got {type(case).__name__}")
+    for argument in case:
+        if isinstance(argument, np.ndarray):
+            if argument.dtype.kind not in "biufc":
+                raise TypeError(f"{where}: array arguments must be numeric or bool, got dtype {argument.dtype}")
+        elif argument is not None and not isinstance(argument, (bool, int, float)):
+            raise TypeError(f"{where}: arguments are arrays, numbers or None, got {type(argument).__name__}")
+    return case

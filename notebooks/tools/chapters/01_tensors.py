@@ -1,0 +1,683 @@
+"""Chapter 1: tensors. Creation, dtypes and promotion, shapes and views, broadcasting, indexing,
+the NumPy bridge, and why tensors beat Python lists."""
+
+from author import code, md, solution, tests, write
+
+cells = [
+    md(
+        """
+        # Chapter 1 · Tensors
+
+        Everything in deep learning is stored in tensors: images, words, weights, gradients. This chapter is
+        about the object itself, before any learning happens.
+
+        By the end of it you will be able to:
+
+        * create tensors from data and with factory functions, and choose their **dtype**;
+        * predict the dtype of a result (**type promotion**);
+        * reshape tensors and tell a **view** (shared memory) from a copy, with **strides**;
+        * use **broadcasting** to combine tensors of different shapes without loops;
+        * select entries with **indexing**: slices, index tensors and boolean masks;
+        * move data between NumPy and minitorch without copying (the **NumPy bridge**);
+        * explain, with a measurement, why tensors and not Python lists.
+        """
+    ),
+    code(
+        """
+        import sys
+        import timeit
+
+        import matplotlib.pyplot as plt
+        import numpy as np
+
+        import minitorch
+        from grading import check, check_hidden, randn, summary
+
+        minitorch.manual_seed(0);
+        """
+    ),
+    md(
+        """
+        ## 1. Creating tensors
+
+        A tensor is a rectangular grid of numbers, all of the same type. Its **shape** says how many entries it has
+        along each dimension: a vector of 3 numbers has shape `(3,)`, a 2×3 matrix `(2, 3)`, a batch of 8 RGB
+        images of 32×32 pixels `(8, 3, 32, 32)`.
+
+        The first way to make one is from (nested) Python lists with `minitorch.tensor`:
+        """
+    ),
+    code(
+        """
+        vector = minitorch.tensor([1.0, 2.0, 3.0])
+        matrix = minitorch.tensor([[1, 2, 3],
+                                   [4, 5, 6]])
+        scalar = minitorch.tensor(3.5)
+
+        for name, t in [("vector", vector), ("matrix", matrix), ("scalar", scalar)]:
+            print(f"{name:<7} shape={tuple(t.shape)!s:<7} ndim={t.ndim}  numel={t.numel()}  dtype={t.dtype}")
+        """
+    ),
+    md(
+        """
+        More often you ask for a tensor of a given shape and let a **factory function** fill it. They take the
+        shape as separate numbers (`zeros(2, 3)`) or as a tuple (`zeros((2, 3))`):
+        """
+    ),
+    code(
+        """
+        print(minitorch.zeros(2, 3))
+        print(minitorch.ones(2, dtype=minitorch.int64))
+        print(minitorch.full((2, 2), 7.0))
+        print(minitorch.arange(0, 10, 3))        # like range(): start, stop (excluded), step
+        print(minitorch.linspace(0, 1, 5))       # 5 evenly spaced points, both ends included
+        print(minitorch.eye(3))                  # the identity matrix
+        """
+    ),
+    md(
+        """
+        Random tensors come from a generator you can seed, so that a run can be repeated exactly:
+        `minitorch.rand` is uniform on [0, 1), `randn` standard normal, `randint` integers. The `*_like` functions
+        copy the shape (and dtype, and device) of another tensor.
+        """
+    ),
+    code(
+        """
+        minitorch.manual_seed(42)
+        first = minitorch.randn(2, 3)
+        minitorch.manual_seed(42)
+        again = minitorch.randn(2, 3)
+        print(first)
+        print("same numbers after re-seeding:", bool((first == again).all()))
+        print(minitorch.zeros_like(first).shape, minitorch.randint(0, 10, (5,)))
+        """
+    ),
+    md(
+        """
+        ## 2. dtypes: what each entry is
+
+        Every entry of a tensor has the same **dtype**. The common ones:
+
+        | dtype | what | bytes per entry | typical use |
+        |---|---|---|---|
+        | `float32` | 32-bit floating point | 4 | **the default** for weights, activations, gradients |
+        | `float64` | 64-bit floating point | 8 | precise checks (gradient checking) |
+        | `float16` | 16-bit floating point | 2 | saving memory on GPUs |
+        | `int64` | 64-bit integer | 8 | **the default** for integers: labels, indices |
+        | `bool` | True/False | 1 | masks |
+
+        `minitorch.tensor` infers the dtype from the data: Python floats give `float32` (the *default dtype*, not
+        NumPy's `float64`), Python ints give `int64`, `True`/`False` give `bool`. `.to(dtype)` (or the shortcuts
+        `.float()`, `.double()`, `.long()`, `.bool()`) converts, which makes a new tensor.
+        """
+    ),
+    code(
+        """
+        print(minitorch.get_default_dtype())
+        print(minitorch.tensor([1.5, 2.0]).dtype, minitorch.tensor([1, 2]).dtype, minitorch.tensor([True, False]).dtype)
+
+        counts = minitorch.tensor([3, 1, 2])
+        print(counts.float(), counts.to(minitorch.float64).dtype)
+        print("bytes per entry:", counts.element_size(), "as int64;", counts.float().element_size(), "as float32")
+        print(minitorch.tensor([2.7, -2.7]).long())   # converting to an integer type truncates toward zero
+        """
+    ),
+    md(
+        """
+        ### Type promotion
+
+        When an operation meets two dtypes, the result gets a common one, following PyTorch's rules:
+
+        1. The *kind* decides first: `bool` < integers < floating point. An integer tensor plus a float gives a float.
+        2. Within the same kind, a tensor that has dimensions wins over a Python number or a 0-dimensional tensor:
+           a `float16` tensor times `2.5` stays `float16`, an `int32` vector plus `minitorch.tensor(5)` stays `int32`.
+        3. Otherwise the wider type wins: `int32 + int64` is `int64`, `float32 + float64` is `float64`.
+        4. True division `/` of integers gives the default float; `//` keeps integers.
+
+        `minitorch.promote_types` and `minitorch.result_type` answer the question without computing anything;
+        the rules live in `minitorch/_dtype.py`.
+        """
+    ),
+    code(
+        """
+        int_vector = minitorch.tensor([1, 2, 3])
+        examples = {
+            "int64 vector + 1.5": int_vector + 1.5,
+            "int64 vector + float32 vector": int_vector + minitorch.ones(3),
+            "int32 vector + int64 vector": int_vector.to(minitorch.int32) + int_vector,
+            "int32 vector + tensor(5) (0-dim int64)": int_vector.to(minitorch.int32) + minitorch.tensor(5),
+            "float16 vector * 2.5": minitorch.ones(3, dtype=minitorch.float16) * 2.5,
+            "float32 vector + float64 vector": minitorch.ones(3) + minitorch.ones(3, dtype=minitorch.float64),
+            "int64 vector / 2": int_vector / 2,
+            "int64 vector // 2": int_vector // 2,
+            "bool vector + int64 vector": minitorch.tensor([True, False, True]) + int_vector,
+        }
+        for description, result in examples.items():
+            print(f"{description:<40} -> {result.dtype}")
+
+        print(minitorch.promote_types(minitorch.int32, minitorch.float16))
+        """
+    ),
+    md(
+        """
+        One trap: an integer result that does not fit its dtype **wraps around** silently, as in C. A `uint8` (0-255)
+        pixel of value 200 plus 100 is 44, not 300. Convert to a wider or floating type before arithmetic that can
+        overflow.
+        """
+    ),
+    code(
+        """
+        pixel = minitorch.tensor([200], dtype=minitorch.uint8)
+        print(pixel + 100, "   versus", pixel.float() + 100)
+        """
+    ),
+    md(
+        """
+        ## 3. Shapes, views and strides
+
+        The numbers of a tensor sit in one flat block of memory. The shape, together with the **strides**, says
+        how to read that block as a grid: `stride(d)` is how many entries to skip in memory to move one step along
+        dimension `d`. A 3×4 matrix stored row after row has strides `(4, 1)`: next row = 4 entries further, next
+        column = 1 entry further.
+
+        Because of this, many shape changes need no copying at all: they make a **view**, a new tensor object that
+        reads the *same memory* with a different shape or strides. `reshape`/`view`, `transpose`/`.T`/`permute`,
+        `unsqueeze`/`squeeze`, `expand` and slicing all return views when they can.
+        """
+    ),
+    code(
+        """
+        grid = minitorch.arange(12).reshape(3, 4)
+        print(grid)
+        print("shape", tuple(grid.shape), "strides", grid.stride(), "contiguous:", grid.is_contiguous())
+
+        flipped = grid.T          # transpose: a view with the strides swapped
+        print("transposed: shape", tuple(flipped.shape), "strides", flipped.stride(),
+              "contiguous:", flipped.is_contiguous())
+        print("same memory:", flipped.data_ptr() == grid.data_ptr())
+        """
+    ),
+    md(
+        """
+        A view shares memory, so writing through it changes the original (and the other way round):
+        """
+    ),
+    code(
+        """
+        as_rows = grid.view(2, 6)
+        as_rows[0, 0] = 100
+        print(grid)   # the 0 in the corner is now 100
+        grid[0, 0] = 0
+        """
+    ),
+    md(
+        """
+        `view` only works when the new shape can be read from the memory as it is laid out. The transposed grid's
+        entries are not in row order in memory, so `view` refuses, with PyTorch's message. `reshape` does the same
+        job but copies when it must; `.contiguous()` makes a row-ordered copy explicitly.
+        """
+    ),
+    code(
+        """
+        try:
+            flipped.view(12)
+        except RuntimeError as error:
+            print("RuntimeError:", error)
+
+        flat = flipped.reshape(12)   # a copy here, because a view is impossible
+        print(flat, " same memory as grid:", flat.data_ptr() == grid.data_ptr())
+        """
+    ),
+    code(
+        """
+        batch = minitorch.zeros(8, 3, 32, 32)              # 8 images, 3 colour channels, 32x32 pixels
+        print(batch.permute(0, 2, 3, 1).shape)             # channels last: (8, 32, 32, 3)
+        print(batch.reshape(8, -1).shape)                   # -1: "whatever makes the count right" -> (8, 3072)
+        print(batch.flatten(start_dim=1).shape)             # the same
+        print(minitorch.zeros(3).unsqueeze(0).shape, minitorch.zeros(1, 3, 1).squeeze().shape)
+        """
+    ),
+    md(
+        """
+        The shape ops are in `minitorch/ops/shape.py`: `View`, `Reshape`, `Permute`, `Expand`... An op whose
+        result shares its input's memory says so with the class attribute `is_view = True`, so that the view and
+        its base share one version counter: autograd uses it to notice when a value it saved for the backward pass has
+        been changed in place, and refuses to compute a wrong gradient.
+
+        ## 4. Broadcasting
+
+        Operations on two tensors work entry by entry, so the shapes must agree. **Broadcasting** is the rule that
+        lets them agree without copying data. Compare the shapes from the right:
+
+        1. if one tensor has fewer dimensions, pretend it has extra dimensions of size 1 on the left;
+        2. along each dimension, the sizes must be equal, or one of them must be 1;
+        3. a size-1 dimension is stretched (repeated) to match the other.
+
+        A column of shape `(3, 1)` plus a row of shape `(4,)`: the row becomes `(1, 4)`, both stretch to `(3, 4)`.
+        """
+    ),
+    code(
+        """
+        column = minitorch.tensor([[0.0], [10.0], [20.0]])   # shape (3, 1)
+        row = minitorch.tensor([1.0, 2.0, 3.0, 4.0])         # shape (4,)
+        table = column + row
+        print(tuple(column.shape), "+", tuple(row.shape), "->", tuple(table.shape))
+        print(table)
+        """
+    ),
+    md(
+        """
+        The picture shows what happened: darker cells are the values that exist in memory, pale cells are the
+        same values *repeated* by broadcasting (no memory is used for them).
+        """
+    ),
+    code(
+        """
+        def draw_grid(axis, values, title, real_rows, real_columns, color):
+            rows, columns = values.shape
+            for r in range(rows):
+                for c in range(columns):
+                    real = r < real_rows and c < real_columns
+                    shade = 0.9 if real else 0.25
+                    axis.add_patch(plt.Rectangle((c, rows - 1 - r), 0.95, 0.95, color=color, alpha=shade))
+                    axis.text(c + 0.47, rows - 0.53 - r, f"{values[r, c]:g}", ha="center", va="center", fontsize=11)
+            axis.set_xlim(-0.1, 4.1)
+            axis.set_ylim(-0.1, 3.1)
+            axis.set_aspect("equal")
+            axis.axis("off")
+            axis.set_title(title, fontsize=11)
+
+
+        figure, axes = plt.subplots(1, 3, figsize=(11, 3))
+        draw_grid(axes[0], column.expand(3, 4).numpy(), "column (3, 1), stretched to (3, 4)", 3, 1, "tab:blue")
+        draw_grid(axes[1], row.expand(3, 4).numpy(), "row (4,) = (1, 4), stretched to (3, 4)", 1, 4, "tab:orange")
+        draw_grid(axes[2], table.numpy(), "column + row: (3, 4)", 3, 4, "tab:green")
+        plt.tight_layout()
+        plt.show()
+        """
+    ),
+    md(
+        """
+        The stretching is free because it is done with strides: `expand` gives a size-1 dimension the stride 0,
+        so every step along it reads the same memory again.
+        """
+    ),
+    code(
+        """
+        stretched = column.expand(3, 4)
+        print("strides of the stretched column:", stretched.stride())   # (1, 0): along a row, the same entry
+        """
+    ),
+    md(
+        """
+        Broadcasting is everywhere in practice: subtract the mean of each column from a data matrix
+        (`x - x.mean(dim=0)`), add a bias to every row of a batch (`x @ w.T + b`), scale each image channel by its
+        own factor. When the shapes cannot be matched, the error names the dimension that failed:
+        """
+    ),
+    code(
+        """
+        data = minitorch.randn(5, 3)
+        centred = data - data.mean(dim=0)                 # (5, 3) - (3,) -> (5, 3)
+        print("column means after centring:", centred.mean(dim=0))
+
+        try:
+            minitorch.ones(5, 3) + minitorch.ones(5)      # (5, 3) + (5,): 3 and 5 disagree on the right
+        except RuntimeError as error:
+            print("RuntimeError:", error)
+        print((minitorch.ones(5, 3) + minitorch.ones(5, 1)).shape)   # make it a column, and it works
+        """
+    ),
+    md(
+        """
+        Broadcasting lives in one place in minitorch: NumPy stretches the arrays in each op's forward, and in the
+        backward pass the engine sums gradients back to each input's shape (`minitorch/autograd/engine.py`), so no op
+        has to think about it.
+
+        ## 5. Indexing
+
+        Three kinds of indexing, and the difference between them matters:
+
+        * **Basic indexing** with integers, slices `start:stop:step`, `...` and `None` (a new size-1 dimension):
+          the result is a **view**.
+        * **Advanced indexing** with a list or an integer tensor of positions: picks entries in any order, repeats
+          allowed; the result is a **copy**.
+        * **Boolean masks**: a `bool` tensor of the same shape keeps the entries where it is `True`; the result is a
+          1-D **copy**.
+        """
+    ),
+    code(
+        """
+        grid = minitorch.arange(12).reshape(3, 4)
+        print(grid)
+        print("grid[1]        ", grid[1])            # a row
+        print("grid[:, -1]    ", grid[:, -1])        # the last column
+        print("grid[0, 1:3]   ", grid[0, 1:3])
+        print("grid[::2, ::3] ", grid[::2, ::3].tolist())
+        print("grid[..., 0]   ", grid[..., 0])       # ... stands for all the dimensions before
+        print("grid[None].shape", tuple(grid[None].shape))
+        """
+    ),
+    code(
+        """
+        print(grid[[2, 0, 0]])                                   # rows 2, 0 and 0 again
+        print(grid[:, minitorch.tensor([3, 1])])                 # columns 3 and 1
+        print(grid[minitorch.tensor([0, 1, 2]), minitorch.tensor([3, 2, 1])])   # pairs: (0,3), (1,2), (2,1)
+        """
+    ),
+    code(
+        """
+        is_odd = grid % 2 == 1
+        print(is_odd)
+        print("odd entries:", grid[is_odd])
+        """
+    ),
+    md(
+        """
+        View or copy? A view writes through to the original; a copy does not. Assigning *into* an indexed
+        expression (`grid[mask] = 0`) always writes into `grid`, whatever the kind of index.
+        """
+    ),
+    code(
+        """
+        first_row = grid[0]          # basic indexing: a view
+        first_row[0] = -1
+        picked = grid[[0]]           # advanced indexing: a copy
+        picked[0, 1] = -2
+        print(grid[0])               # the -1 arrived, the -2 did not
+
+        grid[is_odd] = 0             # assignment through a mask writes into grid
+        print(grid)
+        """
+    ),
+    md(
+        """
+        Two functions replace many loops with masks: `minitorch.where(condition, a, b)` picks from `a` where the
+        condition holds and from `b` elsewhere (broadcasting all three), and `masked_fill` writes one value where a
+        mask is `True`.
+        """
+    ),
+    code(
+        """
+        values = minitorch.tensor([-1.5, -0.3, 0.2, 0.8, 2.4, -0.7])
+        print(minitorch.where(values > 0, values, minitorch.zeros(())))   # ReLU in one line
+        print(values.masked_fill(values.abs() > 1, 0.0))                  # zero the large entries
+        """
+    ),
+    md(
+        """
+        Indexing ops are in `minitorch/ops/indexing.py`: basic indexing goes straight to NumPy, which returns a view,
+        and advanced indexing's backward scatters gradients back to the picked positions (adding up repeats).
+
+        ## 6. The NumPy bridge
+
+        A CPU tensor's numbers live in a NumPy array (`tensor.numpy()` returns it), so the two worlds can share
+        memory:
+
+        * `minitorch.from_numpy(array)` wraps an existing array **without copying**;
+        * `tensor.numpy()` gives the array behind a CPU tensor, **without copying**;
+        * `minitorch.tensor(array)` makes a **copy** (safe when you want independence).
+
+        Shared memory means a write through one is visible through the other:
+        """
+    ),
+    code(
+        """
+        array = np.arange(6, dtype=np.float32).reshape(2, 3)
+        shared = minitorch.from_numpy(array)
+        copied = minitorch.tensor(array)
+
+        array[0, 0] = 100.0          # write through NumPy ...
+        print(shared[0, 0].item(), copied[0, 0].item())      # ... read through the tensors: 100.0 and 0.0
+
+        shared[1, 2] = -7.0          # write through the tensor ...
+        print(array[1, 2])           # ... read through NumPy: -7.0
+        print("shares memory:", np.shares_memory(shared.numpy(), array))
+        """
+    ),
+    md(
+        """
+        `from_numpy` keeps NumPy's dtype: an array of Python floats is `float64` in NumPy, so the tensor is `float64`
+        too, while `minitorch.tensor([1.0])` is `float32`. Two cases refuse to share: a tensor on a GPU (its memory
+        is on the card, so call `.cpu()` first, which copies), and a tensor that requires gradients (call
+        `.detach()` first, so that no change made in NumPy can go unnoticed by autograd):
+        """
+    ),
+    code(
+        """
+        print(minitorch.from_numpy(np.array([1.0, 2.0])).dtype)
+
+        weights = minitorch.ones(3, requires_grad=True)
+        try:
+            weights.numpy()
+        except RuntimeError as error:
+            print("RuntimeError:", error)
+        print(weights.detach().numpy())
+        """
+    ),
+    md(
+        """
+        ## 7. Why tensors and not Python lists?
+
+        A Python list of numbers is a list of pointers to separate Python `float` objects, each 24 bytes plus an
+        8-byte pointer; adding 1 to each means one interpreted loop step per number. A tensor is one block of raw
+        numbers (4 bytes each in `float32`), and an operation on it is a single call into compiled code (NumPy's
+        loops, or thousands of GPU threads) that runs over the whole block. Let us measure both, on a million numbers:
+        """
+    ),
+    code(
+        """
+        n = 1_000_000
+        as_list = [float(i) for i in range(n)]
+        as_tensor = minitorch.arange(n, dtype=minitorch.float32)
+
+        list_seconds = min(timeit.repeat(lambda: [2.0 * v + 1.0 for v in as_list], number=1, repeat=3))
+        tensor_seconds = min(timeit.repeat(lambda: 2.0 * as_tensor + 1.0, number=1, repeat=3))
+
+        list_bytes = sys.getsizeof(as_list) + sum(sys.getsizeof(v) for v in as_list[:1000]) * (n // 1000)
+        tensor_bytes = as_tensor.numel() * as_tensor.element_size()
+        print(f"2x + 1 on a list:   {1000 * list_seconds:7.1f} ms, about {list_bytes / 1e6:5.1f} MB")
+        print(f"2x + 1 on a tensor: {1000 * tensor_seconds:7.1f} ms, {tensor_bytes / 1e6:5.1f} MB")
+        print(f"the tensor is {list_seconds / tensor_seconds:.0f}x faster and {list_bytes / tensor_bytes:.0f}x smaller")
+        """
+    ),
+    code(
+        """
+        figure, (time_axis, memory_axis) = plt.subplots(1, 2, figsize=(10, 2.6))
+        milliseconds = [1000 * tensor_seconds, 1000 * list_seconds]
+        megabytes = [tensor_bytes / 1e6, list_bytes / 1e6]
+        for axis, amounts, unit in [(time_axis, milliseconds, "ms"), (memory_axis, megabytes, "MB")]:
+            axis.barh(["tensor", "list"], amounts, color=["tab:green", "tab:gray"])
+            for position, amount in enumerate(amounts):
+                axis.text(amount, position, f" {amount:.3g} {unit}", va="center")
+        time_axis.set_xscale("log")   # a log scale, or the tensor's bar would be too thin to see
+        time_axis.set_xlim(milliseconds[0] / 10, 10 * milliseconds[1])
+        time_axis.set_xlabel("time for 2x + 1 on 1,000,000 numbers (log scale)")
+        memory_axis.set_xlim(right=1.3 * megabytes[1])
+        memory_axis.set_xlabel("memory")
+        plt.tight_layout()
+        plt.show()
+        """
+    ),
+    md(
+        """
+        Tensors also give you what lists cannot: a dtype you choose, shapes and broadcasting, devices (a GPU,
+        chapter 3), and automatic gradients (chapter 2). The lesson for the rest of the course: **write operations on
+        whole tensors, never loops over their entries**. The exercises below practise exactly that.
+
+        ## 8. Exercises
+
+        No loops over entries in these four: broadcasting, reductions and masks do the work.
+
+        ### Exercise 1 · Pairwise distances
+
+        `a` has shape `(n, d)` (n points in d dimensions), `b` has shape `(m, d)`. Return the `(n, m)` tensor of
+        Euclidean distances, `distances[i, j] = sqrt(sum_k (a[i, k] - b[j, k])**2)`. Give `a` and `b` new size-1
+        dimensions so that their difference broadcasts to `(n, m, d)`.
+        """
+    ),
+    solution(
+        '''
+        def pairwise_distances(a, b):
+            """Euclidean distance between every row of a (n, d) and every row of b (m, d): shape (n, m)."""
+            ### BEGIN SOLUTION
+            difference = a[:, None, :] - b[None, :, :]      # (n, 1, d) - (1, m, d) -> (n, m, d)
+            return (difference**2).sum(dim=-1).sqrt()
+            ### END SOLUTION
+        ''',
+        "pairwise_distances",
+    ),
+    tests(
+        """
+        check("ch01.pairwise_distances", pairwise_distances)
+        ### BEGIN HIDDEN TESTS
+        check_hidden(
+            "ch01.pairwise_distances",
+            pairwise_distances,
+            [
+                (randn(1, 3, seed=1100), randn(4, 3, seed=1101)),
+                (randn(6, 1, seed=1102, scale=3.0), randn(2, 1, seed=1103)),
+                (randn(7, 4, seed=1104), randn(7, 4, seed=1105)),
+            ],
+        )
+        ### END HIDDEN TESTS
+        """,
+        "test_pairwise_distances",
+    ),
+    md(
+        """
+        ### Exercise 2 · Masked mean
+
+        `x` has shape `(n, d)` and `mask` is a `bool` tensor of the same shape, with at least one `True` in each row.
+        Return the `(n,)` tensor whose entry `i` is the mean of the entries of row `i` where the mask is `True`
+        (in the dtype of `x`). Padding in batches of sequences is handled exactly like this: padded positions are
+        masked out of the average.
+        """
+    ),
+    solution(
+        '''
+        def masked_mean(x, mask):
+            """Mean of each row of x over the entries where mask is True: shape (n,)."""
+            ### BEGIN SOLUTION
+            kept = minitorch.where(mask, x, minitorch.zeros((), dtype=x.dtype))
+            return kept.sum(dim=1) / mask.sum(dim=1)
+            ### END SOLUTION
+        ''',
+        "masked_mean",
+    ),
+    tests(
+        """
+        check("ch01.masked_mean", masked_mean)
+        ### BEGIN HIDDEN TESTS
+        hidden_mask = np.array([[True, True, True], [False, True, False], [True, False, False]])
+        one_per_row = np.eye(4, dtype=bool)
+        check_hidden(
+            "ch01.masked_mean",
+            masked_mean,
+            [
+                (randn(3, 3, seed=1200), hidden_mask),
+                (randn(4, 4, seed=1201, scale=5.0), one_per_row),
+                (randn(2, 5, seed=1202), np.ones((2, 5), dtype=bool)),
+            ],
+        )
+        ### END HIDDEN TESTS
+        """,
+        "test_masked_mean",
+    ),
+    md(
+        """
+        ### Exercise 3 · Standardise the columns
+
+        `x` has shape `(n, d)`: n examples, d features. Return `x` with every column rescaled to mean 0 and standard
+        deviation 1: subtract the column's mean, divide by the column's standard deviation. Use `x.std(dim=0)`,
+        PyTorch's default (which divides by n − 1). This is the usual preprocessing step before training.
+        """
+    ),
+    solution(
+        '''
+        def standardize_columns(x):
+            """(x - column means) / column standard deviations, for x of shape (n, d)."""
+            ### BEGIN SOLUTION
+            return (x - x.mean(dim=0)) / x.std(dim=0)
+            ### END SOLUTION
+        ''',
+        "standardize_columns",
+    ),
+    tests(
+        """
+        check("ch01.standardize_columns", standardize_columns)
+        ### BEGIN HIDDEN TESTS
+        check_hidden(
+            "ch01.standardize_columns",
+            standardize_columns,
+            [(randn(5, 5, seed=1300, scale=10.0),), (randn(20, 2, seed=1301),), (randn(3, 6, seed=1302, scale=0.1),)],
+        )
+        ### END HIDDEN TESTS
+        """,
+        "test_standardize_columns",
+    ),
+    md(
+        """
+        ### Exercise 4 · One-hot encoding
+
+        `labels` is an `int64` tensor of shape `(n,)` with values in `0 .. num_classes - 1`. Return the `float32`
+        tensor of shape `(n, num_classes)` whose row `i` is all zeros except a 1 in column `labels[i]`. Compare a
+        column of labels with a row of class numbers, and let broadcasting make the table.
+        (`minitorch.nn.functional.one_hot` exists and returns `int64`; write it yourself here.)
+        """
+    ),
+    solution(
+        '''
+        def one_hot(labels, num_classes):
+            """Row i is 1.0 in column labels[i] and 0.0 elsewhere: float32, shape (n, num_classes)."""
+            ### BEGIN SOLUTION
+            return (labels[:, None] == minitorch.arange(num_classes)).float()
+            ### END SOLUTION
+        ''',
+        "one_hot",
+    ),
+    tests(
+        """
+        check("ch01.one_hot", one_hot)
+        ### BEGIN HIDDEN TESTS
+        check_hidden(
+            "ch01.one_hot",
+            one_hot,
+            [(np.array([1]), 2), (np.arange(5)[::-1].copy(), 5), (np.array([3, 3, 3, 0]), 6)],
+        )
+        ### END HIDDEN TESTS
+        """,
+        "test_one_hot",
+    ),
+    md(
+        """
+        ## Summary
+
+        * A tensor is a grid of numbers with a **shape**, a **dtype** (default `float32` for floats, `int64` for
+          integers) and a **device**. Make one from data (`minitorch.tensor`) or with a factory (`zeros`, `arange`,
+          `randn`, ...).
+        * Mixed dtypes are **promoted**: kind first (bool < integer < float), then dimensioned tensors over numbers,
+          then the wider type. Integer overflow wraps around.
+        * **Views** share memory; `view`, `transpose`, `permute`, `expand` and basic slicing make views, described by
+          **strides**. `reshape` copies when a view is impossible.
+        * **Broadcasting** aligns shapes from the right and stretches size-1 dimensions, with stride 0 and no copy.
+        * **Indexing**: slices give views; index tensors and boolean masks give copies; assigning through any index
+          writes into the original.
+        * **The NumPy bridge**: `from_numpy` and `.numpy()` share memory, `minitorch.tensor(array)` copies.
+        * Whole-tensor operations are orders of magnitude faster and smaller than Python lists: never loop over entries.
+
+        Where to read more: `minitorch/_tensor.py` (the Tensor class), `minitorch/_dtype.py` (promotion),
+        `minitorch/_creation.py` (factories), `minitorch/ops/shape.py` and `minitorch/ops/indexing.py`.
+
+        Next, **chapter 2**: autograd, how every one of these operations also knows its derivative.
+        """
+    ),
+    code(
+        """
+        summary("ch01");
+        """
+    ),
+]
+
+if __name__ == "__main__":
+    write("01_tensors", cells)

@@ -1,0 +1,848 @@
+"""Chapter 2: autograd. The dynamic graph, backward and .grad, accumulation, no_grad and detach,
+non-leaf gradients, custom Functions, gradcheck, gradients of gradients; the graph stepper throughout."""
+
+from author import code, md, solution, tests, write
+
+cells = [
+    md(
+        """
+        # Chapter 2 · Autograd
+
+        Training a network means nudging every parameter in the direction that lowers the loss, and that direction
+        is the **gradient**: the derivative of the loss with respect to each parameter. A network may have millions
+        of parameters; nobody writes those derivatives by hand. **Autograd** computes them, exactly, while your code
+        stays ordinary Python.
+
+        By the end of this chapter you will be able to:
+
+        * explain how autograd records a **graph** of operations as your code runs, and why it is a new graph on every
+          run (so `if` and loops just work);
+        * step through that graph forward and backward with the **graph stepper** widget;
+        * use `.backward()`, `.grad`, `requires_grad`, and know why gradients **accumulate** and when to zero them;
+        * switch recording off with `no_grad`, cut a tensor out of the graph with `detach`, and keep an intermediate
+          gradient with `retain_grad`;
+        * write your own differentiable operation as a `minitorch.autograd.Function`, and test it with `gradcheck`;
+        * take **gradients of gradients** (`create_graph=True`), up to a Hessian-vector product.
+        """
+    ),
+    code(
+        """
+        import inspect
+        import warnings
+
+        import matplotlib.pyplot as plt
+        import numpy as np
+
+        import minitorch
+        import widgets
+        from grading import check, check_hidden, randn, summary
+        from minitorch.autograd import graph
+
+        minitorch.manual_seed(0);
+        """
+    ),
+    md(
+        """
+        ## 1. A first gradient
+
+        Mark a tensor with `requires_grad=True` and minitorch records every operation that uses it. Call `.backward()`
+        on a result and the derivative arrives in the tensor's `.grad`.
+
+        For `y = 3x² + x`, calculus says `dy/dx = 6x + 1`, which is 13 at `x = 2`:
+        """
+    ),
+    code(
+        """
+        x = minitorch.tensor(2.0, requires_grad=True)
+        y = 3 * x**2 + x
+        print(y)                  # grad_fn: the last operation recorded
+        y.backward()
+        print("dy/dx at 2:", x.grad)
+        """
+    ),
+    md(
+        """
+        Each result remembers the operation that made it in `.grad_fn`, a **node** of the graph (`AddBackward0`: "the
+        backward of an addition"). Each node lists where the gradient goes next, in `next_functions`. Following those
+        links from `y` walks the whole recording, down to `x`, whose node `AccumulateGrad` stores into `x.grad`:
+        """
+    ),
+    code(
+        """
+        def print_graph(node, depth=0):
+            print("    " * depth + node.name())
+            for next_node, _ in node.next_functions:
+                if next_node is not None:
+                    print_graph(next_node, depth + 1)
+
+
+        y = 3 * x**2 + x
+        print_graph(y.grad_fn)
+        print("x is a leaf:", x.is_leaf, "   y is a leaf:", y.is_leaf, "   y requires grad:", y.requires_grad)
+        """
+    ),
+    md(
+        """
+        Tensors you create yourself (like `x`, or a model's weights) are **leaves**; results of operations are not.
+        `requires_grad` spreads: any result computed from a tensor that requires grad requires grad too.
+
+        The backward pass is the **chain rule** applied from the output to the leaves. Every node knows only its own
+        local derivative: `MulBackward0` knows that for `y = a * b`, the gradient arriving at `y` is sent to `a` times
+        `b`. The engine multiplies those local derivatives along every path and adds up the paths that meet. That is
+        all; it just does it for any graph, of any size.
+
+        ## 2. Watching the graph: the graph stepper
+
+        `widgets.GraphStepper` shows this happening. Below, one neuron computes `tanh(w · x + b)`, and the loss is its
+        squared distance to a target. Use **next**/**previous**, **play**, or drag the slider:
+
+        * frame 0: the leaves (`w` and `b`, the tensors with `requires_grad=True`);
+        * then one frame per forward operation, in the order they ran, each with the node it recorded;
+        * then one frame per step of the **real** backward engine: each node receives the gradient of the loss with
+          respect to its output and sends gradients to its inputs; at a leaf, `.grad` is filled.
+
+        Pick a node in the list on the right to see its value, its gradient and what it saved for backward.
+        `GraphStepper.capture(function, *args)` runs the function while watching it, and names the tensors after
+        its local variables.
+        """
+    ),
+    code(
+        """
+        w = minitorch.tensor([0.5, -0.3], requires_grad=True)
+        b = minitorch.tensor(0.1, requires_grad=True)
+        inputs = minitorch.tensor([1.0, 2.0])
+        target = minitorch.tensor(0.8)
+
+
+        def neuron_loss(inputs, target):
+            weighted = (w * inputs).sum()
+            output = (weighted + b).tanh()
+            return (output - target) ** 2
+
+
+        neuron = widgets.GraphStepper.capture(neuron_loss, inputs, target, names={"w": w, "b": b})
+        neuron
+        """
+    ),
+    md(
+        """
+        Building the stepper ran the real backward pass (exactly `loss.backward()`), so the leaves hold their
+        gradients now. Each frame's caption is also available as text:
+        """
+    ),
+    code(
+        """
+        print("w.grad =", w.grad, "  b.grad =", b.grad)
+        for frame in range(neuron.frame_count - 3, neuron.frame_count):
+            print("*", neuron.caption(frame))
+        """
+    ),
+    md(
+        """
+        ## 3. The graph is built as the code runs, and differs every run
+
+        PyTorch (and minitorch) are **define-by-run**: there is no separate description of the model to compile.
+        The graph is whatever your Python code happened to do this time. An `if` that takes the other branch, or a
+        loop that runs a different number of times, simply records different operations. Nothing special is needed,
+        and each `backward()` follows exactly the path that was taken.
+
+        Here the number of doublings depends on the input, and so does the final operation:
+        """
+    ),
+    code(
+        """
+        def dynamic(x, w):
+            h = x * w
+            while h.abs().sum() < 4:     # a loop: as many doublings as this input needs
+                h = h * 2
+            if h.sum() > 0:              # a branch: depends on the values
+                return h.relu().sum()
+            return (h**2).mean()
+
+
+        w = minitorch.tensor([0.5, 1.0], requires_grad=True)
+        for x in [minitorch.tensor([1.0, 0.5]), minitorch.tensor([-0.25, -0.125])]:
+            w.grad = None
+            loss = dynamic(x, w)
+            recorded = [node.name() for node in graph.forward_order(loss.grad_fn) if not graph.is_leaf_node(node)]
+            loss.backward()
+            print(f"x = {x.tolist()}: recorded {recorded}; w.grad = {w.grad.tolist()}")
+        """
+    ),
+    md(
+        """
+        Two inputs, two different graphs. Step through both: the first takes two doublings and the `relu` branch, the
+        second four doublings and the squared-mean branch.
+        """
+    ),
+    code(
+        """
+        widgets.GraphStepper.capture(dynamic, minitorch.tensor([1.0, 0.5]), w)
+        """
+    ),
+    code(
+        """
+        widgets.GraphStepper.capture(dynamic, minitorch.tensor([-0.25, -0.125]), w)
+        """
+    ),
+    md(
+        """
+        The graph is freed once backward has used it, and the next forward pass records a new one. This is what makes
+        debugging easy (you can print, branch and step through a model like any Python code) and what makes
+        recurrent networks over sequences of different lengths natural (chapter 8).
+
+        ## 4. `.backward()` and `.grad` in detail
+
+        **Only a scalar can start backward without help.** The gradient of a vector with respect to a vector is a whole
+        matrix (the Jacobian); backward computes something cheaper, the product of a vector with it. For a scalar loss
+        that vector is just 1. For a non-scalar result, pass the vector yourself (`y.backward(gradient)`), or reduce to
+        a scalar first: `y.sum().backward()` is the same as `y.backward(minitorch.ones_like(y))`.
+        """
+    ),
+    code(
+        """
+        x = minitorch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x**2
+        try:
+            y.backward()
+        except RuntimeError as error:
+            print("RuntimeError:", error)
+
+        y.backward(minitorch.ones_like(y))
+        print("d(sum of x**2)/dx =", x.grad)          # 2x
+        """
+    ),
+    md(
+        """
+        **The graph is used up by backward.** To save memory, the values saved for backward are freed as soon as
+        backward has used them. A second backward through the same graph fails, unless the first one was asked to keep
+        it with `retain_graph=True`:
+        """
+    ),
+    code(
+        """
+        x = minitorch.tensor(1.0, requires_grad=True)
+        loss = (x * x.exp()).sin()
+        loss.backward()
+        try:
+            loss.backward()
+        except RuntimeError as error:
+            print("RuntimeError:", str(error)[:120], "...")
+        """
+    ),
+    md(
+        """
+        ## 5. Gradients accumulate
+
+        Backward **adds** into `.grad`; it never overwrites it. Two reasons:
+
+        * when a tensor is used several times, its gradient is the *sum* over the uses (the chain rule adds up the
+          paths); accumulating is how the engine does that sum;
+        * it lets you add up the gradients of several small batches before one update (gradient accumulation).
+
+        The price: you must clear `.grad` before each new gradient. Training loops do it every step
+        (`optimizer.zero_grad()`, chapter 5, sets every `.grad` to `None`).
+        """
+    ),
+    code(
+        """
+        x = minitorch.tensor(3.0, requires_grad=True)
+        for attempt in range(3):
+            (x**2).backward()                  # d(x**2)/dx = 6 each time ...
+            print(f"after backward {attempt + 1}: x.grad = {x.grad.item()}")   # ... but .grad adds up
+
+        x.grad = None                          # or: x.grad.zero_()
+        (x**2).backward()
+        print("after clearing:", x.grad.item())
+        """
+    ),
+    md(
+        """
+        Within a single graph, a tensor used twice receives two contributions. In `x * x + x` the leaf `x` feeds the
+        multiplication twice and the addition once: `d/dx = x + x + 1`. Step to the end and watch `x.grad` grow at
+        the `AccumulateGrad` node:
+        """
+    ),
+    code(
+        """
+        x = minitorch.tensor(3.0, requires_grad=True)
+        total = x * x + x
+        widgets.GraphStepper(total, names={"x": x, "total": total})
+        """
+    ),
+    code(
+        """
+        print("x.grad =", x.grad.item(), "  (2 * 3 + 1 = 7)")
+        """
+    ),
+    md(
+        """
+        ## 6. Switching recording off: `no_grad` and `detach`
+
+        Recording costs time and memory. Inside `with minitorch.no_grad():` nothing is recorded: results do not
+        require grad and have no `grad_fn`. Use it whenever you do not need gradients: evaluating a model, and
+        **updating the parameters** (the update itself must not become part of the next graph).
+
+        Here is all of it together: gradient descent fitting a line `y = w·x + b` to noisy points, by hand. Forward,
+        backward, update under `no_grad`, clear the gradients, repeat.
+        """
+    ),
+    code(
+        """
+        minitorch.manual_seed(0)
+        points = minitorch.linspace(-1, 1, 50)
+        labels = 2.0 * points - 0.5 + 0.1 * minitorch.randn(50)
+
+        w = minitorch.tensor(0.0, requires_grad=True)
+        b = minitorch.tensor(0.0, requires_grad=True)
+        learning_rate = 0.3
+        history = []
+        for _ in range(60):
+            loss = ((w * points + b - labels) ** 2).mean()   # forward: a new graph each step
+            loss.backward()                                   # gradients into w.grad and b.grad
+            with minitorch.no_grad():                         # the update is not recorded
+                w -= learning_rate * w.grad
+                b -= learning_rate * b.grad
+            w.grad = None                                     # clear, or the next step would add to them
+            b.grad = None
+            history.append(loss.item())
+
+        print(f"w = {w.item():.3f} (true 2.0), b = {b.item():.3f} (true -0.5), final loss {history[-1]:.4f}")
+        figure, (loss_axis, fit_axis) = plt.subplots(1, 2, figsize=(10, 3))
+        loss_axis.plot(history)
+        loss_axis.set_yscale("log")
+        loss_axis.set_xlabel("step")
+        loss_axis.set_ylabel("mean squared error")
+        fit_axis.scatter(points.numpy(), labels.numpy(), s=10, label="data")
+        fit_axis.plot(points.numpy(), (w * points + b).detach().numpy(), color="tab:red", label="fitted line")
+        fit_axis.legend()
+        plt.tight_layout()
+        plt.show()
+        """
+    ),
+    md(
+        """
+        Without `no_grad`, the update `w -= ...` would be refused: changing a leaf that requires grad in place would
+        silently corrupt what autograd recorded, so PyTorch (and minitorch) forbid it:
+        """
+    ),
+    code(
+        """
+        try:
+            w -= 0.1
+        except RuntimeError as error:
+            print("RuntimeError:", error)
+
+        with minitorch.no_grad():
+            doubled = w * 2
+        print("computed under no_grad: requires_grad =", doubled.requires_grad, ", grad_fn =", doubled.grad_fn)
+        """
+    ),
+    md(
+        """
+        `tensor.detach()` returns the same values (sharing memory) as a tensor with **no history**: gradients do not
+        flow through it. It is a "stop gradient": in `x * x.detach()` the second factor counts as a constant, so the
+        gradient is `x` rather than `2x`. It is how you feed a tensor to NumPy or plotting code (as above), or keep part
+        of a computation fixed (a target network in reinforcement learning, for instance).
+        """
+    ),
+    code(
+        """
+        x = minitorch.tensor(3.0, requires_grad=True)
+        (x * x.detach()).backward()
+        print("d(x * x.detach())/dx =", x.grad.item(), "   (it would be 6 without detach)")
+
+        frozen = x.detach()
+        print("frozen requires grad:", frozen.requires_grad, "  shares memory:", frozen.data_ptr() == x.data_ptr())
+        """
+    ),
+    md(
+        """
+        In the graph, the detached copy of `x` is not a leaf you can reach: the `mul` node sends a gradient to only
+        one of its two inputs.
+        """
+    ),
+    code(
+        """
+        x = minitorch.tensor(3.0, requires_grad=True)
+        product = x * x.detach()
+        widgets.GraphStepper(product, names={"x": x, "product": product})
+        """
+    ),
+    md(
+        """
+        ## 7. Gradients of intermediate tensors: `retain_grad`
+
+        Only leaves get `.grad` filled. Gradients with respect to intermediate results are computed on the way (they
+        must be, for the chain rule) but are not kept, which saves memory. Reading `.grad` of a non-leaf gives `None`
+        and a warning. Ask for one to be kept with `.retain_grad()` before backward:
+        """
+    ),
+    code(
+        """
+        x = minitorch.tensor([1.0, 2.0], requires_grad=True)
+        hidden = x * 3
+        loss = (hidden**2).sum()
+        loss.backward(retain_graph=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            print("hidden.grad =", hidden.grad)
+        print("warning:", caught[0].message)
+
+        x.grad = None
+        hidden.retain_grad()
+        loss.backward()
+        print("after retain_grad: hidden.grad =", hidden.grad, " (2 * hidden);  x.grad =", x.grad, " (3 * hidden.grad)")
+        """
+    ),
+    md(
+        """
+        ## 8. Inside an operation: `Function`
+
+        Every operation is a subclass of `minitorch.autograd.Function` with two static methods:
+
+        * `forward(ctx, inputs...)` computes the result, and saves on `ctx` what the derivative will need
+          (`ctx.save_for_backward(...)`);
+        * `backward(ctx, grad_output)` receives the gradient of the loss with respect to the output, and returns the
+          gradient with respect to each input: the **chain rule**, `grad_input = grad_output × local derivative`.
+
+        `Function.apply(inputs...)` runs forward (with recording off: only the op itself enters the graph, not its
+        insides) and, when an input requires grad, turns `ctx` into the graph node, the result's `grad_fn`. The file
+        `minitorch/autograd/function.py` explains it at the top:
+        """
+    ),
+    code(
+        """
+        import minitorch.autograd.function as function_module
+
+        print(function_module.__doc__[:1500])
+        """
+    ),
+    md(
+        """
+        Built-in operations use a faster variant, `Op`, whose forward works on raw NumPy arrays; their backward still
+        uses tensor operations. They live in `minitorch/ops/`, forward and backward side by side with the derivative in
+        the docstring. Here are the sigmoid and the hyperbolic tangent from `minitorch/ops/pointwise.py`: each saves
+        its *output* because the derivative is cheapest in terms of it (`σ' = σ(1 − σ)`, `tanh' = 1 − tanh²`):
+        """
+    ),
+    code(
+        """
+        from minitorch.ops import pointwise
+
+        print(inspect.getsource(pointwise.Sigmoid))
+        print(inspect.getsource(pointwise.Tanh))
+        """
+    ),
+    md(
+        """
+        Your own operation looks exactly the same, written as in PyTorch. Here is the cube, `y = x³`, whose derivative
+        is `3x²`. The docstring's first line is what the graph stepper shows as the node's math.
+        """
+    ),
+    code(
+        '''
+        class Cube(minitorch.autograd.Function):
+            """y = x ** 3;  dx = grad * 3 * x ** 2."""
+
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)     # backward needs x
+                return x**3
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                (x,) = ctx.saved_tensors
+                return grad_output * 3 * x**2
+
+
+        x = minitorch.tensor([1.0, -2.0], requires_grad=True)
+        cubed = Cube.apply(x)
+        print(cubed)
+        loss = cubed.sum()
+        widgets.GraphStepper(loss, names={"x": x, "cubed": cubed})
+        '''
+    ),
+    code(
+        """
+        print("x.grad =", x.grad, " (3 x**2)")
+        """
+    ),
+    md(
+        """
+        ## 9. Is my backward right? `gradcheck`
+
+        A wrong backward does not crash; it just gives wrong gradients, and the model learns badly or not at all.
+        `minitorch.autograd.gradcheck` catches it by comparing backward with **finite differences**: nudge each input
+        entry by a tiny `eps` up and down and measure how the output changes,
+
+        $$\\frac{\\partial f}{\\partial x_j}
+        \\approx \\frac{f(x + \\varepsilon e_j) - f(x - \\varepsilon e_j)}{2\\varepsilon}.$$
+
+        This *central* difference is accurate to about `eps²`. Rounding errors need float64 here; in float32 the
+        difference of two nearly equal values loses too many digits. Exercise 2 asks you to write this yourself.
+        """
+    ),
+    code(
+        '''
+        inputs = minitorch.randn(4, dtype=minitorch.float64, requires_grad=True)
+        print("Cube passes gradcheck:", minitorch.autograd.gradcheck(Cube.apply, (inputs,)))
+
+
+        class BrokenCube(minitorch.autograd.Function):
+            """y = x ** 3, with a backward that forgot the factor 3."""
+
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x**3
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                (x,) = ctx.saved_tensors
+                return grad_output * x**2
+
+
+        try:
+            minitorch.autograd.gradcheck(BrokenCube.apply, (inputs,))
+        except RuntimeError as error:
+            print(type(error).__name__, "->", str(error).splitlines()[0])
+        '''
+    ),
+    md(
+        """
+        Every built-in op of minitorch is tested this way (and against PyTorch itself) in `tests/ops/`.
+
+        ## 10. Gradients of gradients
+
+        A backward written in tensor operations can itself be recorded: pass `create_graph=True` and the gradient
+        comes back with a `grad_fn` of its own, ready to be differentiated again. `minitorch.autograd.grad(outputs,
+        inputs)` returns gradients instead of adding them into `.grad`, which is handier for this.
+
+        For `f(x) = x³` at `x = 2`: `f' = 3x² = 12`, `f'' = 6x = 12`, `f''' = 6`.
+        """
+    ),
+    code(
+        """
+        x = minitorch.tensor(2.0, requires_grad=True)
+        f = x**3
+        (first,) = minitorch.autograd.grad(f, x, create_graph=True)
+        (second,) = minitorch.autograd.grad(first, x, create_graph=True)
+        (third,) = minitorch.autograd.grad(second, x)
+        print(first, second, third, sep="\\n")
+        """
+    ),
+    md(
+        """
+        Since each entry of `tanh(x)` depends only on its own `x`, the gradient of `tanh(x).sum()` is the derivative
+        at every point at once. Three nested gradients draw tanh and its first three derivatives:
+        """
+    ),
+    code(
+        """
+        grid = minitorch.linspace(-3, 3, 200, requires_grad=True)
+        curves = {"tanh": grid.tanh()}
+        current = curves["tanh"]
+        for order in ["first derivative", "second derivative", "third derivative"]:
+            (current,) = minitorch.autograd.grad(current.sum(), grid, create_graph=True)
+            curves[order] = current
+
+        plt.figure(figsize=(7, 3.2))
+        for label, values in curves.items():
+            plt.plot(grid.detach().numpy(), values.detach().numpy(), label=label)
+        plt.axhline(0, color="gray", linewidth=0.5)
+        plt.legend()
+        plt.title("tanh and its derivatives, all by autograd")
+        plt.show()
+        """
+    ),
+    md(
+        """
+        ### Hessian-vector products
+
+        For a function of many variables, the second derivatives form the **Hessian** matrix `H`, with
+        `H[i, j] = ∂²f / ∂x_i ∂x_j`. For a million parameters it has a trillion entries: nobody builds it. What
+        second-order methods need is its product with a vector, `H v`, and that costs just two backward passes:
+
+        $$H v = \\nabla_x \\big( \\nabla_x f(x) \\cdot v \\big)$$
+
+        First the gradient `g` with `create_graph=True`, then the gradient of the scalar `(g * v).sum()`. You will
+        write it in exercise 3. `minitorch.autograd.gradgradcheck` tests second derivatives with finite differences,
+        as `gradcheck` does first ones; `Cube`'s backward uses tensor operations, so it can be differentiated again:
+        """
+    ),
+    code(
+        """
+        print("Cube passes gradgradcheck:", minitorch.autograd.gradgradcheck(Cube.apply, (inputs,)))
+        """
+    ),
+    md(
+        """
+        ## 11. The engine, step by step
+
+        What does `backward()` actually do? The engine in `minitorch/autograd/engine.py` counts, for each node, how many
+        gradients it still waits for; runs a node once they have all arrived (the most recently created first, like
+        PyTorch); hands the gradients it returns on to the next nodes; and at a leaf adds into `.grad`. It is written as
+        a Python *generator* that yields after each node, and `backward()` simply runs it to the end. The graph stepper
+        uses the very same generator, through `minitorch.autograd.graph.step_backward`, which is why what you see is
+        what
+        really happens. You can drive it yourself:
+        """
+    ),
+    code(
+        """
+        a = minitorch.tensor(2.0, requires_grad=True)
+        c = minitorch.tensor(-1.0, requires_grad=True)
+        loss = a * c + a.exp()
+        leaf_names = {id(a): "a", id(c): "c"}
+        for step in graph.step_backward(loss):
+            received = [None if g is None else round(g.item(), 3) for g in step.grad_outputs]
+            sent = [None if g is None else round(g.item(), 3) for g in step.grad_inputs]
+            leaf = f" -> added into {leaf_names[id(step.leaf)]}.grad" if step.leaf is not None else ""
+            print(f"{step.node.name():<34} received {received}  sent {sent}{leaf}")
+        print("a.grad =", a.grad.item(), "(c + e**a)   c.grad =", c.grad.item(), "(a)")
+        """
+    ),
+    md(
+        """
+        ## 12. Exercises
+
+        ### Exercise 1 · SiLU as a custom `Function`
+
+        The SiLU (or "swish") activation is `silu(x) = x · σ(x)`, with the sigmoid `σ(x) = 1 / (1 + e^(−x))`.
+        Complete its `forward` and `backward`:
+
+        * `forward` computes `x * minitorch.sigmoid(x)` and saves what backward needs;
+        * `backward` returns `grad_output` times the derivative of `silu` at `x`. Use the product rule and
+          `σ'(x) = σ(x)(1 − σ(x))`.
+
+        The function `silu_with_grad(x, grad_output)` below (already written) runs your `Function` forward, then
+        backward with the given `grad_output` (standing for the gradient of some loss with respect to `y`), and
+        returns both `y` and `x.grad`: that is what the check compares. Test your backward with `gradcheck` too.
+        """
+    ),
+    solution(
+        '''
+        class SiLU(minitorch.autograd.Function):
+            """y = x * sigmoid(x)."""
+
+            @staticmethod
+            def forward(ctx, x):
+                ### BEGIN SOLUTION
+                ctx.save_for_backward(x)
+                return x * minitorch.sigmoid(x)
+                ### END SOLUTION
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                ### BEGIN SOLUTION
+                (x,) = ctx.saved_tensors
+                sigmoid = minitorch.sigmoid(x)
+                return grad_output * (sigmoid + x * sigmoid * (1 - sigmoid))
+                ### END SOLUTION
+
+
+        def silu_with_grad(x, grad_output):
+            """(y, x.grad) for y = SiLU(x) and a backward pass started with grad_output, through the Function above."""
+            x = x.detach().requires_grad_()
+            y = SiLU.apply(x)
+            y.backward(grad_output)
+            return y.detach(), x.grad
+        ''',
+        "silu_function",
+    ),
+    tests(
+        """
+        check("ch02.silu_with_grad", silu_with_grad)
+        ### BEGIN HIDDEN TESTS
+        check_hidden(
+            "ch02.silu_with_grad",
+            silu_with_grad,
+            [
+                (randn(10, seed=2000, scale=4.0), randn(10, seed=2002)),
+                (randn(2, 2, 3, seed=2001), randn(2, 2, 3, seed=2003, scale=3.0)),
+                (
+                    np.array([-20.0, -6.0, 6.0, 20.0], dtype=np.float32),
+                    np.array([1.0, -1.0, 2.0, 0.5], dtype=np.float32),
+                ),
+            ],
+        )
+        ### END HIDDEN TESTS
+        """,
+        "test_silu_with_grad",
+    ),
+    code(
+        """
+        # Your own check, as minitorch's tests do: float64 inputs, finite differences against your backward.
+        try:
+            sample = minitorch.randn(6, dtype=minitorch.float64, requires_grad=True)
+            print("SiLU passes gradcheck:", minitorch.autograd.gradcheck(SiLU.apply, (sample,)))
+        except NotImplementedError:
+            print("Complete SiLU's forward and backward above first, then run this cell again.")
+        """
+    ),
+    md(
+        """
+        ### Exercise 2 · A numerical gradient by central differences
+
+        Write `numerical_gradient(x, eps)`: the gradient of the function `wiggly` (given below) at the float64 tensor
+        `x`, estimated by central differences, entry by entry:
+
+        `gradient[j] = (wiggly(x + eps·e_j) − wiggly(x − eps·e_j)) / (2·eps)`,
+        where `e_j` is 1 at entry `j` and 0 elsewhere.
+
+        Return a tensor of the same shape and dtype as `x`. `x` may have any shape: loop over the entries of a flattened
+        copy (this is the one place in the course where a loop over entries is the point: it is what `gradcheck` does).
+        Do not use autograd here; the point is an independent check of it.
+        """
+    ),
+    solution(
+        '''
+        def wiggly(x):
+            """f(x) = sum(sin(x) * x**2): a tensor in, a 0-dimensional tensor out."""
+            return (x.sin() * x**2).sum()
+
+
+        def numerical_gradient(x, eps):
+            """Central-difference estimate of the gradient of wiggly at x (same shape and dtype as x)."""
+            ### BEGIN SOLUTION
+            flat = x.detach().reshape(-1)
+            gradient = minitorch.zeros_like(flat)
+            for j in range(flat.numel()):
+                plus, minus = flat.clone(), flat.clone()
+                plus[j] += eps
+                minus[j] -= eps
+                gradient[j] = (wiggly(plus.reshape(x.shape)) - wiggly(minus.reshape(x.shape))) / (2 * eps)
+            return gradient.reshape(x.shape)
+            ### END SOLUTION
+        ''',
+        "numerical_gradient",
+    ),
+    tests(
+        """
+        check("ch02.numerical_gradient", numerical_gradient)
+        ### BEGIN HIDDEN TESTS
+        check_hidden(
+            "ch02.numerical_gradient",
+            numerical_gradient,
+            [
+                (randn(3, seed=2100, dtype="float64", scale=2.0), 1e-3),
+                (randn(2, 2, 2, seed=2101, dtype="float64"), 1e-5),
+                (np.array([0.0, np.pi, -1.5]), 1e-2),
+            ],
+        )
+        ### END HIDDEN TESTS
+        """,
+        "test_numerical_gradient",
+    ),
+    md(
+        """
+        Compare your estimate with autograd: they should agree to about `eps²`.
+        """
+    ),
+    code(
+        """
+        point = minitorch.randn(5, dtype=minitorch.float64, requires_grad=True)
+        wiggly(point).backward()
+        print("autograd:  ", point.grad)
+        try:
+            estimate = numerical_gradient(point.detach(), 1e-5)
+            print("numerical: ", estimate)
+            print("largest difference:", (point.grad - estimate).abs().max().item())
+        except NotImplementedError:
+            print("Complete numerical_gradient above first, then run this cell again.")
+        """
+    ),
+    md(
+        """
+        ### Exercise 3 · A Hessian-vector product
+
+        For `f(x) = log(Σ exp(x))` (the "log-sum-exp" over all entries of `x`), return `H v`, where `H` is the Hessian
+        of `f` at `x` and `v` is a tensor of the same shape as `x` (both float64). Use two gradients: the first with
+        `create_graph=True`, the second of `(gradient * v).sum()`. The inputs arrive without `requires_grad`: start from
+        `x.detach().requires_grad_()`.
+        """
+    ),
+    solution(
+        '''
+        def hessian_vector_product(x, v):
+            """H v, for H the Hessian at x of f(x) = log(sum(exp(x))) over all entries; same shape as x."""
+            ### BEGIN SOLUTION
+            x = x.detach().requires_grad_()
+            f = minitorch.logsumexp(x.reshape(-1), dim=0)
+            (gradient,) = minitorch.autograd.grad(f, x, create_graph=True)
+            (product,) = minitorch.autograd.grad((gradient * v).sum(), x)
+            return product
+            ### END SOLUTION
+        ''',
+        "hessian_vector_product",
+    ),
+    tests(
+        """
+        check("ch02.hessian_vector_product", hessian_vector_product)
+        ### BEGIN HIDDEN TESTS
+        check_hidden(
+            "ch02.hessian_vector_product",
+            hessian_vector_product,
+            [
+                (randn(6, seed=2200, dtype="float64", scale=3.0), randn(6, seed=2201, dtype="float64")),
+                (randn(3, 1, 2, seed=2202, dtype="float64"), randn(3, 1, 2, seed=2203, dtype="float64")),
+                (np.array([100.0, 101.0, 99.0]), np.array([0.0, 1.0, -1.0])),
+            ],
+        )
+        ### END HIDDEN TESTS
+        """,
+        "test_hessian_vector_product",
+    ),
+    md(
+        """
+        The gradient of log-sum-exp is the softmax `p`, and its Hessian is `diag(p) − p pᵀ`. With unit vectors for `v`,
+        your function gives the Hessian's columns one at a time; compare with that formula:
+        """
+    ),
+    code(
+        """
+        point = minitorch.tensor([0.5, -1.0, 2.0], dtype=minitorch.float64)
+        p = point.softmax(dim=0)
+        formula = minitorch.eye(3, dtype=minitorch.float64) * p - p[:, None] * p[None, :]   # diag(p) - p p^T
+        try:
+            columns = [hessian_vector_product(point, unit) for unit in minitorch.eye(3, dtype=minitorch.float64)]
+            hessian = minitorch.stack(columns, dim=1)
+            print(hessian)
+            print("matches diag(p) - p p^T:", bool(minitorch.allclose(hessian, formula)))
+        except NotImplementedError:
+            print("Complete hessian_vector_product above first, then run this cell again.")
+        """
+    ),
+    md(
+        """
+        ## Summary
+
+        * `requires_grad=True` makes minitorch **record** every operation on a tensor; each result's `grad_fn` is a node
+          that knows its local derivative, linked to the nodes of its inputs (`next_functions`).
+        * The graph is **built as the code runs**: loops and `if`s simply record what happened this time, and each run
+          makes a new graph, freed by backward (unless `retain_graph=True`).
+        * `loss.backward()` applies the chain rule from the loss back to the leaves and **adds** into their `.grad`;
+          clear gradients between steps (`x.grad = None`). Non-scalars need a `gradient` argument (or `.sum()`).
+        * `no_grad()` switches recording off (evaluation, parameter updates); `detach()` gives the same data without
+          history (a stop-gradient); `retain_grad()` keeps an intermediate tensor's gradient.
+        * A custom operation is a `minitorch.autograd.Function` with `forward` and `backward`, exactly as in PyTorch;
+          built-in ops (`minitorch/ops/pointwise.py` and friends) are the same idea on raw arrays. `gradcheck` compares
+          a backward with central differences, in float64.
+        * Backward written in tensor operations can be recorded too: `create_graph=True` gives **gradients of
+          gradients**, and a Hessian-vector product costs two backward passes.
+        * The engine (`minitorch/autograd/engine.py`) is a generator of steps; `backward()` runs it to the end and the
+          graph stepper walks it one step at a time.
+
+        Next, **chapter 3**: devices, moving tensors to a GPU, and when that pays off.
+        """
+    ),
+    code(
+        """
+        summary("ch02");
+        """
+    ),
+]
+
+if __name__ == "__main__":
+    write("02_autograd", cells)

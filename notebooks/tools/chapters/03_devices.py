@@ -1,0 +1,732 @@
+"""Chapter 3: devices and the GPU. Devices, moving tensors, what a copy costs, the backend idea, CPU vs GPU."""
+
+from author import code, md, solution, tests, write
+
+cells = [
+    md(
+        """
+        # Chapter 3 · Devices and the GPU
+
+        A tensor's numbers live somewhere: in your computer's main memory, next to the CPU, or in the memory of a
+        graphics card (a GPU). That place is the tensor's **device**. This chapter is about devices: how to name
+        them, how to move tensors between them, what moving costs, and when a GPU is worth it.
+
+        By the end of this chapter you will be able to:
+
+        * name devices (`minitorch.device('cuda')`, `'cuda:1'`, `'cpu'`) and ask what the machine has
+          (`minitorch.cuda.is_available()`, `minitorch.cuda.device_count()`);
+        * put tensors and models on a device (`device=` when creating, `.to()`, `.cpu()`) and write code that
+          runs unchanged on the CPU and on a GPU;
+        * say what moves in a copy, estimate what it costs, and measure it;
+        * read the error you get when tensors on two devices meet, and fix it;
+        * explain how one code path computes on both (NumPy on the CPU, CuPy on the GPU: `minitorch/_device.py`);
+        * time the same operations on the CPU and on a GPU with `widgets.DeviceTimer`, and find where the GPU
+          starts to win.
+
+        You do not need a GPU. Cells that need one check with `minitorch.cuda.is_available()` and, without one,
+        tell you what they would show. A "pretend GPU" (section 5) lets you try everything else on the CPU.
+        """
+    ),
+    code(
+        """
+        import contextlib
+        import inspect
+        import time
+        from pathlib import Path
+
+        import matplotlib.pyplot as plt
+        import numpy as np
+
+        import minitorch
+        import widgets
+        from grading import check, check_hidden, randn, summary
+
+        minitorch.manual_seed(0);
+        """
+    ),
+    md(
+        """
+        ## 1. One device, one card, one memory
+
+        A computer with a GPU has (at least) two separate memories:
+
+        ```
+        +----------------------------+                 +------------------------------+
+        |  CPU          host memory  |    PCIe bus     |  GPU         device memory   |
+        |  (a few fast  (RAM: tens   | <-------------> |  (thousands  (HBM or GDDR:   |
+        |   cores)       of GB/s)    |  ~25-60 GB/s    |   of cores)   1-5 TB/s)      |
+        +----------------------------+                 +------------------------------+
+        ```
+
+        Each GPU is a separate card with its own memory. A tensor lives in exactly **one** of these memories, and
+        an operation computes where its inputs are: `a + b` on two GPU tensors runs on that GPU and leaves its
+        result there. The GPU reads its own memory very fast (terabytes per second on a data-centre card), but
+        anything that starts in host memory must first cross the bus, tens of times more slowly.
+
+        A device is named by a **type** and an **index**:
+
+        | name | means |
+        |---|---|
+        | `'cpu'` | the CPU and host memory (there is only one) |
+        | `'cuda'` | the *current* GPU (GPU 0 unless you change it) |
+        | `'cuda:1'` | the second GPU; `minitorch.device('cuda', 1)` says the same |
+        """
+    ),
+    code(
+        """
+        cpu = minitorch.device("cpu")
+        gpu = minitorch.device("cuda")
+        second_gpu = minitorch.device("cuda:1")
+
+        print(repr(cpu), repr(gpu), repr(second_gpu))
+        print("type:", second_gpu.type, " index:", second_gpu.index, " as text:", str(second_gpu))
+        print("same device, spelled two ways:", minitorch.device("cuda", 1) == second_gpu)
+        """
+    ),
+    md(
+        """
+        Naming a device does not need the device: `minitorch.device('cuda:1')` is only a name. To learn what the
+        machine really has, ask `minitorch.cuda`:
+        """
+    ),
+    code(
+        """
+        print("GPU available:", minitorch.cuda.is_available())
+        print("number of GPUs:", minitorch.cuda.device_count())
+        if minitorch.cuda.is_available():
+            for index in range(minitorch.cuda.device_count()):
+                print(f"  cuda:{index} is {minitorch.cuda.get_device_name(index)}")
+        else:
+            print("No GPU here (or CuPy, which minitorch uses to talk to NVIDIA GPUs, is not installed).")
+        """
+    ),
+    md(
+        """
+        The one line almost every PyTorch program starts with picks the GPU when there is one and the CPU
+        otherwise. Everything after it is written in terms of `device`, never `'cuda'`, so the same program runs
+        on a laptop and on a GPU server:
+        """
+    ),
+    code(
+        """
+        device = minitorch.device("cuda" if minitorch.cuda.is_available() else "cpu")
+        device
+        """
+    ),
+    md(
+        """
+        ## 2. Putting tensors on a device
+
+        Every tensor knows its device (`.device`). There are two ways to get a tensor onto a device:
+
+        * **create it there**: every creation function takes `device=` (`minitorch.zeros(3, device=device)`),
+          and `zeros_like(x)`, `x.new_ones(...)` put the new tensor on `x`'s device;
+        * **copy it there**: `x.to(device)` returns a copy on `device`; `x.cpu()` is short for `x.to('cpu')`.
+
+        Creating a tensor directly on the GPU is cheaper than making it on the CPU and copying it: nothing
+        crosses the bus.
+        """
+    ),
+    code(
+        """
+        x = minitorch.randn(2, 3)
+        print("x is on", x.device)
+
+        on_device = minitorch.zeros(2, 3, device=device)
+        print("zeros(..., device=device) is on", on_device.device)
+        print("zeros_like(x) is on", minitorch.zeros_like(x).device, "(the device of x)")
+
+        moved = x.to(device)
+        print("x.to(device) is on", moved.device, "; x itself stays on", x.device)
+        """
+    ),
+    md(
+        """
+        `.to()` is lazy in one useful way: when the tensor is already where (and what) you ask, it returns **the
+        same tensor**, not a copy. So `x.to(device)` costs nothing when there is nothing to do, and you can
+        sprinkle it in code that must work everywhere. Pass `copy=True` to force a copy.
+
+        `.to()` also changes the dtype (`x.to(minitorch.float64)`), both at once (`x.to(device, minitorch.float16)`),
+        or copies another tensor's device and dtype (`x.to(other)`).
+        """
+    ),
+    code(
+        """
+        print("x.to('cpu') is x:", x.to("cpu") is x)
+        print("x.cpu() is x:", x.cpu() is x)
+        print("x.to('cpu', copy=True) is x:", x.to("cpu", copy=True) is x)
+        print("x.to(float64):", x.to(minitorch.float64).dtype)
+        print("x.to(other) takes other's dtype:", x.to(minitorch.zeros(1, dtype=minitorch.float16)).dtype)
+        """
+    ),
+    md(
+        """
+        **Modules are different.** `model.to(device)` moves every parameter and buffer of the model *in place* and
+        returns the model itself (a tensor's `.to` returns a new tensor and leaves the old one alone). So
+        `model.to(device)` alone is enough, while for a tensor you must keep the result: `x = x.to(device)`.
+        """
+    ),
+    code(
+        """
+        model = minitorch.nn.Linear(3, 2)
+        returned = model.to(device)
+        print("model.to(device) returns the same model:", returned is model)
+        print("its weight is now on", model.weight.device)
+        """
+    ),
+    md(
+        """
+        Without a GPU, asking for one fails at once, with a message that says why:
+        """
+    ),
+    code(
+        """
+        try:
+            x.to("cuda")
+            print("moved to", x.to("cuda").device)
+        except RuntimeError as error:
+            print("RuntimeError:", error)
+        """
+    ),
+    md(
+        """
+        ## 3. The backend idea: one code path, two array libraries
+
+        How can the same `a + b` run on a CPU and on a GPU? minitorch stores a tensor's numbers in an **array**:
+        a NumPy array on the CPU, a CuPy array on an NVIDIA GPU. CuPy copies NumPy's interface function for
+        function (`cupy.exp`, `cupy.matmul`, ...), but each function launches a GPU program (a *kernel*) instead
+        of running on the CPU.
+
+        Each device type has a **backend** (`minitorch/_device.py`): an object that says which array module
+        computes there, how many devices of that type exist, and how to copy arrays onto and off them.
+        """
+    ),
+    code(
+        """
+        from minitorch import _device
+
+        print(inspect.getsource(_device.Backend)[:1500])
+        """
+    ),
+    md(
+        """
+        The operations never import NumPy or CuPy for computing. They ask the array they were given for its
+        module (`array_module(x)` in `minitorch/ops/_util.py`) and call that. Here is `exp`, from
+        `minitorch/ops/pointwise.py`: the same three lines serve both devices.
+        """
+    ),
+    code(
+        """
+        from minitorch.ops import pointwise
+
+        print(inspect.getsource(pointwise.Exp))
+        print("the array module of a CPU tensor:", x._xp.__name__)   # _xp: a private peek, do not rely on it
+        print("the array inside:", type(x._data))
+        """
+    ),
+    md(
+        """
+        This design (borrowed from the Chainer library) keeps minitorch short: one implementation per operation,
+        and the device decides which library runs it. The copy between devices is an operation too:
+        `ToCopy` in `minitorch/ops/conversion.py` asks the source backend for a host array (`to_host`) and the
+        target backend to put it on its device (`to_device`). Because it is an autograd op, gradients flow back
+        through `.to()` to the device the tensor came from. PyTorch does the same with C++ and CUDA kernels
+        instead of NumPy and CuPy, and a dispatcher that picks the kernel from the tensor's device.
+
+        ## 4. Mixing devices is an error
+
+        An operation computes where its inputs are. If they are on two different devices, which device should
+        run it? Rather than guess (and silently copy gigabytes over the bus), PyTorch refuses, and minitorch
+        does too, naming both devices. (One exception, in both: a 0-dimensional CPU tensor, which is just a number,
+        may join a GPU operation.) You will meet this message often:
+
+        `Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0!`
+
+        The fix is always to move one operand, usually the one you forgot: a new tensor made without
+        `device=`, a batch that was not moved, or a model that was not moved.
+
+        ## 5. A pretend GPU
+
+        To try devices without a GPU, we can plug our own backend into minitorch: a `cuda` device type whose
+        arrays are NumPy arrays in host memory. Everything above the backend (tensors, ops, autograd, device
+        checks) cannot tell the difference, which is exactly the point of the backend idea.
+        (`register_backend` is how minitorch's own tests check the GPU code paths on machines without a GPU.)
+        On a machine with a real GPU, the cell below uses the real one instead.
+        """
+    ),
+    code(
+        """
+        class PretendGPU(_device.NumpyBackend):
+            \"\"\"A 'cuda' device type whose memory is host memory: NumPy computes, 'transfers' copy.\"\"\"
+
+            def __init__(self):
+                super().__init__("cuda")
+
+            def device_count(self):
+                return 1
+
+            def to_device(self, array, index):
+                return np.array(array, copy=True)
+
+            def to_host(self, array):
+                return np.array(array, copy=True)
+
+            def device_name(self, index):
+                return "a pretend GPU (NumPy underneath)"
+
+
+        @contextlib.contextmanager
+        def some_gpu():
+            \"\"\"Inside this block, 'cuda' is the real GPU if there is one, else a pretend one.\"\"\"
+            if minitorch.cuda.is_available():
+                yield
+                return
+            previous = _device.register_backend("cuda", PretendGPU())
+            try:
+                yield
+            finally:
+                _device.register_backend("cuda", previous)   # put the real (absent) GPU back
+        """
+    ),
+    code(
+        """
+        with some_gpu():
+            print("GPU available:", minitorch.cuda.is_available(), "-", minitorch.cuda.get_device_name(0))
+            a = minitorch.tensor([1.0, 2.0, 3.0])
+            b = a.to("cuda")
+            print("a:", a)
+            print("b:", b)                       # the device is part of the printout
+            print("b * 2 is on", (b * 2).device)   # results stay where the inputs are
+
+            try:
+                a + b
+            except RuntimeError as error:
+                print("\\na + b -> RuntimeError:", error)
+
+            print("\\nfixed: a.to(b.device) + b =", a.to(b.device) + b)
+            print("or back on the CPU: a + b.cpu() =", a + b.cpu())
+        """
+    ),
+    md(
+        """
+        The same check guards every operation, layers included: a model on the GPU fed a batch on the CPU fails the
+        same way. And since `.to()` is differentiable, a gradient computed on the GPU comes back to a leaf that
+        lives on the CPU, on the CPU:
+        """
+    ),
+    code(
+        """
+        with some_gpu():
+            layer = minitorch.nn.Linear(3, 2).to("cuda")
+            batch = minitorch.randn(4, 3)
+            try:
+                layer(batch)
+            except RuntimeError as error:
+                print("layer(batch) -> RuntimeError:", error)
+            print("layer(batch.to('cuda')) is on", layer(batch.to("cuda")).device)
+
+            leaf = minitorch.randn(3, requires_grad=True)        # on the CPU
+            loss = (leaf.to("cuda") ** 2).sum()                   # computed on the GPU
+            loss.backward()
+            print("\\nloss is on", loss.device, "; leaf.grad is on", leaf.grad.device)
+            print("leaf.grad == 2 * leaf:", bool(minitorch.allclose(leaf.grad, 2 * leaf.detach())))
+        """
+    ),
+    md(
+        """
+        Real programs move whole batches: often a tuple `(images, labels)`, sometimes a dictionary of tensors.
+        A small helper walks the structure and moves every tensor in it (PyTorch Lightning and Hugging Face
+        each have one like it):
+        """
+    ),
+    code(
+        """
+        def move_to(batch, device):
+            \"\"\"Every tensor inside batch (a tensor, or lists, tuples and dicts of them) moved to device.\"\"\"
+            if isinstance(batch, minitorch.Tensor):
+                return batch.to(device)
+            if isinstance(batch, dict):
+                return {key: move_to(value, device) for key, value in batch.items()}
+            if isinstance(batch, (list, tuple)):
+                return type(batch)(move_to(value, device) for value in batch)
+            return batch   # numbers, strings, None: nothing to move
+
+
+        with some_gpu():
+            batch = {"images": minitorch.randn(2, 1, 4, 4), "labels": minitorch.tensor([3, 7]), "name": "demo"}
+            moved = move_to(batch, "cuda")
+            for key, value in moved.items():
+                print(f"{key:>7}: {value.device if isinstance(value, minitorch.Tensor) else repr(value)}")
+        """
+    ),
+    md(
+        """
+        ## 6. What moves, and what it costs
+
+        A copy to a GPU moves the tensor's **bytes**: `numel()` numbers of `element_size()` bytes each
+        (4 for `float32`, 8 for `int64`, 2 for `float16`). Nothing else crosses: not the graph, not the Python
+        object. A batch of 64 RGB images of 224 x 224 pixels in `float32` is
+
+        64 x 3 x 224 x 224 x 4 bytes = 38.5 MB,
+
+        and at about 25 GB/s (PCIe 4.0, in practice) that is about 1.5 ms each way. A copy also has a fixed cost
+        (a few microseconds to start it), so many small copies cost more than one big one.
+
+        Moves you do not write also cost a copy, and make the CPU wait for the GPU to finish its queued work:
+        `.item()`, `.tolist()`, `print(x)` and `.cpu().numpy()` on a GPU tensor. One `loss.item()` per step is
+        fine; one per element is not.
+        """
+    ),
+    code(
+        """
+        images = minitorch.zeros(64, 3, 224, 224)
+        print("numel:", images.numel(), " element_size:", images.element_size(), "bytes")
+        print(f"bytes to move: {images.numel() * images.element_size() / 1e6:.1f} MB")
+        print(f"at 25 GB/s: {images.numel() * images.element_size() / 25e9 * 1e3:.2f} ms")
+        """
+    ),
+    md(
+        """
+        Let us measure. With a GPU, the cell below times host-to-device copies (`.to('cuda')`) of growing size.
+        A GPU works **asynchronously**: a call queues work and returns at once, so a clock read right after it
+        measures almost nothing. `minitorch.cuda.synchronize()` waits until the queue is empty; call it before
+        reading the clock every time.
+
+        Without a GPU there is no bus to cross, so the cell times a copy within host memory (`.to('cpu',
+        copy=True)`) instead: the same shape of curve (a fixed cost, then a bandwidth limit), at RAM speed
+        rather than bus speed. A copy to a real GPU has a larger fixed cost (around ten microseconds) and the
+        bus's bandwidth: roughly 10 to 50 GB/s, depending on the PCIe generation and on whether the host memory
+        is *pinned* (see below).
+        """
+    ),
+    code(
+        """
+        def median_seconds(function, repeats=5):
+            times = []
+            for _ in range(repeats):
+                start = time.perf_counter()
+                function()
+                times.append(time.perf_counter() - start)
+            return float(np.median(times))
+
+
+        def copy_seconds(host):
+            \"\"\"Seconds to copy the tensor host: to the GPU if there is one, else within host memory.\"\"\"
+            if minitorch.cuda.is_available():
+                host.to("cuda")                           # the first copy also sets up the GPU: not timed
+
+                def copy():
+                    host.to("cuda")
+                    minitorch.cuda.synchronize()          # wait until the copy has really happened
+            else:
+                def copy():
+                    host.to("cpu", copy=True)
+            return median_seconds(copy)
+
+
+        def time_copies(sizes):
+            \"\"\"Bytes per copy and seconds per copy, for float32 tensors of each size.\"\"\"
+            hosts = [minitorch.randn(size) for size in sizes]
+            nbytes = [host.numel() * host.element_size() for host in hosts]
+            return np.array(nbytes), np.array([copy_seconds(host) for host in hosts])
+
+
+        sizes = [2**k for k in range(8, 23, 2)]              # 256 numbers (1 KB) to 4 M numbers (16 MB)
+        nbytes, seconds = time_copies(sizes)
+        what = "host -> GPU copy" if minitorch.cuda.is_available() else "host -> host copy (no GPU here)"
+
+        figure, (left, right) = plt.subplots(1, 2, figsize=(10, 3.5))
+        left.loglog(nbytes, seconds * 1e6, "o-")
+        left.set(xlabel="bytes copied", ylabel="microseconds per copy", title=what)
+        right.semilogx(nbytes, nbytes / seconds / 1e9, "o-")
+        right.set(xlabel="bytes copied", ylabel="GB/s", title="achieved bandwidth")
+        figure.tight_layout()
+        plt.show()
+        print(f"largest copy: {nbytes[-1] / 1e6:.0f} MB in {seconds[-1] * 1e3:.2f} ms "
+              f"= {nbytes[-1] / seconds[-1] / 1e9:.1f} GB/s")
+        """
+    ),
+    md(
+        """
+        Read the left plot from the left: small copies all take about the same time (the fixed cost dominates),
+        and only large copies approach the bandwidth limit (the right plot rises, then levels off; within host
+        memory it may dip again for the largest copies, which no longer fit in the processor's caches). That is
+        the **latency +
+        bandwidth** model of a copy, `time = latency + bytes / bandwidth`, and exercise 3 asks you to write it.
+
+        On a real GPU, copies from ordinary ("pageable") host memory are slower than from *pinned* memory, which
+        the GPU can read directly; PyTorch's `DataLoader(pin_memory=True)` and `.to(device, non_blocking=True)`
+        use that to overlap copying the next batch with computing on this one.
+
+        ## 7. Timing GPU work
+
+        Because GPU calls only queue work, timing them needs care. The rules, which `widgets.DeviceTimer` follows:
+
+        1. make the inputs and move them to the device **before** starting the clock (time the copy separately);
+        2. time the **first** call on its own: on a GPU it compiles or loads kernels and sets up memory pools;
+        3. run a few **warm-up** calls, then repeat and take the **median**;
+        4. call `minitorch.cuda.synchronize()` before each clock read (or use `minitorch.cuda.Event`, which
+           timestamps inside the GPU's queue).
+
+        With a GPU, the next cell shows rule 4 at work: the same matrix product "timed" without synchronizing
+        and with it.
+        """
+    ),
+    code(
+        """
+        if minitorch.cuda.is_available():
+            a = minitorch.randn(2048, 2048, device="cuda")
+            b = minitorch.randn(2048, 2048, device="cuda")
+            a @ b
+            minitorch.cuda.synchronize()                   # warm-up done
+
+            start = time.perf_counter()
+            a @ b                                          # only queued
+            queued = time.perf_counter() - start
+            minitorch.cuda.synchronize()
+
+            start = time.perf_counter()
+            a @ b
+            minitorch.cuda.synchronize()                   # waited until it finished
+            finished = time.perf_counter() - start
+
+            begin, end = minitorch.cuda.Event(enable_timing=True), minitorch.cuda.Event(enable_timing=True)
+            begin.record()
+            a @ b
+            end.record()
+            end.synchronize()
+            print(f"without synchronize: {queued * 1e3:.3f} ms (only the time to queue the work)")
+            print(f"with synchronize:    {finished * 1e3:.3f} ms")
+            print(f"with cuda.Event:     {begin.elapsed_time(end):.3f} ms")
+        else:
+            print("No GPU: on one, 'a @ b' for 2048 x 2048 matrices returns after a few microseconds (the work is only")
+            print("queued); with minitorch.cuda.synchronize() before reading the clock, it takes about a millisecond")
+            print("or less on a recent card. Forgetting to synchronize makes a GPU look impossibly fast.")
+        """
+    ),
+    md(
+        """
+        ## 8. CPU against GPU: where is the crossover?
+
+        A GPU is a very wide calculator far away: every call pays a fixed cost (launching a kernel, plus
+        minitorch's Python overhead, together tens of microseconds) before thousands of cores start at once.
+        On small tensors the fixed cost dominates and the CPU wins; on large ones the GPU's width and memory
+        bandwidth win by a wide margin. The size where the lines cross is the **crossover**.
+
+        `widgets.DeviceTimer` sweeps operations over sizes on every device it finds (source:
+        `widgets/timing.py`): `matmul` (`n x n` matrices, `2 n^3` floating-point operations), `elementwise`
+        (a chain of five pointwise ops on `n` numbers), `conv2d` and `mlp_step` (one training step). It plots
+        seconds per call and the GPU's speed-up, and tabulates the achieved GFLOP/s (billions of floating-point
+        operations per second).
+
+        Here we run a small, fast sweep. Without a GPU it shows the CPU curves and says so. A sweep recorded on a
+        GPU machine can be overlaid (dashed lines): record one there with
+
+            python -m widgets.timing --save gpu_timings.json
+
+        and put `gpu_timings.json` next to this notebook.
+        """
+    ),
+    code(
+        """
+        recorded = Path("gpu_timings.json")
+        timer = widgets.DeviceTimer(
+            operations=["matmul", "elementwise"],
+            sizes={"matmul": [32, 128, 512], "elementwise": [1_000, 100_000, 1_000_000]},
+            seconds=0.05,                                      # time spent repeating each point
+            reference=recorded if recorded.exists() else None,
+        )
+        timer.run(progress=False)
+        for message in timer.messages():
+            print(message)
+        timer
+        """
+    ),
+    code(
+        """
+        for m in timer.measurements:
+            print(f"{m.operation:>11} on {m.device:<6} n={m.size:>9,}: {m.median * 1e6:10.1f} µs per call, "
+                  f"{m.gflops:7.2f} GFLOP/s")
+        """
+    ),
+    md(
+        """
+        What to look for:
+
+        * On the CPU, GFLOP/s grows with size: a tiny matrix product spends most of its time in Python and NumPy
+          overhead, not arithmetic. (On a busy shared machine the numbers jump around; on your laptop they are
+          steadier.)
+        * The elementwise chain does five operations per number and reads and writes memory for each: it is
+          limited by memory bandwidth, far below what the matrix product reaches. A GPU's memory is tens of
+          times faster, so it wins big here too, once `n` is large.
+        * On a GPU machine the speed-up plot crosses 1 somewhere between thousands and a few hundred thousand
+          elements, depending on the operation and the card; below the crossover, keep small work on the CPU
+          or batch it into bigger operations.
+
+        ## 9. Exercises
+
+        Four exercises on writing device-agnostic code and on the arithmetic of moving and computing. The checks
+        run on the CPU; code written as asked runs unchanged on a GPU.
+
+        ### Exercise 1 · a column of ones, on the right device
+
+        A linear model `y = X w + b` can fold its bias into the weights by adding a column of ones to `X`. Write
+        `add_bias_column(x)`: `x` has shape `(n, d)`; return shape `(n, d + 1)`, `x` with a column of ones
+        appended on the right. The new ones must be created on **`x`'s device** and with **`x`'s dtype**, so the
+        function works for a float16 tensor on a GPU as well as a float64 one on the CPU. (`minitorch.cat` joins
+        tensors along a dimension.)
+        """
+    ),
+    solution(
+        '''
+        def add_bias_column(x):
+            """x (n, d) -> (n, d + 1): x followed by a column of ones, on x's device and with x's dtype."""
+            ### BEGIN SOLUTION
+            ones = minitorch.ones(x.shape[0], 1, dtype=x.dtype, device=x.device)
+            return minitorch.cat([x, ones], dim=1)
+            ### END SOLUTION
+        ''',
+        "add_bias_column",
+    ),
+    tests(
+        """
+        check("ch03.add_bias_column", add_bias_column)
+        ### BEGIN HIDDEN TESTS
+        check_hidden("ch03.add_bias_column", add_bias_column, [
+            (randn(1, 1, seed=310),),
+            (randn(7, 2, seed=311, dtype="float64"),),
+            (randn(3, 6, seed=312, dtype="float16"),),
+        ])
+        ### END HIDDEN TESTS
+        """,
+        "test_add_bias_column",
+    ),
+    md(
+        """
+        ### Exercise 2 · how many bytes move
+
+        A training step moves a batch `(images, labels)` to the GPU. Write `batch_bytes(images, labels)`: the
+        number of bytes copied when both tensors move, as a Python `int`. Each tensor moves
+        `numel() * element_size()` bytes; the two may have different dtypes (images are floats, labels `int64`).
+        """
+    ),
+    solution(
+        '''
+        def batch_bytes(images, labels):
+            """The bytes copied when both tensors move to another device (an int)."""
+            ### BEGIN SOLUTION
+            return images.numel() * images.element_size() + labels.numel() * labels.element_size()
+            ### END SOLUTION
+        ''',
+        "batch_bytes",
+    ),
+    tests(
+        """
+        check("ch03.batch_bytes", batch_bytes)
+        ### BEGIN HIDDEN TESTS
+        check_hidden("ch03.batch_bytes", batch_bytes, [
+            (randn(16, 3, 5, 5, seed=320, dtype="float16"), np.arange(16, dtype=np.int64)),
+            (randn(1, 1, seed=321, dtype="float64"), np.zeros(1, dtype=np.int64)),
+            (randn(2, 7, seed=322), np.zeros((2, 3), dtype=np.int32)),
+        ])
+        ### END HIDDEN TESTS
+        """,
+        "test_batch_bytes",
+    ),
+    md(
+        """
+        ### Exercise 3 · the cost of a copy
+
+        Write `transfer_seconds(num_bytes, gigabytes_per_second, latency_microseconds)`: the time in seconds to copy
+        `num_bytes` bytes over a link with the given bandwidth (1 GB = 10^9 bytes) and fixed cost per copy
+        (in microseconds), with the model of section 6: `time = latency + bytes / bandwidth`. Mind the units.
+        """
+    ),
+    solution(
+        '''
+        def transfer_seconds(num_bytes, gigabytes_per_second, latency_microseconds):
+            """Seconds to copy num_bytes: a fixed latency plus the bytes over the bandwidth."""
+            ### BEGIN SOLUTION
+            return latency_microseconds * 1e-6 + num_bytes / (gigabytes_per_second * 1e9)
+            ### END SOLUTION
+        ''',
+        "transfer_seconds",
+    ),
+    tests(
+        """
+        check("ch03.transfer_seconds", transfer_seconds)
+        ### BEGIN HIDDEN TESTS
+        check_hidden("ch03.transfer_seconds", transfer_seconds, [
+            (1, 12.0, 8.0),
+            (3_000_000_000, 50.0, 2.0),
+            (123_456, 0.5, 0.0),
+        ])
+        ### END HIDDEN TESTS
+        """,
+        "test_transfer_seconds",
+    ),
+    md(
+        """
+        ### Exercise 4 · throughput from a timing
+
+        A matrix product of an `(m, k)` matrix by a `(k, n)` matrix computes `m * n` outputs, each a sum of `k`
+        products: `k` multiplications and `k` additions, so `2 * m * k * n` floating-point operations in all.
+        Write `matmul_gflops(m, k, n, seconds)`: the throughput in GFLOP/s (10^9 floating-point operations per
+        second) of a product that took `seconds`. (`DeviceTimer` computes its GFLOP/s column this way.)
+        """
+    ),
+    solution(
+        '''
+        def matmul_gflops(m, k, n, seconds):
+            """GFLOP/s of an (m, k) @ (k, n) matrix product that took `seconds`."""
+            ### BEGIN SOLUTION
+            return 2 * m * k * n / seconds / 1e9
+            ### END SOLUTION
+        ''',
+        "matmul_gflops",
+    ),
+    tests(
+        """
+        check("ch03.matmul_gflops", matmul_gflops)
+        ### BEGIN HIDDEN TESTS
+        check_hidden("ch03.matmul_gflops", matmul_gflops, [
+            (1, 1, 1, 1e-6),
+            (4096, 4096, 4096, 0.25),
+            (3, 1000, 7, 2e-5),
+        ])
+        ### END HIDDEN TESTS
+        """,
+        "test_matmul_gflops",
+    ),
+    md(
+        """
+        With your function, a timing becomes a throughput you can compare with the hardware's peak: a laptop CPU
+        core reaches tens of GFLOP/s in float32, a data-centre GPU hundreds of thousands in its fastest formats.
+
+        ## Summary
+
+        * A **device** is where a tensor's numbers live: `cpu` (host memory) or `cuda:N` (the memory of GPU card
+          N). `minitorch.cuda.is_available()` and `device_count()` say what the machine has.
+        * Create tensors where they are needed (`device=`, `zeros_like`, `new_ones`), or copy them with `.to()` /
+          `.cpu()`. `.to()` returns the tensor itself when nothing changes; `model.to()` moves a model in place.
+        * Write `device = minitorch.device("cuda" if minitorch.cuda.is_available() else "cpu")` once and use
+          `device` everywhere: the code then runs on any machine.
+        * An operation runs where its inputs are; inputs on two devices are an error naming both.
+        * A copy moves `numel * element_size` bytes and costs a fixed latency plus bytes over bandwidth; hidden
+          copies (`.item()`, `print`, `.numpy()`) also wait for the GPU.
+        * One code path, two array libraries: each device type has a backend (`minitorch/_device.py`) whose array
+          module (NumPy or CuPy) the ops call.
+        * Time GPU work after warm-up, with `synchronize()` before each clock read; the GPU wins above a crossover
+          size, and `widgets.DeviceTimer` finds it.
+
+        Next: chapter 4 builds networks with `nn.Module`. Run the last cell to see which exercises pass.
+        """
+    ),
+    code(
+        """
+        summary("ch03");
+        """
+    ),
+]
+
+write("03_devices", cells)

@@ -1,0 +1,671 @@
+"""Chapter 12: multiple devices. DataParallel step by step on CPU replicas, and what changes on real GPUs."""
+
+from author import code, md, solution, tests, write
+
+cells = [
+    md(
+        """
+        # Chapter 12 · Multiple devices
+
+        One GPU has a fixed amount of memory and arithmetic. When a model trains too slowly on one, or its batch
+        no longer fits, the next step is several devices working on the same training step. This chapter shows the
+        simplest way to do that, **data parallelism**, with `nn.DataParallel`, and takes it apart piece by piece.
+
+        By the end of this chapter you will be able to:
+
+        * say what data parallelism is: the same model on every device, each device on its own slice of the batch;
+        * run the four steps of `nn.DataParallel` by hand: **scatter**, **replicate**, **parallel apply**,
+          **gather** (`minitorch/nn/parallel/`);
+        * show that the outputs and gradients are those of one device running the whole batch, and explain why
+          (the backward of a copy is a sum);
+        * use `DataParallel` without any GPU, on CPU replicas, and read what changes on a real multi-GPU machine
+          (`device_ids`, `output_device`, memory per card);
+        * explain why PyTorch recommends `DistributedDataParallel` for serious work, and average gradients the way
+          it does.
+
+        No GPU is needed: minitorch runs `DataParallel` on CPU replicas (threads on your CPU), with the same
+        arithmetic as on GPUs.
+        """
+    ),
+    code(
+        """
+        import copy
+        import inspect
+        import threading
+        import time
+
+        import matplotlib.pyplot as plt
+        import numpy as np
+        from sklearn.datasets import load_digits
+        from threadpoolctl import threadpool_limits
+
+        import minitorch
+        import minitorch.nn.functional as F
+        from grading import check, check_hidden, randn, summary
+        from minitorch import nn
+        from minitorch.nn.parallel import gather, parallel_apply, replicate, scatter
+
+        minitorch.manual_seed(0);
+        """
+    ),
+    md(
+        """
+        ## 1. Data parallelism in one picture
+
+        There are two ways to spread a model over devices. **Model parallelism** puts different layers on
+        different devices (for models too big for one card). **Data parallelism** puts a full copy of the model
+        on every device and gives each device a different slice of the batch: with 4 GPUs, a batch of 256 becomes
+        four batches of 64, processed at the same time. It is by far the more common, and it is what
+        `nn.DataParallel` does, in four steps every forward pass:
+
+        ```
+                              batch (8 rows) on device 0
+                                       |
+            1. scatter     cut along dim 0, send each piece to its device
+                     /                 |                 \\
+                rows 0-2           rows 3-5           rows 6-7
+                    |                  |                  |
+            2. replicate   a copy of the model's weights on every device
+            3. parallel_apply   every replica runs its piece, all at once
+                    |                  |                  |
+                 out 0-2            out 3-5            out 6-7
+                     \\                 |                 /
+            4. gather      concatenate the pieces on the output device
+                                       |
+                               output (8 rows)
+        ```
+
+        Backward runs the same path in reverse, and each weight's gradients from all replicas are **added** on
+        the original weight, so an optimizer then takes one ordinary step.
+
+        ## 2. The four steps by hand
+
+        minitorch exposes the four steps as functions in `minitorch.nn.parallel`, as PyTorch does in
+        `torch.nn.parallel`. On a machine with GPUs, the devices would be `cuda:0`, `cuda:1`, ...; here we use three
+        CPU "devices", which minitorch allows for exactly this purpose.
+
+        ### Step 1: scatter
+
+        `scatter` cuts every tensor in the arguments along dimension 0 the way `tensor.chunk(n)` does: pieces of
+        `ceil(rows / n)` rows, the last one smaller. Watch the corner cases: 5 rows on 3 devices give 2, 2 and 1;
+        but 4 rows on 3 devices give only **two** pieces of 2, and 9 rows on 4 devices three pieces of 3, so
+        fewer replicas run than there are devices.
+        """
+    ),
+    code(
+        """
+        devices = ["cpu", "cpu", "cpu"]
+        batch = minitorch.arange(10.0).reshape(5, 2)
+        pieces = scatter(batch, devices)
+        print("5 rows on 3 devices:", [tuple(piece.shape) for piece in pieces])
+        print(pieces[0])
+        print("4 rows on 3 devices:", [tuple(piece.shape) for piece in scatter(minitorch.zeros(4, 2), devices)])
+        four_devices = devices + ["cpu"]
+        print("9 rows on 4 devices:", [tuple(piece.shape) for piece in scatter(minitorch.zeros(9, 2), four_devices)])
+        """
+    ),
+    md(
+        """
+        ### Step 2: replicate
+
+        `replicate(model, devices)` makes one replica of the model per device. A replica is a shallow copy of
+        each module, whose weights are **not** parameters of its own: they are the outputs of a differentiable
+        copy operation, `Broadcast` (`minitorch/nn/parallel/_functions.py`). That is why the gradients computed
+        through a replica flow back to the original model. On CPU "devices" the copies even share the original's
+        memory; on GPUs each is a real copy in that card's memory.
+        """
+    ),
+    code(
+        """
+        model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+        replicas = replicate(model, devices)
+        first_layer = replicas[1][0]
+        print("replica 1's first weight:", tuple(first_layer.weight.shape),
+              "grad_fn =", first_layer.weight.grad_fn.name())
+        print("replica 1's parameters():", list(replicas[1].parameters()), "(nothing to train: it lives for one step)")
+        print("same numbers as the original:", bool(minitorch.equal(first_layer.weight, model[0].weight)))
+        """
+    ),
+    md(
+        """
+        ### Step 3: parallel apply
+
+        `parallel_apply(replicas, inputs)` calls each replica on its piece, each in its own **thread**, all at
+        once. Threads suit this in PyTorch and in minitorch because the heavy work happens outside Python: a GPU
+        runs its queue while the thread that filled it waits, and NumPy's matrix products release Python's
+        interpreter lock. A forward hook on the model shows which thread ran which piece (a replica shares its
+        original's hooks):
+        """
+    ),
+    code(
+        """
+        seen = []
+        hook = model.register_forward_hook(
+            lambda module, inputs, output: seen.append((threading.current_thread().name, tuple(inputs[0].shape)))
+        )
+        batch = minitorch.randn(8, 4)
+        pieces = scatter(batch, devices)
+        outputs = parallel_apply(replicas, [(piece,) for piece in pieces], None, devices)
+        hook.remove()
+        for thread_name, shape in sorted(seen):
+            print(f"{thread_name}: input {shape}")
+        print("output pieces:", [tuple(out.shape) for out in outputs])
+        """
+    ),
+    md(
+        """
+        ### Step 4: gather
+
+        `gather(outputs, device)` concatenates the pieces along dimension 0 on one device (the *output device*,
+        by default the first). The result is exactly what the model gives on the whole batch:
+        """
+    ),
+    code(
+        """
+        output = gather(outputs, "cpu")
+        single = model(batch)
+        print("gathered:", tuple(output.shape), " largest difference from model(batch):",
+              (output - single).abs().max().item())
+        """
+    ),
+    md(
+        """
+        ### And backward
+
+        Every step was made of differentiable operations: `chunk` and `to` in scatter, `Broadcast` in replicate,
+        the layers, `cat` in gather. So `loss.backward()` on the gathered output just works: `cat`'s backward
+        cuts the gradient into the replicas' pieces, each replica's layers compute their weight gradients on their
+        own piece, and `Broadcast`'s backward adds the weight gradients of all replicas on the original weight.
+        The sum is the chain rule for a value used in several places, and it is exactly the gradient of the
+        whole batch, because the loss on the whole batch is a sum over rows:
+        """
+    ),
+    code(
+        """
+        from minitorch.nn.parallel._functions import Broadcast
+
+        print(inspect.getsource(Broadcast.backward))
+        """
+    ),
+    code(
+        """
+        targets = minitorch.randint(0, 3, (8,))
+
+        model.zero_grad()
+        F.cross_entropy(gather(parallel_apply(replicate(model, devices), [(p,) for p in scatter(batch, devices)],
+                                              None, devices), "cpu"), targets).backward()
+        by_hand = [parameter.grad.clone() for parameter in model.parameters()]
+
+        model.zero_grad()
+        F.cross_entropy(model(batch), targets).backward()
+        for (name, parameter), gradient in zip(model.named_parameters(), by_hand):
+            print(f"{name:>8}: largest gradient difference {(gradient - parameter.grad).abs().max().item():.1e}")
+        """
+    ),
+    md(
+        """
+        The differences are at the level of float32 rounding (about `1e-7` relative): adding the same numbers in
+        another order rounds slightly differently, and that is all.
+
+        ## 3. `nn.DataParallel`
+
+        `nn.DataParallel(model)` wraps a model and does the four steps on every call (read
+        `minitorch/nn/parallel/data_parallel.py`: its `forward` is a dozen lines). In PyTorch, `device_ids` defaults
+        to every GPU, and on a machine without GPUs the wrapper simply calls the model. minitorch adds a way to
+        watch data parallelism without GPUs: **CPU replicas**, `nn.DataParallel(model, num_replicas=3)` (the same
+        as `device_ids=["cpu", "cpu", "cpu"]`; PyTorch refuses CPU device ids, so this line is minitorch only).
+        """
+    ),
+    code(
+        """
+        minitorch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10))
+        parallel = nn.DataParallel(model, num_replicas=3)
+        print(parallel)
+        print("device_ids:", parallel.device_ids, " output_device:", parallel.output_device)
+
+        batch, targets = minitorch.randn(7, 64), minitorch.randint(0, 10, (7,))
+        loss_parallel = F.cross_entropy(parallel(batch), targets)
+        loss_parallel.backward()
+        gradients_parallel = [parameter.grad.clone() for parameter in model.parameters()]
+
+        model.zero_grad()
+        loss_single = F.cross_entropy(model(batch), targets)
+        loss_single.backward()
+        print(f"\\nloss: DataParallel {loss_parallel.item():.6f}, one device {loss_single.item():.6f}")
+        print("largest gradient difference:",
+              max((a - p.grad).abs().max().item() for a, p in zip(gradients_parallel, model.parameters())))
+        """
+    ),
+    md(
+        """
+        The wrapper keeps the model as `.module`, so its `state_dict` keys gain a `module.` prefix. A checkpoint
+        saved from the wrapper does not load into the bare model; save `parallel.module.state_dict()` instead.
+        (This trips up many PyTorch users.)
+        """
+    ),
+    code(
+        """
+        print("wrapper keys:", list(parallel.state_dict())[:2], "...")
+        print("model keys:  ", list(parallel.module.state_dict())[:2], "...")
+        """
+    ),
+    md(
+        """
+        ### Training with `DataParallel`
+
+        Training code does not change: wrap the model, and give the optimizer the original model's parameters (the
+        wrapper's `parameters()` are the same objects). Below, two copies of the same small network learn the
+        scikit-learn digits (8 x 8 images of handwritten digits), one on a single device and one on 3 CPU replicas,
+        with the same batches. The loss curves should lie on top of each other.
+
+        (BLAS, NumPy's matrix library, is limited to one thread per replica here: otherwise, three replicas times
+        several BLAS threads each would fight over a laptop's few cores.)
+        """
+    ),
+    code(
+        """
+        digits = load_digits()
+        images = minitorch.tensor(digits.data / 16.0, dtype=minitorch.float32)
+        labels = minitorch.tensor(digits.target)
+
+        minitorch.manual_seed(0)
+        single = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10))
+        replicated = copy.deepcopy(single)                       # the same starting weights
+        runs = {
+            "one device": (single, single),
+            "DataParallel, 3 CPU replicas": (nn.DataParallel(replicated, num_replicas=3), replicated),
+        }
+        curves = {name: [] for name in runs}
+        optimizers = {name: minitorch.optim.SGD(trained.parameters(), lr=0.1) for name, (_, trained) in runs.items()}
+
+        order = np.random.default_rng(0).permutation(len(labels))
+        with threadpool_limits(limits=1):
+            for _epoch in range(3):
+                for start in range(0, len(order), 64):
+                    rows = minitorch.tensor(order[start:start + 64])
+                    for name, (network, _) in runs.items():
+                        loss = F.cross_entropy(network(images[rows]), labels[rows])
+                        optimizers[name].zero_grad()
+                        loss.backward()
+                        optimizers[name].step()
+                        curves[name].append(loss.item())
+
+        plt.figure(figsize=(6, 3))
+        for name, curve in curves.items():
+            plt.plot(curve, label=name, linestyle="-" if name == "one device" else "--")
+        plt.xlabel("step")
+        plt.ylabel("cross-entropy")
+        plt.legend()
+        plt.show()
+        difference = max((a - b).abs().max().item() for a, b in zip(single.parameters(), replicated.parameters()))
+        print(f"after {len(curves['one device'])} steps, largest weight difference: {difference:.1e}")
+        """
+    ),
+    md(
+        """
+        ### Is it faster?
+
+        Not here. CPU replicas run in threads on the same CPU cores that a single model would use anyway, so
+        there is no extra arithmetic to gain, and every step pays for scattering, replicating and gathering.
+        Time one forward and backward pass both ways:
+        """
+    ),
+    code(
+        """
+        def median_step_seconds(network, batch, targets, repeats=7):
+            times = []
+            for _ in range(repeats):
+                start = time.perf_counter()
+                F.cross_entropy(network(batch), targets).backward()
+                times.append(time.perf_counter() - start)
+            return float(np.median(times))
+
+
+        wide = nn.Sequential(nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 10))
+        batch, targets = minitorch.randn(256, 256), minitorch.randint(0, 10, (256,))
+        with threadpool_limits(limits=1):
+            one = median_step_seconds(wide, batch, targets)
+            two = median_step_seconds(nn.DataParallel(wide, num_replicas=2), batch, targets)
+        print(f"one device:         {one * 1e3:6.1f} ms per step")
+        print(f"2 CPU replicas:     {two * 1e3:6.1f} ms per step")
+        """
+    ),
+    md(
+        """
+        On a GPU machine the picture changes: every replica has a card of its own, with its own arithmetic and
+        memory, so `k` GPUs can approach `k` times the throughput on large batches, minus the cost of the copies.
+        CPU replicas are for seeing the mechanism; the speed comes with real devices.
+
+        ## 4. On a real multi-GPU machine
+
+        With GPUs, `DataParallel` is used like this:
+
+        ```python
+        model = Net().to("cuda:0")                                   # the model lives on device_ids[0]
+        parallel = nn.DataParallel(model, device_ids=[0, 1, 2, 3])   # default: every GPU
+        output = parallel(batch)                                     # batch may be on the CPU or cuda:0
+        loss = loss_function(output, targets.to("cuda:0"))           # output is on output_device (default: 0)
+        ```
+
+        * `device_ids` are GPU indices (`[0, 1]` or `["cuda:0", "cuda:1"]`). The model's parameters and buffers
+          must already be on `device_ids[0]`; the replicas are copied from there on every forward.
+        * `output_device` is where `gather` puts the result (default `device_ids[0]`; `-1` means the CPU).
+
+        We cannot run that without two GPUs, but the pretend GPUs of chapter 3 can: a `cuda` backend that keeps its
+        arrays in host memory (`minitorch/_device.py`). Every device rule is then checked exactly as on GPUs. On a
+        machine with two real GPUs, the cell uses them instead.
+        """
+    ),
+    code(
+        """
+        import contextlib
+
+        from minitorch import _device
+
+
+        class PretendGPUs(_device.NumpyBackend):
+            \"\"\"A 'cuda' device type with `count` devices in host memory: NumPy computes, transfers copy.\"\"\"
+
+            def __init__(self, count):
+                super().__init__("cuda")
+                self.count = count
+
+            def device_count(self):
+                return self.count
+
+            def to_device(self, array, index):
+                return np.array(array, copy=True)
+
+            def to_host(self, array):
+                return np.array(array, copy=True)
+
+
+        @contextlib.contextmanager
+        def two_gpus():
+            \"\"\"Inside this block there are two or more 'cuda' devices: real ones if present, else pretend.\"\"\"
+            if minitorch.cuda.device_count() >= 2:
+                yield
+                return
+            previous = _device.register_backend("cuda", PretendGPUs(2))
+            try:
+                yield
+            finally:
+                _device.register_backend("cuda", previous)
+        """
+    ),
+    code(
+        """
+        with two_gpus():
+            network = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+            try:
+                nn.DataParallel(network, device_ids=[0, 1])(minitorch.randn(6, 4))
+            except RuntimeError as error:
+                print("model left on the CPU -> RuntimeError:", error)
+
+            network.to("cuda:0")
+            parallel = nn.DataParallel(network, device_ids=[0, 1])
+            print("\\ndevice_ids:", parallel.device_ids, " output_device:", parallel.output_device)
+            batch = minitorch.randn(6, 4)                       # on the CPU: scatter moves each piece to its GPU
+            print("pieces go to:", [str(piece.device) for piece in scatter(batch, [0, 1])])
+            output = parallel(batch)
+            print("output is on", output.device)
+            output.sum().backward()
+            print("gradients land on the original weights, on", network[0].weight.grad.device)
+
+            to_cpu = nn.DataParallel(network, device_ids=[0, 1], output_device=-1)
+            print("with output_device=-1 the output is on", to_cpu(batch).device)
+        """
+    ),
+    md(
+        """
+        ### Memory per card
+
+        Each card has its own memory, and `DataParallel` does not fill them evenly. For a model with `P` float32
+        parameters trained with Adam, on `k` GPUs with a batch `B`:
+
+        | on | holds |
+        |---|---|
+        | every card | a copy of the weights (`4P` bytes) and the activations of its `B/k` rows |
+        | card 0 as well | the original weights, their gradients (`4P`), Adam's two averages (`8P`), outputs, loss |
+
+        So card 0 fills up first, and the largest batch is set by card 0, not by the total memory. A model of 1
+        billion parameters needs 16 GB on card 0 before a single activation, however many GPUs there are.
+
+        ### Why PyTorch recommends `DistributedDataParallel`
+
+        `DataParallel` is one Python process driving every GPU from threads, and on every step it copies the
+        weights out from card 0, scatters the inputs from card 0, gathers the outputs to card 0 and sums the
+        gradients on card 0. Card 0 and Python's interpreter lock become the bottleneck, and it cannot span
+        several machines. PyTorch's documentation therefore recommends `DistributedDataParallel` (DDP) instead:
+
+        * **one process per GPU**, each with its own copy of the model, made once at the start (not every step);
+        * each process loads its **own share of the data** (`DistributedSampler`) and computes the loss on its own
+          batch, so nothing is scattered or gathered;
+        * during backward, gradients are **averaged across processes** with an *all-reduce* (every process ends
+          with the same average), in buckets that overlap communication with the rest of the backward pass;
+        * every process then takes the same optimizer step, so the copies stay identical;
+        * the same code runs on several machines, started with `torchrun --nproc_per_node=4 train.py`.
+
+        ```python
+        # PyTorch only (minitorch has no torch.distributed); start with: torchrun --nproc_per_node=4 train.py
+        import os
+        import torch
+        import torch.distributed as dist
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        from torch.utils.data import DataLoader, DistributedSampler
+
+        dist.init_process_group("nccl")                        # one process per GPU; torchrun says which one
+        local_rank = int(os.environ["LOCAL_RANK"])
+        torch.cuda.set_device(local_rank)
+        model = DDP(Net().to(local_rank), device_ids=[local_rank])   # the same start weights in every process
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        sampler = DistributedSampler(dataset)                   # a different share of the data per process
+        for epoch in range(epochs):
+            sampler.set_epoch(epoch)                            # new shares every epoch
+            for images, labels in DataLoader(dataset, batch_size=64, sampler=sampler):
+                loss = loss_function(model(images.to(local_rank)), labels.to(local_rank))
+                optimizer.zero_grad()
+                loss.backward()                                 # gradients all-reduced (averaged) here
+                optimizer.step()
+        ```
+
+        Note the difference in the arithmetic. `DataParallel` computes one loss on the gathered batch, so the
+        replicas' gradients are **summed**, and the sum is always exactly the whole batch's gradient. DDP computes
+        a mean loss per process, so the gradients are **averaged**; the average equals the gradient of the mean
+        loss over all the rows when every process has the same number of rows. Exercise 3 handles the case when
+        they do not.
+
+        ## 5. Exercises
+
+        Four pieces of data parallelism, on tensors. Loops over the replicas (a handful) are fine; loops over rows
+        are not needed.
+
+        ### Exercise 1 · scatter a batch
+
+        Write `scatter_batch(x, num_chunks)`: cut `x` along dimension 0 the way `x.chunk(num_chunks)` does, and
+        return the pieces as a tuple. Every piece has `ceil(rows / num_chunks)` rows except possibly the last,
+        which has what is left, so there may be fewer than `num_chunks` pieces (4 rows in 3 chunks: 2 + 2). Use
+        slicing (`x[start:stop]`), not `chunk` or `split`.
+        """
+    ),
+    solution(
+        '''
+        def scatter_batch(x, num_chunks):
+            """x cut along dim 0 into pieces of ceil(rows / num_chunks) rows (the last may be smaller), as a tuple."""
+            ### BEGIN SOLUTION
+            rows = x.shape[0]
+            size = -(-rows // num_chunks)          # ceil(rows / num_chunks) in integers
+            return tuple(x[start:start + size] for start in range(0, rows, size))
+            ### END SOLUTION
+        ''',
+        "scatter_batch",
+    ),
+    tests(
+        """
+        check("ch12.scatter_batch", scatter_batch)
+        ### BEGIN HIDDEN TESTS
+        check_hidden("ch12.scatter_batch", scatter_batch, [
+            (randn(10, 3, seed=1210), 4),
+            (randn(7, 2, 2, seed=1211), 7),
+            (randn(3, 5, seed=1212), 1),
+            (randn(6, 1, seed=1213), 5),
+        ])
+        ### END HIDDEN TESTS
+        """,
+        "test_scatter_batch",
+    ),
+    md(
+        """
+        ### Exercise 2 · gather the outputs
+
+        Write `gather_outputs(*outputs)`: the replicas' outputs, concatenated along dimension 0. There is one more
+        case that `DataParallel` handles: when every output is a 0-dimensional tensor (each replica returned its
+        loss, a single number), concatenation is impossible, so it returns them as a vector with one entry per
+        replica. Do the same.
+        """
+    ),
+    solution(
+        '''
+        def gather_outputs(*outputs):
+            """The outputs concatenated along dim 0; 0-d outputs become a vector, one entry per replica."""
+            ### BEGIN SOLUTION
+            if all(output.dim() == 0 for output in outputs):
+                outputs = [output.reshape(1) for output in outputs]
+            return minitorch.cat(list(outputs), dim=0)
+            ### END SOLUTION
+        ''',
+        "gather_outputs",
+    ),
+    tests(
+        """
+        check("ch12.gather_outputs", gather_outputs)
+        ### BEGIN HIDDEN TESTS
+        check_hidden("ch12.gather_outputs", gather_outputs, [
+            (randn(1, 2, 2, seed=1220), randn(1, 2, 2, seed=1221), randn(1, 2, 2, seed=1222),
+             randn(1, 2, 2, seed=1223)),
+            (randn(1, seed=1224).reshape(()), randn(1, seed=1225).reshape(())),
+            (randn(5, seed=1226),),
+        ])
+        ### END HIDDEN TESTS
+        """,
+        "test_gather_outputs",
+    ),
+    md(
+        """
+        ### Exercise 3 · average gradients from replicas
+
+        In the DDP style, replica `k` computes the **mean** loss over its own `n_k` rows and its gradient `g_k`.
+        The gradient of the mean loss over all `N = n_1 + ... + n_K` rows is then the **weighted** average
+
+        `g = (n_1 g_1 + n_2 g_2 + ... + n_K g_K) / N`
+
+        which is the plain average only when all chunks have the same size. Write
+        `average_gradients(replica_grads, chunk_sizes)`: `replica_grads` has shape `(K, ...)` (replica `k`'s gradient
+        is `replica_grads[k]`), `chunk_sizes` is an `int64` tensor of shape `(K,)`. Return `g`, with the shape of one
+        gradient and the dtype of `replica_grads`.
+        """
+    ),
+    solution(
+        '''
+        def average_gradients(replica_grads, chunk_sizes):
+            """The gradient of the mean loss over all rows, from each replica's mean-loss gradient and row count."""
+            ### BEGIN SOLUTION
+            weights = chunk_sizes.to(replica_grads.dtype) / chunk_sizes.sum()
+            weights = weights.reshape(-1, *([1] * (replica_grads.dim() - 1)))   # broadcast over a gradient's shape
+            return (replica_grads * weights).sum(dim=0)
+            ### END SOLUTION
+        ''',
+        "average_gradients",
+    ),
+    tests(
+        """
+        check("ch12.average_gradients", average_gradients)
+        ### BEGIN HIDDEN TESTS
+        check_hidden("ch12.average_gradients", average_gradients, [
+            (randn(4, 6, seed=1230), np.array([16, 16, 16, 12], dtype=np.int64)),
+            (randn(1, 2, 3, seed=1231), np.array([5], dtype=np.int64)),
+            (randn(3, 2, 2, 2, seed=1232, dtype="float64"), np.array([1, 7, 2], dtype=np.int64)),
+        ])
+        ### END HIDDEN TESTS
+        """,
+        "test_average_gradients",
+    ),
+    md(
+        """
+        ### Exercise 4 · a linear layer, data-parallel, forward and backward
+
+        This is what `DataParallel` computes for one `Linear` layer, written out. The batch `x` `(N, in)` and the
+        gradient arriving from the loss, `grad_output` `(N, out)`, are cut into `num_replicas` pieces (as in
+        exercise 1). Replica `k` computes its piece of the output, `x_k @ weight.T + bias`, and, in backward, its
+        own gradients, `grad_output_k.T @ x_k` for the weight and `grad_output_k.sum(0)` for the bias. Then:
+
+        * the output pieces are **gathered** (concatenated) into the output `(N, out)`;
+        * the weight and bias gradients of the replicas are **summed** (`Broadcast`'s backward; one loss over the
+          whole batch, so a sum, not an average).
+
+        Write `replicated_linear(x, weight, bias, grad_output, num_replicas)` returning the tuple
+        `(output, grad_weight, grad_bias)`. Compute the gradients with the formulas above, not with `backward()`.
+        The result equals the single-device layer's, which the check uses as the reference.
+        """
+    ),
+    solution(
+        '''
+        def replicated_linear(x, weight, bias, grad_output, num_replicas):
+            """(output, grad_weight, grad_bias) of a Linear layer run on num_replicas pieces of the batch."""
+            ### BEGIN SOLUTION
+            size = -(-x.shape[0] // num_replicas)
+            outputs, grad_weight, grad_bias = [], 0, 0
+            for start in range(0, x.shape[0], size):
+                x_piece, grad_piece = x[start:start + size], grad_output[start:start + size]
+                outputs.append(x_piece @ weight.T + bias)
+                grad_weight = grad_weight + grad_piece.T @ x_piece
+                grad_bias = grad_bias + grad_piece.sum(dim=0)
+            return minitorch.cat(outputs, dim=0), grad_weight, grad_bias
+            ### END SOLUTION
+        ''',
+        "replicated_linear",
+    ),
+    tests(
+        """
+        check("ch12.replicated_linear", replicated_linear)
+        ### BEGIN HIDDEN TESTS
+        check_hidden("ch12.replicated_linear", replicated_linear, [
+            (randn(9, 4, seed=1240), randn(3, 4, seed=1241), randn(3, seed=1242), randn(9, 3, seed=1243), 4),
+            (randn(1, 2, seed=1244), randn(5, 2, seed=1245), randn(5, seed=1246), randn(1, 5, seed=1247), 3),
+            (randn(8, 6, seed=1248), randn(2, 6, seed=1249), randn(2, seed=1250), randn(8, 2, seed=1251), 1),
+        ])
+        ### END HIDDEN TESTS
+        """,
+        "test_replicated_linear",
+    ),
+    md(
+        """
+        ## Summary
+
+        * **Data parallelism**: the same model on every device, each device on a slice of the batch.
+          `nn.DataParallel` does it in four steps per forward: **scatter** (cut like `chunk`, move each piece),
+          **replicate** (differentiable copies of the weights), **parallel apply** (one thread per device),
+          **gather** (concatenate on the output device).
+        * Backward retraces the steps; `Broadcast`'s backward **sums** each weight's gradients from all replicas, so
+          the original parameters receive exactly the single-device gradient of the whole batch, and training
+          gives the same results up to rounding.
+        * minitorch runs replicas on the CPU (`num_replicas=N`) to show the mechanism; on GPUs use `device_ids`
+          (the model on `device_ids[0]`) and `output_device`. The `module.` prefix in the wrapper's `state_dict` is
+          a classic trap.
+        * Card 0 holds more than the others (gradients, optimizer state, gathered outputs), and a single process
+          drives every GPU: that is why PyTorch recommends `DistributedDataParallel`, one process per GPU with
+          gradients **averaged** by all-reduce during backward.
+
+        Next: chapter 13 takes the same training code from minitorch to PyTorch. Run the last cell to see which
+        exercises pass.
+        """
+    ),
+    code(
+        """
+        summary("ch12");
+        """
+    ),
+]
+
+write("12_multiple_devices", cells)

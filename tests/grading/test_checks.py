@@ -1,0 +1,186 @@
+"""The learner's instant checks: grading.check, check_hidden and summary, on the demo exercises."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import minitorch
+from grading import check, check_hidden, checks, randn, registry, summary
+from grading.compare import compare, output_arrays
+
+
+def relu(x):
+    return minitorch.where(x > 0, x, minitorch.zeros_like(x))
+
+
+def linear(x, weight, bias):
+    return x @ weight.T + bias
+
+
+@pytest.fixture(autouse=True)
+def fresh_results(monkeypatch):
+    monkeypatch.setattr(checks, "_results", {})
+
+
+def test_correct_solution_passes_every_public_case(capsys):
+    check("demo.relu", relu)
+    check("demo.linear", linear)
+    printed = capsys.readouterr()
+    assert "demo.relu: all 2 public cases pass" in printed.out
+    assert "demo.linear: all 2 public cases pass" in printed.out
+    assert printed.err == ""
+
+
+def test_wrong_answer_reports_expected_and_got(capsys):
+    def no_bias(x, weight, bias):
+        return x @ weight.T
+
+    with pytest.raises(AssertionError, match="demo.linear: 2 of 2 public cases failed") as raised:
+        check("demo.linear", no_bias)
+    out = capsys.readouterr().out
+    assert "public case 1 of 2 FAILED: wrong values in 8 of 8 entries; largest difference" in out
+    assert "input x = array of shape (4, 3), dtype float32" in out
+    assert "input bias = array of shape (2,)" in out
+    assert "expected: shape (4, 2), dtype float32" in out
+    assert "hint: y = x @ weight.T + bias" in out
+    # a short error: no chained exception, one frame in the helper
+    assert raised.value.__cause__ is None and raised.value.__suppress_context__
+
+
+def test_wrong_shape_and_dtype(capsys):
+    with pytest.raises(AssertionError):
+        check("demo.relu", lambda x: relu(x).reshape(-1))
+    assert "wrong shape: expected (3, 4), got (12,)" in capsys.readouterr().out
+    with pytest.raises(AssertionError):
+        check("demo.relu", lambda x: relu(x).double())
+    assert "wrong dtype: expected float32, got float64" in capsys.readouterr().out
+
+
+def test_blank_exercise_is_not_implemented_yet(capsys):
+    def stub(x):
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+    with pytest.raises(AssertionError, match="not implemented yet"):
+        check("demo.relu", stub)
+    out = capsys.readouterr().out
+    assert "demo.relu: not implemented yet. Write relu in the cell above" in out
+    assert "Traceback" not in out
+
+    def empty(x):
+        pass
+
+    with pytest.raises(AssertionError, match="not implemented yet"):
+        check("demo.relu", empty)
+
+
+def test_exception_in_learner_code_names_its_line(capsys):
+    def broken(x, weight, bias):
+        return x @ weight + bias  # forgot the transpose
+
+    with pytest.raises(AssertionError):
+        check("demo.linear", broken)
+    out = capsys.readouterr().out
+    assert "raised RuntimeError: mat1 and mat2 shapes cannot be multiplied" in out
+    assert "(in broken, line" in out and "return x @ weight + bias" in out
+
+
+def test_returning_an_array_instead_of_a_tensor(capsys):
+    with pytest.raises(AssertionError):
+        check("demo.relu", lambda x: np.maximum(x.numpy(), 0))
+    assert "asks for a minitorch Tensor" in capsys.readouterr().out
+
+
+def test_not_a_function(capsys):
+    with pytest.raises(AssertionError, match="is not a function"):
+        check("demo.relu", 3)
+
+
+def test_warnings_are_silenced(capsys):
+    def noisy(x):
+        warnings.warn("a library warning", UserWarning, stacklevel=1)
+        np.log(np.zeros(2))  # RuntimeWarning: divide by zero
+        return relu(x)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any warning escaping the helper would raise here
+        check("demo.relu", noisy)
+    assert capsys.readouterr().err == ""
+
+
+def test_summary_lists_each_exercise(capsys):
+    check("demo.relu", relu)
+    with pytest.raises(AssertionError):
+        check("demo.linear", lambda x, weight, bias: None)
+    capsys.readouterr()
+    table = summary("demo")
+    assert table == {"demo.relu": "passed", "demo.linear": "not implemented yet"}
+    out = capsys.readouterr().out
+    assert "1 of 2 exercises pass" in out
+    assert summary("demo") == table
+    assert summary() == table  # every chapter checked so far
+
+
+def test_summary_before_any_check(capsys):
+    assert summary("demo") == {"demo.relu": "not checked yet", "demo.linear": "not checked yet"}
+    assert summary() == {}
+    assert "No exercises checked yet" in capsys.readouterr().out
+
+
+def test_check_hidden_hides_the_cases(capsys):
+    cases = [(randn(5, 7, seed=101),), (randn(2, 3, 4, seed=102),)]
+    check_hidden("demo.relu", relu, cases)
+    assert "all 2 hidden cases pass" in capsys.readouterr().out
+    with pytest.raises(AssertionError, match="2 of 2 hidden cases failed"):
+        check_hidden("demo.relu", lambda x: x, cases)
+    out = capsys.readouterr().out
+    assert "hidden case 1 of 2 FAILED: wrong values" in out and " of 35" not in out
+    assert "shape" not in out and "input" not in out and f"{cases[0][0][0, 0]:.4f}" not in out
+
+
+def test_collecting_records_without_running():
+    with checks.collecting() as collected:
+        check("demo.relu", "not even a function")
+        check_hidden("demo.relu", None, [(randn(2, seed=1),)])
+    assert collected.checked == ["demo.relu"]
+    assert collected.hidden[0][0] == "demo.relu" and collected.hidden[0][1][0][0].shape == (2,)
+
+
+def test_registry_rejects_bad_entries():
+    with pytest.raises(ValueError, match="chapter.exercise"):
+        registry.exercise("norelu", function="relu", reference=relu)
+    with pytest.raises(TypeError, match="a case is a tuple"):
+        registry.exercise("demo.bad", function="f", reference=relu, public=[np.zeros(3)])
+    with pytest.raises(TypeError, match="numeric or bool"):
+        registry.exercise("demo.bad", function="f", reference=relu, public=[(np.array(["a"]),)])
+    with pytest.raises(KeyError, match="no exercise named 'demo.nothing'"):
+        registry.get("demo.nothing")
+    with pytest.raises(KeyError, match="no exercise named 'nochapter.relu'"):
+        registry.get("nochapter.relu")
+
+
+def test_randn_is_reproducible():
+    assert np.array_equal(randn(3, 4, seed=7), randn(3, 4, seed=7))
+    assert randn(3, seed=7).dtype == np.float32
+
+
+def test_compare_handles_nan_inf_and_integers():
+    nan = np.array([np.nan, np.inf, 1.0], dtype=np.float32)
+    assert compare([nan], [nan.copy()], rtol=1e-5, atol=1e-6, check_dtype=True) is None
+    assert compare([np.arange(3)], [np.arange(3)], rtol=0, atol=0, check_dtype=True) is None
+    mismatch = compare([np.arange(3)], [np.arange(3) + 1], rtol=0, atol=0, check_dtype=True)
+    assert mismatch.kind == "values" and "3 of 3" in mismatch.detail and mismatch.safe_detail == "wrong values"
+    assert compare([np.zeros(2)], [np.zeros(2), np.zeros(2)], rtol=0, atol=0, check_dtype=True).kind == "count"
+
+
+def test_output_arrays_kinds():
+    assert output_arrays(minitorch.ones(2))[0] == ["tensor"]
+    assert output_arrays((minitorch.ones(2), np.zeros(1)))[0] == ["tensor", "ndarray"]
+    assert output_arrays(3.0)[0] == ["number"]
+    with pytest.raises(TypeError, match="returned None"):
+        output_arrays(None)
+    with pytest.raises(TypeError, match="dtype object"):
+        output_arrays(np.array([object()]))
