@@ -85,6 +85,7 @@ moveaxis = movedim
 swapaxes = swapdims = transpose
 
 # --- indexing exports (ops/indexing.py) ---
+from .ops.sorting import argsort, sort, topk  # noqa: E402
 from .ops.indexing import tril, triu  # noqa: E402
 from .ops.indexing import (  # noqa: E402
     gather, index_select, masked_fill, masked_select, nonzero, scatter, scatter_add, take,

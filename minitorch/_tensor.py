@@ -881,6 +881,15 @@ class Tensor:
     def any(self, dim=None, keepdim: bool = False):
         return reduction.any(self, dim, keepdim)
 
+    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False):
+        return sorting.sort(self, dim, descending, stable)
+
+    def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False):
+        return sorting.argsort(self, dim, descending, stable)
+
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
+        return sorting.topk(self, k, dim, largest, sorted)
+
     # -- linear algebra (ops/linalg.py) ---------------------------------------------------
     def matmul(self, other):
         return linalg.matmul(self, other)
@@ -1189,5 +1198,6 @@ from .ops import (  # noqa: E402
     pointwise,
     reduction,
     shape as shape_ops,  # noqa: E402
+    sorting,
 )
 

@@ -22,3 +22,5 @@ def _named_result(name: str, fields: tuple):
 
 max = _named_result("max", ("values", "indices"))  # noqa: A001 - PyTorch's name
 min = _named_result("min", ("values", "indices"))  # noqa: A001 - PyTorch's name
+sort = _named_result("sort", ("values", "indices"))
+topk = _named_result("topk", ("values", "indices"))

@@ -116,4 +116,10 @@ OPS = [
     OpInfo("any_tuple", lambda lib, x: x.any((0, -1)), [(Arg((2, 3, 4), kind="bool"),)]),
     OpInfo("any_float", lambda lib, x: lib.any(x, 0), [(Arg(values=[[0.0, 1.5], [0.0, 0.0]], grad=False),)]),
     OpInfo("all_uint8", lambda lib, x: x.to(lib.uint8).all(0), [(Arg((3, 4), kind="int", low=0, high=2),)]),
+    # sorting (ops/sorting.py): distinct values, so the order (and the gradient) is unique
+    OpInfo("sort", lambda lib, x: x.sort(), [S((5,), distinct=True), S((3, 4), distinct=True)]),
+    OpInfo("sort_descending_dim0", lambda lib, x: lib.sort(x, dim=0, descending=True), [S((4, 3), distinct=True)]),
+    OpInfo("argsort", lambda lib, x: x.argsort(dim=1), [S((3, 5), distinct=True)], gradcheck=False),
+    OpInfo("topk", lambda lib, x: x.topk(2), [S((6,), distinct=True), S((3, 5), distinct=True)]),
+    OpInfo("topk_smallest_dim0", lambda lib, x: lib.topk(x, 3, dim=0, largest=False), [S((4, 3), distinct=True)]),
 ]
