@@ -28,16 +28,16 @@ cells = [
     code("""
     import inspect
 
-    import numpy as np
     import matplotlib.pyplot as plt
+    import numpy as np
 
     import minitorch
     import minitorch.nn as nn
     import minitorch.nn.functional as F
     import minitorch.optim as optim
+    from grading import check, check_hidden, randn, summary
     from minitorch.utils.data import DataLoader
     from minitorch.vision import datasets, models, transforms
-    from grading import check, check_hidden, randn, summary
 
     minitorch.manual_seed(0)
 
@@ -45,8 +45,11 @@ cells = [
     pictures = datasets.Digits(train=False, image_size=28)
     digit = pictures.data[0].float() / 255          # one 28x28 image, values in [0, 1]
     print(pictures)
-    plt.figure(figsize=(2, 2)); plt.imshow(digit.numpy(), cmap="gray_r"); plt.title(f"label {int(pictures.targets[0])}")
-    plt.axis("off"); plt.show()
+    plt.figure(figsize=(2, 2))
+    plt.imshow(digit.numpy(), cmap="gray_r")
+    plt.title(f"label {int(pictures.targets[0])}")
+    plt.axis("off")
+    plt.show()
     """),
     md(r"""
     ## 1. What a convolution computes
@@ -75,9 +78,15 @@ cells = [
     print("input", tuple(image.shape), "-> output", tuple(responses.shape))
 
     figure, axes = plt.subplots(1, 4, figsize=(10, 2.6))
-    axes[0].imshow(digit.numpy(), cmap="gray_r"); axes[0].set_title("input")
+    axes[0].imshow(digit.numpy(), cmap="gray_r")
+    axes[0].set_title("input")
     for axis, response, name in zip(axes[1:], responses[0], ["vertical edges", "horizontal edges", "blur"]):
-        axis.imshow(response.numpy(), cmap="RdBu_r" if name != "blur" else "gray_r"); axis.set_title(name)
+        limit = response.abs().max().item()                 # a symmetric color scale: white is 0
+        if name == "blur":
+            axis.imshow(response.numpy(), cmap="gray_r")
+        else:
+            axis.imshow(response.numpy(), cmap="RdBu_r", vmin=-limit, vmax=limit)
+        axis.set_title(name)
     for axis in axes:
         axis.axis("off")
     plt.show()
@@ -199,8 +208,10 @@ cells = [
         grid = np.ones((full, full)) * 0.85
         grid[padding:padding + size, padding:padding + size] = 1.0
         axis.imshow(grid, cmap="gray", vmin=0, vmax=1)
-        axis.set_xticks(np.arange(-0.5, full, 1), minor=True); axis.set_yticks(np.arange(-0.5, full, 1), minor=True)
-        axis.grid(which="minor", color="silver", linewidth=0.5); axis.tick_params(which="minor", length=0)
+        axis.set_xticks(np.arange(-0.5, full, 1), minor=True)
+        axis.set_yticks(np.arange(-0.5, full, 1), minor=True)
+        axis.grid(which="minor", color="silver", linewidth=0.5)
+        axis.tick_params(which="minor", length=0)
         taps = np.arange(kernel_size) * dilation
         rows, cols = np.meshgrid(taps, taps, indexing="ij")
         axis.scatter(cols.ravel(), rows.ravel(), s=50, color="tab:red", label="output (0, 0)")        # first window
@@ -209,7 +220,8 @@ cells = [
                          linewidths=1.5, label="output (0, 1)")
         out = (size + 2 * padding - dilation * (kernel_size - 1) - 1) // stride + 1
         axis.set_title(f"s={stride} p={padding} d={dilation}\\noutput {out}x{out}", fontsize=9)
-        axis.set_xticks([]); axis.set_yticks([])
+        axis.set_xticks([])
+        axis.set_yticks([])
 
     settings = [(1, 0, 1), (2, 0, 1), (1, 1, 1), (1, 0, 2), (2, 1, 2)]
     figure, axes = plt.subplots(1, len(settings), figsize=(13, 3))
@@ -291,7 +303,8 @@ cells = [
         axis.add_patch(plt.Rectangle((1.5, 1.5), 4, 4, fill=False, edgecolor="white", linewidth=2))
         for (row, col), value in np.ndenumerate(padded):
             axis.text(col, row, int(value), ha="center", va="center", fontsize=7, color="white")
-        axis.set_title(f'mode="{mode}"'); axis.axis("off")
+        axis.set_title(f'mode="{mode}"')
+        axis.axis("off")
     plt.show()
     print(nn.Conv2d(1, 4, 3, padding=1, padding_mode="reflect"))
     """),
@@ -309,7 +322,8 @@ cells = [
               "MaxPool2d(4)": nn.MaxPool2d(4)(image)}
     figure, axes = plt.subplots(1, 4, figsize=(10, 2.6))
     for axis, (name, result) in zip(axes, pooled.items()):
-        axis.imshow(result[0, 0].numpy(), cmap="gray_r"); axis.axis("off")
+        axis.imshow(result[0, 0].numpy(), cmap="gray_r")
+        axis.axis("off")
         axis.set_title(f"{name}\\n{tuple(result.shape[2:])}")
     plt.show()
     """),
@@ -414,8 +428,8 @@ cells = [
     a PIL image and its label, and a `transform` turns the image into a tensor (section 9 looks at transforms closely).
 
     The network: two blocks of *convolution → batch norm → ReLU → 2×2 max pool*, which turn the 1×8×8 image into
-    32 feature maps of 2×2, then a linear layer to the 10 classes. It has far fewer weights than an MLP on the same
-    pixels would need for the same accuracy, because each kernel is reused at every position.
+    32 feature maps of 2×2, then a linear layer to the 10 classes. Each kernel is reused at every position, so the
+    convolutions need only a few thousand weights whatever the image size.
     """),
     code("""
     train_transform = transforms.Compose([
@@ -462,11 +476,15 @@ cells = [
         print(f"epoch {epoch + 1}: last batch loss {losses[-1]:.3f}, test accuracy {accuracies[-1]:.1%}")
 
     figure, (loss_axis, accuracy_axis) = plt.subplots(1, 2, figsize=(10, 3))
-    loss_axis.plot(losses); loss_axis.set_yscale("log")
-    loss_axis.set_xlabel("step"); loss_axis.set_ylabel("cross-entropy")
+    loss_axis.plot(losses)
+    loss_axis.set_yscale("log")
+    loss_axis.set_xlabel("step")
+    loss_axis.set_ylabel("cross-entropy")
     accuracy_axis.plot(range(1, len(accuracies) + 1), accuracies, marker="o")
-    accuracy_axis.set_xlabel("epoch"); accuracy_axis.set_ylabel("test accuracy")
-    plt.tight_layout(); plt.show()
+    accuracy_axis.set_xlabel("epoch")
+    accuracy_axis.set_ylabel("test accuracy")
+    plt.tight_layout()
+    plt.show()
     """),
     md(r"""
     A few epochs, a few seconds, and over 90% of the 360 unseen test digits are right. What did it learn? The
@@ -481,8 +499,11 @@ cells = [
 
     figure, axes = plt.subplots(2, 16, figsize=(14, 2.2))
     for k in range(16):
-        axes[0, k].imshow(first[k, 0].numpy(), cmap="RdBu_r"); axes[1, k].imshow(maps[k].numpy(), cmap="gray_r")
-        axes[0, k].axis("off"); axes[1, k].axis("off")
+        largest = first[k].abs().max().item()                  # a symmetric color scale: white is 0
+        axes[0, k].imshow(first[k, 0].numpy(), cmap="RdBu_r", vmin=-largest, vmax=largest)
+        axes[1, k].imshow(maps[k].numpy(), cmap="gray_r")
+        axes[0, k].axis("off")
+        axes[1, k].axis("off")
     axes[0, 0].set_title("kernels", loc="left", fontsize=9)
     axes[1, 0].set_title(f"feature maps of a {label}", loc="left", fontsize=9)
     plt.show()
@@ -517,7 +538,8 @@ cells = [
     }
     figure, axes = plt.subplots(len(augmentations), 7, figsize=(10, 1.6 * len(augmentations)))
     for row, (name, augment) in zip(axes, augmentations.items()):
-        row[0].imshow(np.asarray(original), cmap="gray_r"); row[0].set_title("original", fontsize=8)
+        row[0].imshow(np.asarray(original), cmap="gray_r")
+        row[0].set_title("original", fontsize=8)
         for axis in row[1:]:
             result = augment(original)
             pixels = result[0].numpy() if isinstance(result, minitorch.Tensor) else np.asarray(result)
@@ -525,7 +547,8 @@ cells = [
         row[1].set_title(name, fontsize=8, loc="left")
         for axis in row:
             axis.axis("off")
-    plt.tight_layout(); plt.show()
+    plt.tight_layout()
+    plt.show()
     """),
     md(r"""
     The deterministic part, step by step: `ToTensor` divides the `uint8` pixels by 255 and puts the channel first;

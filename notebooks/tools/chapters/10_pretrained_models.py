@@ -26,17 +26,17 @@ cells = [
     import zipfile
     from pathlib import Path
 
-    import numpy as np
     import matplotlib.pyplot as plt
+    import numpy as np
     from IPython.display import Markdown, display
 
     import minitorch
     import minitorch.nn as nn
     import minitorch.nn.functional as F
     import minitorch.optim as optim
+    from grading import check, check_hidden, randn, summary
     from minitorch.utils.data import DataLoader
     from minitorch.vision import datasets, models
-    from grading import check, check_hidden, randn, summary
     """),
     md(r"""
     ## 1. Weights that ship with the kit
@@ -195,11 +195,15 @@ cells = [
     for (row, column), count in np.ndenumerate(matrix):
         if count:
             axis.text(column, row, count, ha="center", va="center", fontsize=7)
-    axis.set_xlabel("predicted"); axis.set_ylabel("true"); axis.set_xticks(range(10)); axis.set_yticks(range(10))
+    axis.set_xlabel("predicted")
+    axis.set_ylabel("true")
+    axis.set_xticks(range(10))
+    axis.set_yticks(range(10))
     axis.set_title("confusion matrix (360 test digits)")
     for position, index in enumerate(wrong[:6]):
         axis = figure.add_subplot(2, 6, 4 + position + (position // 3) * 3)
-        axis.imshow(images[index, 0].numpy(), cmap="gray_r"); axis.axis("off")
+        axis.imshow(images[index, 0].numpy(), cmap="gray_r")
+        axis.axis("off")
         axis.set_title(f"{predictions[index].item()} (true {labels[index].item()})", fontsize=8)
     plt.show()
     """),
@@ -233,24 +237,32 @@ cells = [
 
     ## 3. What the network learned: filters and features
 
-    LeNet-5's first layer has six 5×5 kernels. Unlike chapter 7's tiny CNN, they were trained to convergence; most
-    look like stroke and edge detectors at different angles.
+    LeNet-5's first layer has six 5×5 kernels (red positive, blue negative). Learned kernels are harder to read than
+    hand-made ones, but their feature maps show what each one does: some respond to the stroke itself, others to one
+    of its edges, others to the background around it.
     """),
     code("""
     kernels = model.features[0].weight.detach()          # (6, 1, 5, 5)
     with minitorch.no_grad():
         maps = model.features[1](model.features[0](images[:1]))[0]   # after the convolution and its ReLU
     figure, axes = plt.subplots(2, 7, figsize=(11, 3.4))
-    axes[0, 0].imshow(images[0, 0].numpy(), cmap="gray_r"); axes[0, 0].set_title("input", fontsize=9)
+    axes[0, 0].imshow(images[0, 0].numpy(), cmap="gray_r")
+    axes[0, 0].set_title("input", fontsize=9)
     axes[1, 0].axis("off")
     for k in range(6):
-        axes[0, k + 1].imshow(kernels[k, 0].numpy(), cmap="RdBu_r"); axes[0, k + 1].set_title(f"kernel {k}", fontsize=9)
+        largest = kernels[k].abs().max().item()                      # a symmetric color scale: white is 0
+        axes[0, k + 1].imshow(kernels[k, 0].numpy(), cmap="RdBu_r", vmin=-largest, vmax=largest)
+        axes[0, k + 1].set_title(f"kernel {k}", fontsize=9)
         axes[1, k + 1].imshow(maps[k].numpy(), cmap="gray_r")
     for axis in axes.flat:
-        axis.set_xticks([]); axis.set_yticks([])
+        axis.set_xticks([])
+        axis.set_yticks([])
     plt.show()
     """),
     md(r"""
+    The thin lines along some borders are an effect of zero padding (chapter 7): after normalisation the background
+    is $-1$, so the zeros padded around the image look like a bright edge to the kernels.
+
     A classifier is two parts: a **feature extractor** (everything up to the last layer) that turns an image into a
     vector, and a **head** (the last `nn.Linear`) that turns that vector into class scores. In LeNet-5 the head is
     `model.classifier[-1]`, and the features are the 84 numbers that go into it: the *penultimate activations*.
@@ -272,8 +284,8 @@ cells = [
     md(r"""
     Are these 84 numbers a better description of a digit than its 784 pixels? Project both onto their two main
     directions of variation (a principal component analysis, three lines of NumPy) and color each point by its
-    label. In pixel space the digits overlap; in feature space each digit is a tight cluster, far from the others. A
-    linear head only has to draw straight lines between those clusters.
+    label. In pixel space the digits overlap in one cloud; in feature space most digits already form their own
+    cluster, even in only 2 of the 84 dimensions. A linear head only has to draw straight lines between clusters.
     """),
     code("""
     def principal_components(points, count=2):
@@ -286,7 +298,9 @@ cells = [
                                            ("LeNet-5 features (84 numbers)", features.numpy())]):
         projected = principal_components(points)
         scatter = axis.scatter(projected[:, 0], projected[:, 1], c=labels.numpy(), cmap="tab10", s=12)
-        axis.set_title(name); axis.set_xticks([]); axis.set_yticks([])
+        axis.set_title(name)
+        axis.set_xticks([])
+        axis.set_yticks([])
     figure.colorbar(scatter, ax=axes, ticks=range(10), label="digit")
     plt.show()
     """),
@@ -396,7 +410,9 @@ cells = [
     print(f"pretrained LeNet-5 on mirrored digits, no training: {evaluate(models.lenet5(weights='DEFAULT')):.0%}")
     figure, axes = plt.subplots(1, 10, figsize=(10, 1.3))
     for digit, axis in enumerate(axes):
-        axis.imshow(train_x[5 * digit, 0].numpy(), cmap="gray_r"); axis.set_title(digit); axis.axis("off")
+        axis.imshow(train_x[5 * digit, 0].numpy(), cmap="gray_r")
+        axis.set_title(digit)
+        axis.axis("off")
     plt.show()
     """),
     md(r"""
@@ -411,7 +427,8 @@ cells = [
     """),
     code("""
     def train_mirrored(strategy, steps=40, batch_size=25, seed=0):
-        \"\"\"Train a LeNet-5 on the 50 mirrored digits; return the held-out accuracy every 5 steps.\"\"\"
+        \"\"\"Train a LeNet-5 on the 50 mirrored digits
+        return the held-out accuracy every 5 steps.\"\"\"
         minitorch.manual_seed(seed)                      # the same new head and the same batches for all
         if strategy == "from scratch":
             network = models.lenet5()
@@ -444,8 +461,12 @@ cells = [
     steps = np.arange(0, 41, 5)
     for strategy, accuracies in curves.items():
         plt.plot(steps, accuracies, marker="o", label=strategy)
-    plt.xlabel("training step (batches of 25)"); plt.ylabel("accuracy on 310 held-out mirrored digits")
-    plt.ylim(0, 1); plt.grid(alpha=0.3); plt.legend(); plt.title("50 labelled examples, 40 steps each")
+    plt.xlabel("training step (batches of 25)")
+    plt.ylabel("accuracy on 310 held-out mirrored digits")
+    plt.ylim(0, 1)
+    plt.grid(alpha=0.3)
+    plt.legend()
+    plt.title("50 labelled examples, 40 steps each")
     plt.show()
     for strategy, accuracies in curves.items():
         print(f"{strategy:13s} after 10 steps {accuracies[2]:.0%}, after 40 steps {accuracies[-1]:.0%}")
@@ -459,9 +480,10 @@ cells = [
     * **Fine-tuning beats freezing** here, because the inputs changed: letting the features adapt a little helps.
       With inputs like the original ones (new labels, same kind of images), a frozen extractor is often enough, and
       cheaper.
-    * **From scratch** catches up slowly. Mirrored digits are simple shapes and LeNet-5 is small, so given many more
-      steps it would get close; on harder tasks (photos, few labels, big networks) the gap stays large, which is why
-      almost every vision project starts from pretrained weights.
+    * **From scratch** catches up slowly: by step 40 it reaches the frozen network, not the fine-tuned one.
+      Mirrored digits are simple shapes and LeNet-5 is small, so with many more steps it would get close; on harder
+      tasks (photos, few labels, big networks) the gap stays large, which is why almost every vision project starts
+      from pretrained weights.
 
     ## 6. The same recipe in PyTorch
 
