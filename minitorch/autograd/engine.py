@@ -21,6 +21,7 @@ The walk:
 from __future__ import annotations
 
 import heapq
+import itertools
 from typing import NamedTuple
 
 from .._dtype import from_numpy_dtype
@@ -61,7 +62,8 @@ def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs
     results = [None] * (len(inputs) if inputs is not None else 0)
 
     buffers = {}  # node -> list of gradients, one slot per output of that node
-    ready = []
+    ready = []  # a heap: latest-created node first; ties (leaf accumulators) in the order they became ready
+    pushes = itertools.count()
     root_nodes = []
     for root, grad in zip(roots, grad_roots):
         node = root.grad_fn if root.grad_fn is not None else root._grad_accumulator()
@@ -77,7 +79,7 @@ def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs
         for node in root_nodes:
             if id(node) not in seen and dependencies.get(node, 0) == 0:
                 seen.add(id(node))
-                heapq.heappush(ready, (-node._sequence_number, id(node), node))
+                heapq.heappush(ready, (-node._sequence_number, next(pushes), node))
         while ready:
             _, _, node = heapq.heappop(ready)
             grad_outputs = buffers.pop(node)
@@ -94,6 +96,10 @@ def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs
                 continue
 
             if is_leaf_node:
+                for hook in node._pre_hooks:  # grad_fn.register_prehook on an AccumulateGrad node
+                    replaced = hook(tuple(grad_outputs))
+                    if replaced is not None:
+                        grad_outputs[:] = list(replaced)
                 if accumulate and grad_outputs[0] is not None:
                     node.accumulate(grad_outputs[0], create_graph)
                 yield BackwardStep(node, tuple(grad_outputs), (), node.variable)
@@ -115,7 +121,7 @@ def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs
                 if remaining == 0:
                     if next_node not in buffers:
                         _add_to_buffer(buffers, next_node, 0, None)
-                    heapq.heappush(ready, (-next_node._sequence_number, id(next_node), next_node))
+                    heapq.heappush(ready, (-next_node._sequence_number, next(pushes), next_node))
             yield BackwardStep(node, tuple(grad_outputs), grad_inputs)
     finally:
         _GradState.enabled = previous_mode

@@ -1,0 +1,18 @@
+"""The examples in the widgets' docstrings run and print what they say."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+from tests.widgets.support import require_dot
+
+
+@pytest.mark.parametrize("module_name", ["widgets.render", "widgets.graph", "widgets.gradients", "widgets.timing"])
+def test_docstring_examples(module_name):
+    require_dot()
+    module = importlib.import_module(module_name)
+    results = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert results.attempted > 0 and results.failed == 0

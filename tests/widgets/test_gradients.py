@@ -1,0 +1,162 @@
+"""The gradient monitor: its statistics equal norms computed by hand, and it keeps to its time budget."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import minitorch
+import minitorch.nn as nn
+
+
+def make_model(seed=0):
+    minitorch.manual_seed(seed)
+    return nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Linear(6, 3))
+
+
+def train(model, steps, lr=0.1, monitor_check=None):
+    optimizer = minitorch.optim.SGD(model.parameters(), lr=lr)
+    rng = np.random.default_rng(0)
+    for _ in range(steps):
+        inputs = minitorch.tensor(rng.standard_normal((8, 4)).astype(np.float32))
+        targets = minitorch.tensor(rng.standard_normal((8, 3)).astype(np.float32))
+        optimizer.zero_grad()
+        loss = ((model(inputs) - targets) ** 2).mean()
+        loss.backward()
+        if monitor_check is not None:
+            monitor_check()
+        optimizer.step()
+
+
+def test_norms_and_update_ratios_equal_the_ones_computed_by_hand():
+    import widgets
+
+    model = make_model()
+    monitor = widgets.GradientMonitor(model, budget=None, draw_in_notebook=False)  # measure every step
+    layers = {"0 (Linear)": [model[0].weight, model[0].bias], "2 (Linear)": [model[2].weight, model[2].bias]}
+    assert monitor.layers == list(layers)
+    expected = []
+    weights_before = []
+
+    def by_hand():
+        grads = {name: math.sqrt(sum(float((p.grad.numpy().astype(np.float64) ** 2).sum()) for p in params))
+                 for name, params in layers.items()}
+        norms = {name: math.sqrt(sum(float((p.detach().numpy().astype(np.float64) ** 2).sum()) for p in params))
+                 for name, params in layers.items()}
+        expected.append((grads, norms))
+        weights_before.append({name: [p.detach().numpy().copy() for p in params] for name, params in layers.items()})
+
+    train(model, 4, monitor_check=by_hand)
+    monitor.refresh()
+    assert [record.step for record in monitor.history] == [1, 2, 3, 4]
+    for record, (grads, norms) in zip(monitor.history, expected):
+        for name in layers:
+            assert record.layers[name].grad_norm == pytest.approx(grads[name], rel=1e-5)
+            assert record.layers[name].weight_norm == pytest.approx(norms[name], rel=1e-5)
+    # update ratio of step k: how far step k's optimizer update moved the weights seen at step k+1
+    for step in range(3):
+        for name in layers:
+            before = weights_before[step][name]
+            after = weights_before[step + 1][name]
+            change = math.sqrt(sum(float(((a - b).astype(np.float64) ** 2).sum()) for a, b in zip(after, before)))
+            size = math.sqrt(sum(float((b.astype(np.float64) ** 2).sum()) for b in before))
+            assert monitor.history[step].layers[name].update_ratio == pytest.approx(change / size, rel=1e-4)
+    assert monitor.history[-1].layers["0 (Linear)"].update_ratio is None  # no later backward has shown it yet
+    # histograms hold every weight of the layer
+    stats = monitor.history[-1].layers["0 (Linear)"]
+    counts, edges = stats.weight_histogram
+    assert counts.sum() == 4 * 6 + 6
+    # taken at the step's backward, or (when the budget had no room then) by refresh after the update
+    lowest = [min(float(w.min()) for w in weights) for weights in (
+        weights_before[3]["0 (Linear)"], [model[0].weight.detach().numpy(), model[0].bias.detach().numpy()]
+    )]
+    assert any(edges[0] == pytest.approx(value) for value in lowest)
+    monitor.detach()
+    train(model, 1)
+    monitor.refresh()
+    assert len(monitor.history) == 4  # detached: no more steps
+
+
+def test_vanishing_and_exploding_layers_are_named_in_words():
+    import widgets
+
+    model = make_model()
+    monitor = widgets.GradientMonitor(model, vanishing=1e-3, exploding=1.0, budget=None, draw_in_notebook=False)
+    with minitorch.no_grad():
+        model[2].weight.mul_(1e-6)  # almost nothing flows back to layer 0, while layer 2 sees a huge error
+    inputs, targets = minitorch.randn(8, 4), minitorch.randn(8, 3) * 1000
+    ((model(inputs) - targets) ** 2).mean().backward()
+    monitor.refresh()
+    norms = {name: stats.grad_norm for name, stats in monitor.history[-1].layers.items()}
+    assert norms["0 (Linear)"] < 1e-3 and norms["2 (Linear)"] > 1.0
+    flags = monitor.flags()
+    assert len(flags) == 2
+    assert flags[0].startswith("Layer 0 (Linear): vanishing gradients, norm ")
+    assert flags[1].startswith("Layer 2 (Linear): exploding gradients, norm ")
+    healthy = widgets.GradientMonitor(make_model(), draw_in_notebook=False)
+    train(healthy.model, 1)
+    healthy.refresh()
+    assert healthy.flags() == []
+
+
+def test_measuring_histograms_and_redraws_keep_to_the_budget(monkeypatch):
+    import widgets
+    from widgets import gradients
+
+    # A fake clock: training takes 10 ms a step, reading a tensor 0.5 ms, a drawing 50 ms.
+    clock = {"now": 0.0}
+    monkeypatch.setattr(gradients, "_clock", lambda: clock["now"])
+    real_as_numpy = gradients._as_numpy
+
+    def slow_as_numpy(tensor):
+        clock["now"] += 0.0005
+        return real_as_numpy(tensor)
+
+    monkeypatch.setattr(gradients, "_as_numpy", slow_as_numpy)
+    model = make_model()
+    monitor = widgets.GradientMonitor(model, budget=0.1, draw_in_notebook=False)
+    monitor.widget  # noqa: B018
+    draws = []
+    original = monitor._widget.draw
+
+    def slow_draw():
+        clock["now"] += 0.05
+        draws.append(monitor.history[-1].step)
+        original()
+
+    monitor._widget.draw = slow_draw
+
+    def ten_milliseconds_of_training():
+        clock["now"] += 0.01
+
+    train(model, 300, monitor_check=ten_milliseconds_of_training)
+    assert monitor.steps_seen == 300
+    # measuring a step reads 8 tensors (4 ms) and may use half of the 10%: about one step in eight
+    assert 5 <= len(monitor.history) <= 60
+    assert [r.step for r in monitor.history] == sorted({r.step for r in monitor.history})
+    assert 1 <= len(draws) <= 5  # 3 s of training leaves room for a few 50-ms drawings, not one per step
+    assert monitor.overhead <= 0.1 + 0.05 / clock["now"]  # within budget, give or take the one last action
+    monitor.refresh()
+    assert draws[-1] == monitor.history[-1].step  # refresh always draws the last measured step
+
+
+def test_widget_shows_charts_as_png_and_scrubs_histograms_by_step():
+    import widgets
+
+    model = make_model()
+    monitor = widgets.GradientMonitor(model, budget=None, draw_in_notebook=False)
+    box = monitor.widget
+    train(model, 3)
+    monitor.refresh()
+    parts = monitor._widget
+    assert parts.overview.value[:8] == b"\x89PNG\r\n\x1a\n"
+    assert parts.histograms.value[:8] == b"\x89PNG\r\n\x1a\n"
+    assert parts.step.value == 3
+    first = parts.histograms.value
+    parts.layer.value = "2 (Linear)"
+    assert parts.histograms.value != first
+    assert "3 steps seen, 3 measured" in parts.status.value
+    assert "No vanishing or exploding" in parts.flags.value
+    assert box is monitor.widget

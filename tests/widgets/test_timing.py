@@ -1,0 +1,135 @@
+"""The device timer: numbers come from the clock, crossovers are found, files round-trip."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_number_is_read_from_the_clock(monkeypatch):
+    from widgets import timing
+
+    ticks = iter(range(10_000))
+    monkeypatch.setattr(timing, "_clock", lambda: next(ticks) * 0.001)  # each reading 1 ms after the last
+    result = timing.measure("elementwise", 100, "cpu", seconds=0.0, min_repeats=5, max_repeats=5)
+    assert result.samples == pytest.approx([0.001] * 5)  # start and end are consecutive readings
+    assert result.median == pytest.approx(0.001) and result.first_call == pytest.approx(0.001)
+    assert result.transfer == 0.0  # the CPU has nothing to copy
+    assert result.flops == 500 and result.gflops == pytest.approx(500 / 0.001 / 1e9)
+
+
+def test_real_runs_grow_with_size():
+    from widgets import timing
+
+    small = timing.measure("matmul", 16, "cpu", seconds=0.02)
+    large = timing.measure("matmul", 384, "cpu", seconds=0.02)
+    assert len(small.samples) >= 3 and all(sample > 0 for sample in small.samples + large.samples)
+    assert large.median > small.median
+    assert small.median == sorted(small.samples)[len(small.samples) // 2] or len(small.samples) % 2 == 0
+
+
+def test_crossover_is_the_size_from_which_the_gpu_always_wins():
+    from widgets.timing import crossover
+
+    cpu = {10: 1.0, 100: 2.0, 1000: 20.0, 10000: 200.0}
+    assert crossover(cpu, {10: 5.0, 100: 5.0, 1000: 6.0, 10000: 7.0}) == 1000
+    assert crossover(cpu, {10: 0.5, 100: 5.0, 1000: 6.0, 10000: 7.0}) == 1000  # an early fluke win is not it
+    assert crossover(cpu, {10: 5.0, 100: 5.0, 1000: 60.0, 10000: 700.0}) is None
+
+
+def test_sweep_without_gpu_says_so_and_draws_cpu_curves():
+    import widgets
+
+    timer = widgets.DeviceTimer(["elementwise", "matmul"], sizes={"elementwise": [100, 1000], "matmul": [8, 16]},
+                                devices=["cpu"], seconds=0.01)
+    timer.run(progress=False)
+    assert [(m.operation, m.size) for m in timer.measurements] == [
+        ("elementwise", 100), ("elementwise", 1000), ("matmul", 8), ("matmul", 16)
+    ]
+    assert timer.messages()[0].startswith("No GPU here")
+    timer.widget  # noqa: B018
+    parts = timer._widget
+    assert parts.plot.value[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "<td>matmul</td><td>cpu</td><td>16</td>" in parts.table.value and "GFLOP/s" in parts.table.value
+
+
+def test_an_interrupted_sweep_keeps_what_it_measured(monkeypatch):
+    import widgets
+    from widgets import timing
+
+    real = timing.measure
+    calls = []
+
+    def interrupted_on_the_third(*args, **kwargs):
+        calls.append(args)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(timing, "measure", interrupted_on_the_third)
+    timer = widgets.DeviceTimer(["elementwise"], sizes={"elementwise": [10, 100, 1000, 10000]}, devices=["cpu"],
+                                seconds=0.0)
+    timer.run(progress=False)
+    assert timer.interrupted and len(timer.measurements) == 2
+    assert any("interrupted after 2 measurements" in message for message in timer.messages())
+
+
+def test_an_operation_that_fails_is_reported_not_raised(monkeypatch):
+    import widgets
+    from widgets import timing
+
+    def broken(size, device):
+        raise RuntimeError("conv2d is not implemented")
+
+    monkeypatch.setitem(timing.OPERATIONS, "conv2d", broken)
+    timer = widgets.DeviceTimer(["conv2d"], sizes={"conv2d": [4, 8]}, devices=["cpu"], seconds=0.0).run(progress=False)
+    assert timer.measurements == []
+    assert "conv2d on cpu did not run: RuntimeError: conv2d is not implemented" in timer.messages()
+
+
+def test_command_line_records_a_file_that_the_timer_overlays(tmp_path):
+    import widgets
+
+    path = tmp_path / "timings.json"
+    completed = subprocess.run(
+        [sys.executable, "-m", "widgets.timing", "--save", str(path), "--operations", "elementwise",
+         "--sizes", "1000", "100000", "--seconds", "0.01"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert completed.returncode == 0, completed.stderr
+    data = json.loads(path.read_text())
+    assert data["format"] == "minitorch-device-timings" and data["devices"]["cpu"]
+    assert data["versions"]["numpy"] and data["date"][:2] == "20"
+    assert [(m["operation"], m["device"], m["size"]) for m in data["measurements"]] == [
+        ("elementwise", "cpu", 1000), ("elementwise", "cpu", 100000)
+    ]
+    assert all(m["median"] > 0 and len(m["samples"]) >= 3 for m in data["measurements"])
+
+    # A stand-in for a file recorded on a GPU machine: the same rows again, relabelled cuda:0 with the large
+    # size ten times faster (test data for the overlay and the crossover, not a measurement).
+    gpu_rows = [dict(row, device="cuda:0", median=row["median"] * (5.0 if row["size"] == 1000 else 0.1))
+                for row in data["measurements"]]
+    data["measurements"] += gpu_rows
+    data["devices"]["cuda:0"] = "a GPU (stand-in)"
+    path.write_text(json.dumps(data))
+    timer = widgets.DeviceTimer(["elementwise"], sizes={"elementwise": [1000]}, devices=["cpu"], reference=path,
+                                seconds=0.0)
+    messages = timer.messages()
+    assert any("Dashed lines: results recorded on" in m and "a GPU (stand-in)" in m for m in messages)
+    assert "There, elementwise on cuda:0 beats the CPU from size 100000 on." in messages
+    assert timer.figure_png()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_file_that_is_not_a_timings_file_is_refused(tmp_path):
+    from widgets.timing import load
+
+    path = tmp_path / "other.json"
+    path.write_text("{}")
+    with pytest.raises(ValueError, match="not a minitorch timings file"):
+        load(path)
