@@ -77,6 +77,15 @@ class StepRecord:
     update_sums: dict = field(default_factory=dict, repr=False)
 
 
+def _histogram(values: np.ndarray, bins: int):
+    """A histogram of the finite values: a diverged layer (inf, NaN) must not stop training's backward.
+
+    The flags report the non-finite values in words; the histogram shows what is left.
+    """
+    finite = values[np.isfinite(values)]
+    return np.histogram(finite if finite.size else np.zeros(1), bins=bins)
+
+
 def _as_numpy(tensor) -> np.ndarray:
     """The tensor's values as a NumPy array (no copy on the CPU)."""
     if tensor.requires_grad:
@@ -231,9 +240,9 @@ class GradientMonitor:
                 continue
             weights = np.concatenate([_as_numpy(p).ravel() for p in parameters])
             grads = [_as_numpy(p.grad).ravel() for p in parameters if p.grad is not None]
-            stats.weight_histogram = np.histogram(weights, bins=self.bins)
+            stats.weight_histogram = _histogram(weights, self.bins)
             if grads:
-                stats.grad_histogram = np.histogram(np.concatenate(grads), bins=self.bins)
+                stats.grad_histogram = _histogram(np.concatenate(grads), self.bins)
         self._histogram_cost = _clock() - start
         self._spent_showing += self._histogram_cost
 

@@ -1,0 +1,108 @@
+"""Chapter 6 (data): a collate function, a sequential batch-index generator with ``drop_last``, a
+train/validation split by a seeded permutation, and a standardising transform.
+
+Expected values are computed by minitorch itself (``default_collate``, ``BatchSampler`` over a
+``SequentialSampler``, ``random_split`` with a seeded ``Generator``, tensor reductions), never written
+down; the public cases are inputs only.
+
+Two exercises are generator-shaped or list-shaped, which a check cannot call directly (a case holds
+arrays and numbers only). The notebook therefore gives the learner a small wrapper next to each one,
+and the wrapper is what is checked: ``load_batch`` fetches samples as a ``Dataset`` would and hands
+them to the learner's ``collate``; ``batches_as_tensors`` turns the learner's ``batch_indices``
+generator into a list of tensors.
+"""
+
+import numpy as np
+
+import minitorch
+from grading.registry import exercise, randn
+from minitorch.utils.data import BatchSampler, SequentialSampler, default_collate, random_split
+
+
+def _load_batch(features, labels, indices):
+    """Samples ``(features[i], int(labels[i]))`` for each index, collated by ``default_collate``."""
+    samples = [(features[index], int(labels[index])) for index in indices.tolist()]
+    return tuple(default_collate(samples))
+
+
+def _integers(low, high, size, seed):
+    return np.random.default_rng(seed).integers(low, high, size=size).astype(np.int64)
+
+
+exercise(
+    "ch06.load_batch",
+    function="load_batch",
+    reference=_load_batch,
+    public=[
+        (randn(10, 3, seed=600), _integers(0, 10, 10, seed=601), np.array([4, 0, 7], dtype=np.int64)),
+        (randn(6, 2, 4, seed=602), _integers(0, 5, 6, seed=603), np.array([5, 1, 2, 3, 0], dtype=np.int64)),
+        (randn(4, 5, seed=604), _integers(0, 3, 4, seed=605), np.array([2], dtype=np.int64)),
+    ],
+    hint="xs = minitorch.stack([x for x, y in samples]) puts the samples' tensors on top of each other along a "
+    "new first dimension (torch.cat would glue them end to end instead); ys = minitorch.tensor([y for x, y in "
+    "samples]) turns the Python ints into one int64 tensor. Return the tuple (xs, ys).",
+)
+
+
+def _batches_as_tensors(num_samples, batch_size, drop_last):
+    sampler = BatchSampler(SequentialSampler(range(num_samples)), batch_size, drop_last)
+    return [minitorch.tensor(batch, dtype=minitorch.int64) for batch in sampler]
+
+
+exercise(
+    "ch06.batch_indices",
+    function="batches_as_tensors",
+    reference=_batches_as_tensors,
+    public=[(10, 3, False), (10, 3, True), (8, 4, True), (5, 8, False)],
+    hint="Collect indices 0, 1, 2, ... in a list; each time it holds batch_size of them, yield it and start a new "
+    "list. After the loop, the leftover (shorter) list is yielded too, unless it is empty or drop_last is True.",
+)
+
+
+def _train_val_split(num_samples, val_fraction, seed):
+    num_val = int(num_samples * val_fraction)
+    generator = minitorch.Generator().manual_seed(seed)
+    train, validation = random_split(range(num_samples), [num_samples - num_val, num_val], generator=generator)
+    return minitorch.tensor(train.indices, dtype=minitorch.int64), minitorch.tensor(validation.indices,
+                                                                                     dtype=minitorch.int64)
+
+
+exercise(
+    "ch06.train_val_split",
+    function="train_val_split",
+    reference=_train_val_split,
+    public=[(10, 0.2, 0), (1797, 0.2, 1), (7, 0.5, 42)],
+    hint="num_val = int(num_samples * val_fraction); permutation = minitorch.randperm(num_samples, "
+    "generator=minitorch.Generator().manual_seed(seed)); the first num_samples - num_val entries of the permutation "
+    "are the training indices, the rest the validation indices. Both are int64 tensors.",
+)
+
+
+def _standardize(features, train_features):
+    mean = train_features.mean(dim=0)
+    std = train_features.std(dim=0, correction=0)
+    std = minitorch.where(std > 0, std, minitorch.ones_like(std))
+    return (features - mean) / std
+
+
+def _with_constant_columns(array, columns, value):
+    array = array.copy()
+    array[:, columns] = value
+    return array
+
+
+exercise(
+    "ch06.standardize",
+    function="standardize",
+    reference=_standardize,
+    public=[
+        (randn(5, 3, seed=610), randn(20, 3, seed=611, scale=2.0)),
+        (randn(4, 6, seed=612), _with_constant_columns(randn(30, 6, seed=613), [0, 4], 0.0)),
+        (randn(1, 2, seed=614), randn(8, 2, seed=615) + np.float32(5.0)),
+    ],
+    rtol=1e-4,
+    atol=1e-5,
+    hint="mean = train_features.mean(dim=0) and std = train_features.std(dim=0, correction=0) (the spread of the "
+    "training set, dividing by N); where std is 0 (a pixel that never changes) use 1 instead: "
+    "minitorch.where(std > 0, std, minitorch.ones_like(std)). Then return (features - mean) / std.",
+)

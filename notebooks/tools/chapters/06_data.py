@@ -1,0 +1,788 @@
+"""Chapter 6: data (Dataset, DataLoader, batching and collation, samplers, splits, transforms, worker processes)."""
+
+from author import code, md, solution, tests, write
+
+DATASETS_MODULE = '''
+%%writefile chapter06_datasets.py
+"""Datasets for chapter 6's worker-process demos (written by the notebook next to itself).
+
+They live in a module, not in a notebook cell, so that DataLoader workers started with the "spawn"
+start method (a fresh Python process) can import them: see section 6 of the chapter.
+"""
+
+import numpy as np
+
+import minitorch
+from minitorch.utils.data import Dataset, get_worker_info
+
+
+class SlowDigits(Dataset):
+    """Digits with about 2 ms of NumPy work per sample, standing in for reading and decoding an image file:
+    each 8x8 digit is blown up to 512x512, blurred (through a 2-D FFT) and shrunk to 16x16."""
+
+    def __init__(self, images, labels):
+        self.images = np.asarray(images, dtype=np.float64)
+        self.labels = np.asarray(labels)
+        frequencies = np.fft.fftfreq(512)[:, None] ** 2 + np.fft.rfftfreq(512)[None, :] ** 2
+        self.blur = np.exp(-300.0 * frequencies)
+
+    def __len__(self):
+        return len(self.labels)
+
+    def __getitem__(self, index):
+        large = np.kron(self.images[index], np.ones((64, 64)))                      # 8x8 -> 512x512
+        blurred = np.fft.irfft2(np.fft.rfft2(large) * self.blur, s=large.shape)
+        small = blurred.reshape(16, 32, 16, 32).mean(axis=(1, 3)).astype(np.float32)  # -> 16x16
+        return minitorch.from_numpy(small), int(self.labels[index])
+
+
+class DigitImages(Dataset):
+    """uint8 images (N, H, W) and their labels; ``transform`` prepares each image as it is loaded."""
+
+    def __init__(self, images, labels, transform=None):
+        self.images = np.asarray(images)
+        self.labels = np.asarray(labels)
+        self.transform = transform
+
+    def __len__(self):
+        return len(self.labels)
+
+    def __getitem__(self, index):
+        image = self.images[index]
+        if self.transform is not None:
+            image = self.transform(image)
+        return image, int(self.labels[index])
+
+
+class WhoLoadedMe(Dataset):
+    """Each sample tells which worker loaded it and draws two random numbers: one from NumPy's global
+    generator, one from the dataset's own generator ``self.rng``."""
+
+    def __init__(self, size):
+        self.size = size
+        self.rng = np.random.default_rng(0)
+
+    def __len__(self):
+        return self.size
+
+    def __getitem__(self, index):
+        info = get_worker_info()                     # None in the main process
+        worker = -1 if info is None else info.id
+        return index, worker, np.random.random(), self.rng.random()
+
+
+def reseed_dataset_generator(worker_id):
+    """A worker_init_fn: give this worker's copy of the dataset a generator of its own."""
+    info = get_worker_info()
+    info.dataset.rng = np.random.default_rng(info.seed)
+'''
+
+cells = [
+    md(r"""
+    # 6. Data: `Dataset`, `DataLoader` and worker processes
+
+    A model trains on mini-batches. Somebody has to cut the data into batches, shuffle it every epoch, prepare each
+    sample (decode it, augment it, normalise it) and stack the samples into tensors, ideally without making the model
+    wait. In PyTorch (and in minitorch, with the same names) that somebody is `torch.utils.data`.
+
+    By the end of this chapter you will be able to:
+
+    * write a `Dataset` (two methods) and use `TensorDataset`;
+    * batch it with a `DataLoader`, and say what automatic batching and `default_collate` do with each sample;
+    * shuffle reproducibly with `shuffle=True` and a `generator`, and use the samplers (`RandomSampler`,
+      `BatchSampler`) directly;
+    * split data into training and validation sets with `random_split`;
+    * prepare samples with `minitorch.vision.transforms` inside a dataset;
+    * load batches in parallel worker processes (`num_workers`), measure what that saves in time and in memory, and
+      know what a dataset needs to work with workers on every operating system;
+    * show a progress bar over a training loop with `tqdm`.
+
+    The code is in `minitorch/utils/data/`: `dataset.py`, `sampler.py`, `collate.py`, `dataloader.py` and
+    `_worker.py` (what runs inside a worker). Each file is short and has PyTorch's names.
+    """),
+    code("""
+    import os
+    import time
+
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from sklearn.datasets import load_digits
+
+    import minitorch
+    import minitorch.nn as nn
+    import minitorch.nn.functional as F
+    from grading import check, check_hidden, randn, summary
+    from minitorch.utils.data import (
+        BatchSampler, DataLoader, Dataset, RandomSampler, SequentialSampler, Subset, TensorDataset, default_collate,
+        get_worker_info, random_split,
+    )
+    from minitorch.vision import transforms
+
+    generator = minitorch.manual_seed(0)   # the same random numbers on every run
+    """),
+    md(r"""
+    ## 1. A `Dataset` is two methods
+
+    A **map-style dataset** is anything with `__len__` (how many samples) and `__getitem__(index)` (sample number
+    `index`). Subclassing `minitorch.utils.data.Dataset` documents the intent (and gives `+` to concatenate two
+    datasets); the `DataLoader` only ever calls those two methods. A sample can be anything: a tensor, a tuple
+    `(input, label)`, a dict.
+    """),
+    code("""
+    class Squares(Dataset):
+        \"\"\"Sample i is the pair (i, i**2), computed when asked for: nothing is stored.\"\"\"
+
+        def __init__(self, size):
+            self.size = size
+
+        def __len__(self):
+            return self.size
+
+        def __getitem__(self, index):
+            if not 0 <= index < self.size:
+                raise IndexError(index)
+            return minitorch.tensor([float(index)]), index ** 2
+
+
+    squares = Squares(5)
+    print("len:", len(squares))
+    print("squares[3]:", squares[3])
+    """),
+    md(r"""
+    Most data in this course is already in memory as tensors. **`TensorDataset(*tensors)`** wraps tensors with the
+    same first dimension; sample `i` is the tuple of their `i`-th rows. Here: scikit-learn's handwritten digits
+    (bundled, nothing to download), 1,797 images of 8×8 pixels as vectors of 64 numbers in $[0, 1]$, and their labels.
+    """),
+    code("""
+    digits = load_digits()
+    features = minitorch.tensor(digits.data / 16.0, dtype=minitorch.float32)   # (1797, 64)
+    labels = minitorch.tensor(digits.target)                                     # (1797,) int64
+    digit_set = TensorDataset(features, labels)
+
+    x, y = digit_set[0]
+    print(len(digit_set), "samples; sample 0:", tuple(x.shape), x.dtype, "label", y)
+    """),
+    md(r"""
+    ## 2. `DataLoader`: automatic batching
+
+    `DataLoader(dataset, batch_size=64)` is an iterable over **batches**: each time you loop over it, you get the whole
+    dataset once (an *epoch*), 64 samples at a time, already stacked into tensors. `len(loader)` is the number of
+    batches; the last one is smaller unless you ask for `drop_last=True`.
+    """),
+    code("""
+    loader = DataLoader(digit_set, batch_size=64)
+    print("batches per epoch:", len(loader), "=", f"ceil({len(digit_set)} / 64)")
+    for batch_number, (images, targets) in enumerate(loader):
+        if batch_number < 2 or batch_number == len(loader) - 1:
+            print(f"batch {batch_number:2d}: images {tuple(images.shape)}, targets {tuple(targets.shape)}")
+
+    print("with drop_last=True:", [len(t) for _, t in DataLoader(digit_set, batch_size=64, drop_last=True)][-3:])
+    """),
+    md(r"""
+    What happens for one batch is three steps, and you can do them by hand:
+
+    1. the **batch sampler** says *which* indices form the batch (`[0, 1, ..., 63]` here);
+    2. the **dataset** returns one sample per index: a list of 64 pairs `(image, label)`;
+    3. the **collate function** turns that list into the batch: `default_collate` stacks the images into one
+       `(64, 64)` tensor and the labels into one `(64,)` tensor.
+    """),
+    code("""
+    indices = next(iter(loader.batch_sampler))               # 1. which samples
+    samples = [digit_set[i] for i in indices]                 # 2. a list of (image, label) pairs
+    batch = default_collate(samples)                          # 3. stacked
+    print("indices:", indices[:5], "...", indices[-1])
+    print("a list of", len(samples), "samples; collated:", [tuple(part.shape) for part in batch])
+
+    images, targets = next(iter(loader))
+    print("same as the loader's first batch:", minitorch.equal(batch[0], images) and minitorch.equal(batch[1], targets))
+    """),
+    md(r"""
+    `default_collate` (in `minitorch/utils/data/collate.py`) looks at the *structure* of the first sample and
+    recurses into it. The rule is: tensors and NumPy arrays are stacked along a new first dimension, Python numbers
+    become a 1-d tensor (`int` → int64, `float` → float64), strings stay a list, and containers are *transposed*: a
+    list of `(a, b)` pairs becomes `[all a's, all b's]`, a list of dicts becomes a dict of batches.
+    """),
+    code("""
+    print(default_collate([(minitorch.ones(2), 1), (minitorch.zeros(2), 0)]))
+    print(default_collate([{"pixels": np.arange(3), "name": "left", "weight": 0.5},
+                           {"pixels": np.arange(3) * 10, "name": "right", "weight": 2.0}]))
+    """),
+    md(r"""
+    With `batch_size=None` automatic batching is off: the loader hands out samples one by one (NumPy arrays turned
+    into tensors, nothing stacked). That is for datasets whose `__getitem__` already returns whole batches.
+
+    ### Exercise 1: a collate function
+
+    Write `collate(samples)`: `samples` is a list of pairs `(x, y)` where every `x` is a tensor of the same shape and
+    every `y` is a Python `int`. Return the tuple `(xs, ys)`: `xs` stacks the `x`'s along a new first dimension
+    (shape `(len(samples), *x.shape)`), `ys` is a 1-d `int64` tensor of the labels. Use `minitorch.stack` and
+    `minitorch.tensor`, not `default_collate`.
+
+    `load_batch` below it is given: it does what the `DataLoader` does for one batch (fetch the samples, call the
+    collate function), and it is what the check calls.
+    """),
+    solution('''
+    def collate(samples):
+        """A list of (x, y) pairs -> (xs, ys): the x's stacked along a new first dimension, the y's as int64."""
+        ### BEGIN SOLUTION
+        xs = minitorch.stack([x for x, _ in samples])
+        ys = minitorch.tensor([y for _, y in samples], dtype=minitorch.int64)
+        return xs, ys
+        ### END SOLUTION
+
+
+    def load_batch(features, labels, indices):
+        """Given: fetch samples (features[i], int(labels[i])) as a Dataset would, then collate them."""
+        samples = [(features[i], int(labels[i])) for i in indices.tolist()]
+        return collate(samples)
+    ''', "ch06-collate"),
+    tests("""
+    check("ch06.load_batch", load_batch)
+    ### BEGIN HIDDEN TESTS
+    check_hidden("ch06.load_batch", load_batch, [
+        (randn(12, 4, seed=6101), np.arange(12, dtype=np.int64) % 3, np.array([11, 3, 3, 0], dtype=np.int64)),
+        (randn(5, 3, 2, 2, seed=6102), np.array([4, 1, 0, 2, 9], dtype=np.int64), np.array([0, 1, 2, 3, 4])),
+        (randn(3, 1, seed=6103), np.array([7, 8, 9], dtype=np.int64), np.array([1], dtype=np.int64)),
+    ])
+    ### END HIDDEN TESTS
+    """, "ch06-collate-tests", points=2),
+    md(r"""
+    Your function can be the loader's collate function: `DataLoader(digit_set, batch_size=64, collate_fn=collate)`.
+    A custom `collate_fn` is how you batch samples that `default_collate` cannot stack, for example sequences of
+    different lengths, which must be padded to the longest one in the batch:
+    """),
+    code("""
+    sentences = [minitorch.arange(1, n + 1) for n in (3, 5, 2, 4)]          # token ids, lengths 3, 5, 2, 4
+    try:
+        default_collate(sentences)
+    except RuntimeError as error:
+        print("default_collate:", error)
+
+
+    def pad_collate(batch):
+        longest = max(len(sequence) for sequence in batch)
+        padded = minitorch.zeros(len(batch), longest, dtype=batch[0].dtype)    # 0 is the padding token
+        for row, sequence in enumerate(batch):
+            padded[row, :len(sequence)] = sequence
+        return padded, minitorch.tensor([len(sequence) for sequence in batch])
+
+
+    for tokens, lengths in DataLoader(sentences, batch_size=2, collate_fn=pad_collate):
+        print(tokens.tolist(), "lengths", lengths.tolist())
+    """),
+    md(r"""
+    (A plain Python list works as a dataset too: it has `__len__` and `__getitem__`.)
+
+    ## 3. Order: shuffling and samplers
+
+    Training on the samples in the same order every epoch lets the model learn the order (here: the digits are
+    stored in a repeating 0, 1, 2, ... pattern). `shuffle=True` draws a new random order at the start of every epoch.
+    """),
+    code("""
+    shuffled = DataLoader(digit_set, batch_size=8, shuffle=True)
+    print("in order:        ", next(iter(DataLoader(digit_set, batch_size=8)))[1].tolist())
+    for epoch in range(3):
+        print(f"shuffled epoch {epoch}:", next(iter(shuffled))[1].tolist())
+    """),
+    md(r"""
+    The order comes from minitorch's random generator, so `minitorch.manual_seed` fixes it for a whole program. To
+    make *one loader* reproducible on its own, whatever else draws random numbers, give it its own
+    **`generator`**: two loaders with generators seeded alike produce the same epochs.
+    """),
+    code("""
+    def first_labels(loader):
+        return next(iter(loader))[1].tolist()
+
+    one = DataLoader(digit_set, batch_size=8, shuffle=True, generator=minitorch.Generator().manual_seed(42))
+    two = DataLoader(digit_set, batch_size=8, shuffle=True, generator=minitorch.Generator().manual_seed(42))
+    minitorch.randn(1000)                    # other random draws in between do not matter
+    print(first_labels(one))
+    print(first_labels(two))
+    """),
+    md(r"""
+    `shuffle=True` is a shortcut. Inside, the loader builds two objects from `minitorch/utils/data/sampler.py`:
+
+    * a **sampler**, an iterable of indices: `SequentialSampler` (0, 1, 2, ...) or `RandomSampler` (a permutation,
+      new every time it is iterated);
+    * a **`BatchSampler`** that groups the sampler's indices into lists of `batch_size`, dropping the last short
+      list when `drop_last=True`.
+
+    You can build them yourself and pass `sampler=` or `batch_sampler=` to the `DataLoader` (for example a
+    `WeightedRandomSampler` that draws rare classes more often).
+    """),
+    code("""
+    sampler = RandomSampler(range(10), generator=minitorch.Generator().manual_seed(0))
+    print("RandomSampler:          ", list(sampler))
+    print("BatchSampler(3):        ", list(BatchSampler(sampler, batch_size=3, drop_last=False)))
+    print("BatchSampler(3, drop):  ", list(BatchSampler(sampler, batch_size=3, drop_last=True)))
+    print("SequentialSampler, 4:   ", list(BatchSampler(SequentialSampler(range(10)), batch_size=4, drop_last=False)))
+
+    loader = DataLoader(digit_set, batch_sampler=BatchSampler(RandomSampler(digit_set), batch_size=100, drop_last=True))
+    print("a loader from a batch sampler:", len(loader), "batches of", len(next(iter(loader))[1]))
+    """),
+    md(r"""
+    ### Exercise 2: a batch sampler, as a generator
+
+    Write the generator `batch_indices(num_samples, batch_size, drop_last)`: it yields lists of consecutive indices,
+    `[0, 1, ..., batch_size - 1]`, then the next `batch_size`, and so on, what `BatchSampler(SequentialSampler(...))`
+    yields. The last list may be shorter; yield it only if `drop_last` is `False` (and never yield an empty list).
+    Use `yield` (a function that yields is a generator: it runs a bit each time the loop asks for the next item).
+
+    `batches_as_tensors` is given: it turns the lists into tensors for the check.
+    """),
+    solution('''
+    def batch_indices(num_samples, batch_size, drop_last):
+        """Yield lists of batch_size consecutive indices 0, 1, 2, ... (the last, shorter one unless drop_last)."""
+        ### BEGIN SOLUTION
+        batch = []
+        for index in range(num_samples):
+            batch.append(index)
+            if len(batch) == batch_size:
+                yield batch
+                batch = []
+        if batch and not drop_last:
+            yield batch
+        ### END SOLUTION
+
+
+    def batches_as_tensors(num_samples, batch_size, drop_last):
+        """Given: the batches of batch_indices as a list of int64 tensors."""
+        batches = batch_indices(num_samples, batch_size, drop_last)
+        return [minitorch.tensor(batch, dtype=minitorch.int64) for batch in batches]
+    ''', "ch06-batch-indices"),
+    tests("""
+    check("ch06.batch_indices", batches_as_tensors)
+    ### BEGIN HIDDEN TESTS
+    check_hidden("ch06.batch_indices", batches_as_tensors, [
+        (17, 5, False), (17, 5, True), (12, 12, False), (12, 1, True), (3, 4, False), (9, 2, False),
+    ])
+    ### END HIDDEN TESTS
+    """, "ch06-batch-indices-tests", points=2),
+    md(r"""
+    ## 4. Training and validation data: `random_split`
+
+    A model's score only means something on data it did not train on. **`random_split(dataset, lengths,
+    generator=...)`** shuffles the indices once and cuts them into pieces of the given lengths (or fractions that sum
+    to 1), returning `Subset`s: views that keep the original dataset and a list of indices, so nothing is copied. Fix
+    the generator's seed, or the split (and every score) changes from run to run, and a sample seen in training one
+    run lands in validation the next.
+    """),
+    code("""
+    train_part, validation_part = random_split(digit_set, [0.8, 0.2], generator=minitorch.Generator().manual_seed(0))
+    print(type(train_part).__name__, len(train_part), "+", len(validation_part), "=", len(digit_set))
+    print("first validation indices:", validation_part.indices[:8])
+    print("overlap:", set(train_part.indices) & set(validation_part.indices))
+    """),
+    md(r"""
+    ### Exercise 3: a split by a seeded permutation
+
+    Write `train_val_split(num_samples, val_fraction, seed)` returning two `int64` tensors `(train_indices,
+    val_indices)`, the way `random_split` does it:
+
+    1. `num_val = int(num_samples * val_fraction)` (rounded down), `num_train = num_samples - num_val`;
+    2. a permutation of `range(num_samples)` from a generator seeded with `seed`:
+       `minitorch.randperm(num_samples, generator=minitorch.Generator().manual_seed(seed))`;
+    3. the first `num_train` entries of the permutation are the training indices, the rest the validation indices.
+    """),
+    solution('''
+    def train_val_split(num_samples, val_fraction, seed):
+        """(train_indices, val_indices): a seeded permutation of range(num_samples), cut after num_train entries."""
+        ### BEGIN SOLUTION
+        num_val = int(num_samples * val_fraction)
+        num_train = num_samples - num_val
+        permutation = minitorch.randperm(num_samples, generator=minitorch.Generator().manual_seed(seed))
+        return permutation[:num_train], permutation[num_train:]
+        ### END SOLUTION
+    ''', "ch06-train-val-split"),
+    tests("""
+    check("ch06.train_val_split", train_val_split)
+    ### BEGIN HIDDEN TESTS
+    check_hidden("ch06.train_val_split", train_val_split, [
+        (100, 0.25, 3), (13, 0.3, 7), (50, 0.1, 0), (2, 0.5, 11),
+    ])
+    ### END HIDDEN TESTS
+    """, "ch06-train-val-split-tests", points=2),
+    md(r"""
+    ## 5. Transforms: preparing each sample as it is loaded
+
+    Raw data is rarely what a model wants: images come as `uint8` pixels, the model wants float tensors with a mean
+    near 0. And for training, *augmenting* each image (a small random shift or rotation, new every epoch) makes the
+    model robust to them. A **transform** is a callable applied to each sample in `__getitem__`, so the work happens
+    as samples are loaded, and a random transform gives a different variant every time.
+
+    `minitorch.vision.transforms` has torchvision's: `ToTensor` (`uint8` `(H, W)` or `(H, W, C)` → float
+    `(C, H, W)` in $[0, 1]$), `Resize`, `RandomAffine`, `RandomCrop`, `Normalize` ($(x - \text{mean}) / \text{std}$ per
+    channel), and `Compose` to chain them. A dataset that takes a `transform` argument:
+    """),
+    code("""
+    class DigitImages(Dataset):
+        \"\"\"uint8 images (N, H, W) and their labels; `transform` prepares each image as it is loaded.\"\"\"
+
+        def __init__(self, images, labels, transform=None):
+            self.images = np.asarray(images)
+            self.labels = np.asarray(labels)
+            self.transform = transform
+
+        def __len__(self):
+            return len(self.labels)
+
+        def __getitem__(self, index):
+            image = self.images[index]
+            if self.transform is not None:
+                image = self.transform(image)
+            return image, int(self.labels[index])
+
+
+    digit_pixels = np.rint(digits.images * (255 / 16)).astype(np.uint8)       # (1797, 8, 8), like a real image file
+    augment = transforms.Compose([
+        transforms.ToTensor(),                                                 # uint8 (8, 8) -> float (1, 8, 8)
+        transforms.Resize(16),                                                 # -> (1, 16, 16)
+        transforms.RandomAffine(degrees=15, translate=(0.1, 0.1)),             # a new small rotation and shift
+        transforms.Normalize((0.5,), (0.5,)),                                  # [0, 1] -> [-1, 1]
+    ])
+    augmented = DigitImages(digit_pixels, digits.target, transform=augment)
+    print(augment)
+
+    figure, axes = plt.subplots(1, 8, figsize=(10, 1.6))
+    for axis in axes:
+        image, label = augmented[0]                                            # the same sample, asked 8 times
+        axis.imshow(image[0].numpy(), cmap="gray_r")
+        axis.axis("off")
+    figure.suptitle(f"sample 0 (a {label}), loaded 8 times")
+    plt.show()
+    """),
+    md(r"""
+    The random transforms draw from minitorch's default generator (`minitorch.manual_seed` repeats them). Their code
+    is in `minitorch/vision/transforms/transforms.py` (the classes) and `functional.py` (the image operations).
+
+    `Normalize((0.5,), (0.5,))` uses fixed numbers. For features that are not pixels, the usual choice is to
+    **standardise** each feature with the mean and standard deviation of the *training* set: computing them on the
+    validation or test data would leak information about it into training.
+
+    ### Exercise 4: a standardising transform
+
+    Write `standardize(features, train_features)`: both are `(N, D)` float tensors. Compute, per column, the mean and
+    the standard deviation of `train_features` (`std(dim=0, correction=0)`: divide by $N$), replace a standard
+    deviation of 0 (a pixel that is blank in every image) by 1 so nothing is divided by 0, and return
+    `(features - mean) / std`.
+    """),
+    solution('''
+    def standardize(features, train_features):
+        """(features - mean) / std, per column, with the mean and std of train_features (std 0 -> 1)."""
+        ### BEGIN SOLUTION
+        mean = train_features.mean(dim=0)
+        std = train_features.std(dim=0, correction=0)
+        std = minitorch.where(std > 0, std, minitorch.ones_like(std))
+        return (features - mean) / std
+        ### END SOLUTION
+    ''', "ch06-standardize"),
+    tests("""
+    check("ch06.standardize", standardize)
+    ### BEGIN HIDDEN TESTS
+    check_hidden("ch06.standardize", standardize, [
+        (randn(6, 4, seed=6401), randn(25, 4, seed=6402, scale=3.0) + np.float32(1.0)),
+        (randn(3, 5, seed=6403), np.tile(randn(1, 5, seed=6404), (10, 1))),
+        (randn(2, 64, seed=6405), np.abs(randn(40, 64, seed=6406))),
+    ])
+    ### END HIDDEN TESTS
+    """, "ch06-standardize-tests", points=2),
+    code("""
+    train_features = features[minitorch.tensor(train_part.indices)]
+    print("pixels blank in every training image:", int((train_features.std(dim=0) == 0).sum()))
+    try:
+        standardized = standardize(features, train_features)
+        print("training columns after standardising: mean", round(standardize(train_features, train_features)
+              .mean().item(), 6), "| any NaN:", bool(minitorch.isnan(standardized).any()))
+    except NotImplementedError:
+        print("standardize is not written yet: finish exercise 4, then run this cell again.")
+    """),
+    md(r"""
+    ## 6. Worker processes: loading while the model computes
+
+    With `num_workers=0` (the default) the main process does everything in turn: load a batch, train on it, load the
+    next one, train on it... While it loads, the model waits; while it trains, nothing loads.
+
+    With **`num_workers=N`** the `DataLoader` starts N **worker processes**. Each one gets a copy of the dataset, and
+    the main process hands them batches of indices to fetch and collate; it keeps `prefetch_factor × N` batches (2 × N
+    by default) in flight and delivers them in the sampler's order, so the batches are exactly those of
+    `num_workers=0`. Two things happen at once:
+
+    * loading **overlaps** computing: while the main process trains on batch $k$, the workers prepare batches
+      $k+1, k+2, \dots$;
+    * several workers load **in parallel**, if there are free CPU cores to run them.
+
+    They are processes, not threads: Python's threads share one interpreter lock, so only one of them runs Python
+    code at a time; separate processes each have their own. The cost: starting the processes, a copy of the dataset
+    in each, and pickling every batch to send it back to the main process.
+
+    ### What a dataset needs to go to a worker
+
+    How a worker gets its copy of the dataset depends on the operating system's **start method**:
+
+    * `fork` (Linux, until Python 3.14): the worker is a copy of the main process, memory and all; a dataset class
+      defined in a notebook cell just works;
+    * `spawn` (macOS, Windows) and `forkserver` (Linux from Python 3.14): the worker is a *fresh* Python process. The
+      dataset is pickled, and the worker rebuilds it by **importing its class by module name**. A class defined in a
+      notebook cell lives in the module `__main__` of the notebook's kernel, which another process cannot import.
+
+    So a dataset meant for workers should live in a `.py` file next to the notebook, imported from it. The next cell
+    writes such a file (`%%writefile` is a notebook command that saves the cell's text as a file). It holds the
+    `DigitImages` class from section 5, plus three things for the experiments below. Read the docstring of
+    `minitorch/utils/data/dataloader.py` for the details.
+    """),
+    code(DATASETS_MODULE),
+    code("""
+    from chapter06_datasets import DigitImages, SlowDigits, WhoLoadedMe, reseed_dataset_generator
+
+    print("this kernel's start method:", __import__("multiprocessing").get_start_method())
+    """),
+    md(r"""
+    What happens with a class defined in the notebook under `spawn` (the `Squares` class from section 1): the
+    `DataLoader` notices before it starts any worker and says why.
+    """),
+    code("""
+    try:
+        next(iter(DataLoader(Squares(4), batch_size=2, num_workers=1, multiprocessing_context="spawn")))
+    except RuntimeError as error:
+        print("RuntimeError:", str(error)[:400], "...")
+    """),
+    md(r"""
+    ### Measured: how much time workers save
+
+    `SlowDigits` does about 2 ms of NumPy work in each `__getitem__` (a blur through a 2-D FFT, standing in for
+    decoding an image file). Below, one epoch of 240 samples in batches of 20, first only loading, then loading and
+    training an MLP on each batch (one whose training step takes about as long as loading a batch), with 0, 1 and 2
+    workers: the best of two runs each, the start of the workers included.
+    """),
+    code("""
+    slow_set = SlowDigits(digits.images[:240] / 16.0, digits.target[:240])
+
+    minitorch.manual_seed(0)
+    mlp = nn.Sequential(nn.Flatten(), nn.Linear(256, 2048), nn.ReLU(), nn.Linear(2048, 2048), nn.ReLU(),
+                        nn.Linear(2048, 10))
+    optimizer = minitorch.optim.SGD(mlp.parameters(), lr=0.01)
+
+    def training_step(images, targets):
+        optimizer.zero_grad()
+        F.cross_entropy(mlp(images), targets).backward()
+        optimizer.step()
+
+    def epoch_seconds(num_workers, train):
+        best = float("inf")
+        for _ in range(2):
+            started = time.perf_counter()
+            for images, targets in DataLoader(slow_set, batch_size=20, num_workers=num_workers):
+                if train:
+                    training_step(images, targets)
+            best = min(best, time.perf_counter() - started)
+        return best
+
+    worker_counts = [0, 1, 2]
+    loading_only = [epoch_seconds(n, train=False) for n in worker_counts]
+    with_training = [epoch_seconds(n, train=True) for n in worker_counts]
+    batches = len(slow_set) // 20
+    print(f"in the main process: loading a batch takes {loading_only[0] / batches * 1e3:.0f} ms, "
+          f"training on it {(with_training[0] - loading_only[0]) / batches * 1e3:.0f} ms")
+    for n, load, both in zip(worker_counts, loading_only, with_training):
+        print(f"num_workers={n}: loading {load:.2f} s, loading + training {both:.2f} s")
+    print(f"2 workers loaded {loading_only[0] / loading_only[2]:.1f}x as fast as the main process alone, "
+          f"and made loading + training {with_training[0] / with_training[2]:.1f}x as fast")
+    """),
+    code("""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    busy = f", load average {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
+    positions = np.arange(len(worker_counts))
+    plt.bar(positions - 0.2, loading_only, width=0.4, label="loading only")
+    plt.bar(positions + 0.2, with_training, width=0.4, label="loading + training")
+    plt.xticks(positions, [f"num_workers={n}" for n in worker_counts])
+    plt.ylabel("seconds per epoch")
+    plt.title(f"240 slow samples, batches of 20 ({cores} cores available{busy})")
+    plt.legend()
+    plt.show()
+    """),
+    md(r"""
+    How to read it (your numbers depend on your machine and on what else is running on it):
+
+    * **Loading only, 1 worker**: no faster than the main process alone, a bit slower even: the same work, done
+      elsewhere, plus start-up and sending the batches back.
+    * **Loading only, 2 workers**: two processes load at once. On a machine with two free cores that is close to
+      twice as fast; on a machine whose cores are busy with other programs (the *load average* counts the processes
+      wanting a core), less. Workers can only use cores nobody else is using: more workers than free cores buys
+      nothing.
+    * **Loading + training, 1 worker**: here one worker already helps, because the worker loads batch $k+1$ while the
+      main process trains on batch $k$: the epoch takes about as long as the slower of the two, instead of their sum.
+    * **Loading + training, 2 workers**: three processes (the main one training, two loading) share the cores; with
+      only two cores they take turns.
+
+    The rule of thumb: workers pay off when loading is a real share of each step and there are idle cores; start with
+    `num_workers` around the number of cores minus one, and measure. For data already in memory as tensors (like
+    `TensorDataset` of the digits) loading costs almost nothing, and workers only add overhead.
+
+    ### Measured: how much memory streaming saves
+
+    The other way to avoid waiting for data would be to prepare the whole dataset before training: transform every
+    image once, keep them all. That needs memory for every prepared sample at once (and random augmentations would be
+    frozen, the same every epoch). A `DataLoader` *streams* instead: at any moment only the batches being prepared or
+    used exist. `tracemalloc` (Python's memory tracer; NumPy reports its arrays to it) measures the largest amount of
+    memory in use during each approach, here with images resized to 32×32:
+    """),
+    code("""
+    import tracemalloc
+
+    prepare = transforms.Compose([transforms.ToTensor(), transforms.Resize(32), transforms.Normalize((0.5,), (0.5,))])
+    prepared_set = DigitImages(digit_pixels, digits.target, transform=prepare)
+
+    tracemalloc.start()
+    everything = minitorch.stack([prepared_set[i][0] for i in range(len(prepared_set))])   # all prepared at once
+    _, peak_all_at_once = tracemalloc.get_traced_memory()
+    del everything
+    tracemalloc.reset_peak()
+    for images, targets in DataLoader(prepared_set, batch_size=64):                        # streamed
+        pass
+    _, peak_streamed = tracemalloc.get_traced_memory()
+    tracemalloc.reset_peak()
+    for images, targets in DataLoader(prepared_set, batch_size=64, num_workers=2):          # streamed by workers
+        pass
+    _, peak_workers = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+
+    image = prepared_set[0][0]
+    image_megabytes = image.numel() * image.element_size() / 1e6
+    print(f"one prepared image {tuple(image.shape)}: {image_megabytes:6.3f} MB; a batch of 64: "
+          f"{64 * image_megabytes:.2f} MB; all {len(prepared_set)}: {len(prepared_set) * image_megabytes:.1f} MB")
+    print(f"everything prepared first:         {peak_all_at_once / 1e6:6.2f} MB at the peak")
+    print(f"streamed, num_workers=0:           {peak_streamed / 1e6:6.2f} MB at the peak")
+    print(f"streamed, num_workers=2 (main):    {peak_workers / 1e6:6.2f} MB at the peak")
+    """),
+    md(r"""
+    Preparing everything first needs the whole prepared dataset in memory (twice, briefly: the list of samples and the
+    stacked tensor), and it grows with the dataset. Streaming needs a few batches, however large the dataset. With
+    workers, the main process holds at most `prefetch_factor × num_workers` batches waiting for it; each worker holds
+    the batch it is preparing, plus its copy of the dataset object (under `fork` the copy shares the main process's
+    memory pages until one of them writes to them, so a dataset that stores file names or one large array is cheap to
+    copy, while one that holds millions of small Python objects is not: Python's reference counting writes to every
+    object it touches, and each touched page gets copied).
+
+    ### What a start method costs
+
+    Under `spawn` each worker starts a new Python interpreter and imports minitorch and NumPy before it loads
+    anything, at every epoch. `persistent_workers=True` keeps the workers (and their dataset copies) from one epoch to
+    the next, so that cost is paid once.
+    """),
+    code("""
+    small_set = SlowDigits(digits.images[:40] / 16.0, digits.target[:40])
+
+    def epoch_time(loader):
+        started = time.perf_counter()
+        for _ in loader:
+            pass
+        return time.perf_counter() - started
+
+    default_loader = DataLoader(small_set, batch_size=20, num_workers=2)
+    spawn_loader = DataLoader(small_set, batch_size=20, num_workers=2, multiprocessing_context="spawn",
+                              persistent_workers=True)
+    method = __import__("multiprocessing").get_start_method()
+    print(f"default start method ({method}): {epoch_time(default_loader):.2f} s")
+    print(f"spawn, first epoch:  {epoch_time(spawn_loader):.2f} s (the workers start and import minitorch)")
+    print(f"spawn, second epoch: {epoch_time(spawn_loader):.2f} s (persistent workers: already running)")
+    del spawn_loader                                       # stops its workers
+    """),
+    md(r"""
+    ### Who loaded this sample? `get_worker_info` and random numbers in workers
+
+    Inside a worker, **`get_worker_info()`** returns the worker's `id` (0 to N-1), `num_workers`, its `seed` and its
+    own copy of the `dataset`; in the main process it returns `None`. With `num_workers=2` and the default settings,
+    batches go to the workers in turn: batch 0 to worker 0, batch 1 to worker 1, batch 2 to worker 0, ...
+
+    Random numbers need care. Each worker starts as a copy, so without reseeding every worker would draw the same
+    "random" augmentations. The `DataLoader` reseeds, in every worker, Python's `random`, NumPy's global generator and
+    minitorch's default generator with `base_seed + worker_id` (`base_seed` drawn from the loader's generator): each
+    worker gets its own stream, and the run is still reproducible. It cannot know about a generator *object* your
+    dataset holds (`self.rng = np.random.default_rng(0)`): every worker's copy of it starts in the same state. The
+    `WhoLoadedMe` dataset draws one number from each:
+    """),
+    code("""
+    def show_draws(loader):
+        for batch_number, (indices, workers, global_draws, own_draws) in enumerate(loader):
+            print(f"  batch {batch_number} from worker {workers[0].item()}: "
+                  f"np.random {np.round(global_draws.numpy(), 3)}   self.rng {np.round(own_draws.numpy(), 3)}")
+
+    print("two workers, no worker_init_fn:")
+    show_draws(DataLoader(WhoLoadedMe(8), batch_size=2, num_workers=2))
+    print("two workers, worker_init_fn=reseed_dataset_generator:")
+    show_draws(DataLoader(WhoLoadedMe(8), batch_size=2, num_workers=2, worker_init_fn=reseed_dataset_generator))
+    """),
+    md(r"""
+    Without help, batches 0 and 1 (workers 0 and 1) got the same `self.rng` numbers: two workers, one augmentation
+    repeated. `worker_init_fn` runs in each worker after the seeding and before loading; `reseed_dataset_generator`
+    (in `chapter06_datasets.py`) gives the worker's copy of the dataset a generator seeded from
+    `get_worker_info().seed`, different in every worker. Like the dataset, a `worker_init_fn` must be importable
+    under `spawn`: a function from a module, not a lambda or a function defined in the notebook.
+
+    `get_worker_info` is also how an `IterableDataset` (a stream, with `__iter__` instead of `__getitem__`) splits
+    the stream between workers, so that each sample is read by one worker only.
+
+    ## 7. Putting it together: a training loop with a progress bar
+
+    Everything at once: the digits as uint8 images, a random split into training and validation indices, a dataset
+    with augmentation for training and one without for validation (two datasets over the same images, each taken as
+    a `Subset` of its indices), shuffled batches from two persistent workers, and a progress bar.
+
+    `tqdm.auto.tqdm` wraps any iterable and draws a bar as the loop runs: a widget in a notebook, text in a terminal.
+    A `DataLoader` has a `len`, so the bar knows how many batches an epoch has; `set_postfix` shows the running loss.
+    """),
+    code("""
+    from tqdm.auto import tqdm
+
+    split = random_split(range(len(digit_pixels)), [0.8, 0.2], generator=minitorch.Generator().manual_seed(0))
+    plain = transforms.Compose([transforms.ToTensor(), transforms.Resize(16), transforms.Normalize((0.5,), (0.5,))])
+    train_set = Subset(DigitImages(digit_pixels, digits.target, transform=augment), split[0].indices)
+    validation_set = Subset(DigitImages(digit_pixels, digits.target, transform=plain), split[1].indices)
+    train_loader = DataLoader(train_set, batch_size=64, shuffle=True, num_workers=2, persistent_workers=True,
+                              generator=minitorch.Generator().manual_seed(0))
+    validation_loader = DataLoader(validation_set, batch_size=256)
+
+    minitorch.manual_seed(0)
+    model = nn.Sequential(nn.Flatten(), nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10))
+    optimizer = minitorch.optim.Adam(model.parameters(), lr=3e-3)
+    for epoch in range(4):
+        model.train()
+        progress = tqdm(train_loader, desc=f"epoch {epoch}")
+        for images, targets in progress:
+            optimizer.zero_grad()
+            loss = F.cross_entropy(model(images), targets)
+            loss.backward()
+            optimizer.step()
+            progress.set_postfix(loss=f"{loss.item():.3f}")
+        model.eval()
+        with minitorch.no_grad():
+            correct = sum((model(x).argmax(dim=1) == y).sum().item() for x, y in validation_loader)
+        print(f"epoch {epoch}: validation accuracy {correct / len(validation_set):.1%}")
+    del train_loader                                       # stops its persistent workers
+    """),
+    md(r"""
+    Swap `import minitorch` for `import torch` (and `minitorch.vision` for `torchvision`) and this loop runs unchanged
+    on PyTorch.
+
+    ## Summary
+
+    * A `Dataset` has `__len__` and `__getitem__`; `TensorDataset` wraps tensors; `random_split` makes `Subset`s with
+      a seeded generator.
+    * A `DataLoader` makes batches in three steps: the (batch) sampler picks indices, the dataset returns samples,
+      `collate_fn` stacks them (`default_collate` stacks tensors, turns numbers into tensors and transposes tuples and
+      dicts). `shuffle=True` is a `RandomSampler`; pass a `generator` for a reproducible order.
+    * Transforms prepare each sample in `__getitem__`; compute normalisation statistics on the training set only.
+    * `num_workers=N` loads in N processes: loading overlaps training, and workers load in parallel when cores are
+      free (measure: it depends on your machine). Streaming keeps a few batches in memory instead of the whole prepared
+      dataset.
+    * For workers under `spawn`/`forkserver`, put the dataset (and any `worker_init_fn`) in a module file; give a
+      dataset's own random generators a per-worker seed with `worker_init_fn` and `get_worker_info()`.
+
+    Chapter 7 uses these loaders to train convolutional networks on images.
+    """),
+    code("""
+    summary("ch06")
+    """),
+]
+
+write("06_data", cells)

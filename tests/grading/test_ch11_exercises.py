@@ -1,0 +1,192 @@
+"""Chapter 11's exercises: the notebook's solutions pass every check (public and hidden), and the checks
+reject a blank exercise and the usual mistakes (the weight's norm without the bias, norms added instead of
+combined, Xavier's fan sum forgotten, the gain left out, each gradient clipped on its own, clipping that
+scales small gradients up, dropout without its 1/(1-p) scale or applied in evaluation).
+
+The solutions are read from the instructor's notebook (notebooks/source/11_training_dynamics), so a change
+there that breaks an exercise fails here, without running the whole chapter.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minitorch
+import minitorch.nn as nn
+import minitorch.nn.functional as F
+from grading import check, check_hidden, randn
+from grading.registry import get
+
+NOTEBOOK = (
+    Path(__file__).resolve().parents[2] / "notebooks" / "source" / "11_training_dynamics" / "11_training_dynamics.ipynb"
+)
+EXERCISES = ["ch11.layer_grad_norms", "ch11.init_bounds", "ch11.clip_gradients", "ch11.dropout_forward"]
+
+
+def graded_cells() -> dict[str, str]:
+    """``{grade_id: source}`` of the chapter's solution and test cells."""
+    notebook = json.loads(NOTEBOOK.read_text())
+    return {
+        cell["metadata"]["nbgrader"]["grade_id"]: "".join(cell["source"])
+        for cell in notebook["cells"]
+        if "nbgrader" in cell.get("metadata", {})
+    }
+
+
+CELLS = graded_cells()
+TEST_CELLS = sorted(grade_id for grade_id in CELLS if grade_id.endswith("-tests"))
+
+
+@pytest.fixture(scope="module")
+def solutions() -> dict:
+    """The namespace after running every solution cell, as the notebook defines the learner's functions."""
+    namespace = {"minitorch": minitorch, "np": np, "math": math, "nn": nn, "F": F}
+    for grade_id, source in CELLS.items():
+        if not grade_id.endswith("-tests"):
+            exec(compile(source, f"<solution {grade_id}>", "exec"), namespace)
+    return namespace
+
+
+def test_the_chapter_has_three_or_more_graded_exercises():
+    assert len(TEST_CELLS) >= 3
+
+
+@pytest.mark.parametrize("grade_id", TEST_CELLS)
+def test_solution_passes_the_public_and_hidden_cases(solutions, grade_id):
+    namespace = dict(solutions, check=check, check_hidden=check_hidden, randn=randn)
+    exec(compile(CELLS[grade_id], f"<test cell {grade_id}>", "exec"), namespace)
+
+
+def _blank(*arguments):
+    raise NotImplementedError()
+
+
+@pytest.mark.parametrize("name", EXERCISES)
+def test_blank_exercise_reports_not_implemented(name, capsys):
+    with pytest.raises(AssertionError, match="not implemented yet"):
+        check(name, _blank)
+    assert "not implemented yet" in capsys.readouterr().out
+
+
+def test_blank_layer_grad_norms_inside_the_given_wrapper_reports_not_implemented(solutions):
+    """The learner's edition: layer_grad_norms is a stub, mlp_gradient_norms (given) calls it."""
+    namespace = dict(solutions, layer_grad_norms=_blank)
+    wrapper = CELLS["ch11-layer-grad-norms"].split("def mlp_gradient_norms", 1)[1]
+    exec("def mlp_gradient_norms" + wrapper, namespace)
+    with pytest.raises(AssertionError, match="not implemented yet"):
+        check("ch11.layer_grad_norms", namespace["mlp_gradient_norms"])
+
+
+# -- typical mistakes -----------------------------------------------------------------------------
+def _gradient_norms_with(layer_norm, solutions):
+    """The given wrapper around a wrong ``layer_grad_norms`` that computes each layer's number with ``layer_norm``."""
+
+    def layer_grad_norms(model):
+        return minitorch.stack([layer_norm(module) for module in model.modules()
+                                if list(module.parameters(recurse=False))])
+
+    namespace = dict(solutions, layer_grad_norms=layer_grad_norms)
+    wrapper = CELLS["ch11-layer-grad-norms"].split("def mlp_gradient_norms", 1)[1]
+    exec("def mlp_gradient_norms" + wrapper, namespace)
+    return namespace["mlp_gradient_norms"]
+
+
+def _clip_each_on_its_own(grad_a, grad_b, max_norm):
+    def clip(gradient):
+        norm = minitorch.sqrt((gradient ** 2).sum())
+        return gradient * minitorch.clamp(max_norm / (norm + 1e-6), max=1.0)
+
+    return clip(grad_a), clip(grad_b), minitorch.sqrt((grad_a ** 2).sum() + (grad_b ** 2).sum())
+
+
+def _clip_without_the_cap(grad_a, grad_b, max_norm):
+    total = minitorch.sqrt((grad_a ** 2).sum() + (grad_b ** 2).sum())
+    return grad_a * max_norm / (total + 1e-6), grad_b * max_norm / (total + 1e-6), total
+
+
+def _clip_reporting_the_norm_after(grad_a, grad_b, max_norm):
+    total = minitorch.sqrt((grad_a ** 2).sum() + (grad_b ** 2).sum())
+    coefficient = minitorch.clamp(max_norm / (total + 1e-6), max=1.0)
+    return grad_a * coefficient, grad_b * coefficient, total * coefficient
+
+
+MISTAKES = {
+    "norms: the weight's gradient only": (
+        "ch11.layer_grad_norms", lambda s: _gradient_norms_with(lambda m: m.weight.grad.norm(), s)),
+    "norms: weight and bias norms added": (
+        "ch11.layer_grad_norms",
+        lambda s: _gradient_norms_with(lambda m: m.weight.grad.norm() + m.bias.grad.norm(), s)),
+    "norms: of the weights, not the gradients": (
+        "ch11.layer_grad_norms",
+        lambda s: _gradient_norms_with(
+            lambda m: minitorch.sqrt((m.weight.detach() ** 2).sum() + (m.bias.detach() ** 2).sum()), s)),
+    "bounds: Xavier from fan_in only": (
+        "ch11.init_bounds", lambda s: lambda fan_in, fan_out, gain: (gain * math.sqrt(6 / fan_in),
+                                                                      gain * math.sqrt(3 / fan_in))),
+    "bounds: the gain left out": (
+        "ch11.init_bounds", lambda s: lambda fan_in, fan_out, gain: (math.sqrt(6 / (fan_in + fan_out)),
+                                                                      math.sqrt(3 / fan_in))),
+    "bounds: standard deviations, not bounds": (
+        "ch11.init_bounds", lambda s: lambda fan_in, fan_out, gain: (gain * math.sqrt(2 / (fan_in + fan_out)),
+                                                                      gain / math.sqrt(fan_in))),
+    "clip: each gradient on its own": ("ch11.clip_gradients", lambda s: _clip_each_on_its_own),
+    "clip: small gradients scaled up": ("ch11.clip_gradients", lambda s: _clip_without_the_cap),
+    "clip: the norm after clipping": ("ch11.clip_gradients", lambda s: _clip_reporting_the_norm_after),
+    "dropout: no 1/(1-p) scale": (
+        "ch11.dropout_forward", lambda s: lambda x, keep_mask, p, training: x * keep_mask if training else x),
+    "dropout: scaled by 1/p": (
+        "ch11.dropout_forward", lambda s: lambda x, keep_mask, p, training: x * keep_mask / p if training else x),
+    "dropout: also applied in evaluation": (
+        "ch11.dropout_forward", lambda s: lambda x, keep_mask, p, training: x * keep_mask / (1 - p)),
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(MISTAKES))
+def test_typical_mistake_fails_the_check(mistake, solutions, capsys):
+    name, make = MISTAKES[mistake]
+    with pytest.raises(AssertionError):
+        check(name, make(solutions))
+    assert "FAILED" in capsys.readouterr().out
+
+
+# -- the references are what the library does -------------------------------------------------------
+def test_layer_grad_norms_reference_matches_the_gradient_monitor():
+    widgets = pytest.importorskip("widgets")
+    x, target = minitorch.tensor(randn(8, 3, seed=1)), minitorch.tensor(randn(8, 2, seed=2))
+    weights = [minitorch.tensor(randn(5, 3, seed=3)), minitorch.tensor(randn(5, seed=4)),
+               minitorch.tensor(randn(2, 5, seed=5)), minitorch.tensor(randn(2, seed=6))]
+    model = nn.Sequential(nn.Linear(3, 5), nn.Tanh(), nn.Linear(5, 2))
+    with minitorch.no_grad():
+        for parameter, value in zip(model.parameters(), weights):
+            parameter.copy_(value)
+    monitor = widgets.GradientMonitor(model, draw_in_notebook=False)
+    F.mse_loss(model(x), target).backward()
+    monitor.refresh()
+    monitor.detach()
+    from_monitor = [stats.grad_norm for stats in monitor.history[0].layers.values()]
+    reference = get("ch11.layer_grad_norms").reference(x, target, *weights)
+    assert np.allclose(reference.numpy(), from_monitor, rtol=1e-5)
+
+
+def test_init_bounds_reference_bounds_what_nn_init_draws():
+    fan_in, fan_out = 300, 100
+    weight = minitorch.empty(fan_out, fan_in)
+    xavier_bound, kaiming_bound = get("ch11.init_bounds").reference(fan_in, fan_out, nn.init.calculate_gain("relu"))
+    nn.init.xavier_uniform_(weight, gain=nn.init.calculate_gain("relu"))
+    largest = weight.abs().max().item()
+    assert 0.99 * xavier_bound < largest <= xavier_bound
+    nn.init.kaiming_uniform_(weight, nonlinearity="relu")
+    largest = weight.abs().max().item()
+    assert 0.99 * kaiming_bound < largest <= kaiming_bound
+
+
+def test_dropout_reference_is_what_f_dropout_does_with_its_own_mask():
+    x = minitorch.tensor(randn(6, 7, seed=7)) + 3.0  # no zero inputs: a zero output means a dropped unit
+    output = F.dropout(x, p=0.3, training=True)
+    keep_mask = output != 0
+    assert minitorch.allclose(get("ch11.dropout_forward").reference(x, keep_mask, 0.3, True), output, atol=1e-6)
