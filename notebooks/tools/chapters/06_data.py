@@ -113,8 +113,15 @@ cells = [
     import minitorch.nn.functional as F
     from grading import check, check_hidden, randn, summary
     from minitorch.utils.data import (
-        BatchSampler, DataLoader, Dataset, RandomSampler, SequentialSampler, Subset, TensorDataset, default_collate,
-        get_worker_info, random_split,
+        BatchSampler,
+        DataLoader,
+        Dataset,
+        RandomSampler,
+        SequentialSampler,
+        Subset,
+        TensorDataset,
+        default_collate,
+        random_split,
     )
     from minitorch.vision import transforms
 
@@ -637,11 +644,11 @@ cells = [
     _, peak_all_at_once = tracemalloc.get_traced_memory()
     del everything
     tracemalloc.reset_peak()
-    for images, targets in DataLoader(prepared_set, batch_size=64):                        # streamed
+    for _images, _targets in DataLoader(prepared_set, batch_size=64):                      # streamed
         pass
     _, peak_streamed = tracemalloc.get_traced_memory()
     tracemalloc.reset_peak()
-    for images, targets in DataLoader(prepared_set, batch_size=64, num_workers=2):          # streamed by workers
+    for _images, _targets in DataLoader(prepared_set, batch_size=64, num_workers=2):        # streamed by workers
         pass
     _, peak_workers = tracemalloc.get_traced_memory()
     tracemalloc.stop()
@@ -703,7 +710,7 @@ cells = [
     """),
     code("""
     def show_draws(loader):
-        for batch_number, (indices, workers, global_draws, own_draws) in enumerate(loader):
+        for batch_number, (_indices, workers, global_draws, own_draws) in enumerate(loader):
             print(f"  batch {batch_number} from worker {workers[0].item()}: "
                   f"np.random {np.round(global_draws.numpy(), 3)}   self.rng {np.round(own_draws.numpy(), 3)}")
 
