@@ -40,7 +40,7 @@ import itertools
 import traceback
 import weakref
 
-from numpy import asarray as _as_numpy_array, generic as _numpy_scalar
+from numpy import asarray as _as_numpy_array, generic as _numpy_scalar, ndarray as _numpy_array
 
 from .._dtype import from_numpy_dtype
 from .grad_mode import _AnomalyState, _GradState
@@ -326,8 +326,11 @@ class Function:
     @classmethod
     def apply(cls, *args):
         """Run ``forward`` on ``args`` and, if any input requires grad, record the node for backward."""
+        # One pass over the arguments: the common device, whether any input requires grad, and
+        # (for an Op) the raw arrays that forward computes on. This is the hottest loop of the kit.
         device = None
         records_graph = False
+        inputs = []
         for arg in args:
             if isinstance(arg, Tensor):
                 if device is None:
@@ -335,9 +338,13 @@ class Function:
                 elif arg._device is not device:
                     device, args = _join_devices(args)  # raises unless the odd ones out are 0-d CPU tensors
                     records_graph = any(isinstance(a, Tensor) and a._requires_grad for a in args)
+                    inputs = [a._data if isinstance(a, Tensor) else a for a in args]
                     break
                 if arg._requires_grad:
                     records_graph = True
+                inputs.append(arg._data)
+            else:
+                inputs.append(arg)
         if device is None:
             device = _CPU
         if records_graph and _GradState.enabled:
@@ -348,7 +355,6 @@ class Function:
             ctx = _ForwardOnlyContext()
 
         if cls._forward_takes_arrays:
-            inputs = [a._data if isinstance(a, Tensor) else a for a in args]
             if device is _CPU:
                 raw = cls.forward(ctx, *inputs)
             else:
@@ -365,7 +371,10 @@ class Function:
         if ctx.output_device is not None:  # an op that moves data (``to``) names the device its result is on
             device = ctx.output_device
         if type(raw) is not tuple:  # the common case: one output
-            output = _wrap_output(cls, raw, device, args, 0)
+            if type(raw) is _numpy_array and cls._forward_takes_arrays and not cls.is_view:
+                output = Tensor._make(raw, device)  # an Op returned a NumPy array that is no view: just wrap it
+            else:
+                output = _wrap_output(cls, raw, device, args, 0)
             if records_graph:
                 _connect(ctx, args, inputs, (raw,), (output,), device)
             return output
