@@ -220,7 +220,8 @@ _ONE_ARGUMENT_MOUNTS = {"--dev", "--proc", "--tmpfs"}
 def _with_parent_folders(mounts: list[str]) -> list[str]:
     """``mounts`` with ``--perms 0755 --dir`` before each mount for its missing parent folders: bwrap
     would otherwise create them with mode 0700, which the unprivileged uid could not walk through
-    (say the home folder above a pyenv-installed Python). A parent inside an earlier bind already exists and is left alone."""
+    (say the home folder above a pyenv-installed Python). A parent inside an earlier bind already
+    exists and is left alone."""
     result, pending, created, bound, position = [], [], set(), [], 0
     while position < len(mounts):
         option = mounts[position]
