@@ -360,6 +360,21 @@ class BinaryCrossEntropy(Op):
         return grad_x, grad_target
 
 
+def _cross_entropy_backward_on_arrays(ctx, grad, logits, probabilities):
+    """``(softmax(x) - onehot(y)) * grad`` on raw arrays, for a plain ``backward()`` (no graph of the
+    gradient is recorded, so nothing is lost); the loss ends nearly every training step."""
+    difference = probabilities._data.copy()
+    difference[logits._xp.arange(difference.shape[0]), ctx.labels] -= 1
+    g = grad._data
+    if ctx.reduction == "mean":
+        difference *= g / difference.shape[0]
+    elif ctx.reduction == "sum":
+        difference *= g
+    else:
+        difference *= g[:, None]
+    return Tensor._make(difference, grad._device)
+
+
 class CrossEntropy(Op):
     """``loss_i = logsumexp(x_i) - x_i[y_i]`` for ``(N, C)`` logits and class indices ``y`` (then mean, sum or none).
 
@@ -380,7 +395,7 @@ class CrossEntropy(Op):
         ctx.labels, ctx.reduction = labels, reduction
         ctx.save_for_backward(logits, exponentials / totals)
         if reduction == "mean":
-            return xp.asarray(losses.mean())
+            return xp.asarray(losses.sum() / losses.shape[0])  # sum()/N: NumPy's mean() costs more on a small batch
         if reduction == "sum":
             return xp.asarray(losses.sum())
         return losses
@@ -388,8 +403,10 @@ class CrossEntropy(Op):
     @staticmethod
     def backward(ctx, grad):
         logits, probabilities = ctx.saved_tensors
-        if _GradState.enabled:  # create_graph: recompute the softmax differentiably (double backward)
-            probabilities = Softmax.apply(logits, 1)
+        if not _GradState.enabled:
+            return _cross_entropy_backward_on_arrays(ctx, grad, logits, probabilities), None, None
+        # create_graph: recompute the softmax differentiably, so the gradient can be differentiated again
+        probabilities = Softmax.apply(logits, 1)
         xp = logits._xp
         one_hot = xp.zeros(logits.shape, dtype=logits._data.dtype)
         one_hot[xp.arange(logits.shape[0]), ctx.labels] = 1
