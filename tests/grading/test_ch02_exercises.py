@@ -7,38 +7,22 @@ the learner's edition (notebooks/release/02_autograd), so an edit to either is t
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-import numpy as np
 import pytest
 
 import minitorch
-from grading import check, check_hidden, randn
+from grading import check
+from tests.grading.chapter_notebooks import cells, namespace
 
-COURSE = Path(__file__).resolve().parents[2] / "notebooks"
 CHAPTER = "02_autograd"
 EXERCISES = ["silu_with_grad", "numerical_gradient", "hessian_vector_product"]
 
 
 def _cells(edition: str, kind: str) -> list[str]:
-    """The source of the notebook's nbgrader cells of ``kind`` ("solution" or "grade"), in order."""
-    notebook = json.loads((COURSE / edition / CHAPTER / f"{CHAPTER}.ipynb").read_text())
-    return [
-        "".join(cell["source"])
-        for cell in notebook["cells"]
-        if cell["cell_type"] == "code" and cell.get("metadata", {}).get("nbgrader", {}).get(kind)
-        and not (kind == "grade" and cell["metadata"]["nbgrader"].get("solution"))
-    ]
+    return cells(CHAPTER, edition, kind)
 
 
 def _namespace(edition: str) -> dict:
-    """Run the notebook's solution cells (after the imports they rely on); return what they define."""
-    namespace = {"np": np, "numpy": np, "minitorch": minitorch, "check": check, "check_hidden": check_hidden,
-                 "randn": randn}
-    for source in _cells(edition, "solution"):
-        exec(source, namespace)
-    return namespace
+    return namespace(CHAPTER, edition)
 
 
 SOLUTIONS = _namespace("source")
