@@ -414,8 +414,16 @@ def _wrap_output(cls, value, device, args, index):
         base = args[0]
         output = Tensor._make(value, device, version_counter=base._version_counter)
         output._base = base if base._base is None else base._base
+        if output._base._requires_grad and _GradState.enabled:
+            _remember_view(output)  # a later write through a sibling view must update its history
         return output
     return Tensor._make(value, device)
+
+
+def _remember_view(view) -> None:
+    from ..ops.copy_slices import remember_view
+
+    remember_view(view)
 
 
 def _connect(ctx, args, inputs, raw_outputs, outputs, device):

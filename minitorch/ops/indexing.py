@@ -27,7 +27,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
-from . import shape as shape_ops
+from . import copy_slices, shape as shape_ops
 from ._util import array_module, broadcast_shapes, cast, check_broadcastable, check_same_device, wrap_dim
 
 
@@ -278,6 +278,13 @@ class IndexPut(Op):
         return grad_x, grad_value, None, None, None
 
 
+class SliceAssign(IndexPut):
+    """``x[slices] = v``: IndexPut by another name. PyTorch writes through the view ``x[slices]``, so its
+    node is the ``CopySlices`` of ``ops/copy_slices.py``; the math is the same."""
+
+    node_name = "CopySlices"
+
+
 def setitem(x: Tensor, index, value) -> None:
     """``x[index] = value``: written into ``x``'s memory, and differentiable for ``x`` and ``value``.
 
@@ -302,12 +309,23 @@ def setitem(x: Tensor, index, value) -> None:
             f"destination and {_TYPE_NAMES[value.dtype.name]} for the source."
         )
     value_requires_grad = isinstance(value, Tensor) and value._requires_grad
+    base = x._base
     try:
-        if _GradState.enabled and (x._requires_grad or value_requires_grad):
+        if _GradState.enabled and (base is not None and base._requires_grad or x._requires_grad or value_requires_grad):
+            positions = None if base is None else copy_slices.view_positions(x)
+            if positions is not None:  # x is a view: the write rewrites its base's history too
+                if isinstance(value, Tensor):
+                    value = cast(value, x.dtype)
+
+                def put(old_view: Tensor) -> Tensor:
+                    return IndexPut.apply(old_view, value, key, has_arrays, False)
+
+                copy_slices.write_through_view(x, positions, put, (), _store_into)
+                return
             _check_inplace_allowed(x, has_arrays)
             if isinstance(value, Tensor):
                 value = cast(value, x.dtype)
-            result = IndexPut.apply(x, value, key, has_arrays, False)
+            result = (IndexPut if has_arrays else SliceAssign).apply(x, value, key, has_arrays, False)
             x._data[...] = result._data
             x.grad_fn, x._requires_grad, x._output_nr = result.grad_fn, result._requires_grad, result._output_nr
         else:
@@ -319,25 +337,19 @@ def setitem(x: Tensor, index, value) -> None:
     x._bump_version()
 
 
+def _store_into(x: Tensor, result: Tensor) -> Tensor:
+    """Write the new contents of the view ``x`` into its memory (``copy_slices`` then rewrites the history)."""
+    x._data[...] = result._data
+    x._bump_version()
+    return result
+
+
 def _check_inplace_allowed(x: Tensor, has_arrays: bool) -> None:
-    """Refuse the writes autograd cannot follow: into a leaf that requires grad (or a view of one),
-    and, as ``ops/inplace.py`` does, into a view of a tensor that requires grad."""
-    base = x._base
+    """Refuse the write autograd cannot follow: into a leaf that requires grad."""
     if x._requires_grad and x.grad_fn is None:
         # x[basic key] = v is a write through a view of x in PyTorch, hence its message names a view
         what = "a leaf Variable" if has_arrays else "a view of a leaf Variable"
-    elif base is not None and base._requires_grad and base.grad_fn is None:
-        what = "a view of a leaf Variable"
-    elif base is not None and base._requires_grad:
-        # The write changes base's values too, but not base's graph; PyTorch rebuilds it (CopySlices).
-        raise RuntimeError(
-            "minitorch does not support in-place operations on a view of a tensor that requires grad (PyTorch "
-            "rewrites the base's history with CopySlices). Apply the operation to the base tensor, or clone() the "
-            "view first."
-        )
-    else:
-        return
-    raise RuntimeError(f"{what} that requires grad is being used in an in-place operation.")
+        raise RuntimeError(f"{what} that requires grad is being used in an in-place operation.")
 
 
 def _assignment_error(error: ValueError, x: Tensor, key, value) -> Exception:

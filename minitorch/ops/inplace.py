@@ -15,9 +15,8 @@ Without recording (an optimizer step under ``no_grad``) no snapshot is taken: th
 computes and writes, keeping the tensor's identity (an ``nn.Parameter`` stays the same object).
 
 In-place ops on a leaf that requires grad are an error while recording, as in PyTorch.
-minitorch also refuses in-place ops on a *view* that takes part in autograd (PyTorch
-rewrites the base tensor's history with a ``CopySlices`` node; minitorch keeps the graph
-simple instead and says so).
+An in-place op on a *view* while recording (``h[0].mul_(2)``, ``h[:, t] += y``) also rewrites the
+history of the view's base: ``ops/copy_slices.py`` explains how.
 """
 
 from __future__ import annotations
@@ -28,24 +27,13 @@ from .._random import numpy_generator
 from .._tensor import Tensor
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
-from . import pointwise
+from . import copy_slices, pointwise
 from ._util import as_operand, cast
 
 
 def _check_allowed(target: Tensor, recording: bool) -> None:
-    if not recording:
-        return
-    if target.grad_fn is None and target._requires_grad:
+    if recording and target.grad_fn is None and target._requires_grad:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    base = target._base
-    if base is not None and base._requires_grad:
-        if base.grad_fn is None:
-            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-        raise RuntimeError(
-            "minitorch does not support in-place operations on a view of a tensor that requires grad (PyTorch "
-            "rewrites the base's history with CopySlices). Apply the operation to the base tensor, or clone() the "
-            "view first."
-        )
 
 
 def _snapshot(target: Tensor) -> Tensor:
@@ -58,6 +46,16 @@ def _snapshot(target: Tensor) -> Tensor:
 
 def _write(target: Tensor, result: Tensor, recording: bool) -> Tensor:
     """Store ``result`` in ``target``'s memory, bump its version, and adopt the result's history."""
+    result = _store(target, result)
+    if recording and result._requires_grad:
+        target.grad_fn = result.grad_fn
+        target._output_nr = result._output_nr
+        target._requires_grad = True
+    return target
+
+
+def _store(target: Tensor, result: Tensor) -> Tensor:
+    """Write ``result`` into ``target``'s memory and bump its version; ``result`` in ``target``'s dtype."""
     result_dtype = result.dtype
     target_dtype = target.dtype
     if result_dtype is not target_dtype:
@@ -78,11 +76,7 @@ def _write(target: Tensor, result: Tensor, recording: bool) -> Tensor:
         )
     target._data[...] = result._data
     target._version_counter[0] += 1
-    if recording and result._requires_grad:
-        target.grad_fn = result.grad_fn
-        target._output_nr = result._output_nr
-        target._requires_grad = True
-    return target
+    return result
 
 
 def _type_label(dtype) -> str:
@@ -92,9 +86,16 @@ def _type_label(dtype) -> str:
 
 def _inplace(target: Tensor, compute, *others) -> Tensor:
     """``target`` overwritten with ``compute(target, *others)`` (see the module docstring)."""
+    base = target._base
     recording = _GradState.enabled and (
-        target._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
+        target._requires_grad
+        or any(isinstance(o, Tensor) and o._requires_grad for o in others)
+        or (base is not None and base._requires_grad)
     )
+    if recording and base is not None:
+        positions = copy_slices.view_positions(target)
+        if positions is not None:
+            return copy_slices.write_through_view(target, positions, compute, others, _store)
     _check_allowed(target, recording)
     source = _snapshot(target) if recording else target
     result = compute(source, *others)

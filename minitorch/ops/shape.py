@@ -16,8 +16,10 @@ import math
 from .. import _dtype
 from .._tensor import Size, Tensor
 from ..autograd.function import Op
+from ..autograd.grad_mode import _GradState
 from . import indexing
 from ._util import array_module, cast, normalize_dims, shape_argument, wrap_dim
+from .copy_slices import remember_view
 
 
 # -- reshape and view --------------------------------------------------------------------
@@ -488,6 +490,8 @@ def _pieces_share_memory(x: Tensor, pieces: tuple) -> tuple:
     for piece in pieces[1:]:
         piece._version_counter = x._version_counter
         piece._base = base
+        if base._requires_grad and _GradState.enabled:
+            remember_view(piece)
     return pieces
 
 

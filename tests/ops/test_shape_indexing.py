@@ -308,11 +308,19 @@ def test_top_level_names_exist_in_pytorch():
         assert hasattr(minitorch, name) and hasattr(torch, name), name
 
 
-def test_setitem_on_a_view_of_a_non_leaf_is_refused():
-    # PyTorch would rewrite the base's history (CopySlices); minitorch refuses rather than give a wrong gradient.
-    base = minitorch.ones(2, 3, requires_grad=True) * 1
-    with pytest.raises(RuntimeError, match="does not support in-place operations on a view"):
+def test_setitem_on_a_view_of_a_non_leaf_rewrites_the_base_history():
+    # PyTorch rewrites the base's history (CopySlices): the overwritten element gets no gradient.
+    torch = require_torch()
+
+    def build(lib):
+        leaf = lib.ones(2, 3, dtype=lib.float64, requires_grad=True)
+        base = leaf * 2
         base[0][1] = 5.0
+        (base * base).sum().backward()
+        return base.grad_fn.name().split("::")[-1], leaf.grad.tolist(), base.tolist()
+
+    assert build(minitorch) == build(torch)
+    base = minitorch.ones(2, 3, requires_grad=True) * 1
     with minitorch.no_grad():
-        base[0][1] = 5.0  # without recording there is no graph to keep right
-    assert base[0, 1].item() == 5.0
+        base[0][1] = 5.0  # without recording there is no graph to rewrite
+    assert base[0, 1].item() == 5.0 and base.grad_fn.name() == "MulBackward0"

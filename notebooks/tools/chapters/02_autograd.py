@@ -21,6 +21,7 @@ cells = [
         * use `.backward()`, `.grad`, `requires_grad`, and know why gradients **accumulate** and when to zero them;
         * switch recording off with `no_grad`, cut a tensor out of the graph with `detach`, and keep an intermediate
           gradient with `retain_grad`;
+        * say what happens to the graph when a tensor is **overwritten in place**, directly or through a view;
         * write your own differentiable operation as a `minitorch.autograd.Function`, and test it with `gradcheck`;
         * take **gradients of gradients** (`create_graph=True`), up to a Hessian-vector product.
         """
@@ -367,6 +368,54 @@ cells = [
         x = minitorch.tensor(3.0, requires_grad=True)
         product = x * x.detach()
         widgets.GraphStepper(product, names={"x": x, "product": product})
+        """
+    ),
+    md(
+        """
+        ### Writing in place
+
+        Operations whose names end in an underscore (`add_`, `mul_`, `relu_`, `zero_`) and augmented assignments
+        (`+=`) overwrite a tensor's memory instead of making a new tensor. You just saw that a leaf that requires grad
+        refuses them. On other tensors autograd follows them, with two rules:
+
+        * Every tensor has a **version counter** (`tensor._version`) that each in-place write bumps. An operation that
+          saved a tensor for its backward remembers the version it saw. If the tensor was overwritten since, backward
+          stops with an error instead of silently using the wrong numbers.
+        * Writing through a **view** (`h[0] += 1`, `h[:, 1].mul_(2)`) changes the base tensor too, so the base gets a
+          new node, `CopySlices`: "the old base, with these elements replaced by the op's result". In backward, the
+          gradient of the replaced elements goes through the op's backward; the other elements pass unchanged.
+        """
+    ),
+    code(
+        """
+        x = minitorch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x.exp()                       # exp saves its result: backward needs exp(x)
+        print("version before:", y._version)
+        y.add_(1)
+        print("version after add_:", y._version)
+        try:
+            y.sum().backward()
+        except RuntimeError as error:
+            print("RuntimeError:", str(error)[:120], "...")
+
+        h = x * 2
+        h[0].mul_(x[2])                   # a write through the view h[0]: h = [2 x0 x2, 2 x1, 2 x2]
+        print("h =", h.detach(), "  h.grad_fn:", h.grad_fn.name())
+        h.sum().backward()
+        print("x.grad =", x.grad, "  (d/dx0 = 2 x2 = 6, d/dx2 = 2 + 2 x0 = 4)")
+        """
+    ),
+    md(
+        """
+        In the stepper, `CopySlices` takes two inputs: the old `h` (from `mul`) and the new values of the row (from the
+        `mul` by `x[2]`, whose first input is the old row, read from the old `h` by `AsStridedBackward0`).
+        """
+    ),
+    code(
+        """
+        h = x * 2
+        h[0].mul_(x[2])
+        widgets.GraphStepper(h.sum(), names={"x": x, "h": h})
         """
     ),
     md(
@@ -826,6 +875,8 @@ cells = [
           clear gradients between steps (`x.grad = None`). Non-scalars need a `gradient` argument (or `.sum()`).
         * `no_grad()` switches recording off (evaluation, parameter updates); `detach()` gives the same data without
           history (a stop-gradient); `retain_grad()` keeps an intermediate tensor's gradient.
+        * In-place writes bump a tensor's **version**, so backward refuses stale saved values; a write through a view
+          gives the base a `CopySlices` node.
         * A custom operation is a `minitorch.autograd.Function` with `forward` and `backward`, exactly as in PyTorch;
           built-in ops (`minitorch/ops/pointwise.py` and friends) are the same idea on raw arrays. `gradcheck` compares
           a backward with central differences, in float64.
