@@ -31,6 +31,10 @@ class Sort(Op):
         # descending order, sort the reversed ranks so that ties still keep that order.
         keys = x if not descending else _descending_keys(xp, x)
         indices = xp.argsort(keys, axis=dim, kind="stable").astype(xp.int64)
+        if descending and x.dtype.kind == "f" and bool(xp.isnan(x).any()):
+            # NaN counts as the largest value, as in PyTorch: move the NaNs (sorted last) to the front
+            not_nan = ~xp.isnan(xp.take_along_axis(x, indices, axis=dim))
+            indices = xp.take_along_axis(indices, xp.argsort(not_nan, axis=dim, kind="stable"), axis=dim)
         if k is not None:
             indices = xp.take(indices, xp.arange(k), axis=dim)
         values = xp.take_along_axis(x, indices, axis=dim)
@@ -53,11 +57,7 @@ class TopK(Sort):
 
 
 def _descending_keys(xp, x):
-    """Keys whose ascending order is ``x``'s descending order.
-
-    One difference from PyTorch: NaN sorts last in both directions here (NumPy's rule), where
-    PyTorch puts NaN first when sorting in descending order.
-    """
+    """Keys whose ascending order is ``x``'s descending order (NaN still sorts last: ``Sort`` moves it)."""
     if x.dtype.kind == "f":
         return -x
     if x.dtype.kind == "b":

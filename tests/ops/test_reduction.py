@@ -262,3 +262,19 @@ def test_reduction_dims_hypothesis(name, shape_and_dims, keepdim, seed):
     for ours, theirs in zip(run(minitorch), run(torch)):
         assert ours.shape == theirs.shape
         np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_nan_sorts_as_the_largest_value_like_pytorch(descending):
+    torch = require_torch()
+    nan, inf = float("nan"), float("inf")
+    rows = [[1.0, nan, 3.0, inf, nan, -1.0, 3.0], [nan, 2.0, 2.0, -inf, 0.0, 5.0, nan]]
+    ours = minitorch.tensor(rows).sort(dim=1, descending=descending, stable=True)
+    theirs = torch.tensor(rows).sort(dim=1, descending=descending, stable=True)
+    assert ours.indices.tolist() == theirs.indices.tolist()
+    np.testing.assert_array_equal(ours.values.numpy(), theirs.values.numpy())  # NaN equals NaN here
+    for largest in (False, True):
+        assert (
+            minitorch.tensor(rows).topk(3, largest=largest).indices.tolist()
+            == torch.tensor(rows).topk(3, largest=largest).indices.tolist()
+        )
