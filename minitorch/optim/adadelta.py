@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import minitorch
 
-from .optimizer import Optimizer, _zero_step
+from .optimizer import Optimizer, _check_non_negative, _zero_step
 
 
 class Adadelta(Optimizer):
@@ -51,14 +51,10 @@ class Adadelta(Optimizer):
         *,
         maximize: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_non_negative(lr=lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_non_negative(eps=eps, weight_decay=weight_decay)
         defaults = {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay, "maximize": maximize}
         super().__init__(params, defaults)
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import minitorch
 
-from .optimizer import Optimizer, _zero_step
+from .optimizer import Optimizer, _check_non_negative, _zero_step
 
 
 class Adagrad(Optimizer):
@@ -53,16 +53,10 @@ class Adagrad(Optimizer):
         *,
         maximize: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_non_negative(
+            lr=lr, lr_decay=lr_decay, weight_decay=weight_decay, initial_accumulator_value=initial_accumulator_value,
+            eps=eps,
+        )
         defaults = {
             "lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
             "initial_accumulator_value": initial_accumulator_value, "maximize": maximize,

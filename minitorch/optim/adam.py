@@ -6,14 +6,7 @@ from collections.abc import Iterable
 
 import minitorch
 
-from .optimizer import Optimizer, _zero_step
-
-
-def _check_betas(betas) -> None:
-    if not 0.0 <= betas[0] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-    if not 0.0 <= betas[1] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+from .optimizer import Optimizer, _check_betas, _check_non_negative, _zero_step
 
 
 class Adam(Optimizer):
@@ -64,13 +57,9 @@ class Adam(Optimizer):
         maximize: bool = False,
         decoupled_weight_decay: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_non_negative(lr=lr, eps=eps)
         _check_betas(betas)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_non_negative(weight_decay=weight_decay)
         defaults = {
             "lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
             "maximize": maximize, "decoupled_weight_decay": decoupled_weight_decay,

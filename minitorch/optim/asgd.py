@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import minitorch
 
-from .optimizer import Optimizer, _scalar_dtype, _zero_step
+from .optimizer import Optimizer, _check_non_negative, _scalar_dtype, _zero_step
 
 
 class ASGD(Optimizer):
@@ -55,10 +55,7 @@ class ASGD(Optimizer):
         *,
         maximize: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_non_negative(lr=lr, weight_decay=weight_decay)
         defaults = {
             "lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0, "weight_decay": weight_decay, "maximize": maximize,
         }

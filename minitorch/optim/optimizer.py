@@ -63,6 +63,21 @@ def _zero_step(device=None) -> Tensor:
     return minitorch.tensor(0.0, dtype=_scalar_dtype(), device=device)
 
 
+def _check_non_negative(**options) -> None:
+    """PyTorch's ``ValueError`` for the first option, in the order given, that is negative (or NaN)."""
+    for name, value in options.items():
+        if not 0.0 <= value:
+            label = {"lr": "learning rate", "eps": "epsilon value"}.get(name, f"{name} value")
+            raise ValueError(f"Invalid {label}: {value}")
+
+
+def _check_betas(betas) -> None:
+    """Adam-style decay rates must lie in [0, 1)."""
+    for index, beta in enumerate(betas[:2]):
+        if not 0.0 <= beta < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {index}: {beta}")
+
+
 class Optimizer:
     """Base class of all optimizers.
 

@@ -6,8 +6,7 @@ from collections.abc import Iterable
 
 import minitorch
 
-from .adam import _check_betas
-from .optimizer import Optimizer, _zero_step
+from .optimizer import Optimizer, _check_betas, _check_non_negative, _zero_step
 
 
 class RAdam(Optimizer):
@@ -60,13 +59,9 @@ class RAdam(Optimizer):
         *,
         maximize: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_non_negative(lr=lr, eps=eps)
         _check_betas(betas)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_non_negative(weight_decay=weight_decay)
         defaults = {
             "lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay, "maximize": maximize,
             "decoupled_weight_decay": decoupled_weight_decay,

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import minitorch
 
-from .optimizer import Optimizer, _zero_step
+from .optimizer import Optimizer, _check_non_negative, _zero_step
 
 
 class RMSprop(Optimizer):
@@ -59,16 +59,7 @@ class RMSprop(Optimizer):
         *,
         maximize: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        _check_non_negative(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
         defaults = {
             "lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps, "centered": centered,
             "weight_decay": weight_decay, "maximize": maximize,

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import minitorch
 
-from .optimizer import Optimizer, _zero_step
+from .optimizer import Optimizer, _check_non_negative, _zero_step
 
 
 class Rprop(Optimizer):
@@ -48,8 +48,7 @@ class Rprop(Optimizer):
         *,
         maximize: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_non_negative(lr=lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         defaults = {"lr": lr, "etas": tuple(etas), "step_sizes": tuple(step_sizes), "maximize": maximize}
