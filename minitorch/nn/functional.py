@@ -2376,8 +2376,58 @@ def _run_direction(mode: str, input: Tensor, weights: list, has_biases: bool, hi
     return _stack(outputs, 0), hidden, cell
 
 
+def _run_direction_packed(mode: str, input: Tensor, weights: list, has_biases: bool, hidden: Tensor,
+                          cell: Tensor | None, reverse: bool, batch_sizes: list[int]):
+    """``_run_direction`` over a packed batch, given padded ``(time, batch, features)`` with the longest
+    sequence first; ``batch_sizes[t]`` sequences are still running at step ``t``.
+
+    The steps split into stretches over which the same sequences run; each stretch is one ordinary
+    ``_run_direction`` call on just those rows. Forward in time, a sequence's final state is taken when
+    its last stretch ends; in reverse, a sequence joins (from its initial state) at its own last step.
+    Padding is never read, and the output is 0 there (what ``pad_packed_sequence`` shows).
+    """
+    batch = input.shape[1]
+    stretches = []  # (first step, end step, rows running)
+    for time, rows in enumerate(batch_sizes):
+        if stretches and stretches[-1][2] == rows:
+            stretches[-1][1] = time + 1
+        else:
+            stretches.append([time, time + 1, rows])
+    outputs, final_hidden, final_cell = [], [], []
+    state_hidden, state_cell = hidden, cell
+    if reverse:
+        stretches.reverse()
+        state_hidden = hidden[:stretches[0][2]]
+        state_cell = None if cell is None else cell[:stretches[0][2]]
+    for position, (start, stop, rows) in enumerate(stretches):
+        if reverse and state_hidden.shape[0] < rows:  # sequences that end here start their reverse pass
+            state_hidden = _cat([state_hidden, hidden[state_hidden.shape[0]:rows]], 0)
+            if cell is not None:
+                state_cell = _cat([state_cell, cell[state_cell.shape[0]:rows]], 0)
+        output, state_hidden, state_cell = _run_direction(
+            mode, input[start:stop, :rows], weights, has_biases, state_hidden[:rows],
+            None if state_cell is None else state_cell[:rows], reverse,
+        )  # fmt: skip
+        if rows < batch:
+            output = _cat([output, _zeros(stop - start, batch - rows, output.shape[2], dtype=output.dtype,
+                                          device=output.device)], 1)  # fmt: skip
+        outputs.append(output)
+        if not reverse:  # the rows that stop running after this stretch are finished
+            following = stretches[position + 1][2] if position + 1 < len(stretches) else 0
+            final_hidden.insert(0, state_hidden[following:])
+            if state_cell is not None:
+                final_cell.insert(0, state_cell[following:])
+    if reverse:
+        outputs.reverse()
+        final_hidden, final_cell = [state_hidden], [state_cell] if state_cell is not None else []
+    output = outputs[0] if len(outputs) == 1 else _cat(outputs, 0)
+    last_hidden = final_hidden[0] if len(final_hidden) == 1 else _cat(final_hidden, 0)
+    last_cell = None if not final_cell else final_cell[0] if len(final_cell) == 1 else _cat(final_cell, 0)
+    return output, last_hidden, last_cell
+
+
 def _recurrent(mode: str, input: Tensor, hx, weights: list, has_biases: bool, num_layers: int, dropout_p: float,
-               train: bool, bidirectional: bool, batch_first: bool):
+               train: bool, bidirectional: bool, batch_first: bool, batch_sizes: list[int] | None = None):
     """A stacked, optionally bidirectional RNN/LSTM/GRU over a 3-D input (PyTorch's ``torch.lstm`` and kin).
 
     ``mode`` is ``"RNN_TANH"``, ``"RNN_RELU"``, ``"LSTM"`` or ``"GRU"``; ``hx`` is ``h0`` (or
@@ -2385,7 +2435,8 @@ def _recurrent(mode: str, input: Tensor, hx, weights: list, has_biases: bool, nu
     ``weights`` is the flat list of parameters in PyTorch's order, per layer and direction
     ``w_ih, w_hh[, b_ih, b_hh][, w_hr]``. Layer ``k + 1`` reads the outputs of layer ``k``
     (both directions side by side), with dropout between layers when training.
-    Returns ``(output, h_n)`` or, for an LSTM, ``(output, h_n, c_n)``.
+    Returns ``(output, h_n)`` or, for an LSTM, ``(output, h_n, c_n)``. With ``batch_sizes`` the input
+    is a packed batch laid out padded (``nn.utils.rnn``), longest sequence first.
     """
     num_directions = 2 if bidirectional else 1
     per_direction = len(weights) // (num_layers * num_directions)
@@ -2403,11 +2454,14 @@ def _recurrent(mode: str, input: Tensor, hx, weights: list, has_biases: bool, nu
         direction_outputs = []
         for direction in range(num_directions):
             index = layer * num_directions + direction
-            output, hidden, cell = _run_direction(
+            arguments = (
                 mode, layer_input, weights[index * per_direction:(index + 1) * per_direction], has_biases,
-                initial_hidden[index], initial_cell[index] if initial_cell is not None else None,
-                reverse=direction == 1,
-            )
+                initial_hidden[index], initial_cell[index] if initial_cell is not None else None, direction == 1,
+            )  # fmt: skip
+            if batch_sizes is None:
+                output, hidden, cell = _run_direction(*arguments)
+            else:
+                output, hidden, cell = _run_direction_packed(*arguments, batch_sizes)
             direction_outputs.append(output)
             final_hidden.append(hidden)
             final_cell.append(cell)

@@ -104,7 +104,7 @@ TOPICS = {
     "pooling": ["MaxPool2d"],
     "padding": ["padding"],
     "normalization": ["BatchNorm"],
-    "recurrent": ["LSTM", "GRU"],
+    "recurrent": ["LSTM", "GRU", "pack_sequence"],
     "transformer": ["MultiheadAttention", "Transformer"],
     "linear": ["nn.Linear"],
     "dropout": ["Dropout"],

@@ -15,8 +15,8 @@ Parameters have PyTorch's names and layouts (``weight_ih_l0``, ``weight_hh_l0``,
 ``bias_ih_l0``, ``bias_hh_l0``, ``..._reverse`` for the backward direction of a
 bidirectional layer, ``weight_hr_l0`` for an LSTM projection), gates stacked in PyTorch's
 order, so a ``state_dict`` moves between the two libraries unchanged. The math lives in
-``nn.functional`` (``_recurrent`` and the ``_*_cell`` functions); packed sequences are not
-supported.
+``nn.functional`` (``_recurrent`` and the ``_*_cell`` functions). ``RNN``, ``LSTM`` and ``GRU`` also
+take a ``PackedSequence`` (``nn.utils.rnn``: a batch of sequences of different lengths) and return one.
 
     >>> import minitorch
     >>> lstm = minitorch.nn.LSTM(input_size=3, hidden_size=5, num_layers=2)
@@ -35,6 +35,7 @@ from ... import _creation
 from ..._tensor import Tensor
 from .. import functional as F, init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence, _padded_in_sorted_order, _valid_steps
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
@@ -146,15 +147,16 @@ class RNNBase(Module):
                 f"RNN input dtype ({input.dtype}) does not match weight dtype ({first_weight.dtype}). "
                 f"Convert input: input.to({first_weight.dtype}), or convert model: model.to({input.dtype})"
             )
-        if input.dim() != 3:
-            raise RuntimeError(f"input must have 3 dimensions, got {input.dim()}")
+        expected_dim = 2 if batch_sizes is not None else 3
+        if input.dim() != expected_dim:
+            raise RuntimeError(f"input must have {expected_dim} dimensions, got {input.dim()}")
         if self.input_size != input.size(-1):
             raise RuntimeError(
                 f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got {input.size(-1)}"
             )
 
     def get_expected_hidden_size(self, input: Tensor, batch_sizes=None) -> tuple:
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        mini_batch = int(batch_sizes[0]) if batch_sizes is not None else input.size(0 if self.batch_first else 1)
         num_directions = 2 if self.bidirectional else 1
         size = self.proj_size if self.proj_size > 0 else self.hidden_size
         return (self.num_layers * num_directions, mini_batch, size)
@@ -187,8 +189,40 @@ class RNNBase(Module):
         return F._recurrent(self.mode, input, hx, self._flat_weights, self.bias, self.num_layers, self.dropout,
                             self.training, self.bidirectional, self.batch_first)
 
+    def _packed_forward(self, packed: PackedSequence, hx):
+        """``forward`` on a ``PackedSequence``: the states follow the packed (longest-first) batch order, so
+        ``hx`` is put in that order on the way in and ``h_n`` (and ``c_n``) back in the caller's order on the
+        way out."""
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        batch_sizes_list = [int(size) for size in batch_sizes.tolist()]
+        if hx is None:
+            hidden_size = self.proj_size if self.proj_size > 0 else self.hidden_size
+            sizes = (hidden_size, self.hidden_size) if self.mode == "LSTM" else (hidden_size,)
+            layers = self.num_layers * (2 if self.bidirectional else 1)
+            states = tuple(
+                _creation.zeros(layers, batch_sizes_list[0], size, dtype=data.dtype, device=data.device)
+                for size in sizes
+            )
+        else:
+            states = hx if isinstance(hx, tuple) else (hx,)
+            if sorted_indices is not None:
+                states = tuple(state.index_select(1, sorted_indices) for state in states)
+        hidden_arguments = states if self.mode == "LSTM" else states[0]
+        self.check_forward_args(data, hidden_arguments, batch_sizes)
+        padded, lengths = _padded_in_sorted_order(packed)
+        results = F._recurrent(self.mode, padded, hidden_arguments, self._flat_weights, self.bias, self.num_layers,
+                               self.dropout, self.training, self.bidirectional, False, batch_sizes_list)
+        valid = _creation.tensor(_valid_steps(lengths, padded.shape[0]), device=data.device)
+        output = PackedSequence(results[0][valid], batch_sizes, sorted_indices, unsorted_indices)
+        final = results[1:]
+        if unsorted_indices is not None:
+            final = tuple(state.index_select(1, unsorted_indices) for state in final)
+        return output, (final if self.mode == "LSTM" else final[0])
+
     def _single_state_forward(self, input: Tensor, hx: Tensor | None):
         """``forward`` of RNN and GRU: one hidden state ``h``."""
+        if isinstance(input, PackedSequence):
+            return self._packed_forward(input, hx)
         input, is_batched = self._batched(input)
         if hx is not None:
             if is_batched and hx.dim() != 3:
@@ -267,7 +301,7 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input: Tensor, batch_sizes=None) -> tuple:
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        mini_batch = int(batch_sizes[0]) if batch_sizes is not None else input.size(0 if self.batch_first else 1)
         num_directions = 2 if self.bidirectional else 1
         return (self.num_layers * num_directions, mini_batch, self.hidden_size)
 
@@ -279,6 +313,8 @@ class LSTM(RNNBase):
                                "Expected hidden[1] size {}, got {}")
 
     def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None):
+        if isinstance(input, PackedSequence):
+            return self._packed_forward(input, hx)
         input, is_batched = self._batched(input)
         if hx is None:
             hx = (self._zeros_state(input, self.proj_size if self.proj_size > 0 else self.hidden_size),

@@ -18,7 +18,8 @@ cells = [
     * write one step of an RNN, an LSTM and a GRU cell from their equations, with PyTorch's weight layout and gate
       order, and use `nn.RNN`, `nn.LSTM` and `nn.GRU` on whole sequences;
     * explain what the gates are for, by measuring how much gradient reaches the early steps of a sequence;
-    * train the three layers on a small memory task.
+    * train the three layers on a small memory task;
+    * batch sequences of different lengths with padding and packing.
     """),
     code("""
     import matplotlib.pyplot as plt
@@ -411,6 +412,42 @@ cells = [
     step. In practice the GRU and the LSTM perform similarly; the LSTM is the more common
     default, and attention (chapter 9) has replaced both for most long-sequence work.
 
+    ## 6. Sequences of different lengths: padding and packing
+
+    Real batches mix lengths: sentences of 3 and of 30 words. `nn.utils.rnn.pad_sequence` stacks them into one tensor,
+    filling the short ones with zeros, but a recurrent layer would then also read the padding: the final state of a
+    short sequence would be the state *after the padding*, not after its last real step.
+
+    **Packing** fixes that. `pack_sequence` (or `pack_padded_sequence` on a padded batch with its lengths) sorts the
+    sequences from longest to shortest and keeps only their real steps, time step by time step; `batch_sizes[t]` says
+    how many sequences are still running at step `t`. `nn.RNN`, `nn.LSTM` and `nn.GRU` accept the packed batch and
+    return a packed output, and each sequence's `h_n` is its state after its *own* last step (a reverse direction
+    starts at its own end). `pad_packed_sequence` turns the output back into a padded tensor, in your order.
+    """),
+    code("""
+    from minitorch.nn.utils.rnn import pack_sequence, pad_packed_sequence, pad_sequence
+
+    sentences = [minitorch.randn(length, 3) for length in (2, 5, 3)]
+    padded = pad_sequence(sentences, batch_first=True)
+    print("padded:", tuple(padded.shape), " (batch, longest, features)")
+
+    packed = pack_sequence(sentences, enforce_sorted=False)
+    print("packed data:", tuple(packed.data.shape), " batch_sizes:", packed.batch_sizes.tolist(),
+          " sorted order:", packed.sorted_indices.tolist())
+
+    gru = nn.GRU(3, 4, batch_first=True)
+    packed_output, h_n = gru(packed)
+    output, lengths = pad_packed_sequence(packed_output, batch_first=True)
+    print("output:", tuple(output.shape), " lengths:", lengths.tolist(), " h_n:", tuple(h_n.shape))
+
+    for index, sentence in enumerate(sentences):             # each h_n is the state after that sentence's last step
+        _, alone = gru(sentence[None])
+        _, padded_state = gru(padded[index:index + 1])        # the padded sentence also reads the zeros
+        same = bool(minitorch.allclose(h_n[:, index], alone[:, 0]))
+        print(f"sentence {index}: packed h_n equals running it alone: {same};"
+              f"  the padded run's h_n differs by {float((padded_state - alone).abs().max()):.3f}")
+    """),
+    md(r"""
     ## Summary
 
     * `nn.Embedding(V, d)` is a trainable `(V, d)` table; looking up ids is indexing (`weight[ids]`), equal to a
@@ -421,6 +458,8 @@ cells = [
     * `nn.LSTM` adds a cell state updated by addition under gates i, f, g, o (in that order in PyTorch's weights);
       `nn.GRU` uses gates r, z, n. Gates near 1 let information and gradients cross many steps.
     * Clip gradients (`nn.utils.clip_grad_norm_`) when training recurrent networks.
+    * Batches of different lengths: `pad_sequence` to stack them, `pack_sequence` / `pack_padded_sequence` so that a
+      recurrent layer reads only the real steps and each `h_n` is the state after its sequence's own end.
     """),
     code("""
     summary("ch08")
