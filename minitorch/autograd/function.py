@@ -572,6 +572,31 @@ class _OnceDifferentiableError(Op):
 
 
 
+def _first_order_only(backward):
+    """``once_differentiable``, and stricter: under ``create_graph=True`` every gradient it returns is marked.
+
+    ``once_differentiable`` marks its results only when an incoming gradient requires grad.
+    For the fused ops on arrays (``ops/recurrent.py``, ``ops/ctc.py``) the saved inputs carry the
+    dependence on the inputs too, so a gradient of a gradient would silently miss terms; marking
+    the results makes any attempt to differentiate through them raise PyTorch's
+    once_differentiable error instead.
+    """
+    first_order = once_differentiable(backward)
+
+    @functools.wraps(backward)
+    def wrapper(ctx, *grad_outputs):
+        results = first_order(ctx, *grad_outputs)
+        if not _GradState.enabled:
+            return results
+        return tuple(
+            _OnceDifferentiableError.apply(result.detach().requires_grad_(), ctx.name())
+            if isinstance(result, Tensor) and not result.requires_grad else result
+            for result in results
+        )
+
+    return wrapper
+
+
 from .._device import CPU as _CPU  # noqa: E402
 
 

@@ -2263,6 +2263,74 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     return _reduce((margin + positive_distance - negative_distance).clamp(min=0), reduction)
 
 
+from ..ops import ctc as _ctc_ops  # noqa: E402
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0,
+             reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+    """Connectionist temporal classification: ``-log`` of the total probability of every alignment of
+    ``log_probs`` that reads as the target (``ops/ctc.py`` explains the dynamic programme).
+
+    ``log_probs`` is ``(T, N, C)`` (or unbatched ``(T, C)``), log-softmax outputs with class ``blank``
+    as the blank; ``targets`` is ``(N, S)`` padded or 1-D with the targets concatenated;
+    ``input_lengths`` and ``target_lengths`` give each sequence's length (``(N,)``). ``"mean"``
+    divides each loss by its target length, then averages over the batch. ``zero_infinity`` turns
+    the infinite loss of an impossible target (longer than its input allows) into 0, gradient too.
+
+    One difference from PyTorch: the gradient with respect to ``log_probs`` is the true one,
+    ``-posterior``; PyTorch returns ``exp(log_probs) - posterior``, which is the same once it has
+    gone back through the ``log_softmax`` that made ``log_probs``.
+    """
+    reduction = _reduction_argument(reduction)
+    unbatched = log_probs.dim() == 2
+    if unbatched:
+        log_probs, targets = log_probs.unsqueeze(1), targets.unsqueeze(0)
+    steps, batch, classes = log_probs.shape
+    xp = log_probs._xp
+    inputs = _lengths(input_lengths, xp, log_probs, batch, "input_lengths")
+    lengths = _lengths(target_lengths, xp, log_probs, batch, "target_lengths")
+    if not 0 <= blank < classes:
+        raise RuntimeError("blank must be in label range")
+    for name, values, low, high in (("input_lengths", inputs, 0, steps), ("target_lengths", lengths, 0, None)):
+        if values.size and int(values.min()) < low:
+            raise RuntimeError(f"Expected {name} to have value at least {low}, but got value {int(values.min())} "
+                               "(while checking arguments for ctc_loss_allocate_outputs)")  # fmt: skip
+        if high is not None and values.size and int(values.max()) > high:
+            raise RuntimeError(f"Expected {name} to have value at most {high}, but got value {int(values.max())} "
+                               "(while checking arguments for ctc_loss_allocate_outputs)")  # fmt: skip
+    label_array = targets._data.astype(np.int64)
+    longest = int(lengths.max()) if lengths.size else 0
+    if label_array.ndim == 1 and not unbatched:  # concatenated targets: cut them into padded rows
+        if label_array.shape[0] != int(lengths.sum()):
+            raise RuntimeError(f"Expected tensor to have size {int(lengths.sum())} at dimension 0, but got size "
+                               f"{label_array.shape[0]} for argument #2 'targets' (while checking arguments for "
+                               "ctc_loss_allocate_outputs)")  # fmt: skip
+        starts = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(lengths)[:-1]])
+        positions = xp.minimum(starts[:, None] + xp.arange(longest)[None, :], max(label_array.shape[0] - 1, 0))
+        label_array = label_array[positions] if label_array.shape[0] else xp.zeros((batch, longest), xp.int64)
+    elif label_array.shape[1] < longest:
+        raise RuntimeError(f"Expected tensor to have size at least {longest} at dimension 1, but got size "
+                           f"{label_array.shape[1]} for argument #2 'targets' (while checking arguments for "
+                           "ctc_loss_allocate_outputs)")  # fmt: skip
+    label_array = xp.where(xp.arange(label_array.shape[1])[None, :] < lengths[:, None], label_array, blank)
+    losses = _ctc_ops.CTCLoss.apply(log_probs, label_array, inputs, lengths, blank, zero_infinity)
+    if unbatched:
+        losses = losses.squeeze(0)
+    if reduction == "mean":
+        divisors = Tensor._make(xp.maximum(lengths, 1).astype(losses._data.dtype), log_probs._device)
+        return (losses / (divisors.squeeze(0) if unbatched else divisors)).mean()
+    return _reduce(losses, reduction)
+
+
+def _lengths(values, xp, like: Tensor, batch: int, name: str):
+    """Sequence lengths (a tensor, list, tuple or int) as an int64 array of the batch's size."""
+    array = values._data if isinstance(values, Tensor) else np.asarray(values)
+    array = xp.asarray(array).astype(xp.int64).reshape(-1)
+    if array.shape[0] != batch:
+        raise RuntimeError(f"{name} must be of size batch_size")
+    return array
+
+
 # == recurrent and attention (sequence helper's section) ==
 #
 # Recurrent layers. The input-to-hidden product ``x W_ih^T + b_ih`` does not depend on the

@@ -31,36 +31,9 @@ call costs more than its arithmetic.
 
 from __future__ import annotations
 
-import functools
-
 from .._tensor import Tensor
-from ..autograd.function import Op, _OnceDifferentiableError, once_differentiable
-from ..autograd.grad_mode import _GradState
+from ..autograd.function import Op, _first_order_only
 from ._util import array_module
-
-
-def _first_order_only(backward):
-    """``once_differentiable``, and stricter: under ``create_graph=True`` every gradient it returns is marked.
-
-    ``once_differentiable`` marks its results only when an incoming gradient requires grad.
-    Here the saved inputs (``h``, ``c``, ``W_hh``...) carry the dependence on the inputs too,
-    so a gradient of a gradient would silently miss terms; marking the results makes any
-    attempt to differentiate through them raise PyTorch's once_differentiable error instead.
-    """
-    first_order = once_differentiable(backward)
-
-    @functools.wraps(backward)
-    def wrapper(ctx, *grad_outputs):
-        results = first_order(ctx, *grad_outputs)
-        if not _GradState.enabled:
-            return results
-        return tuple(
-            _OnceDifferentiableError.apply(result.detach().requires_grad_(), ctx.name())
-            if isinstance(result, Tensor) and not result.requires_grad else result
-            for result in results
-        )
-
-    return wrapper
 
 
 def _sigmoid(x, xp):

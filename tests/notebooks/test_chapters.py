@@ -112,7 +112,7 @@ TOPICS = {
     "vision layers": ["PixelShuffle"],
     "shuffle layers": ["ChannelShuffle"],
     "DataParallel": ["DataParallel"],
-    "losses": ["CrossEntropyLoss", "MSELoss"],
+    "losses": ["CrossEntropyLoss", "MSELoss", "CTCLoss"],
     "init": ["nn.init"],
     "optimizers": ["optim.SGD", "optim.Adam", "optim.Adagrad", "optim.Adadelta", "optim.ASGD", "optim.RMSprop"],
     "custom optimizer": ["optim.Optimizer"],

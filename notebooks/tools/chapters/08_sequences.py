@@ -448,6 +448,35 @@ cells = [
               f"  the padded run's h_n differs by {float((padded_state - alone).abs().max()):.3f}")
     """),
     md(r"""
+    ### Targets without timing: the CTC loss
+
+    Speech and handwriting recognisers read many steps (audio frames, pen positions) and must output a much shorter
+    label sequence whose timing nobody wrote down: "cat", not "c at frames 3-5, a at 6-9". `nn.CTCLoss` (connectionist
+    temporal classification) handles that. The model emits, at every step, log-probabilities over the labels plus a
+    **blank**; an *alignment* picks one class per step and reads as the target once repeats are merged and blanks
+    dropped (`-cc-aat` and `c--a-tt` both read `cat`). The loss is $-\log$ of the summed probability of every
+    alignment that reads as the target. There are exponentially many, but a dynamic programme over the target with
+    blanks between its labels adds them up in $O(T \cdot S)$ (`minitorch/ops/ctc.py`).
+
+    Check it by brute force on a tiny case: 5 steps, 3 classes (0 is the blank), target `[1, 2]`.
+    """),
+    code("""
+    import itertools
+
+    steps, classes, target = 5, 3, [1, 2]
+    log_probs = minitorch.randn(steps, classes, dtype=minitorch.float64).log_softmax(dim=1)
+
+    def reads_as(path, blank=0):
+        merged = [label for index, label in enumerate(path) if index == 0 or label != path[index - 1]]
+        return [label for label in merged if label != blank]
+
+    alignments = [path for path in itertools.product(range(classes), repeat=steps) if reads_as(path) == target]
+    total = sum(float(log_probs[minitorch.arange(steps), list(path)].sum().exp()) for path in alignments)
+    ctc = nn.CTCLoss(blank=0, reduction="sum")(log_probs[:, None, :], minitorch.tensor([target]), [steps], [2])
+    print(f"{len(alignments)} of {classes ** steps} alignments read as {target}, e.g. {alignments[:3]}")
+    print(f"-log(sum of their probabilities) = {-np.log(total):.6f};  CTCLoss = {ctc.item():.6f}")
+    """),
+    md(r"""
     ## Summary
 
     * `nn.Embedding(V, d)` is a trainable `(V, d)` table; looking up ids is indexing (`weight[ids]`), equal to a
@@ -460,6 +489,8 @@ cells = [
     * Clip gradients (`nn.utils.clip_grad_norm_`) when training recurrent networks.
     * Batches of different lengths: `pad_sequence` to stack them, `pack_sequence` / `pack_padded_sequence` so that a
       recurrent layer reads only the real steps and each `h_n` is the state after its sequence's own end.
+    * `nn.CTCLoss` trains on label sequences without timing: it sums the probability of every alignment that reads as
+      the target, with a dynamic programme instead of an enumeration.
     """),
     code("""
     summary("ch08")
