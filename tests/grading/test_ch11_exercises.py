@@ -1,17 +1,15 @@
-"""Chapter 11's exercises: the notebook's solutions pass every check (public and hidden), and the checks
-reject a blank exercise and the usual mistakes (the weight's norm without the bias, norms added instead of
-combined, Xavier's fan sum forgotten, the gain left out, each gradient clipped on its own, clipping that
-scales small gradients up, dropout without its 1/(1-p) scale or applied in evaluation).
+"""Chapter 11's exercise checks reject the usual mistakes (the weight's norm without the bias, norms added
+instead of combined, Xavier's fan sum forgotten, the gain left out, each gradient clipped on its own,
+clipping that scales small gradients up, dropout without its 1/(1-p) scale or applied in evaluation), and
+the references are what the library does.
 
-The solutions are read from the instructor's notebook (notebooks/source/11_training_dynamics), so a change
-there that breaks an exercise fails here, without running the whole chapter.
+The checks every chapter shares (the solutions pass, the blank stubs report "not implemented yet")
+are in test_chapter_exercises.py.
 """
 
 from __future__ import annotations
 
-import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,80 +17,24 @@ import pytest
 import minitorch
 import minitorch.nn as nn
 import minitorch.nn.functional as F
-from grading import check, check_hidden, randn
+from grading import check, randn
 from grading.registry import get
+from tests.grading.chapter_notebooks import graded_cells, solutions
 
-NOTEBOOK = (
-    Path(__file__).resolve().parents[2] / "notebooks" / "source" / "11_training_dynamics" / "11_training_dynamics.ipynb"
-)
-EXERCISES = ["ch11.layer_grad_norms", "ch11.init_bounds", "ch11.clip_gradients", "ch11.dropout_forward"]
-
-
-def graded_cells() -> dict[str, str]:
-    """``{grade_id: source}`` of the chapter's solution and test cells."""
-    notebook = json.loads(NOTEBOOK.read_text())
-    return {
-        cell["metadata"]["nbgrader"]["grade_id"]: "".join(cell["source"])
-        for cell in notebook["cells"]
-        if "nbgrader" in cell.get("metadata", {})
-    }
-
-
-CELLS = graded_cells()
-TEST_CELLS = sorted(grade_id for grade_id in CELLS if grade_id.endswith("-tests"))
-
-
-@pytest.fixture(scope="module")
-def solutions() -> dict:
-    """The namespace after running every solution cell, as the notebook defines the learner's functions."""
-    namespace = {"minitorch": minitorch, "np": np, "math": math, "nn": nn, "F": F}
-    for grade_id, source in CELLS.items():
-        if not grade_id.endswith("-tests"):
-            exec(compile(source, f"<solution {grade_id}>", "exec"), namespace)
-    return namespace
-
-
-def test_the_chapter_has_three_or_more_graded_exercises():
-    assert len(TEST_CELLS) >= 3
-
-
-@pytest.mark.parametrize("grade_id", TEST_CELLS)
-def test_solution_passes_the_public_and_hidden_cases(solutions, grade_id):
-    namespace = dict(solutions, check=check, check_hidden=check_hidden, randn=randn)
-    exec(compile(CELLS[grade_id], f"<test cell {grade_id}>", "exec"), namespace)
-
-
-def _blank(*arguments):
-    raise NotImplementedError()
-
-
-@pytest.mark.parametrize("name", EXERCISES)
-def test_blank_exercise_reports_not_implemented(name, capsys):
-    with pytest.raises(AssertionError, match="not implemented yet"):
-        check(name, _blank)
-    assert "not implemented yet" in capsys.readouterr().out
-
-
-def test_blank_layer_grad_norms_inside_the_given_wrapper_reports_not_implemented(solutions):
-    """The learner's edition: layer_grad_norms is a stub, mlp_gradient_norms (given) calls it."""
-    namespace = dict(solutions, layer_grad_norms=_blank)
-    wrapper = CELLS["ch11-layer-grad-norms"].split("def mlp_gradient_norms", 1)[1]
-    exec("def mlp_gradient_norms" + wrapper, namespace)
-    with pytest.raises(AssertionError, match="not implemented yet"):
-        check("ch11.layer_grad_norms", namespace["mlp_gradient_norms"])
+CHAPTER = "11_training_dynamics"
 
 
 # -- typical mistakes -----------------------------------------------------------------------------
-def _gradient_norms_with(layer_norm, solutions):
+def _gradient_norms_with(layer_norm):
     """The given wrapper around a wrong ``layer_grad_norms`` that computes each layer's number with ``layer_norm``."""
 
     def layer_grad_norms(model):
         return minitorch.stack([layer_norm(module) for module in model.modules()
                                 if list(module.parameters(recurse=False))])
 
-    namespace = dict(solutions, layer_grad_norms=layer_grad_norms)
-    wrapper = CELLS["ch11-layer-grad-norms"].split("def mlp_gradient_norms", 1)[1]
-    exec("def mlp_gradient_norms" + wrapper, namespace)
+    namespace = dict(solutions(CHAPTER), layer_grad_norms=layer_grad_norms)
+    solution_cell = graded_cells(CHAPTER, "source", "solution")["ch11-layer-grad-norms"]
+    exec("def mlp_gradient_norms" + solution_cell.split("def mlp_gradient_norms", 1)[1], namespace)
     return namespace["mlp_gradient_norms"]
 
 
@@ -117,40 +59,36 @@ def _clip_reporting_the_norm_after(grad_a, grad_b, max_norm):
 
 MISTAKES = {
     "norms: the weight's gradient only": (
-        "ch11.layer_grad_norms", lambda s: _gradient_norms_with(lambda m: m.weight.grad.norm(), s)),
+        "ch11.layer_grad_norms", _gradient_norms_with(lambda m: m.weight.grad.norm())),
     "norms: weight and bias norms added": (
-        "ch11.layer_grad_norms",
-        lambda s: _gradient_norms_with(lambda m: m.weight.grad.norm() + m.bias.grad.norm(), s)),
+        "ch11.layer_grad_norms", _gradient_norms_with(lambda m: m.weight.grad.norm() + m.bias.grad.norm())),
     "norms: of the weights, not the gradients": (
         "ch11.layer_grad_norms",
-        lambda s: _gradient_norms_with(
-            lambda m: minitorch.sqrt((m.weight.detach() ** 2).sum() + (m.bias.detach() ** 2).sum()), s)),
+        _gradient_norms_with(lambda m: minitorch.sqrt((m.weight.detach() ** 2).sum() + (m.bias.detach() ** 2).sum()))),
     "bounds: Xavier from fan_in only": (
-        "ch11.init_bounds", lambda s: lambda fan_in, fan_out, gain: (gain * math.sqrt(6 / fan_in),
-                                                                      gain * math.sqrt(3 / fan_in))),
+        "ch11.init_bounds", lambda fan_in, fan_out, gain: (gain * math.sqrt(6 / fan_in), gain * math.sqrt(3 / fan_in))),
     "bounds: the gain left out": (
-        "ch11.init_bounds", lambda s: lambda fan_in, fan_out, gain: (math.sqrt(6 / (fan_in + fan_out)),
-                                                                      math.sqrt(3 / fan_in))),
+        "ch11.init_bounds", lambda fan_in, fan_out, gain: (math.sqrt(6 / (fan_in + fan_out)), math.sqrt(3 / fan_in))),
     "bounds: standard deviations, not bounds": (
-        "ch11.init_bounds", lambda s: lambda fan_in, fan_out, gain: (gain * math.sqrt(2 / (fan_in + fan_out)),
-                                                                      gain / math.sqrt(fan_in))),
-    "clip: each gradient on its own": ("ch11.clip_gradients", lambda s: _clip_each_on_its_own),
-    "clip: small gradients scaled up": ("ch11.clip_gradients", lambda s: _clip_without_the_cap),
-    "clip: the norm after clipping": ("ch11.clip_gradients", lambda s: _clip_reporting_the_norm_after),
+        "ch11.init_bounds",
+        lambda fan_in, fan_out, gain: (gain * math.sqrt(2 / (fan_in + fan_out)), gain / math.sqrt(fan_in))),
+    "clip: each gradient on its own": ("ch11.clip_gradients", _clip_each_on_its_own),
+    "clip: small gradients scaled up": ("ch11.clip_gradients", _clip_without_the_cap),
+    "clip: the norm after clipping": ("ch11.clip_gradients", _clip_reporting_the_norm_after),
     "dropout: no 1/(1-p) scale": (
-        "ch11.dropout_forward", lambda s: lambda x, keep_mask, p, training: x * keep_mask if training else x),
+        "ch11.dropout_forward", lambda x, keep_mask, p, training: x * keep_mask if training else x),
     "dropout: scaled by 1/p": (
-        "ch11.dropout_forward", lambda s: lambda x, keep_mask, p, training: x * keep_mask / p if training else x),
+        "ch11.dropout_forward", lambda x, keep_mask, p, training: x * keep_mask / p if training else x),
     "dropout: also applied in evaluation": (
-        "ch11.dropout_forward", lambda s: lambda x, keep_mask, p, training: x * keep_mask / (1 - p)),
+        "ch11.dropout_forward", lambda x, keep_mask, p, training: x * keep_mask / (1 - p)),
 }
 
 
 @pytest.mark.parametrize("mistake", sorted(MISTAKES))
-def test_typical_mistake_fails_the_check(mistake, solutions, capsys):
-    name, make = MISTAKES[mistake]
+def test_typical_mistake_fails_the_check(mistake, capsys):
+    name, function = MISTAKES[mistake]
     with pytest.raises(AssertionError):
-        check(name, make(solutions))
+        check(name, function)
     assert "FAILED" in capsys.readouterr().out
 
 

@@ -1,14 +1,13 @@
-"""Chapter 13's exercise checks: the chapter's own solutions pass, a blank stub and typical mistakes fail.
+"""Chapter 13's exercise checks reject the typical mistakes (a Rosenbrock gradient in float32, without its
+factor 100 or missing, a step uphill, on the summed loss or with the weight untransposed, a prediction with
+a transposed weight, without the ReLU or with the wrong parameter names), and the framework-agnostic step
+is also run with PyTorch when it is installed.
 
-The solutions are taken from the instructor's notebook (notebooks/source/13_ecosystem_and_pytorch), so a
-solution edited there is tested here; the wrong answers are the mistakes a learner is likely to make. The
-framework-agnostic step is also run with PyTorch when it is installed.
+The checks every chapter shares (the solutions pass, the blank stubs report "not implemented yet")
+are in test_chapter_exercises.py.
 """
 
 from __future__ import annotations
-
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,43 +16,10 @@ import minitorch
 import minitorch.nn as nn
 from grading import check
 from grading.registry import randn
+from tests.grading.chapter_notebooks import solutions
 from tests.support import require_torch
 
-CHAPTER = "13_ecosystem_and_pytorch"
-NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "source" / CHAPTER / f"{CHAPTER}.ipynb"
-NAMES = ["rosenbrock_value_and_grad", "agnostic_step", "predict_from_numpy_weights"]
-
-
-def solutions() -> dict:
-    """Run the notebook's imports and its solution cells; return the namespace they define."""
-    cells = json.loads(NOTEBOOK.read_text())["cells"]
-    namespace: dict = {}
-    exec("import numpy as np\nimport minitorch\nimport minitorch.nn as nn\nimport minitorch.nn.functional as F\n",
-         namespace)
-    for cell in cells:
-        if cell["cell_type"] == "code" and cell.get("metadata", {}).get("nbgrader", {}).get("solution"):
-            exec("".join(cell["source"]), namespace)
-    return namespace
-
-
-SOLUTIONS = solutions()
-
-
-def blank(*arguments):
-    raise NotImplementedError()
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_solution_passes(name, capsys):
-    check(f"ch13.{name}", SOLUTIONS[name])
-    assert "public cases pass" in capsys.readouterr().out
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_blank_reports_not_implemented(name, capsys):
-    with pytest.raises(AssertionError):
-        check(f"ch13.{name}", blank)
-    assert "not implemented yet" in capsys.readouterr().out
+SOLUTIONS = solutions("13_ecosystem_and_pytorch")
 
 
 def _rosenbrock(point):
