@@ -414,7 +414,8 @@ def _wrap_output(cls, value, device, args, index):
         base = args[0]
         output = Tensor._make(value, device, version_counter=base._version_counter)
         output._base = base if base._base is None else base._base
-        if output._base._requires_grad and _GradState.enabled:
+        root = output._base
+        if root.grad_fn is not None and _GradState.enabled:  # (a leaf's views may not be written while recording)
             _remember_view(output)  # a later write through a sibling view must update its history
         return output
     return Tensor._make(value, device)

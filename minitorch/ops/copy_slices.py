@@ -30,7 +30,8 @@ from ..autograd.function import Op
 
 # -- which views of a base are alive ---------------------------------------------------------------
 # id(base) -> (weak reference to the base, weak references to its views). Filled only for views made
-# while recording a graph of a base that requires grad: those are the ones whose history goes stale.
+# while recording, of a base that is the output of an op: those are the ones whose history can go stale
+# (a leaf that requires grad refuses writes through its views; a base that requires no grad has no history).
 _views_of: dict[int, tuple[weakref.ref, list[weakref.ref]]] = {}
 
 

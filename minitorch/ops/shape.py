@@ -490,7 +490,7 @@ def _pieces_share_memory(x: Tensor, pieces: tuple) -> tuple:
     for piece in pieces[1:]:
         piece._version_counter = x._version_counter
         piece._base = base
-        if base._requires_grad and _GradState.enabled:
+        if base.grad_fn is not None and _GradState.enabled:
             remember_view(piece)
     return pieces
 
