@@ -10,7 +10,10 @@ import pytest
 from tests.widgets.support import require_dot
 
 
-@pytest.mark.parametrize("module_name", ["widgets.render", "widgets.graph", "widgets.gradients", "widgets.timing"])
+@pytest.mark.parametrize("module_name", [
+    "widgets.render", "widgets.graph_values", "widgets.graph_record", "widgets.graph_timeline", "widgets.graph_view",
+    "widgets.graph", "widgets.gradients", "widgets.timing",
+])
 def test_docstring_examples(module_name):
     require_dot()
     module = importlib.import_module(module_name)
