@@ -23,7 +23,7 @@ from ._creation import (
 from . import autograd, cuda
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
-from .ops import conversion, indexing, inplace, linalg, pointwise, reduction
+from .ops import conversion, indexing, inplace, pointwise, reduction
 from .ops import shape as _shape_ops
 
 __version__ = "0.1.0"
@@ -63,16 +63,29 @@ from .ops.pointwise import (  # noqa: E402, A004 - PyTorch's names shadow abs, p
     maximum, minimum, mul, multiply, ne, neg, negative, not_equal, pow, reciprocal, relu, remainder, round, rsqrt, rsub,
     sigmoid, sign, sin, sinh, sqrt, square, sub, subtract, tan, tanh, true_divide, trunc, where,
 )
+from .ops.pointwise import (  # noqa: E402
+    deg2rad, erfinv, heaviside, logaddexp, logaddexp2, logit, nan_to_num, nan_to_num_, rad2deg, sgn, signbit, xlogy,
+)
 
 # --- reduction exports (ops/reduction.py) ---
 from .ops.reduction import (  # noqa: E402
     all, amax, amin, any, argmax, argmin, cumsum, logsumexp, max, mean, min, norm, prod, std, std_mean, sum, var,
     var_mean,
 )
+from .ops.reduction import (  # noqa: E402
+    bincount, count_nonzero, cummax, cummin, cumprod, diff, histc, logcumsumexp, nanmean, nansum, trapezoid,
+)
+from .ops.nn_ops import log_softmax, softmax  # noqa: E402
 from . import return_types  # noqa: E402
 
 # --- linalg exports (ops/linalg.py) ---
 from .ops.linalg import bmm, dot, einsum, matmul, mm, mv, outer  # noqa: E402
+from .ops.linalg import (  # noqa: E402
+    addbmm, addcdiv, addcmul, addmm, addmv, baddbmm, cdist, cross, det, diag, diag_embed, diagonal, diagonal_scatter,
+    dist, inner, inverse, kron, logdet, slogdet, trace,
+)
+from .ops.linalg import corrcoef, cov, vander  # noqa: E402
+from . import linalg  # noqa: E402 - the torch.linalg namespace (minitorch/linalg.py), not ops/linalg.py
 
 # --- shape exports (ops/shape.py) ---
 from .ops.shape import broadcast_shapes, broadcast_tensors  # noqa: E402
@@ -80,13 +93,24 @@ from .ops.shape import (  # noqa: E402
     broadcast_to, cat, chunk, clone, concat, concatenate, expand, flatten, flip, hstack, movedim, narrow, permute,
     reshape, roll, split, squeeze, stack, t, tile, transpose, unbind, unflatten, unsqueeze, view, vstack,
 )
+from .ops.shape import (  # noqa: E402
+    atleast_1d, atleast_2d, atleast_3d, block_diag, cartesian_prod, fliplr, flipud, meshgrid, repeat_interleave,
+    rot90, select, tensor_split,
+)
 
 moveaxis = movedim
 swapaxes = swapdims = transpose
 
 # --- indexing exports (ops/indexing.py) ---
 from .ops.sorting import argsort, sort, topk  # noqa: E402
+from .ops.sorting import (  # noqa: E402
+    bucketize, kthvalue, median, mode, msort, nanmedian, nanquantile, quantile, searchsorted, unique,
+    unique_consecutive,
+)
 from .ops.indexing import tril, triu  # noqa: E402
+from .ops.indexing import (  # noqa: E402
+    index_add, index_copy, masked_scatter, select_scatter, slice_scatter, take_along_dim, tril_indices, triu_indices,
+)
 from .ops.indexing import (  # noqa: E402
     gather, index_select, masked_fill, masked_select, nonzero, scatter, scatter_add, take,
 )

@@ -763,6 +763,42 @@ class Tensor:
     def erf(self):
         return pointwise.erf(self)
 
+    def erfinv(self):
+        return pointwise.erfinv(self)
+
+    def logaddexp(self, other):
+        return pointwise.logaddexp(self, other)
+
+    def logaddexp2(self, other):
+        return pointwise.logaddexp2(self, other)
+
+    def xlogy(self, other):
+        return pointwise.xlogy(self, other)
+
+    def logit(self, eps=None):
+        return pointwise.logit(self, eps)
+
+    def sgn(self):
+        return pointwise.sgn(self)
+
+    def signbit(self):
+        return pointwise.signbit(self)
+
+    def heaviside(self, values):
+        return pointwise.heaviside(self, values)
+
+    def deg2rad(self):
+        return pointwise.deg2rad(self)
+
+    def rad2deg(self):
+        return pointwise.rad2deg(self)
+
+    def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+        return pointwise.nan_to_num(self, nan, posinf, neginf)
+
+    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+        return pointwise.nan_to_num_(self, nan, posinf, neginf)
+
     def logical_not(self):
         return pointwise.logical_not(self)
 
@@ -890,6 +926,63 @@ class Tensor:
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
         return sorting.topk(self, k, dim, largest, sorted)
 
+    def cumprod(self, dim, *, dtype=None):
+        return reduction.cumprod(self, dim, dtype=dtype)
+
+    def logcumsumexp(self, dim):
+        return reduction.logcumsumexp(self, dim)
+
+    def cummax(self, dim):
+        return reduction.cummax(self, dim)
+
+    def cummin(self, dim):
+        return reduction.cummin(self, dim)
+
+    def nansum(self, dim=None, keepdim: bool = False, *, dtype=None):
+        return reduction.nansum(self, dim, keepdim, dtype=dtype)
+
+    def nanmean(self, dim=None, keepdim: bool = False, *, dtype=None):
+        return reduction.nanmean(self, dim, keepdim, dtype=dtype)
+
+    def count_nonzero(self, dim=None):
+        return reduction.count_nonzero(self, dim)
+
+    def diff(self, n: int = 1, dim: int = -1, prepend=None, append=None):
+        return reduction.diff(self, n, dim, prepend, append)
+
+    def bincount(self, weights=None, minlength: int = 0):
+        return reduction.bincount(self, weights, minlength)
+
+    def histc(self, bins: int = 100, min=0, max=0):
+        return reduction.histc(self, bins, min, max)
+
+    def median(self, dim=None, keepdim: bool = False):
+        return sorting.median(self, dim, keepdim)
+
+    def nanmedian(self, dim=None, keepdim: bool = False):
+        return sorting.nanmedian(self, dim, keepdim)
+
+    def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False):
+        return sorting.kthvalue(self, k, dim, keepdim)
+
+    def mode(self, dim: int = -1, keepdim: bool = False):
+        return sorting.mode(self, dim, keepdim)
+
+    def quantile(self, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear"):
+        return sorting.quantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def nanquantile(self, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear"):
+        return sorting.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def msort(self):
+        return sorting.msort(self)
+
+    def unique(self, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim=None):
+        return sorting.unique(self, sorted, return_inverse, return_counts, dim)
+
+    def unique_consecutive(self, return_inverse: bool = False, return_counts: bool = False, dim=None):
+        return sorting.unique_consecutive(self, return_inverse, return_counts, dim)
+
     # -- linear algebra (ops/linalg.py) ---------------------------------------------------
     def matmul(self, other):
         return linalg.matmul(self, other)
@@ -910,6 +1003,69 @@ class Tensor:
         return linalg.outer(self, other)
 
     ger = outer
+
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        return linalg.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+
+    def addmv(self, mat, vec, *, beta=1, alpha=1):
+        return linalg.addmv(self, mat, vec, beta=beta, alpha=alpha)
+
+    def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        return linalg.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        return linalg.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def addcmul(self, tensor1, tensor2, *, value=1):
+        return linalg.addcmul(self, tensor1, tensor2, value=value)
+
+    def addcdiv(self, tensor1, tensor2, *, value=1):
+        return linalg.addcdiv(self, tensor1, tensor2, value=value)
+
+    def inner(self, other):
+        return linalg.inner(self, other)
+
+    def kron(self, other):
+        return linalg.kron(self, other)
+
+    def cross(self, other, dim=None):
+        return linalg.cross(self, other, dim)
+
+    def dist(self, other, p=2):
+        return linalg.dist(self, other, p)
+
+    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1):
+        return linalg.diagonal(self, offset, dim1, dim2)
+
+    def diag(self, diagonal: int = 0):
+        return linalg.diag(self, diagonal)
+
+    def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1):
+        return linalg.diag_embed(self, offset, dim1, dim2)
+
+    def diagonal_scatter(self, src, offset: int = 0, dim1: int = 0, dim2: int = 1):
+        return linalg.diagonal_scatter(self, src, offset, dim1, dim2)
+
+    def trace(self):
+        return linalg.trace(self)
+
+    def det(self):
+        return linalg.det(self)
+
+    def inverse(self):
+        return linalg.inverse(self)
+
+    def logdet(self):
+        return linalg.logdet(self)
+
+    def slogdet(self):
+        return linalg.slogdet(self)
+
+    def cov(self, *, correction: int = 1, fweights=None, aweights=None):
+        return linalg.cov(self, correction=correction, fweights=fweights, aweights=aweights)
+
+    def corrcoef(self):
+        return linalg.corrcoef(self)
 
     # -- shape (ops/shape.py) -------------------------------------------------------------
     def reshape(self, *shape):
@@ -1001,6 +1157,27 @@ class Tensor:
     def clone(self):
         return shape_ops.clone(self)
 
+    def tensor_split(self, indices_or_sections, dim: int = 0):
+        return shape_ops.tensor_split(self, indices_or_sections, dim)
+
+    def select(self, dim: int, index: int):
+        return shape_ops.select(self, dim, index)
+
+    def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
+        return shape_ops.repeat_interleave(self, repeats, dim, output_size=output_size)
+
+    def unfold(self, dimension: int, size: int, step: int):
+        return shape_ops.unfold(self, dimension, size, step)
+
+    def rot90(self, k: int = 1, dims=(0, 1)):
+        return shape_ops.rot90(self, k, dims)
+
+    def fliplr(self):
+        return shape_ops.fliplr(self)
+
+    def flipud(self):
+        return shape_ops.flipud(self)
+
     # -- indexing (ops/indexing.py) -------------------------------------------------------
     def __getitem__(self, index):
         return indexing.getitem(self, index)
@@ -1037,6 +1214,24 @@ class Tensor:
 
     def nonzero(self, *, as_tuple: bool = False):
         return indexing.nonzero(self, as_tuple=as_tuple)
+
+    def take_along_dim(self, indices, dim=None):
+        return indexing.take_along_dim(self, indices, dim)
+
+    def index_add(self, dim: int, index, source, *, alpha=1):
+        return indexing.index_add(self, dim, index, source, alpha=alpha)
+
+    def index_copy(self, dim: int, index, source):
+        return indexing.index_copy(self, dim, index, source)
+
+    def masked_scatter(self, mask, source):
+        return indexing.masked_scatter(self, mask, source)
+
+    def slice_scatter(self, src, dim: int = 0, start=None, end=None, step: int = 1):
+        return indexing.slice_scatter(self, src, dim, start, end, step)
+
+    def select_scatter(self, src, dim: int, index: int):
+        return indexing.select_scatter(self, src, dim, index)
 
     # -- in-place (ops/inplace.py): each bumps the version counter --------------------------
     def add_(self, other, *, alpha=1):
@@ -1097,6 +1292,15 @@ class Tensor:
 
     def index_fill_(self, dim, index, value):
         return inplace.index_fill_(self, dim, index, value)
+
+    def index_add_(self, dim, index, source, *, alpha=1):
+        return inplace.index_add_(self, dim, index, source, alpha=alpha)
+
+    def index_copy_(self, dim, index, source):
+        return inplace.index_copy_(self, dim, index, source)
+
+    def masked_scatter_(self, mask, source):
+        return inplace.masked_scatter_(self, mask, source)
 
     def zero_(self):
         return inplace.zero_(self)

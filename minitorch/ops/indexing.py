@@ -692,3 +692,229 @@ def triu(x: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle of each matrix in ``x``."""
     _check_triangle(x, "triu")
     return Triu.apply(x, int(diagonal))
+
+
+def _triangle_indices(name: str, triangle, row: int, col: int, offset: int, dtype, device) -> Tensor:
+    from .. import _dtype
+    from .._creation import as_tensor
+
+    for argument, value in (("row", row), ("col", col)):
+        if value < 0:
+            raise RuntimeError(f"{argument} must be non-negative, got{value}")
+    dtype = dtype or _dtype.int64
+    if dtype.is_floating_point or dtype.numpy_dtype == np.bool_:
+        raise NotImplementedError(f"\"{name}\" not implemented for '{_TYPE_NAMES[dtype.name]}'")
+    rows, columns = triangle(row, offset, col)
+    return as_tensor(np.stack([rows, columns]).astype(dtype.numpy_dtype), device=device)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None, layout=None) -> Tensor:
+    """The coordinates ``(2, n)`` of the lower triangle of a ``row x col`` matrix, row by row (``x[tuple(...)]``)."""
+    return _triangle_indices("tril_indices", np.tril_indices, row, col, offset, dtype, device)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None, layout=None) -> Tensor:
+    """The coordinates ``(2, n)`` of the upper triangle of a ``row x col`` matrix, row by row."""
+    return _triangle_indices("triu_indices", np.triu_indices, row, col, offset, dtype, device)
+
+
+# -- more reads and writes along one dimension ---------------------------------------------------------
+def take_along_dim(x: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    """``gather`` with broadcasting: ``x`` and ``indices`` broadcast against each other except along ``dim``
+    (with ``dim=None``, both are flattened first). The indices ``argsort`` or ``argmax(keepdim=True)`` return
+    pick the matching values: ``take_along_dim(x, x.argsort(1), 1)`` is ``x`` sorted."""
+    if dim is None:  # PyTorch leaves the checks to gather here
+        return gather(shape_ops.reshape(x, (-1,)), 0, shape_ops.reshape(indices, (-1,)))
+    if x._data.ndim != indices._data.ndim:
+        raise RuntimeError(
+            "torch.take_along_dim(): input and indices should have the same number of dimensions, but got "
+            f"{x._data.ndim} dimensions for input, and {indices._data.ndim} dimensions for indices"
+        )
+    if indices._data.dtype != np.int64:
+        raise RuntimeError(
+            f"torch.take_along_dim(): dtype of indices should be Long but got {_TYPE_NAMES[indices.dtype.name]}"
+        )
+    if x._data.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    dim = wrap_dim(dim, x._data.ndim)
+    x_shape, index_shape = list(x._data.shape), list(indices._data.shape)
+    x_shape[dim] = index_shape[dim] = 1
+    common = list(broadcast_shapes(tuple(x_shape), tuple(index_shape)))
+    x_target, index_target = list(common), list(common)
+    x_target[dim], index_target[dim] = x._data.shape[dim], indices._data.shape[dim]
+    return gather(shape_ops.expand(x, tuple(x_target)), dim, shape_ops.expand(indices, tuple(index_target)))
+
+
+class IndexAdd(IndexPut):
+    """``y = x`` with ``y[..., index[i], ...] += source[..., i, ...]`` along ``dim`` (repeats add up);
+    ``dx = grad``,  ``dsource = grad.index_select(dim, index)``."""
+
+
+class IndexCopy(IndexPut):
+    """``y = x`` with ``y[..., index[i], ...] = source[..., i, ...]`` along ``dim``;
+    ``dx = grad`` with the overwritten slices 0,  ``dsource = grad.index_select(dim, index)``."""
+
+
+def _along_dim_index(x: Tensor, dim: int, index: Tensor, source: Tensor):
+    """``x``, ``source`` and the key that reaches slice ``index[i]`` along ``dim`` (0-d tensors seen as 1-D)."""
+    positions = index._data.reshape(-1)
+    if x._data.ndim == 0:
+        x = shape_ops.reshape(x, (1,))
+    if source._data.ndim == 0:
+        source = shape_ops.reshape(source, (1,))
+    return x, source, (slice(None),) * dim + (positions, Ellipsis)
+
+
+def _first_outside(positions, extent: int):
+    outside = (positions < 0) | (positions >= extent)
+    return int(positions[outside][0]) if outside.any() else None
+
+
+def index_add(x: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
+    """A copy of ``x`` with ``alpha * source[..., i, ...]`` added to slice ``index[i]`` along ``dim``."""
+    if index._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError(
+            f"index_add_(): Expected dtype int32/int64 for index but got: {_TYPE_NAMES[index.dtype.name]}"
+        )
+    if index._data.ndim > 1:
+        raise IndexError(
+            f"index_add_(): Index is supposed to be a vector, but got dim: {index._data.ndim} with type: "
+            f"{_TYPE_NAMES[index.dtype.name]} and size: {list(index._data.shape)}"
+        )
+    if x._data.dtype != source._data.dtype:
+        raise RuntimeError(
+            f"index_add_(): self ({_TYPE_NAMES[x.dtype.name]}) and source ({_TYPE_NAMES[source.dtype.name]}) must have "
+            "the same scalar type"
+        )
+    check_same_device(x, index, source)
+    dim = wrap_dim(dim, x._data.ndim)
+    count = index._data.size
+    if source._data.ndim and dim >= source._data.ndim:
+        raise RuntimeError(
+            f"index_add_(): Indexing dim {dim} is out of bounds of the source tensor with dim {source._data.ndim}"
+        )
+    source_extent = source._data.shape[dim] if source._data.ndim else 1
+    if count != source_extent:
+        raise RuntimeError(
+            f"index_add_(): Number of indices ({count}) should be equal to source.size(dim): ({source_extent}), for "
+            f"dim: {dim}"
+        )
+    shape, source_shape = x._data.shape, source._data.shape
+    sliced, source_sliced = shape[:dim] + shape[dim + 1:], source_shape[:dim] + source_shape[dim + 1:]
+    if sliced != source_sliced or (not shape and source_shape):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = "
+            f"{list(shape)} source.shape = {list(source_shape)}"
+        )
+    extent = shape[dim] if shape else 1
+    outside = _first_outside(index._data, extent)
+    if outside is not None:
+        raise RuntimeError(f"index {outside} is out of bounds for dimension {dim} with size {extent}")
+    target, source, key = _along_dim_index(x, dim, index, source)
+    if alpha != 1:
+        source = cast(source * alpha, x.dtype)
+    result = IndexAdd.apply(target, source, key, True, True)
+    return result if shape else shape_ops.reshape(result, shape)
+
+
+def index_copy(x: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """A copy of ``x`` with slice ``index[i]`` along ``dim`` replaced by ``source[..., i, ...]``."""
+    if index._data.dtype != np.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {_TYPE_NAMES[index.dtype.name]}")
+    if index._data.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index._data.ndim})")
+    check_same_device(x, index, source)
+    dim = wrap_dim(dim, x._data.ndim)
+    shape, source_shape = x._data.shape, source._data.shape
+    count = index._data.size
+    if x._data.ndim and source._data.ndim and source._data.ndim != x._data.ndim:
+        raise IndexError(
+            "index_copy_(): When source and destination are not scalars, their dimensionality must match. Source "
+            f"dimensionality ({source._data.ndim}), destination dimensionality ({x._data.ndim})"
+        )
+    source_extent = source_shape[dim] if source._data.ndim else 1
+    if count != source_extent:
+        raise IndexError(
+            f"index_copy_(): Number of indices ({count}) should be equal to source.size(dim) ({source_extent})"
+        )
+    sliced, source_sliced = shape[:dim] + shape[dim + 1:], source_shape[:dim] + source_shape[dim + 1:]
+    if x._data.ndim and sliced != source_sliced:
+        raise RuntimeError(
+            "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: "
+            f"{' '.join(map(str, sliced))} at dimension {dim} and source slice shape: "
+            f"{' '.join(map(str, source_sliced))} at dimension 0."
+        )
+    extent = shape[dim] if shape else 1
+    outside = _first_outside(index._data, extent)
+    if outside is not None:
+        raise IndexError(f"index_copy_(): index {outside} is out of bounds for dimension {dim} with size {extent}")
+    if x._data.dtype != source._data.dtype:
+        raise RuntimeError(
+            "index_copy_(): self and source expected to have the same dtype, but got (self) "
+            f"{_TYPE_NAMES[x.dtype.name]} and (source) {_TYPE_NAMES[source.dtype.name]}"
+        )
+    target, source, key = _along_dim_index(x, dim, index, source)
+    result = IndexCopy.apply(target, source, key, True, False)
+    return result if shape else shape_ops.reshape(result, shape)
+
+
+class MaskedScatter(IndexPut):
+    """``y = x`` with the elements where ``mask`` is True replaced, in order, by ``source``'s first elements;
+    ``dx = grad`` with 0 where ``mask``,  ``dsource`` = ``grad[mask]`` in its first elements, 0 after."""
+
+
+def masked_scatter(x: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """A copy of ``x`` (broadcast with ``mask``) where each True of ``mask`` takes the next element of ``source``."""
+    if mask._data.dtype != bool:
+        raise RuntimeError(
+            f"masked_scatter_ only supports boolean masks, but got mask with dtype {_TYPE_NAMES[mask.dtype.name]}"
+        )
+    if x._data.dtype != source._data.dtype:
+        raise RuntimeError(
+            "masked_scatter: expected self and source to have same dtypes but got"
+            f"{_TYPE_NAMES[x.dtype.name]} and {_TYPE_NAMES[source.dtype.name]}"
+        )
+    check_same_device(x, mask, source)
+    check_broadcastable(mask, x)  # PyTorch names the mask as tensor a
+    shape = broadcast_shapes(x._data.shape, mask._data.shape)
+    mask_data = array_module(mask._data).broadcast_to(mask._data, shape)
+    count = int(mask_data.sum())
+    if count > source._data.size:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    used = Slice.apply(shape_ops.reshape(source, (-1,)), (slice(0, count), Ellipsis))
+    return MaskedScatter.apply(shape_ops.expand(x, shape), used, (mask_data, Ellipsis), True, False)
+
+
+class SliceScatter(IndexPut):
+    """``y = x`` with ``y[..., start:end:step, ...] = src`` along ``dim``;
+    ``dx = grad`` with that slice 0,  ``dsrc = grad[..., start:end:step, ...]``."""
+
+
+class SelectScatter(IndexPut):
+    """``y = x`` with ``y[..., index, ...] = src`` along ``dim``;
+    ``dx = grad`` with that slice 0,  ``dsrc = grad[..., index, ...]``."""
+
+
+def _scatter_into_view(op, x: Tensor, src: Tensor, key) -> Tensor:
+    """``op`` writing ``src`` at the basic ``key`` of a copy of ``x``; ``src`` must have exactly ``x[key]``'s shape."""
+    check_same_device(x, src)
+    expected = x._data[key].shape
+    if src._data.shape != expected:
+        raise RuntimeError(
+            f"expected src to have a size equal to the slice of self. src size = {list(src._data.shape)}, slice size = "
+            f"{list(expected)}"
+        )
+    return op.apply(x, cast(src, x.dtype), key, False, False)
+
+
+def slice_scatter(x: Tensor, src: Tensor, dim: int = 0, start=None, end=None, step: int = 1) -> Tensor:
+    """A copy of ``x`` with ``src`` written where ``x[..., start:end:step, ...]`` (along ``dim``) reads."""
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    dim = wrap_dim(dim, x._data.ndim)
+    return _scatter_into_view(SliceScatter, x, src, (slice(None),) * dim + (slice(start, end, step), Ellipsis))
+
+
+def select_scatter(x: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    """A copy of ``x`` with ``src`` written where ``x.select(dim, index)`` reads."""
+    return _scatter_into_view(SelectScatter, x, src, shape_ops.select_key(x, dim, index))

@@ -277,6 +277,27 @@ def index_fill_(target: Tensor, dim: int, index, value) -> Tensor:
     return _inplace(target, lambda x, v: indexing.masked_fill(x, mask_tensor, v), value)
 
 
+def index_add_(target: Tensor, dim: int, index, source, *, alpha=1) -> Tensor:
+    """Add ``alpha * source[..., i, ...]`` to slice ``index[i]`` along ``dim``."""
+    from . import indexing
+
+    return _inplace(target, lambda x, s: indexing.index_add(x, dim, index, s, alpha=alpha), source)
+
+
+def index_copy_(target: Tensor, dim: int, index, source) -> Tensor:
+    """Overwrite slice ``index[i]`` along ``dim`` with ``source[..., i, ...]``."""
+    from . import indexing
+
+    return _inplace(target, lambda x, s: indexing.index_copy(x, dim, index, s), source)
+
+
+def masked_scatter_(target: Tensor, mask, source) -> Tensor:
+    """Overwrite the elements where ``mask`` is True with ``source``'s first elements, in order."""
+    from . import indexing
+
+    return _inplace(target, lambda x, s: indexing.masked_scatter(x, mask, s), source)
+
+
 # -- random fills (initialisation) ----------------------------------------------------------------
 def _random_fill(target: Tensor, draw, generator) -> Tensor:
     if not target.is_floating_point() and draw.__name__ != "integers":

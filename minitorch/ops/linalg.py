@@ -1,4 +1,4 @@
-"""Linear algebra: matrix products (matmul, mm, bmm, mv, dot, outer) and einsum.
+"""Linear algebra: matrix products (matmul, mm, bmm, mv, dot, outer), einsum, and what is built on them.
 
 Every product here is one array ``matmul`` (or ``einsum``) in forward and one per input
 in backward: for ``y = a @ b``,
@@ -12,16 +12,28 @@ were broadcast (the one place that happens for every op).
 
 Errors use PyTorch's words, including its habit of describing a batched product by the
 ``mm``/``mv``/``bmm`` call it turns into.
+
+Further down: the ``add*`` family (``addmm``, ``baddbmm``... ``beta * input + alpha * product``),
+products composed from the ones above (``inner``, ``kron``, ``cross``), distances (``dist``,
+``cdist``), diagonals (``diagonal`` is a view; ``diag``, ``diag_embed``, ``trace``), and the
+determinant and inverse, whose derivatives are the classic matrix-calculus results::
+
+    d det(A) = det(A) * A^{-T}        d A^{-1}: dA = -A^{-T} @ grad @ A^{-T}
 """
 
 from __future__ import annotations
 
 import builtins
 import string
+import warnings
 
+import numpy as np
+
+from .. import _dtype, return_types
 from .._tensor import Tensor
 from ..autograd.function import Op
-from ._util import array_module, broadcast_shapes, check_same_device
+from . import pointwise, reduction, shape as shape_ops
+from ._util import array_module, broadcast_shapes, cast, check_same_device, is_number, wrap_dim
 from .reduction import scalar_type_name
 
 # PyTorch names dtypes by their C++ types in some messages ("float != double").
@@ -426,3 +438,568 @@ def einsum(equation: str, *operands) -> Tensor:
             )
     explicit = _explicit_equation(equation, operands)
     return Einsum.apply(explicit, *operands)
+
+
+# -- the add* family: beta * input + alpha * product -------------------------------------------
+def _scaled_sum(input: Tensor, beta, product: Tensor, alpha) -> Tensor:
+    """``beta * input + alpha * product``; with ``beta = 0`` the input is ignored, NaNs and all (PyTorch's rule)."""
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:
+        return product
+    return (input if beta == 1 else input * beta) + product
+
+
+def _check_matrix(tensor: Tensor, name: str) -> None:
+    if tensor._data.ndim != 2:
+        raise RuntimeError(f"{name} must be a matrix, got {tensor._data.ndim}-D tensor")
+
+
+def _check_input_dtype(input: Tensor, other: Tensor, other_name: str) -> None:
+    if input._data.dtype != other._data.dtype:
+        raise RuntimeError(
+            f"self and {other_name} must have the same dtype, but got {scalar_type_name(input.dtype)} and "
+            f"{scalar_type_name(other.dtype)}"
+        )
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)``, ``input`` broadcast to the product's shape (a linear layer's form).
+
+        >>> import minitorch
+        >>> minitorch.addmm(minitorch.ones(2, 2), minitorch.eye(2), minitorch.eye(2), beta=0.5).tolist()
+        [[1.5, 0.5], [0.5, 1.5]]
+    """
+    _check_matrix(mat1, "mat1")
+    _check_matrix(mat2, "mat2")
+    _check_input_dtype(input, mat2, "mat2")
+    product = mm(mat1, mat2)
+    return _scaled_sum(shape_ops.expand(input, product.shape), beta, product, alpha)
+
+
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
+    """``beta * input + alpha * (mat @ vec)``."""
+    if mat._data.ndim != 2 or vec._data.ndim != 1 or input._data.ndim > 1:
+        raise RuntimeError(
+            f"vector + matrix @ vector expected, got {input._data.ndim}, {mat._data.ndim}, {vec._data.ndim}"
+        )
+    rows, columns = mat._data.shape
+    if input._data.shape not in ((), (1,), (rows,)) or vec._data.shape[0] != columns:
+        size = input._data.shape[0] if input._data.ndim else 1
+        raise RuntimeError(f"size mismatch, got input ({size}), mat ({rows}x{columns}), vec ({vec._data.shape[0]})")
+    product = mv(mat, vec)
+    return _scaled_sum(shape_ops.expand(input, product.shape), beta, product, alpha)
+
+
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    """``beta * input + alpha * (batch1[n] @ batch2[n])`` for each ``n``."""
+    product = bmm(batch1, batch2)
+    return _scaled_sum(shape_ops.expand(input, product.shape), beta, product, alpha)
+
+
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    """``beta * input + alpha * sum_n batch1[n] @ batch2[n]``: the products of a batch, added up."""
+    for name, batch in (("batch1", batch1), ("batch2", batch2)):
+        if batch._data.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    if batch1._data.shape[0] != batch2._data.shape[0]:
+        raise RuntimeError(
+            f"batch1 and batch2 must have same number of batches, got {batch1._data.shape[0]} and "
+            f"{batch2._data.shape[0]}"
+        )
+    product = bmm(batch1, batch2).sum(0)
+    return _scaled_sum(shape_ops.expand(input, product.shape), beta, product, alpha)
+
+
+def addcmul(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:
+    """``input + value * tensor1 * tensor2`` (broadcast; the out-of-place form of ``addcmul_``)."""
+    return pointwise.add(input, pointwise.mul(tensor1, tensor2), alpha=value)
+
+
+def addcdiv(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:
+    """``input + value * tensor1 / tensor2`` (true division; integer ``tensor1 / tensor2`` is refused)."""
+    if not _dtype.result_type(tensor1, tensor2).is_floating_point:
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a "
+            "true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + value "
+            "* torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+            "tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: (input + value "
+            "* tensor1 / tensor2), for all dtypes."
+        )
+    return pointwise.add(input, pointwise.div(tensor1, tensor2), alpha=value)
+
+
+# -- products built from the ones above -----------------------------------------------------------
+def inner(input: Tensor, other: Tensor) -> Tensor:
+    """``out[i..., j...] = sum_k input[i..., k] * other[j..., k]``: the dot product over the last dimension.
+
+    For vectors this is ``dot``; a 0-d argument just multiplies. It is one matrix product
+    of the two inputs flattened to ``(-1, k)`` matrices.
+    """
+    if input._data.ndim == 0 or other._data.ndim == 0:
+        return pointwise.mul(input, other)
+    shape_a, shape_b = input._data.shape, other._data.shape
+    if shape_a[-1] != shape_b[-1]:
+        raise RuntimeError(
+            "inner() the last dimension must match on both input tensors but got shapes "
+            f"{list(shape_a)} and {list(shape_b)}"
+        )
+    if input._data.dtype != other._data.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    extent = shape_a[-1]
+    rows = shape_ops.reshape(input, (_numel(shape_a[:-1]), extent))
+    columns = shape_ops.reshape(other, (_numel(shape_b[:-1]), extent))
+    return shape_ops.reshape(matmul(rows, columns.mT), shape_a[:-1] + shape_b[:-1])
+
+
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product: ``out[i * m + k] = input[i] * other[k]`` in every dimension.
+
+    Seen with interleaved dimensions ``(a0, b0, a1, b1, ...)`` it is just a broadcast
+    product of ``input`` shaped ``(a0, 1, a1, 1, ...)`` and ``other`` shaped ``(1, b0, 1, b1, ...)``;
+    merging each pair ``(ai, bi)`` gives the result, so the gradient comes from ``*`` and ``reshape``.
+    """
+    ndim = builtins.max(input._data.ndim, other._data.ndim)
+    shape_a = (1,) * (ndim - input._data.ndim) + input._data.shape
+    shape_b = (1,) * (ndim - other._data.ndim) + other._data.shape
+    spread_a = shape_ops.reshape(input, tuple(extent for a in shape_a for extent in (a, 1)))
+    spread_b = shape_ops.reshape(other, tuple(extent for b in shape_b for extent in (1, b)))
+    return shape_ops.reshape(pointwise.mul(spread_a, spread_b), tuple(a * b for a, b in zip(shape_a, shape_b)))
+
+
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    """The cross product of 3-vectors along ``dim`` (by default, as PyTorch: the first dimension of size 3).
+
+    With the components shifted cyclically (``roll``), ``c_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1}``
+    for all three ``i`` at once.
+    """
+    if dim is None:
+        warnings.warn(
+            "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim explicitly "
+            "or simply use torch.linalg.cross.\nThe default value of dim will change to agree with that of "
+            "linalg.cross in a future release.",
+            UserWarning, stacklevel=2,
+        )
+        dim = next((axis for axis, extent in enumerate(input._data.shape) if extent == 3), -1)
+    return _cross(input, other, dim)
+
+
+def _cross(input: Tensor, other: Tensor, dim: int) -> Tensor:
+    if input._data.ndim != other._data.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    axis = wrap_dim(dim, input._data.ndim)
+    size_a, size_b = input._data.shape[axis], other._data.shape[axis]
+    if size_a != 3 or size_b != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {size_a} and {size_b}")
+    if input._data.dtype != other._data.dtype:
+        raise RuntimeError(
+            f"expected scalar type {scalar_type_name(input.dtype)} but found {scalar_type_name(other.dtype)}"
+        )
+    broadcast_shapes(input._data.shape, other._data.shape)
+
+    def shifted(tensor: Tensor, by: int) -> Tensor:
+        return shape_ops.roll(tensor, -by, axis)
+
+    return shifted(input, 1) * shifted(other, 2) - shifted(input, 2) * shifted(other, 1)
+
+
+def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
+    """``torch.linalg.cross``: ``cross`` with ``dim = -1`` by default."""
+    return _cross(input, other, dim)
+
+
+# -- distances ------------------------------------------------------------------------------------
+def dist(input: Tensor, other: Tensor, p=2) -> Tensor:
+    """``||input - other||_p`` over all elements (broadcast); its gradient at distance 0 is 0, as ``norm``'s."""
+    difference = pointwise.sub(input, other)
+    if not difference.is_floating_point():
+        raise RuntimeError(
+            f"norm(): input dtype should be either floating point or complex. Got {scalar_type_name(difference.dtype)} "
+            "instead."
+        )
+    return reduction.norm(difference, p)
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode=None) -> Tensor:
+    """``out[..., i, j] = ||x1[..., i, :] - x2[..., j, :]||_p``: every distance between two sets of points.
+
+    Computed as the norm of the broadcast difference ``x1[..., :, None, :] - x2[..., None, :, :]``,
+    so the gradient is ``norm``'s (0 where two points coincide, like PyTorch's). PyTorch switches
+    to a matrix-product formula for ``p = 2`` with more than 25 points; that one is faster but
+    loses precision for nearby points, which is why this readable version keeps the difference.
+    """
+    for name, points in (("X1", x1), ("X2", x2)):
+        if points._data.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {points._data.ndim}D")
+    for name, points in (("X1", x1), ("X2", x2)):
+        if not points.is_floating_point():
+            raise RuntimeError(
+                f"cdist only supports floating-point dtypes, {name} got: {scalar_type_name(points.dtype)}"
+            )
+    if x1._data.shape[-1] != x2._data.shape[-1]:
+        raise RuntimeError(
+            f"X1 and X2 must have the same number of columns. X1: {x1._data.shape[-1]} X2: {x2._data.shape[-1]}"
+        )
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    if x1._data.dtype != x2._data.dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(x1.dtype)} but found {scalar_type_name(x2.dtype)}")
+    broadcast_shapes(x1._data.shape[:-2], x2._data.shape[:-2])
+    difference = shape_ops.unsqueeze(x1, -2) - shape_ops.unsqueeze(x2, -3)
+    return reduction.norm(difference, p, dim=-1)
+
+
+# -- diagonals ------------------------------------------------------------------------------------
+def _diagonal_view(array, offset: int, dim1: int, dim2: int):
+    """``array[..., i, i + offset]`` over ``dim1, dim2`` as a view, the diagonal as the last dimension.
+
+    NumPy returns diagonals read-only for backward compatibility only; PyTorch's are writable
+    views, so the flag is lifted when ``array`` itself may be written.
+    """
+    view = array_module(array).diagonal(array, offset, dim1, dim2)
+    flags = view.flags
+    if not getattr(flags, "writeable", True) and getattr(array.flags, "writeable", False):
+        flags.writeable = True
+    return view
+
+
+class Diagonal(Op):
+    """``y[..., i] = x[..., i, i + offset]`` over dimensions ``dim1, dim2`` (a view; the diagonal comes last);
+    ``dx = zeros like x`` with ``diagonal(dx) = grad``."""
+
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, x, offset, dim1, dim2):
+        ctx.input_shape, ctx.where = x.shape, (offset, dim1, dim2)
+        return _diagonal_view(x, offset, dim1, dim2)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return DiagEmbed.apply(grad, ctx.input_shape, *ctx.where), None, None, None
+
+
+class DiagonalCopy(Diagonal):
+    """``diag`` of a matrix: ``diagonal`` as a copy, as PyTorch's ``diag`` returns."""
+
+    node_name = "DiagonalBackward0_copy"
+    is_view = False
+
+    @staticmethod
+    def forward(ctx, x, offset, dim1, dim2):
+        return Diagonal.forward(ctx, x, offset, dim1, dim2).copy()
+
+
+class DiagEmbed(Op):
+    """``y = zeros(shape)`` with ``diagonal(y, offset, dim1, dim2) = g``;  ``dg = diagonal(grad, offset, dim1, dim2)``.
+
+    The adjoint of ``Diagonal``: each is the other's backward.
+    """
+
+    @staticmethod
+    def forward(ctx, g, shape, offset, dim1, dim2):
+        ctx.where = (offset, dim1, dim2)
+        result = array_module(g).zeros(shape, dtype=g.dtype)
+        _diagonal_view(result, offset, dim1, dim2)[...] = g
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Diagonal.apply(grad, *ctx.where), None, None, None, None
+
+
+class DiagonalScatter(Op):
+    """``y = x`` with ``diagonal(y, offset, dim1, dim2) = src``;
+    ``dx = grad`` with its diagonal set to 0,  ``dsrc = diagonal(grad)``."""
+
+    @staticmethod
+    def forward(ctx, x, src, offset, dim1, dim2):
+        ctx.where = (offset, dim1, dim2)
+        result = x.copy()
+        _diagonal_view(result, offset, dim1, dim2)[...] = src
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_x = DiagonalScatter.apply(grad, 0.0, *ctx.where) if ctx.needs_input_grad[0] else None
+        grad_src = Diagonal.apply(grad, *ctx.where) if ctx.needs_input_grad[1] else None
+        return grad_x, grad_src, None, None, None
+
+
+def _diagonal_dims(ndim: int, dim1: int, dim2: int) -> tuple:
+    axis1, axis2 = wrap_dim(dim1, ndim), wrap_dim(dim2, ndim)
+    if axis1 == axis2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return axis1, axis2
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The diagonal ``input[..., i, i + offset]`` of dimensions ``dim1, dim2``, as a view (moved to the end).
+
+        >>> import minitorch
+        >>> minitorch.arange(9).reshape(3, 3).diagonal(1)
+        tensor([1, 5])
+    """
+    axis1, axis2 = _diagonal_dims(input._data.ndim, dim1, dim2)
+    return Diagonal.apply(input, int(offset), axis1, axis2)
+
+
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """A tensor with ``input``'s last dimension on the diagonals of dimensions ``dim1, dim2`` (zeros elsewhere)."""
+    ndim = input._data.ndim + 1
+    axis1, axis2 = _diagonal_dims(ndim, dim1, dim2)
+    size = input._data.shape[-1] + builtins.abs(int(offset))
+    shape = list(input._data.shape[:-1])
+    for axis in sorted((axis1, axis2)):
+        shape.insert(axis, size)
+    return DiagEmbed.apply(input, tuple(shape), int(offset), axis1, axis2)
+
+
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
+    """A vector becomes a square matrix with it on the ``diagonal``-th diagonal; a matrix gives that diagonal
+    (as a copy)."""
+    ndim = input._data.ndim
+    if ndim == 1:
+        size = input._data.shape[0] + builtins.abs(int(diagonal))
+        return DiagEmbed.apply(input, (size, size), int(diagonal), 0, 1)
+    if ndim == 2:
+        return DiagonalCopy.apply(input, int(diagonal), 0, 1)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {ndim}D")
+
+
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """A copy of ``input`` with ``src`` written on the diagonal that ``diagonal(input, offset, dim1, dim2)`` reads."""
+    axis1, axis2 = _diagonal_dims(input._data.ndim, dim1, dim2)
+    check_same_device(input, src)
+    expected = array_module(input._data).diagonal(input._data, int(offset), axis1, axis2).shape
+    if src._data.shape != expected:
+        raise RuntimeError(
+            f"expected src to have a size equal to the slice of self. src size = {list(src._data.shape)}, slice size = "
+            f"{list(expected)}"
+        )
+    return DiagonalScatter.apply(input, cast(src, input.dtype), int(offset), axis1, axis2)
+
+
+def trace(input: Tensor) -> Tensor:
+    """The sum of a matrix's diagonal (integers add up in int64, as ``sum``)."""
+    if input._data.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.ndim}")
+    if input._data.dtype == bool:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    return diagonal(input).sum()
+
+
+# -- determinant and inverse -----------------------------------------------------------------------
+def _check_square(input: Tensor, name: str) -> None:
+    """PyTorch's checks for the ``linalg`` functions: float dtype, batches of square matrices."""
+    if input._data.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if not input.is_floating_point():
+        raise RuntimeError(
+            f"{name}: Expected a floating point or complex tensor as input. Got {scalar_type_name(input.dtype)}"
+        )
+    rows, columns = input._data.shape[-2:]
+    if rows != columns:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {rows} by {columns} matrices")
+
+
+def _as_matrices(values: Tensor) -> Tensor:
+    """A batch of numbers with two size-1 dimensions added, to scale a batch of matrices."""
+    return shape_ops.unsqueeze(shape_ops.unsqueeze(values, -1), -1)
+
+
+class Det(Op):
+    """``y = det(A)`` (batched);  ``dA = grad * y * A^{-T}`` (Jacobi's formula).
+
+    The formula needs the inverse, so a singular ``A`` has no gradient here (PyTorch goes
+    through an SVD for that case).
+    """
+
+    node_name = "LinalgDetBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        result = array_module(a).asarray(array_module(a).linalg.det(a))
+        ctx.save_for_backward(a, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, result = ctx.saved_tensors
+        return _as_matrices(grad * result) * inverse(a).mT
+
+
+class Inverse(Op):
+    """``Y = A^{-1}`` (batched);  ``dA = -Y^T @ grad @ Y^T``  (from ``d(A Y) = 0``: ``dY = -Y dA Y``)."""
+
+    node_name = "LinalgInvExBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        try:
+            result = array_module(a).linalg.inv(a)
+        except np.linalg.LinAlgError:
+            raise RuntimeError(
+                "linalg.inv: The input matrix is singular, the inversion could not be completed."
+            ) from None
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        (result,) = ctx.saved_tensors
+        transposed = result.mT
+        return -matmul(matmul(transposed, grad), transposed)
+
+
+class Slogdet(Op):
+    """``sign, log|det A| = slogdet(A)``;  ``dA = grad_logabsdet * A^{-T}`` (the sign is piecewise constant)."""
+
+    node_name = "LinalgSlogdetBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        sign, logabsdet = array_module(a).linalg.slogdet(a)
+        ctx.save_for_backward(a)
+        xp = array_module(a)
+        return xp.asarray(sign), xp.asarray(logabsdet)
+
+    @staticmethod
+    def backward(ctx, grad_sign, grad_logabsdet):
+        (a,) = ctx.saved_tensors
+        return _as_matrices(grad_logabsdet) * inverse(a).mT
+
+
+def det(input: Tensor) -> Tensor:
+    """The determinant of each square matrix in ``input`` (the last two dimensions)."""
+    _check_square(input, "linalg.det")
+    return Det.apply(input)
+
+
+def inverse(input: Tensor) -> Tensor:
+    """The inverse of each square matrix in ``input``.
+
+        >>> import minitorch
+        >>> minitorch.inverse(minitorch.tensor([[2.0, 0.0], [0.0, 4.0]]))
+        tensor([[0.5000, 0.0000],
+                [0.0000, 0.2500]])
+    """
+    _check_square(input, "linalg.inv")
+    return Inverse.apply(input)
+
+
+def slogdet(input: Tensor):
+    """``(sign, logabsdet)`` with ``det = sign * exp(logabsdet)``: the determinant without overflow."""
+    _check_square(input, "linalg.slogdet")
+    return return_types.slogdet(*Slogdet.apply(input))
+
+
+def logdet(input: Tensor) -> Tensor:
+    """``log(det(input))``: NaN where the determinant is negative, ``-inf`` where it is 0."""
+    _check_square(input, "logdet")
+    sign, logabsdet = Slogdet.apply(input)
+    return pointwise.where(sign == -1.0, float("nan"), logabsdet)
+
+
+# -- matrices made from vectors, and covariance ----------------------------------------------------
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
+    """The Vandermonde matrix ``out[i, j] = x[i] ** (N - 1 - j)`` (``x[i] ** j`` when ``increasing``).
+
+    One broadcast power ``x[:, None] ** exponents[None, :]``, so the gradient is ``pow``'s;
+    integer (and bool) inputs give int64, as in PyTorch.
+    """
+    if x._data.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    columns = x._data.shape[0] if N is None else int(N)
+    if columns < 0:
+        raise RuntimeError("N must be non-negative.")
+    if not x.is_floating_point():
+        x = cast(x, _dtype.int64)
+    xp = x._xp
+    exponents = xp.arange(columns, dtype=np.int64)
+    exponents = Tensor._make(exponents if increasing else exponents[::-1].copy(), x._device)
+    return pointwise.pow(shape_ops.unsqueeze(x, 1), exponents)
+
+
+def _check_weights(weights: Tensor, name: str, kind: str, observations: int) -> None:
+    if weights._data.ndim > 1:
+        raise RuntimeError(
+            f"cov(): expected {name} to have one or fewer dimensions but got {name} with {weights._data.ndim} "
+            "dimensions"
+        )
+    integral = not weights.is_floating_point()
+    if (kind == "integral") != integral:
+        raise RuntimeError(
+            f"cov(): expected {name} to have {kind} dtype but got {name} with {scalar_type_name(weights.dtype)} dtype"
+        )
+    if weights._data.size != observations:
+        raise RuntimeError(
+            f"cov(): expected {name} to have the same numel as there are observations in the input but got "
+            f"{weights._data.size} != {observations}"
+        )
+    if weights._data.size and weights._data.min() < 0:
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
+def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None, aweights: Tensor | None = None):
+    """The covariance matrix of the variables in the rows of ``input`` (observations in the columns).
+
+    With weights ``w`` (``fweights * aweights``; all 1 by default) and ``N = sum(w)``::
+
+        avg_i = sum_k w_k x_ik / N        c_ij = sum_k w_k (x_ik - avg_i)(x_jk - avg_j) / (N - correction)
+
+    (with ``aweights`` the denominator is ``N - correction * sum(w * aweights) / N``). It is one
+    matrix product of the centred rows, so the gradient comes from ``mm``. A single variable
+    gives a 0-d result.
+    """
+    if input._data.ndim > 2:
+        raise RuntimeError(
+            f"cov(): expected input to have two or fewer dimensions but got an input with {input._data.ndim} dimensions"
+        )
+    if input._data.dtype == bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    rows = input if input._data.ndim == 2 else shape_ops.reshape(input, (1, -1))
+    observations = rows._data.shape[1]
+    weights = None
+    if fweights is not None:
+        _check_weights(fweights, "fweights", "integral", observations)
+        weights = fweights
+    if aweights is not None:
+        _check_weights(aweights, "aweights", "floating point", observations)
+        weights = aweights if weights is None else weights * aweights
+    if weights is None:
+        total = observations
+        mean = rows.sum(1) / total
+    else:
+        total = weights.sum()
+        if not bool((total._data != 0).all()):
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+        mean = (rows * weights).sum(1) / total
+    if weights is not None and aweights is not None and correction != 0:
+        degrees = total - correction * (weights * aweights).sum() / total
+    else:
+        degrees = total - correction
+    if float(degrees if is_number(degrees) else degrees.item()) <= 0:
+        warnings.warn(
+            "cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of observations.",
+            UserWarning, stacklevel=2,
+        )
+        degrees = degrees * 0
+    centred = rows - shape_ops.unsqueeze(mean, 1)
+    products = mm(centred, (centred if weights is None else centred * weights).t())
+    return shape_ops.squeeze(pointwise.div(products, degrees))
+
+
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson correlation coefficients: ``cov(input)`` divided by ``std_i * std_j``, clipped to ``[-1, 1]``."""
+    if input._data.ndim > 2:
+        raise RuntimeError(
+            "corrcoef(): expected input to have two or fewer dimensions but got an input with "
+            f"{input._data.ndim} dimensions"
+        )
+    covariance = cov(input)
+    if covariance._data.ndim == 0:
+        return covariance / covariance
+    deviations = pointwise.sqrt(diagonal(covariance))
+    correlation = covariance / shape_ops.reshape(deviations, (-1, 1)) / shape_ops.reshape(deviations, (1, -1))
+    return pointwise.clamp(correlation, -1, 1)

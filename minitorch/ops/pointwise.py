@@ -814,6 +814,142 @@ def log1p(input: Tensor) -> Tensor:
     return Log1p.apply(_as_floating(input, "log1p"))
 
 
+class Logaddexp(Op):
+    """``y = log(e ** a + e ** b)`` without overflow;
+    ``da = grad / (1 + e ** (b - a))``,  ``db = grad / (1 + e ** (a - b))``."""
+
+    @staticmethod
+    @_quiet
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return array_module(a).logaddexp(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        grad_a = grad / (1 + (b - a).exp()) if ctx.needs_input_grad[0] else None
+        grad_b = grad / (1 + (a - b).exp()) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+class Logaddexp2(Op):
+    """``y = log2(2 ** a + 2 ** b)`` without overflow;
+    ``da = grad / (1 + 2 ** (b - a))``,  ``db = grad / (1 + 2 ** (a - b))``."""
+
+    @staticmethod
+    @_quiet
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return array_module(a).logaddexp2(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        grad_a = grad / (1 + pow(2.0, b - a)) if ctx.needs_input_grad[0] else None
+        grad_b = grad / (1 + pow(2.0, a - b)) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+def _floating_pair(input, other, function: str):
+    """Two tensors promoted together for an op with floating kernels only (``logaddexp``, ``logaddexp2``)."""
+    _require_tensor(input, function)
+    _require_tensor(other, function, "other", 2)
+    a, b, result = _prepare(input, other, function)
+    if not result.is_floating_point:
+        raise _not_implemented(f"{function}_cpu", a)
+    return a, b
+
+
+def logaddexp(input: Tensor, other: Tensor) -> Tensor:
+    """``log(exp(input) + exp(other))``, computed without overflow (a smooth maximum).
+
+        >>> import minitorch
+        >>> minitorch.logaddexp(minitorch.tensor([1000.0]), minitorch.tensor([1000.0]))
+        tensor([1000.6932])
+    """
+    return Logaddexp.apply(*_floating_pair(input, other, "logaddexp"))
+
+
+def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
+    """``log2(2 ** input + 2 ** other)``, computed without overflow."""
+    return Logaddexp2.apply(*_floating_pair(input, other, "logaddexp2"))
+
+
+class Xlogy(Op):
+    """``y = a * log(b)``, and 0 where ``a = 0`` (unless ``b`` is NaN);
+    ``da = grad * log(b)`` (0 where ``a = 0`` and ``b <= 0``),  ``db = grad * a / b``."""
+
+    @staticmethod
+    @_quiet
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        xp = _module(a, b)
+        dtype = (b if is_number(a) else a).dtype
+        # A number operand becomes a 0-d array of the result dtype (a NumPy float64 scalar would promote float32)
+        a, b = xp.asarray(a, dtype=dtype), xp.asarray(b, dtype=dtype)
+        return xp.where((a == 0) & ~xp.isnan(b), xp.zeros((), dtype=dtype), a * xp.log(b))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        grad_a = grad_b = None
+        if ctx.needs_input_grad[0]:
+            # xlogy(grad, b), not grad * log(b): it stays 0 where grad is 0 and b is 0 (PyTorch's formula)
+            grad_a = xlogy(grad, b)
+            if not (is_number(b) and b > 0):  # and PyTorch sets it to 0 where a = 0 and b <= 0
+                flat = a == 0 if is_number(b) else logical_and(a == 0, b <= 0)
+                grad_a = where(flat, 0.0, grad_a)
+        if ctx.needs_input_grad[1]:
+            grad_b = grad * a / b
+        return grad_a, grad_b
+
+
+def xlogy(input, other) -> Tensor:
+    """``input * log(other)``, with ``0 * log(0) = 0`` (as in entropy formulas); numbers allowed on either side.
+
+        >>> import minitorch
+        >>> minitorch.xlogy(minitorch.tensor([0.0, 2.0]), minitorch.tensor([0.0, 1.0]))
+        tensor([0., 0.])
+    """
+    a, b, _ = _prepare(input, other, "xlogy", floating=True)
+    return Xlogy.apply(a, b)
+
+
+class Logit(Op):
+    """``y = log(z / (1 - z))`` with ``z = clamp(x, eps, 1 - eps)`` (``z = x`` without ``eps``);
+    ``dx = grad / (x (1 - x))`` inside ``[eps, 1 - eps]`` and 0 outside (without ``eps``: NaN outside ``[0, 1]``)."""
+
+    @staticmethod
+    @_quiet
+    def forward(ctx, x, eps):
+        ctx.save_for_backward(x)
+        ctx.eps = eps
+        xp = array_module(x)
+        if eps is not None:
+            x = xp.clip(x, eps, 1 - eps)
+        return xp.log(x / (1 - x))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        eps = ctx.eps
+        derivative = grad / (x * (1 - x))
+        if eps is None:
+            return where(logical_or(x < 0, x > 1), math.nan, derivative), None
+        return where(logical_or(x < eps, x > 1 - eps), 0.0, derivative), None
+
+
+def logit(input: Tensor, eps: float | None = None) -> Tensor:
+    """The inverse of ``sigmoid``: ``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given.
+
+        >>> import minitorch
+        >>> minitorch.logit(minitorch.tensor([0.5, 0.0]), eps=1e-6)
+        tensor([  0.0000, -13.8155])
+    """
+    # A negative eps means no clamping, as in PyTorch
+    return Logit.apply(_as_floating(input, "logit"), None if eps is None or eps < 0 else eps)
+
+
 # -- trigonometry -----------------------------------------------------------------------
 class Sin(Op):
     """``y = sin x``;  ``dx = grad * cos x``."""
@@ -1061,6 +1197,45 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:
     return Hypot.apply(a, b)
 
 
+# PyTorch's constants for the angle conversions (double precision, applied in the tensor's dtype)
+_RADIANS_PER_DEGREE = math.pi / 180
+_DEGREES_PER_RADIAN = 180 / math.pi
+
+
+class Deg2Rad(Op):
+    """``y = x * pi / 180``;  ``dx = grad * pi / 180``."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * _RADIANS_PER_DEGREE
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * _RADIANS_PER_DEGREE
+
+
+class Rad2Deg(Op):
+    """``y = x * 180 / pi``;  ``dx = grad * 180 / pi``."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * _DEGREES_PER_RADIAN
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * _DEGREES_PER_RADIAN
+
+
+def deg2rad(input: Tensor) -> Tensor:
+    """Degrees to radians (integers become the default float)."""
+    return Deg2Rad.apply(_as_floating(input, "deg2rad"))
+
+
+def rad2deg(input: Tensor) -> Tensor:
+    """Radians to degrees (integers become the default float)."""
+    return Rad2Deg.apply(_as_floating(input, "rad2deg"))
+
+
 # -- activations ------------------------------------------------------------------------
 class Sigmoid(Op):
     """``y = 1 / (1 + e ** -x)``;  ``dx = grad * y * (1 - y)``."""
@@ -1207,6 +1382,31 @@ def erf(input: Tensor) -> Tensor:
     return Erf.apply(_as_floating(input, "erf"))
 
 
+class Erfinv(Op):
+    """``y = erf^-1(x)`` on ``[-1, 1]``;  ``dx = grad * sqrt(pi) / 2 * e ** (y ** 2)`` (1 / erf' at ``y``)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        # SciPy (a minitorch dependency) has the inverse; on a GPU, CuPy's copy of SciPy does
+        if array_module(x) is np:
+            from scipy.special import erfinv as inverse
+        else:
+            from cupyx.scipy.special import erfinv as inverse
+        result = inverse(x).astype(x.dtype, copy=False)
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        (result,) = ctx.saved_tensors
+        return grad * (math.sqrt(math.pi) / 2) * (result * result).exp()
+
+
+def erfinv(input: Tensor) -> Tensor:
+    """The inverse error function: ``erfinv(erf(x)) = x``; +-inf at +-1 and NaN outside ``[-1, 1]``."""
+    return Erfinv.apply(_as_floating(input, "erfinv"))
+
+
 # -- rounding and piecewise functions ------------------------------------------------------
 class Abs(Op):
     """``y = |x|``;  ``dx = grad * sign(x)`` (so ``abs'(0) = 0``)."""
@@ -1326,6 +1526,58 @@ def sign(input: Tensor) -> Tensor:
     if input._data.dtype == bool:
         return _integer_copy(input)
     return Sign.apply(input)
+
+
+class Sgn(Sign):
+    """``y = x / |x|`` (0 at 0): for real numbers the same as ``sign``;  ``dx = 0``."""
+
+
+def sgn(input: Tensor) -> Tensor:
+    """``input / |input|`` (0 where ``input`` is 0); for real tensors it equals ``sign``."""
+    _require_tensor(input, "sgn")
+    if input._data.dtype == bool:
+        return _integer_copy(input)
+    return Sgn.apply(input)
+
+
+def signbit(input: Tensor) -> Tensor:
+    """True where the sign bit is set: negative numbers and ``-0.0`` (and NaNs carrying a minus sign)."""
+    _require_tensor(input, "signbit")
+    xp, kind = input._xp, input._data.dtype.kind
+    if kind == "f":
+        return _direct(input._device, xp.signbit, input._data)
+    if kind == "i":
+        return _direct(input._device, lambda x: x < 0, input._data)
+    return _direct(input._device, lambda x: xp.zeros(x.shape, dtype=bool), input._data)  # bool and unsigned
+
+
+class Heaviside(Op):
+    """``y = 0`` where ``x < 0`` (and NaN), ``values`` where ``x = 0``, ``1`` where ``x > 0``.
+
+    A step function; PyTorch defines no derivative for it, and neither do we.
+    """
+
+    node_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx, x, values):
+        xp = array_module(x)
+        return xp.where(x == 0, values, x > 0).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::heaviside is not implemented")
+
+
+def heaviside(input: Tensor, values: Tensor) -> Tensor:
+    """The Heaviside step function of ``input``, taking ``values`` where ``input`` is 0 (same dtype, broadcast)."""
+    _require_tensor(input, "heaviside")
+    _require_tensor(values, "heaviside", "values", 2)
+    if input._data.dtype != values._data.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    check_same_device(input, values)
+    check_broadcastable(input, values)
+    return Heaviside.apply(input, values)
 
 
 def _rounding(op, input: Tensor, kernel: str) -> Tensor:
@@ -1680,6 +1932,43 @@ def isfinite(input: Tensor) -> Tensor:
     if input._data.dtype.kind != "f":
         return _direct(input._device, lambda x: input._xp.ones(x.shape, dtype=bool), input._data)
     return _direct(input._device, input._xp.isfinite, input._data)
+
+
+class NanToNum(Op):
+    """``y = x`` with NaN, +inf and -inf replaced by numbers;  ``dx = grad`` where ``x`` is finite, else 0."""
+
+    @staticmethod
+    def forward(ctx, x, nan, posinf, neginf):
+        xp = array_module(x)
+        if ctx.needs_input_grad and ctx.needs_input_grad[0]:
+            ctx.save_for_backward(xp.isfinite(x))
+        # None means the largest (smallest) finite value of the dtype, as in PyTorch
+        return xp.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (is_finite,) = ctx.saved_tensors
+        return where(is_finite, grad, 0.0), None, None, None
+
+
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
+    """``input`` with NaN replaced by ``nan`` and infinities by ``posinf``/``neginf`` (the dtype's extremes by default).
+
+        >>> import minitorch
+        >>> minitorch.nan_to_num(minitorch.tensor([float("nan"), 1.0, float("-inf")]), neginf=-9.0)
+        tensor([ 0.,  1., -9.])
+    """
+    _require_tensor(input, "nan_to_num")
+    if input._data.dtype.kind != "f":  # integers have no NaN or inf: a copy, as PyTorch returns
+        return _integer_copy(input)
+    return NanToNum.apply(input, nan, posinf, neginf)
+
+
+def nan_to_num_(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
+    """``nan_to_num`` in place."""
+    from .inplace import _inplace  # inplace.py builds on this module, so it is imported on first use
+
+    return _inplace(input, lambda x: nan_to_num(x, nan, posinf, neginf))
 
 
 def _logical(function_name: str):

@@ -7,6 +7,10 @@ the kept-dims shape and broadcasting it.
 
 Where the derivative is not unique (the maximum of tied values, the 2-norm at zero, the
 standard deviation of constant values) the choices are PyTorch's, noted on each op.
+
+Running ("cumulative") ops keep every partial result along ``dim`` (cumsum, cumprod,
+logcumsumexp, cummax); ``diff`` and ``trapezoid`` work on neighbouring elements; ``bincount``
+and ``histc`` count into bins, without gradients.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.function import Op
+from ..autograd.grad_mode import _GradState
+from . import pointwise
 from ._util import array_module, cast, normalize_dims, shape_argument, wrap_dim
 
 _SCALAR_TYPE_NAMES = {
@@ -743,6 +749,408 @@ def cumsum(x: Tensor, dim, *, dtype=None) -> Tensor:
     if x._data.ndim == 0:
         return Cumsum.apply(x.reshape(1), 0).reshape(())
     return Cumsum.apply(x, axis)
+
+
+def _reverse_cumsum(grad: Tensor, axis: int) -> Tensor:
+    """``r_j = sum_{i >= j} grad_i`` along ``axis``: how a running sum's gradient flows back."""
+    return grad.flip(axis).cumsum(axis).flip(axis)
+
+
+def _positions(length: int, axis: int, ndim: int, xp):
+    """``0, 1, ..., length - 1`` laid along ``axis`` of an ``ndim``-dimensional array (for broadcasting)."""
+    return xp.arange(length).reshape((-1,) + (1,) * (ndim - 1 - axis))
+
+
+def inclusive_scan(combine, x, axis: int):
+    """``y_i = combine(x_0, ..., x_i)`` along ``axis`` for an associative ``combine`` (maximum, logaddexp).
+
+    In log2(n) vectorised steps: after the step with shift ``s``, each ``y_i`` combines the
+    last ``2 s`` inputs up to ``i`` (Hillis and Steele's scan). NumPy's ``ufunc.accumulate``
+    would do it in one call, but CuPy only has that for add and multiply.
+    """
+    result = x.copy()
+    length = x.shape[axis]
+    shift = 1
+    while shift < length:
+        later = (slice(None),) * axis + (slice(shift, None),)
+        earlier = (slice(None),) * axis + (slice(None, length - shift),)
+        result[later] = combine(result[later], result[earlier])
+        shift *= 2
+    return result
+
+
+def _along_axis_of_0d(op, x: Tensor, axis: int, *rest):
+    """Scans (cumsum, cumprod, cummax...) of a 0-d tensor: the op on it as a 1-element vector."""
+    if x._data.ndim:
+        return op.apply(x, axis, *rest)
+    results = op.apply(x.reshape(1), 0, *rest)
+    if isinstance(results, tuple):
+        return tuple(result.reshape(()) for result in results)
+    return results.reshape(())
+
+
+# -- cumprod, logcumsumexp, cummax, cummin ----------------------------------------------------------
+class Cumprod(Op):
+    """``y_i = prod_{j <= i} x_j`` along ``dim``;  ``dx_j = sum_{i >= j} grad_i * y_i / x_j``.
+
+    Without zeros that is a reversed running sum of ``grad * y``, divided by ``x``. With a zero,
+    the first one at position ``z`` (PyTorch's algorithm, which never divides by 0):
+
+    * before ``z``: the same formula (``y_i = 0`` from ``z`` on, so only terms before ``z`` count);
+    * at ``z``: ``dx_z = y_{z-1} * sum_{i >= z} grad_i * prod_{z < k <= i} x_k`` (another cumprod);
+    * after ``z``: 0, since every product that contains ``x_j`` also contains ``x_z = 0``.
+
+    That gradient is exact, but its own derivative is not (the zero after ``z`` hides a
+    dependence on ``x_z``). So when a graph of the gradient is recorded (``create_graph=True``)
+    and ``x`` has zeros, the backward uses the definition instead, also PyTorch's choice:
+    ``n`` copies of ``x``, copy ``j`` with ``x_j`` replaced by 1, whose cumprods give every
+    ``prod_{k <= i, k != j} x_k`` at once (``n^2`` memory, differentiable to any order).
+    """
+
+    @staticmethod
+    def forward(ctx, x, axis):
+        ctx.axis = axis
+        result = array_module(x).cumprod(x, axis=axis)
+        ctx.save_for_backward(x, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, result = ctx.saved_tensors
+        axis = ctx.axis
+        if not bool((x._data == 0).any()):
+            return _reverse_cumsum(grad * result, axis) / x, None
+        if _GradState.enabled:
+            return _cumprod_gradient_by_definition(grad, x, axis), None
+        xp, data = x._xp, x._data
+        positions = _positions(data.shape[axis], axis, data.ndim, xp)
+        is_zero = data == 0
+        first_zero = xp.where(
+            is_zero.any(axis=axis, keepdims=True), xp.argmax(is_zero, axis=axis, keepdims=True), data.shape[axis]
+        )
+        before = _constant(positions < first_zero, x)
+        from_zero = _constant(positions >= first_zero, x)
+        after = _constant(positions > first_zero, x)
+        x_before = pointwise.where(before, x, 1.0)  # the first zero and what follows replaced by 1: no zeros left
+        prefix = cumprod(x_before, axis)  # y before z; at z, y_{z-1}
+        grad_before = _reverse_cumsum(grad * pointwise.where(before, prefix, 0.0), axis) / x_before
+        products_after = cumprod(pointwise.where(after, x, 1.0), axis)  # prod_{z < k <= i} x_k for i >= z
+        tail = (grad * pointwise.where(from_zero, products_after, 0.0)).sum(axis, keepdim=True)
+        at_zero = _constant(positions == first_zero, x)
+        return pointwise.where(before, grad_before, pointwise.where(at_zero, prefix * tail, 0.0)), None
+
+
+def _cumprod_gradient_by_definition(grad: Tensor, x: Tensor, axis: int) -> Tensor:
+    """``dx_j = sum_{i >= j} grad_i * prod_{k <= i, k != j} x_k``, all in Tensor ops (see ``Cumprod``)."""
+    xp = x._xp
+    x_last, grad_last = x.movedim(axis, -1), grad.movedim(axis, -1)
+    length = x_last.shape[-1]
+    identity = _constant(xp.eye(length, dtype=x._data.dtype), x)
+    # copies[..., j, :] is x with x_j replaced by 1; its running product at i is prod_{k <= i, k != j} x_k
+    copies = x_last.unsqueeze(-2) * (1 - identity) + identity
+    from_j_on = _constant(xp.triu(xp.ones((length, length), dtype=x._data.dtype)), x)  # [j, i] = 1 where i >= j
+    terms = cumprod(copies, -1) * from_j_on * grad_last.unsqueeze(-2)
+    return terms.sum(-1).movedim(-1, axis)
+
+
+def cumprod(x: Tensor, dim, *, dtype=None) -> Tensor:
+    """Running products along ``dim``; integers and bools accumulate in int64, as in PyTorch.
+
+        >>> import minitorch
+        >>> minitorch.tensor([1.0, 2.0, 3.0]).cumprod(0)
+        tensor([1., 2., 6.])
+    """
+    axis = wrap_dim(dim, x._data.ndim)
+    return _along_axis_of_0d(Cumprod, cast(x, _accumulate_dtype(x, dtype)), axis)
+
+
+class LogCumSumExp(Op):
+    """``y_i = log(sum_{j <= i} e ** x_j)`` along ``dim``;  ``dx_j = sum_{i >= j} grad_i * e ** (x_j - y_i)``.
+
+    Forward combines with ``logaddexp``, which never overflows. Backward, as in PyTorch,
+    sends the positive and the negative part of ``grad`` through logarithms:
+    ``dx = e ** (x + P) - e ** (x + N)`` with ``P = reversed logcumsumexp(log(grad+) - y)``
+    (``N`` likewise for ``-grad``), so no exponential overflows there either.
+    """
+
+    node_name = "LogcumsumexpBackward0"
+
+    @staticmethod
+    @np.errstate(invalid="ignore")  # -inf - -inf inside logaddexp: NumPy warns, the result (-inf) is right
+    def forward(ctx, x, axis):
+        result = inclusive_scan(array_module(x).logaddexp, x, axis)
+        ctx.axis = axis
+        ctx.save_for_backward(x, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, result = ctx.saved_tensors
+        axis = ctx.axis
+        # log|grad| where grad has the sign wanted, else the most negative float (exp of it is 0)
+        lowest = float(np.finfo(grad._data.dtype).min)
+
+        def reversed_part(is_part, magnitude):
+            log_part = pointwise.where(is_part, pointwise.where(is_part, magnitude, 1.0).log(), lowest)
+            return logcumsumexp((log_part - result).flip(axis), axis).flip(axis)
+
+        positive = reversed_part(grad > 0, grad)
+        negative = reversed_part(grad < 0, -grad)
+        return (x + positive).exp() - (x + negative).exp(), None
+
+
+def logcumsumexp(x: Tensor, dim) -> Tensor:
+    """``log(cumsum(exp(x)))`` along ``dim``, computed without overflow or underflow.
+
+        >>> import minitorch
+        >>> minitorch.tensor([-1000.0, -1000.0]).logcumsumexp(0)
+        tensor([-1000.0000,  -999.3068])
+    """
+    axis = wrap_dim(dim, x._data.ndim)
+    if not x.is_floating_point():
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{scalar_type_name(x.dtype)}'")
+    return _along_axis_of_0d(LogCumSumExp, x, axis)
+
+
+class Cummax(Op):
+    """``values_i = max_{j <= i} x_j`` along ``dim``, ``indices_i`` where it is;  ``dx = grad`` added at the indices.
+
+    At ties the index is the *latest* position holding the running maximum (PyTorch's
+    choice), and a NaN, once seen, is the maximum from then on. ``extreme`` is "maximum"
+    or "minimum"; ``Cummin`` differs only in its node's name.
+    """
+
+    @staticmethod
+    def forward(ctx, x, axis, extreme):
+        xp = array_module(x)
+        values = inclusive_scan(getattr(xp, extreme), x, axis)
+        # Where x equals the running extreme, a new record starts; the index is the latest record so far.
+        positions = _positions(x.shape[axis], axis, x.ndim, xp)
+        is_record = x == values
+        if x.dtype.kind == "f":
+            is_record |= xp.isnan(x)
+        indices = inclusive_scan(xp.maximum, xp.where(is_record, positions, 0), axis).astype(xp.int64)
+        ctx.mark_non_differentiable(indices)
+        ctx.axis, ctx.input_shape, ctx.indices = axis, x.shape, indices
+        return values, indices
+
+    @staticmethod
+    def backward(ctx, grad_values, grad_indices):
+        zeros = Tensor._make(grad_values._xp.zeros(ctx.input_shape, dtype=grad_values._data.dtype), grad_values._device)
+        index = Tensor._make(ctx.indices, grad_values._device)
+        return zeros.scatter_add(ctx.axis, index, grad_values), None, None
+
+
+class Cummin(Cummax):
+    """``values_i = min_{j <= i} x_j`` along ``dim``, ``indices_i`` where it is (the latest, at ties)."""
+
+
+def cummax(x: Tensor, dim):
+    """``(values, indices)``: the running maximum along ``dim`` and where each value was found.
+
+        >>> import minitorch
+        >>> minitorch.tensor([1.0, 3.0, 2.0]).cummax(0).indices
+        tensor([0, 1, 1])
+    """
+    from .. import return_types
+
+    return return_types.cummax(*_along_axis_of_0d(Cummax, x, wrap_dim(dim, x._data.ndim), "maximum"))
+
+
+def cummin(x: Tensor, dim):
+    """``(values, indices)``: the running minimum along ``dim`` and where each value was found."""
+    from .. import return_types
+
+    return return_types.cummin(*_along_axis_of_0d(Cummin, x, wrap_dim(dim, x._data.ndim), "minimum"))
+
+
+# -- sums that skip NaN, counting, differences, integrals --------------------------------------------
+class Nansum(Op):
+    """``y = sum_i x_i`` over ``dims``, NaN counted as 0;  ``dx_i = grad`` where ``x_i`` is a number, 0 at NaN.
+
+    The gradient is ``grad`` times a constant 0/1 mask (PyTorch's formula: an infinite ``grad``
+    then gives NaN at the NaNs, as ``inf * 0`` does).
+    """
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim, numpy_dtype):
+        xp = array_module(x)
+        ctx.input_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
+        if ctx.needs_input_grad and ctx.needs_input_grad[0]:
+            ctx.save_for_backward((~xp.isnan(x)).astype(x.dtype))
+        return xp.asarray(xp.nansum(x, axis=dims, keepdims=keepdim, dtype=numpy_dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (is_number,) = ctx.saved_tensors
+        return _restore_dims(grad, ctx.input_shape, ctx.dims, ctx.keepdim) * is_number, None, None, None
+
+
+def nansum(x: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """``sum`` with NaN counted as 0.
+
+        >>> import minitorch
+        >>> minitorch.tensor([1.0, float("nan"), 3.0]).nansum()
+        tensor(4.)
+    """
+    if not x.is_floating_point():  # no NaN to skip
+        return sum(x, dim, keepdim, dtype=dtype)
+    if dtype is not None:
+        x = cast(x, dtype)
+    return Nansum.apply(x, _all_dims_if_empty(dim, x._data.ndim), keepdim, None)
+
+
+def nanmean(x: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """The mean of the values that are not NaN (NaN where there are none).
+
+        >>> import minitorch
+        >>> minitorch.tensor([1.0, float("nan"), 3.0]).nanmean()
+        tensor(2.)
+    """
+    if not x.is_floating_point():
+        raise RuntimeError(
+            f"nanmean(): expected input to have floating point or complex dtype but got {scalar_type_name(x.dtype)}"
+        )
+    count = sum(pointwise.logical_not(pointwise.isnan(x)), dim, keepdim)
+    return nansum(x, dim, keepdim, dtype=dtype) / count
+
+
+def count_nonzero(x: Tensor, dim=None) -> Tensor:
+    """How many elements are not zero, over ``dim`` (an int or a tuple; all by default); int64."""
+    dims = _all_dims_if_empty(dim, x._data.ndim)
+    xp = x._xp
+    return Tensor._make(xp.asarray((x._data != 0).sum(axis=dims), dtype=xp.int64), x._device)
+
+
+def diff(x: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:
+    """The ``n``-th forward difference along ``dim``: ``out_i = x_{i+1} - x_i``, applied ``n`` times.
+
+    ``prepend``/``append`` are joined to ``x`` first; bool tensors use ``xor`` (``!=``) instead of ``-``.
+
+        >>> import minitorch
+        >>> minitorch.tensor([1.0, 3.0, 6.0, 10.0]).diff()
+        tensor([2., 3., 4.])
+    """
+    from .shape import cat
+
+    if x._data.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    axis = wrap_dim(dim, x._data.ndim)
+    for extra in (prepend, append):
+        if extra is None:
+            continue
+        if extra._data.ndim != x._data.ndim:
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+        for other_axis, (size, extra_size) in enumerate(zip(x._data.shape, extra._data.shape)):
+            if other_axis != axis and size != extra_size:
+                raise RuntimeError(
+                    "diff expects the shape of tensor to prepend or append to match that of input except along the "
+                    f"differencing dimension; input.size({other_axis}) = {size}, but got "
+                    f"tensor.size({other_axis}) = {extra_size}"
+                )
+    if prepend is not None or append is not None:
+        x = cat([t for t in (prepend, x, append) if t is not None], axis)
+    for _ in range(n):
+        length = x._data.shape[axis]
+        if length == 0:
+            break
+        later, earlier = x.narrow(axis, 1, length - 1), x.narrow(axis, 0, length - 1)
+        x = pointwise.logical_xor(later, earlier) if x._data.dtype == bool else later - earlier
+    return x
+
+
+def trapezoid(y: Tensor, x: Tensor | None = None, *, dx=None, dim: int = -1) -> Tensor:
+    """The trapezoidal rule along ``dim``: ``sum_i (x_{i+1} - x_i) (y_{i+1} + y_i) / 2``.
+
+    Samples are ``dx`` apart (1 by default) unless their positions ``x`` are given (a 1-D
+    tensor along ``dim``, or one that broadcasts against ``y``).
+
+        >>> import minitorch
+        >>> minitorch.trapezoid(minitorch.tensor([1.0, 2.0, 4.0]))
+        tensor(4.5000)
+    """
+    if x is not None and dx is not None:
+        raise TypeError("trapezoid() received an invalid combination of arguments - got (Tensor, Tensor, dx=...)")
+    if y._data.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    axis = wrap_dim(dim, y._data.ndim)
+    length = y._data.shape[axis]
+    if length == 0:  # no samples: the integral is 0, as in NumPy
+        return Tensor._make(y._xp.zeros(_reduced_shape(y._data.shape, (axis,)), dtype=y._data.dtype), y._device)
+    if y._data.dtype == bool or (x is not None and x._data.dtype == bool):
+        raise RuntimeError("trapezoid: received a bool input for `x` or `y`, but bool is not supported")
+    if x is None:
+        first, last = y.narrow(axis, 0, 1).squeeze(axis), y.narrow(axis, length - 1, 1).squeeze(axis)
+        # the sum counts every sample fully; the two end points only count half
+        return (sum(y, axis) - (first + last) * 0.5) * (1 if dx is None else dx)
+    if x._data.ndim == 1:
+        if x._data.shape[0] != length:
+            raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
+        x = x.reshape(tuple(length if d == axis else 1 for d in range(y._data.ndim)))
+    elif x._data.ndim < y._data.ndim:
+        x = x.reshape((1,) * (y._data.ndim - x._data.ndim) + tuple(x._data.shape))
+    spacing = diff(x, dim=axis)
+    heights = y.narrow(axis, 1, length - 1) + y.narrow(axis, 0, length - 1)
+    return sum(spacing * heights, axis) / 2.0
+
+
+# -- counting into bins (never differentiable) ------------------------------------------------------
+def bincount(x: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+    """``out[v]``: how often ``v`` occurs in the 1-D non-negative integer tensor ``x`` (or the sum of its weights).
+
+        >>> import minitorch
+        >>> minitorch.bincount(minitorch.tensor([1, 1, 3]))
+        tensor([0, 2, 0, 1])
+    """
+    if x._data.dtype.kind not in "iu":
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{scalar_type_name(x.dtype)}'")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    xp = x._xp
+    if x._data.ndim == 1 and x._data.size == 0:
+        return Tensor._make(xp.zeros(minlength, dtype=xp.int64), x._device)
+    if x._data.ndim != 1 or bool((x._data < 0).any()):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is None:
+        return Tensor._make(xp.bincount(x._data, minlength=minlength).astype(xp.int64), x._device)
+    if weights._data.ndim != 1 or weights._data.shape[0] != x._data.shape[0]:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    # float32 weights give float32 sums; any other weights (double, integers, bools) give double
+    result_dtype = xp.float32 if weights._data.dtype == xp.float32 else xp.float64
+    counts = xp.bincount(x._data, weights=weights._data.astype(xp.float64), minlength=minlength)
+    return Tensor._make(counts.astype(result_dtype), x._device)
+
+
+def histc(x: Tensor, bins: int = 100, min=0, max=0) -> Tensor:  # noqa: A002 - PyTorch's argument names
+    """A histogram: counts of ``x`` in ``bins`` equal bins over ``[min, max]`` (the data's range if both are equal).
+
+    Values outside the range are ignored; the last bin includes ``max``.
+
+        >>> import minitorch
+        >>> minitorch.histc(minitorch.tensor([1.0, 2.0, 1.0]), bins=4, min=0, max=3)
+        tensor([0., 2., 1., 0.])
+    """
+    if not x.is_floating_point():
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{scalar_type_name(x.dtype)}'")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    xp, data = x._xp, x._data.reshape(-1)
+    low, high = data.dtype.type(min), data.dtype.type(max)
+    if low == high and data.size:
+        low, high = data.min(), data.max()
+    if low == high:
+        low, high = low - 1, high + 1
+    if not (xp.isfinite(low) and xp.isfinite(high)):
+        raise RuntimeError(f"torch.histc: range of [{float(low):g}, {float(high):g}] is not finite")
+    if not low < high:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    # PyTorch's arithmetic, in x's dtype: the bin is the integer part of where x lies, scaled to [0, bins]
+    inside = data[(data >= low) & (data <= high)]  # (NaN is never inside)
+    which_bin = ((inside - low) * bins / (high - low)).astype(xp.int64)
+    which_bin = xp.minimum(which_bin, bins - 1)  # x = max belongs to the last bin
+    return Tensor._make(xp.bincount(which_bin, minlength=bins).astype(data.dtype), x._device)
 
 
 # -- all and any ----------------------------------------------------------------------------------

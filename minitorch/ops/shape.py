@@ -12,6 +12,9 @@ pieces' gradients *concatenated*; ``stack`` and ``unbind`` pair up the same way.
 from __future__ import annotations
 
 import math
+import warnings
+
+import numpy as np
 
 from .. import _dtype
 from .._tensor import Size, Tensor
@@ -707,3 +710,343 @@ def broadcast_tensors(*tensors) -> tuple:
         tensors = tuple(tensors[0])
     target = broadcast_shapes(*(t._data.shape for t in tensors))
     return tuple(expand(t, target) for t in tensors)
+
+
+# -- more splitting, selecting and repeating ----------------------------------------------------------
+def tensor_split(x: Tensor, indices_or_sections, dim: int = 0) -> tuple:
+    """Views of ``x`` along ``dim``: ``sections`` nearly equal pieces (the first ones one longer), or the pieces
+    between ``indices`` (``x[:i0], x[i0:i1], ..., x[ik:]``, Python slicing rules)."""
+    if x._data.ndim == 0:
+        raise RuntimeError(
+            f"tensor_split expected at least a 1-dimensional tensor, but got a tensor with {x._data.ndim} dims"
+        )
+    if isinstance(indices_or_sections, Tensor):
+        given = indices_or_sections
+        if given._data.dtype.kind not in "iu":
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                f"{indexing._TYPE_NAMES[given.dtype.name]}"
+            )
+        if given._data.ndim > 1:
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or one-dimensional tensor, "
+                f"but got a tensor with {given._data.ndim} dims"
+            )
+        indices_or_sections = given.item() if given._data.ndim == 0 else given.tolist()
+    dim = wrap_dim(dim, x._data.ndim)
+    if isinstance(indices_or_sections, (list, tuple)):
+        boundaries = [int(i) for i in indices_or_sections]
+        starts, stops = [None] + boundaries, boundaries + [None]
+    else:
+        sections = int(indices_or_sections)
+        if sections <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+        base, longer = divmod(x._data.shape[dim], sections)
+        sizes = [base + 1] * longer + [base] * (sections - longer)
+        stops = list(_running_sums(sizes))
+        starts = [0] + stops[:-1]
+    leading = (slice(None),) * dim
+    pieces = (leading + (slice(start, stop), Ellipsis) for start, stop in zip(starts, stops))
+    return tuple(indexing.Slice.apply(x, key) for key in pieces)
+
+
+def select_key(x: Tensor, dim: int, index: int) -> tuple:
+    """The key of ``x.select(dim, index)``, ``(:, ..., :, index, ...)``, after PyTorch's checks."""
+    if x._data.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    dim = wrap_dim(dim, x._data.ndim)
+    extent = x._data.shape[dim]
+    index = int(index)
+    if not -extent <= index < extent:
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size {list(x._data.shape)} at dimension {dim}"
+        )
+    return (slice(None),) * dim + (index, Ellipsis)
+
+
+def select(x: Tensor, dim: int, index: int) -> Tensor:
+    """``x[..., index, ...]`` with ``index`` in dimension ``dim`` (a view one dimension smaller)."""
+    return indexing.Select.apply(x, select_key(x, dim, index))
+
+
+def repeat_interleave(x: Tensor, repeats=None, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
+    """Repeat each element (or each slice along ``dim``) ``repeats`` times, in place: ``[a, b] -> [a, a, b, b]``.
+
+    It reads ``x`` at the indices ``0, 0, 1, 1, ...`` (``index_select``), so the gradient of each
+    element is the sum over its copies. With ``dim=None`` ``x`` is flattened first. Called with
+    only a tensor of counts, it returns those indices themselves.
+    """
+    if repeats is None:  # repeat_interleave(counts): the indices 0, 0, 1, ... of the form above
+        counts = _repeat_counts(x)
+        return Tensor._make(_on_device(np.repeat(np.arange(counts.size), counts), x), x._device)
+    if dim is None:
+        x = reshape(x, (-1,))
+        dim = 0
+    dim = wrap_dim(dim, x._data.ndim)
+    if x._data.ndim == 0:
+        x = reshape(x, (1,))
+    extent = x._data.shape[dim]
+    if isinstance(repeats, Tensor):
+        counts = _repeat_counts(repeats, extent, dim)
+    else:
+        if int(repeats) < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        counts = int(repeats)
+    positions = _on_device(np.repeat(np.arange(extent), counts), x)
+    return indexing.IndexSelect.apply(x, (slice(None),) * dim + (positions, Ellipsis))
+
+
+def _on_device(array, like: Tensor):
+    """A NumPy array of indices moved to ``like``'s device (they are built on the host, like Python indices)."""
+    return array if like._device.type == "cpu" else like._device.backend.to_device(array, like._device.index)
+
+
+def _repeat_counts(repeats: Tensor, extent: int | None = None, dim: int = 0):
+    """The counts of ``repeat_interleave`` as a NumPy array (of ``extent`` integers if given), checked as in PyTorch."""
+    if repeats._data.ndim > 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    if repeats._data.dtype.kind not in "iu":
+        type_name = indexing._TYPE_NAMES[repeats.dtype.name]
+        raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{type_name}'")
+    data = repeats._device.backend.to_host(repeats._data).reshape(-1)
+    if extent is not None and data.size == 1:  # one count for every slice
+        data = np.full(extent, int(data[0]))
+    elif extent is not None and data.size != extent:
+        raise RuntimeError(
+            f"repeats must have the same size as input along dim, but got repeats.size(0) = {data.size} and "
+            f"input.size({dim}) = {extent}"
+        )
+    if (data < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    return data
+
+
+class Unfold(Op):
+    """``y[..., i, ..., j] = x[..., i * step + j, ...]``: windows of ``size`` along ``dim``, ``step`` apart,
+    as a new last dimension (a view);  ``dx[..., i * step + j, ...] += grad[..., i, ..., j]``
+    (overlapping windows add their gradients)."""
+
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, x, dim, size, step):
+        ctx.input_shape, ctx.window = x.shape, (dim, size, step)
+        # Overlapping windows share memory: like ``expand``, such a view is read-only. (CuPy arrays have no
+        # read-only flag, and its sliding_window_view takes no ``writeable``.)
+        flags_writeable = getattr(x.flags, "writeable", None)
+        options = {} if flags_writeable is None else {"writeable": step >= size and flags_writeable}
+        windows = array_module(x).lib.stride_tricks.sliding_window_view(x, size, axis=dim, **options)
+        return windows[(slice(None),) * dim + (slice(None, None, step), Ellipsis)]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return UnfoldBackward.apply(grad, ctx.input_shape, *ctx.window), None, None, None
+
+
+class UnfoldBackward(Op):
+    """``y = zeros(shape)`` with ``y[..., i * step + j, ...] += g[..., i, ..., j]``;
+    ``dg = grad.unfold(dim, size, step)``."""
+
+    @staticmethod
+    def forward(ctx, g, shape, dim, size, step):
+        ctx.window = (dim, size, step)
+        xp = array_module(g)
+        result = xp.zeros(shape, dtype=g.dtype)
+        count = g.shape[dim]
+        # positions[i, j] = i * step + j: where window i's element j came from
+        positions = xp.arange(count).reshape(-1, 1) * step + xp.arange(size)
+        indexing._add_at(xp.moveaxis(result, dim, -1), (Ellipsis, positions), xp.moveaxis(g, dim, -2))
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Unfold.apply(grad, *ctx.window), None, None, None, None
+
+
+def unfold(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """Every window of ``size`` elements along ``dimension``, ``step`` apart, as a new last dimension (a view).
+
+        >>> import minitorch
+        >>> minitorch.arange(5).unfold(0, 2, 1).tolist()
+        [[0, 1], [1, 2], [2, 3], [3, 4]]
+    """
+    dim = wrap_dim(dimension, x._data.ndim)
+    extent = x._data.shape[dim] if x._data.ndim else 1
+    size, step = int(size), int(step)
+    if size > extent:
+        raise RuntimeError(f"maximum size for tensor at dimension {dim} is {extent} but size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if x._data.ndim == 0:  # PyTorch's answer for a 0-d tensor: its one element, or nothing
+        return indexing.Slice.apply(reshape(x, (1,)), (slice(0, size), Ellipsis))
+    return Unfold.apply(x, dim, size, step)
+
+
+# -- grids and products of sets ---------------------------------------------------------------------
+def meshgrid(*tensors, indexing: str | None = None) -> tuple:
+    """Coordinate grids: output ``i`` holds ``tensors[i]`` along its own dimension, repeated along the others.
+
+    ``indexing="ij"`` gives dimension ``i`` to tensor ``i``; ``"xy"`` (NumPy's default, the
+    Cartesian convention) swaps the first two. Each grid is an ``expand`` view: no copying.
+    """
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        warnings.warn(
+            "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+            UserWarning, stacklevel=2,
+        )
+        indexing = "ij"
+    if indexing not in ("xy", "ij"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    tensors = _check_tensor_list(tensors, "meshgrid")
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for tensor in tensors:
+        if tensor._data.ndim > 1:
+            raise RuntimeError(
+                f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {tensor._data.ndim}D tensor"
+            )
+        if tensor._data.dtype != tensors[0]._data.dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    axes = list(range(len(tensors)))
+    if indexing == "xy" and len(tensors) >= 2:
+        axes[0], axes[1] = 1, 0
+    sizes = [tensor._data.size for tensor in tensors]
+    grid_shape = [0] * len(tensors)
+    for axis, size in zip(axes, sizes):
+        grid_shape[axis] = size
+    grids = []
+    for axis, tensor in zip(axes, tensors):
+        along_axis = [1] * len(tensors)
+        along_axis[axis] = grid_shape[axis]
+        grids.append(expand(reshape(tensor, tuple(along_axis)), tuple(grid_shape)))
+    return tuple(grids)
+
+
+def cartesian_prod(*tensors) -> Tensor:
+    """Every combination of one element from each 1-D tensor, as rows: ``cartesian_prod(a, b)[k] = (a[i], b[j])``."""
+    for tensor in tensors:
+        if tensor._data.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(tensor._data.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    return stack([reshape(grid, (-1,)) for grid in meshgrid(*tensors, indexing="ij")], 1)
+
+
+class BlockDiag(Op):
+    """``y`` = the matrices on the diagonal of a block matrix, zeros elsewhere;
+    ``dx_i`` = the block of ``grad`` where ``x_i`` went (shaped like ``x_i`` again)."""
+
+    @staticmethod
+    def forward(ctx, *arrays):
+        xp = array_module(arrays[0])
+        matrices = [a.reshape((1,) * (2 - a.ndim) + a.shape) for a in arrays]  # 0-d and 1-d ones are single rows
+        ctx.shapes = [a.shape for a in arrays]
+        ctx.corners = list(zip(_running_sums([0] + [m.shape[0] for m in matrices]),
+                               _running_sums([0] + [m.shape[1] for m in matrices])))  # fmt: skip
+        rows, columns = ctx.corners[-1]
+        result = xp.zeros((rows, columns), dtype=arrays[0].dtype)
+        for (row, column), matrix in zip(ctx.corners, matrices):
+            result[row:row + matrix.shape[0], column:column + matrix.shape[1]] = matrix
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        grads = []
+        for (row, column), (next_row, next_column), shape in zip(ctx.corners, ctx.corners[1:], ctx.shapes):
+            grads.append(reshape(grad[row:next_row, column:next_column], shape))
+        return tuple(grads)
+
+
+def block_diag(*tensors) -> Tensor:
+    """The block-diagonal matrix of ``tensors`` (0-d and 1-d ones count as one row); types promote."""
+    for position, tensor in enumerate(tensors):
+        if tensor._data.ndim > 2:
+            raise RuntimeError(
+                f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {position} has "
+                f"{tensor._data.ndim} dimensions"
+            )
+    if not tensors:
+        from .._creation import zeros
+
+        return zeros(1, 0)
+    return BlockDiag.apply(*_promote_all(list(tensors)))
+
+
+def _at_least_each(tensors, ndim: int):
+    """``atleast_Nd``'s calling conventions: one tensor gives a tensor; several, or a sequence, a tuple."""
+    if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+        return _at_least_nd(tensors[0], ndim)
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    return tuple(_at_least_nd(tensor, ndim) for tensor in tensors)
+
+
+def _at_least_nd(tensor: Tensor, ndim: int) -> Tensor:
+    shape = tensor._data.shape
+    if len(shape) >= ndim:
+        return tensor
+    if ndim == 3 and len(shape) >= 1:  # a vector becomes (1, n, 1) and a matrix (m, n, 1), as in NumPy
+        return reshape(tensor, ((1,) if len(shape) == 1 else ()) + shape + (1,))
+    return reshape(tensor, (1,) * (ndim - len(shape)) + shape)
+
+
+def atleast_1d(*tensors):
+    """``tensors`` with 0-d ones seen as 1-D (views)."""
+    return _at_least_each(tensors, 1)
+
+
+def atleast_2d(*tensors):
+    """``tensors`` seen with at least 2 dimensions: a vector becomes a row ``(1, n)`` (views)."""
+    return _at_least_each(tensors, 2)
+
+
+def atleast_3d(*tensors):
+    """``tensors`` seen with at least 3 dimensions: ``(n) -> (1, n, 1)``, ``(m, n) -> (m, n, 1)`` (views)."""
+    return _at_least_each(tensors, 3)
+
+
+# -- rotating and flipping matrices ------------------------------------------------------------------
+class Rot90(Op):
+    """``y`` = ``x`` turned ``k`` quarter turns in the plane ``dims`` (from the first axis towards the second; a copy);
+    ``dx = rot90(grad, -k, dims)``: turned back."""
+
+    @staticmethod
+    def forward(ctx, x, k, dims):
+        ctx.k, ctx.dims = k, dims
+        return array_module(x).rot90(x, k, axes=dims).copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Rot90.apply(grad, -ctx.k, ctx.dims), None, None
+
+
+def rot90(x: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
+    """Rotate ``x`` by ``k * 90`` degrees in the plane of ``dims``."""
+    dims = tuple(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    ndim = x._data.ndim
+    if ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {ndim}")
+    axes = (wrap_dim(dims[0], ndim), wrap_dim(dims[1], ndim))
+    if axes[0] == axes[1]:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
+    return Rot90.apply(x, int(k) % 4, axes)
+
+
+def fliplr(x: Tensor) -> Tensor:
+    """Reverse the columns (dimension 1): left becomes right."""
+    if x._data.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(x, 1)
+
+
+def flipud(x: Tensor) -> Tensor:
+    """Reverse the rows (dimension 0): up becomes down."""
+    if x._data.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(x, 0)

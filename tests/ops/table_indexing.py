@@ -145,3 +145,56 @@ OPS = [
     OpInfo("triu", lambda lib, x: x.triu(1), [S((4, 4)), S((2, 5, 3))]),
     OpInfo("triu_function", lambda lib, x: lib.triu(x, 0), [S((4, 4))]),
 ]
+
+
+def _inplace_index_add(lib, x, s):
+    y = x * 1  # a non-leaf copy: writing into a leaf that requires grad is an error
+    y.index_add_(1, lib.tensor([2, 0, 2]), s, alpha=-0.5)
+    return y
+
+
+def _inplace_index_copy(lib, x, s):
+    y = x * 1
+    y[1:].index_copy_(0, lib.tensor([1, 0]), s)  # written through a view of y
+    return y
+
+
+def _inplace_masked_scatter(lib, x, m, s):
+    y = x * 1
+    y.masked_scatter_(m, s)
+    return y
+
+
+OPS += [
+    OpInfo("take_along_dim", lambda lib, x, i: lib.take_along_dim(x, i, 1),
+           [(Arg((3, 4)), _index((3, 5), 4)), (Arg((3, 4)), _index((1, 2), 4)), (Arg((1, 4)), _index((3, 2), 4)),
+            (Arg((2, 3, 4)), _index((2, 2, 1), 3))]),
+    OpInfo("take_along_dim_flat", lambda lib, x, i: x.take_along_dim(i), [(Arg((3, 4)), _index((5,), 12)),
+                                                                          (Arg(()), _index((), 1))]),
+    OpInfo("take_along_dim_argsort", lambda lib, x: lib.take_along_dim(x, x.argsort(-1), -1),
+           [S((3, 4), distinct=True)]),
+    OpInfo("index_add", lambda lib, x, i, s: x.index_add(1, i, s), [(Arg((3, 4)), _index((5,), 4), Arg((3, 5)))]),
+    OpInfo("index_add_1d", lambda lib, x, i, s: x.index_add(0, i, s), [(Arg((3,)), _index((4,), 3), Arg((4,)))]),
+    OpInfo("index_add_alpha", lambda lib, x, i, s: lib.index_add(x, 0, i, s, alpha=2.5),
+           [(Arg((3, 2)), _index((4,), 3), Arg((4, 2))), (Arg((3, 2)), _index((), 3), Arg((1, 2)))]),
+    OpInfo("index_add_inplace", _inplace_index_add, [S((2, 3), (2, 3))]),
+    OpInfo("index_copy", lambda lib, x, i, s: x.index_copy(1, i, s),
+           [(Arg((3, 4)), _index((3,), 4, values=[3, 0, 1]), Arg((3, 3)))]),
+    OpInfo("index_copy_1d", lambda lib, x, i, s: x.index_copy(0, i, s),
+           [(Arg((4,)), _index((2,), 4, values=[2, 1]), Arg((2,)))]),
+    OpInfo("index_copy_function", lambda lib, x, i, s: lib.index_copy(x, -2, i, s),
+           [(Arg((2, 3, 2)), _index((), 3, values=1), Arg((2, 1, 2)))]),
+    OpInfo("index_copy_inplace_view", _inplace_index_copy, [S((3, 4), (2, 4))]),
+    OpInfo("masked_scatter", lambda lib, x, m, s: x.masked_scatter(m, s),
+           [(Arg((3, 4)), _mask((3, 4)), Arg((12,))), (Arg((3, 4)), _mask((4,)), Arg((4, 4))),
+            (Arg((4,)), _mask((2, 4)), Arg((3, 3)))]),
+    OpInfo("masked_scatter_function", lambda lib, x, m, s: lib.masked_scatter(x, m, s),
+           [(Arg((2, 3)), _mask((2, 3)), Arg((2, 3)))]),
+    OpInfo("masked_scatter_inplace", _inplace_masked_scatter, [(Arg((3, 4)), _mask((3, 1)), Arg((13,)))]),
+    OpInfo("slice_scatter", lambda lib, x, s: lib.slice_scatter(x, s, 1, 1, 3), [S((3, 4), (3, 2))]),
+    OpInfo("slice_scatter_step", lambda lib, x, s: x.slice_scatter(s, dim=-1, step=2), [S((3, 5), (3, 3))]),
+    OpInfo("slice_scatter_defaults", lambda lib, x, s: lib.slice_scatter(x, s), [S((3, 4), (3, 4))]),
+    OpInfo("slice_scatter_negative", lambda lib, x, s: lib.slice_scatter(x, s, 0, -2, 10), [S((4, 2), (2, 2))]),
+    OpInfo("select_scatter", lambda lib, x, s: lib.select_scatter(x, s, 0, 1), [S((3, 4), (4,)), S((2,), ())]),
+    OpInfo("select_scatter_negative", lambda lib, x, s: x.select_scatter(s, -1, -2), [S((2, 3, 4), (2, 3))]),
+]

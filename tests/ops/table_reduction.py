@@ -6,6 +6,8 @@ gradient is checked (at ties the derivative is not unique); the ``*_ties`` entri
 PyTorch's even split at ties against PyTorch only.
 """
 
+import math
+
 from tests.ops.op_table import Arg, OpInfo, S
 
 SHAPES = [S((3, 4)), S((2, 3, 4)), S(()), S((1, 4)), S((3, 1, 2))]
@@ -23,6 +25,12 @@ WITH_ZEROS = [
 ]
 AWAY_FROM_ZERO = dict(low=0.5, high=1.5)
 INTEGERS = [(Arg((3, 4), kind="int", low=-5, high=5),), (Arg((3, 4), kind="bool"),)]
+NAN = math.nan
+WITH_NAN = (Arg(values=[[1.5, NAN, -2.0, 0.5], [NAN, NAN, NAN, NAN], [0.5, -1.0, 3.0, 2.0]]),)
+NO_GRAD = {"grad": False}
+# Zeros in every position that matters for cumprod's gradient: first, middle, last, two in a row, none
+CUMPROD_ZEROS = (Arg(values=[[0.0, 1.5, -2.0, 0.5], [1.5, 0.0, -2.0, 0.5], [1.5, -2.0, 0.5, 0.0],
+                             [1.5, 0.0, 0.0, 0.5], [0.0, 1.5, 0.0, 2.0], [1.5, -0.5, 2.0, 0.5]]),)
 
 OPS = [
     # -- sum -----------------------------------------------------------------------------------
@@ -122,4 +130,160 @@ OPS = [
     OpInfo("argsort", lambda lib, x: x.argsort(dim=1), [S((3, 5), distinct=True)], gradcheck=False),
     OpInfo("topk", lambda lib, x: x.topk(2), [S((6,), distinct=True), S((3, 5), distinct=True)]),
     OpInfo("topk_smallest_dim0", lambda lib, x: lib.topk(x, 3, dim=0, largest=False), [S((4, 3), distinct=True)]),
+    OpInfo("msort", lambda lib, x: lib.msort(x), [S((4, 3), distinct=True), S((5,), distinct=True)]),
+    OpInfo("msort_method", lambda lib, x: x.msort(), [S((3, 2, 2), distinct=True)]),
+    # -- softmax at the top level (ops/nn_ops.py) ----------------------------------------------------
+    OpInfo("softmax_top_level", lambda lib, x: lib.softmax(x, 1), [S((3, 4)), S((2, 3, 4))]),
+    OpInfo("softmax_top_level_dtype", lambda lib, x: lib.softmax(x, -1, dtype=lib.float64), [S((3, 4))]),
+    OpInfo("log_softmax_top_level", lambda lib, x: lib.log_softmax(x, dim=0), [S((3, 4)), S((5,))]),
+    # float32 results from integer inputs: float32's tolerance applies in every check
+    OpInfo("softmax_top_level_int", lambda lib, x: lib.softmax(x, 0, lib.float32), [INTEGERS[0]], rtol=1e-6),
+    # -- cumprod: gradients exact through zeros, to every order ---------------------------------------
+    OpInfo("cumprod", lambda lib, x: x.cumprod(1), [S((3, 4)), S((2, 3, 4)), S((3, 1))]),
+    OpInfo("cumprod_0d", lambda lib, x: x.cumprod(-1), [S(())]),
+    OpInfo("cumprod_zeros", lambda lib, x: lib.cumprod(x, 1), [CUMPROD_ZEROS]),
+    OpInfo("cumprod_zeros_dim0", lambda lib, x: lib.cumprod(x, 0), [CUMPROD_ZEROS, WITH_ZEROS[1]]),
+    OpInfo("cumprod_neg_dim", lambda lib, x: x.cumprod(-3), [S((2, 3, 4))]),
+    OpInfo("cumprod_dtype", lambda lib, x: x.cumprod(0, dtype=lib.float64), [S((3, 4))]),
+    OpInfo("cumprod_int", lambda lib, x: x.cumprod(1), INTEGERS + [(Arg((3, 4), kind="int", low=-3, high=3),)]),
+    # -- logcumsumexp --------------------------------------------------------------------------------
+    OpInfo("logcumsumexp", lambda lib, x: x.logcumsumexp(1), [S((3, 4)), S((2, 3, 5)), S((3, 1))]),
+    OpInfo("logcumsumexp_0d", lambda lib, x: x.logcumsumexp(0), [S(())]),
+    OpInfo("logcumsumexp_dim0", lambda lib, x: lib.logcumsumexp(x, 0), [S((6, 3)), S((0, 2))]),
+    OpInfo("logcumsumexp_large", lambda lib, x: lib.logcumsumexp(x, 0),
+           [(Arg(values=[-1000.0, 0.0, 1000.0, 999.5, -5.0]),), (Arg(values=[1000.0, -1000.0, 3.0]),)]),
+    OpInfo("logcumsumexp_infinities", lambda lib, x: lib.logcumsumexp(x, 0),
+           [(Arg(values=[-math.inf, -math.inf, 1.0, -math.inf], **NO_GRAD),)]),
+    # -- cummax / cummin -----------------------------------------------------------------------------
+    OpInfo("cummax", lambda lib, x: x.cummax(1), [distinct((3, 5)), distinct((2, 3, 4)), distinct((3, 1))]),
+    OpInfo("cummax_0d", lambda lib, x: x.cummax(0), [distinct(())]),
+    OpInfo("cummax_dim0", lambda lib, x: lib.cummax(x, 0), [distinct((5, 3))]),
+    OpInfo("cummin", lambda lib, x: lib.cummin(x, -1), [distinct((3, 5)), distinct((2, 3, 4))]),
+    OpInfo("cummax_ties", lambda lib, x: x.cummax(1), [TIES], gradcheck=False),
+    OpInfo("cummin_ties", lambda lib, x: x.cummin(0), [TIES], gradcheck=False),
+    OpInfo("cummax_nan", lambda lib, x: x.cummax(0), [(Arg(values=[1.0, NAN, 3.0, NAN, 5.0]),)], gradcheck=False),
+    OpInfo("cummin_nan", lambda lib, x: x.cummin(1), [WITH_NAN], gradcheck=False),
+    OpInfo("cummax_int", lambda lib, x: x.cummax(1), INTEGERS),
+    OpInfo("cummin_int", lambda lib, x: x.cummin(0), INTEGERS),
+    OpInfo("cummax_empty", lambda lib, x: x.cummax(0), [S((0, 3))]),
+    # -- nansum / nanmean ----------------------------------------------------------------------------
+    OpInfo("nansum", lambda lib, x: x.nansum(), SHAPES + [WITH_NAN]),
+    OpInfo("nansum_dim", lambda lib, x: lib.nansum(x, 1), [S((3, 4)), WITH_NAN]),
+    OpInfo("nansum_tuple_keepdim", lambda lib, x: lib.nansum(x, (0, 1), keepdim=True), [S((2, 3, 4)), WITH_NAN]),
+    OpInfo("nansum_dtype", lambda lib, x: x.nansum(0, dtype=lib.float64), [WITH_NAN]),
+    OpInfo("nansum_int", lambda lib, x: lib.nansum(x, 0), INTEGERS),
+    OpInfo("nanmean", lambda lib, x: x.nanmean(), SHAPES + [WITH_NAN]),
+    OpInfo("nanmean_dim", lambda lib, x: lib.nanmean(x, 1),
+           [S((3, 4)), (Arg(values=[[1.5, NAN, -2.0], [0.5, 1.0, NAN]]),)]),
+    # a row of NaN only: its mean is NaN, and so is its gradient (0 / 0), as in PyTorch
+    OpInfo("nanmean_dim_all_nan", lambda lib, x: lib.nanmean(x, 1), [WITH_NAN], gradcheck=False),
+    OpInfo("nanmean_dim0_keepdim", lambda lib, x: x.nanmean(0, keepdim=True), [WITH_NAN, S((2, 3, 4))]),
+    OpInfo("nanmean_dtype", lambda lib, x: lib.nanmean(x, dtype=lib.float64), [WITH_NAN]),
+    # -- count_nonzero -------------------------------------------------------------------------------
+    OpInfo("count_nonzero", lambda lib, x: lib.count_nonzero(x),
+           [(Arg((3, 4), kind="int", low=-1, high=2),), (Arg((3, 4), kind="bool"),), WITH_ZEROS[1], WITH_NAN]),
+    OpInfo("count_nonzero_dim", lambda lib, x: x.count_nonzero(0), [(Arg((3, 4), kind="int", low=-1, high=2),)]),
+    OpInfo("count_nonzero_tuple", lambda lib, x: x.count_nonzero((0, -1)),
+           [(Arg((2, 3, 4), kind="int", low=0, high=2),)]),
+    OpInfo("count_nonzero_0d", lambda lib, x: lib.count_nonzero(x, 0), [(Arg(values=0.0),), (Arg(values=2.5),)]),
+    # -- diff ----------------------------------------------------------------------------------------
+    OpInfo("diff", lambda lib, x: x.diff(), [S((5,)), S((3, 4)), S((2, 3, 1))]),
+    OpInfo("diff_n2_dim0", lambda lib, x: lib.diff(x, n=2, dim=0), [S((5, 3)), S((2, 3))]),
+    OpInfo("diff_n_large", lambda lib, x: lib.diff(x, 6), [S((3, 4))]),
+    OpInfo("diff_n0", lambda lib, x: lib.diff(x, 0), [S((3, 4))]),
+    OpInfo("diff_prepend_append", lambda lib, x, p, a: lib.diff(x, 2, -1, prepend=p, append=a),
+           [S((3, 4), (3, 2), (3, 1))]),
+    OpInfo("diff_prepend_dim0", lambda lib, x, p: x.diff(dim=0, prepend=p), [S((3, 4), (1, 4))]),
+    OpInfo("diff_int_bool", lambda lib, x: lib.diff(x, 2), INTEGERS),
+    OpInfo("diff_int_prepend", lambda lib, x, p: lib.diff(x, prepend=p),
+           [(Arg((4,)), Arg((2,), kind="int", low=-3, high=3))]),
+    # -- trapezoid -----------------------------------------------------------------------------------
+    OpInfo("trapezoid", lambda lib, y: lib.trapezoid(y), [S((5,)), S((3, 4)), S((3, 1)), S((3, 0))]),
+    OpInfo("trapezoid_dx_dim0", lambda lib, y: lib.trapezoid(y, dx=0.5, dim=0), [S((4, 3)), S((2, 3, 4))]),
+    OpInfo("trapezoid_x", lambda lib, y, x: lib.trapezoid(y, x), [S((5,), (5,)), S((3, 4), (4,)), S((3, 4), (3, 4)),
+                                                                 S((3, 4), (1, 4)), S((2, 3, 4), (3, 4))]),
+    OpInfo("trapezoid_x_dim0", lambda lib, y, x: lib.trapezoid(y, x, dim=0), [S((4, 3), (4,))]),
+    OpInfo("trapezoid_int", lambda lib, y: lib.trapezoid(y), [INTEGERS[0]]),
+    OpInfo("trapezoid_int_x", lambda lib, y, x: lib.trapezoid(y, x),
+           [(Arg((3, 4), kind="int", low=-5, high=5), Arg((4,), kind="int", low=0, high=9))]),
+    # -- median, nanmedian, kthvalue, mode: distinct values where the gradient is checked ------------
+    OpInfo("median", lambda lib, x: x.median(), [distinct((3, 4)), distinct((5,)), distinct(()), distinct((2, 3))]),
+    OpInfo("median_dim", lambda lib, x: lib.median(x, 1), [distinct((3, 4)), distinct((3, 5)), distinct((2, 3, 4))]),
+    OpInfo("median_dim_keepdim", lambda lib, x: x.median(0, keepdim=True), [distinct((4, 3)), distinct((2, 3, 4))]),
+    OpInfo("median_dim_0d", lambda lib, x: x.median(0), [distinct(())]),
+    OpInfo("median_ties", lambda lib, x: x.median(), [TIES], gradcheck=False),  # ties share, as in max()
+    OpInfo("median_nan", lambda lib, x: x.median(), [WITH_NAN], gradcheck=False),
+    OpInfo("median_dim_nan", lambda lib, x: x.median(1), [WITH_NAN], gradcheck=False),
+    OpInfo("median_int", lambda lib, x: x.median(), [INTEGERS[0]]),
+    OpInfo("nanmedian", lambda lib, x: x.nanmedian(), [distinct((3, 4)), distinct(())]),
+    OpInfo("nanmedian_nan", lambda lib, x: lib.nanmedian(x), [WITH_NAN], gradcheck=False),
+    OpInfo("nanmedian_dim", lambda lib, x: lib.nanmedian(x, 1), [distinct((3, 4)), distinct((2, 3, 5))]),
+    OpInfo("nanmedian_dim_nan", lambda lib, x: x.nanmedian(-1, keepdim=True),
+           [(Arg(values=[[1.5, NAN, -2.0, 0.5], [NAN, 1.0, NAN, 2.0], [0.5, -1.0, 3.0, 2.0]]),)]),
+    OpInfo("kthvalue", lambda lib, x: x.kthvalue(2), [distinct((3, 4)), distinct((5,)), distinct((2, 3, 4))]),
+    OpInfo("kthvalue_dim0_keepdim", lambda lib, x: lib.kthvalue(x, 3, 0, True), [distinct((4, 3))]),
+    OpInfo("kthvalue_last", lambda lib, x: lib.kthvalue(x, 4, dim=1), [distinct((3, 4))]),
+    OpInfo("kthvalue_0d", lambda lib, x: lib.kthvalue(x, 1), [distinct(())]),
+    OpInfo("kthvalue_nan", lambda lib, x: lib.kthvalue(x, 4), [WITH_NAN[:1]], gradcheck=False),
+    OpInfo("kthvalue_int", lambda lib, x: x.kthvalue(1, 0), [INTEGERS[0]]),
+    OpInfo("mode", lambda lib, x: x.mode(), [distinct((3, 4)), distinct((5,)), distinct(())]),
+    OpInfo("mode_repeats", lambda lib, x: lib.mode(x, 1),
+           [(Arg(values=[[1.0, 2.0, 2.0, 3.0, 3.0], [5.0, 1.0, 1.0, 5.0, 0.0], [4.0, 3.0, 2.0, 1.0, 0.0],
+                         [2.0, 1.0, 2.0, 1.0, 3.0]]),)], gradcheck=False),
+    OpInfo("mode_dim0_keepdim", lambda lib, x: x.mode(0, keepdim=True), [(Arg((6, 5), kind="int", low=0, high=3),)]),
+    OpInfo("mode_int_bool", lambda lib, x: lib.mode(x), INTEGERS),
+    # -- quantile / nanquantile -----------------------------------------------------------------------
+    OpInfo("quantile", lambda lib, x: x.quantile(0.3), [distinct((3, 4)), distinct((5,)), distinct(())]),
+    OpInfo("quantile_dim", lambda lib, x: lib.quantile(x, 0.75, dim=1), [distinct((3, 4)), distinct((2, 5, 3))]),
+    OpInfo("quantile_tensor_q", lambda lib, x, q: lib.quantile(x, q, dim=0, keepdim=True),
+           [(Arg((4, 3), distinct=True), Arg(values=[0.0, 0.25, 0.6, 1.0], grad=False))]),
+    OpInfo("quantile_tensor_q_all", lambda lib, x, q: x.quantile(q, keepdim=True),
+           [(Arg((3, 4), distinct=True), Arg(values=[0.1, 0.9], grad=False)),
+            (Arg((3, 4), distinct=True), Arg(values=0.5, grad=False))]),
+    *[
+        OpInfo(f"quantile_{mode}", lambda lib, x, q, mode=mode: lib.quantile(x, q, dim=-1, interpolation=mode),
+               [(Arg((2, 6), distinct=True),
+                 Arg(values=[0.0, 0.1, 0.125, 0.3, 0.5, 0.7, 0.75, 0.9, 1.0], grad=False))])
+        for mode in ("linear", "lower", "higher", "midpoint", "nearest")
+    ],
+    OpInfo("quantile_nan", lambda lib, x: lib.quantile(x, 0.4, dim=1), [WITH_NAN], gradcheck=False),
+    OpInfo("nanquantile", lambda lib, x: lib.nanquantile(x, 0.4, dim=1), [distinct((3, 4)), WITH_NAN]),
+    OpInfo("nanquantile_all", lambda lib, x, q: x.nanquantile(q, interpolation="midpoint"),
+           [(WITH_NAN[0], Arg(values=[0.2, 0.5], grad=False))], gradcheck=False),
+    # -- never differentiable: counting, searching, unique values -----------------------------------------
+    OpInfo("bincount", lambda lib, x: lib.bincount(x), [(Arg((8,), kind="int", low=0, high=5),)]),
+    OpInfo("bincount_weights", lambda lib, x, w: x.bincount(w, minlength=7),
+           [(Arg((8,), kind="int", low=0, high=5), Arg((8,), grad=False)),
+            (Arg((8,), kind="int", low=0, high=5), Arg((8,), kind="int", low=-3, high=3))]),
+    OpInfo("histc", lambda lib, x: lib.histc(x, bins=7), [S((20,), grad=False), S((3, 4), grad=False)]),
+    OpInfo("histc_range", lambda lib, x: x.histc(10, min=0, max=1),
+           [(Arg(values=[0.0, 0.1, 0.2, 0.3, 0.7, 0.9, 1.0, -0.5, 1.5, NAN], grad=False),), S((30,), grad=False)]),
+    OpInfo("searchsorted", lambda lib, s, v: lib.searchsorted(s, v),
+           [(Arg(values=[-1.0, 0.0, 0.5, 0.5, 2.0], grad=False), Arg((3, 4), grad=False)),
+            (Arg(values=[[-1.0, 0.0, 1.0], [-0.5, 0.5, 0.5]], grad=False), Arg((2, 5), grad=False))]),
+    OpInfo("searchsorted_right", lambda lib, s, v: lib.searchsorted(s, v, right=True, out_int32=True),
+           [(Arg(values=[-1.0, 0.0, 0.5, 0.5, 2.0], grad=False), Arg(values=[0.5, -1.0, 3.0, 0.2], grad=False)),
+            (Arg(values=[[-1.0, 0.0, 1.0], [-0.5, 0.5, 0.5]], grad=False),
+             Arg(values=[[1.0, 0.0], [0.5, -3.0]], grad=False))]),
+    OpInfo("searchsorted_side_sorter", lambda lib, s, v, order: lib.searchsorted(s, v, side="right", sorter=order),
+           [(Arg(values=[5.0, 1.0, 3.0, 3.0], grad=False), Arg(values=[3.0, 0.0, 6.0, 2.0], grad=False),
+             Arg(values=[1, 2, 3, 0], kind="int"))]),
+    OpInfo("searchsorted_int", lambda lib, s, v: lib.searchsorted(s, v),
+           [(Arg(values=[1, 3, 5, 7], kind="int"), Arg((2, 3), kind="int", low=0, high=9))]),
+    OpInfo("bucketize", lambda lib, x, b: lib.bucketize(x, b),
+           [(Arg((3, 4), grad=False), Arg(values=[-1.0, 0.0, 1.0], grad=False))]),
+    OpInfo("bucketize_right", lambda lib, x, b: lib.bucketize(x, b, right=True, out_int32=True),
+           [(Arg(values=[[-1.0, 0.5], [1.0, 3.0]], grad=False), Arg(values=[-1.0, 0.0, 1.0], grad=False))]),
+    OpInfo("unique", lambda lib, x: lib.unique(x, return_inverse=True, return_counts=True),
+           [(Arg((3, 5), kind="int", low=0, high=6),), (Arg((6,), kind="bool"),),
+            (Arg(values=[2.0, -0.0, 0.0, NAN, 1.5, NAN, 2.0], grad=False),)]),
+    OpInfo("unique_plain", lambda lib, x: x.unique(), [(Arg((3, 5), kind="int", low=0, high=6),)]),
+    OpInfo("unique_dim", lambda lib, x: lib.unique(x, dim=0, return_inverse=True, return_counts=True),
+           [(Arg((6, 2), kind="int", low=0, high=2),), (Arg((5, 2, 2), kind="int", low=0, high=2),)]),
+    OpInfo("unique_dim1", lambda lib, x: x.unique(dim=-1, return_counts=True),
+           [(Arg((2, 6), kind="int", low=0, high=2),)]),
+    OpInfo("unique_consecutive", lambda lib, x: lib.unique_consecutive(x, return_inverse=True, return_counts=True),
+           [(Arg((3, 5), kind="int", low=0, high=2),), (Arg(values=[NAN, NAN, 1.0, 1.0, -0.0, 0.0], grad=False),)]),
+    OpInfo("unique_consecutive_dim", lambda lib, x: x.unique_consecutive(return_counts=True, dim=0),
+           [(Arg((6, 2), kind="int", low=0, high=2),)]),
 ]

@@ -80,3 +80,57 @@ OPS = [
     OpInfo("contiguous_already", lambda lib, x: (x * 1).contiguous(), [S((3, 4))]),
     OpInfo("broadcast_tensors", lambda lib, a, b: lib.broadcast_tensors(a, b), [S((3, 1), (1, 4)), S((2, 1, 3), (3,))]),
 ]
+
+
+def _index(shape, high, **options):
+    return Arg(shape, kind="index", high=high, **options)
+
+
+OPS += [
+    # more splitting and selecting: every piece is a view (SliceBackward0)
+    OpInfo("tensor_split_sections", lambda lib, x: x.tensor_split(3, 1), [S((2, 7)), S((2, 2)), S((2, 0))]),
+    OpInfo("tensor_split_indices", lambda lib, x: lib.tensor_split(x, [1, 4, 3, 10]), [S((6, 2)), S((2,))]),
+    OpInfo("tensor_split_negative_indices", lambda lib, x: lib.tensor_split(x, (-2,), dim=-1), [S((2, 5))]),
+    OpInfo("tensor_split_tensor", lambda lib, x: x.tensor_split(lib.tensor([1, 2])), [S((4, 2))]),
+    OpInfo("tensor_split_tensor_sections", lambda lib, x: x.tensor_split(lib.tensor(2), -1), [S((2, 5))]),
+    OpInfo("select", lambda lib, x: lib.select(x, 1, -1), [S((3, 4)), S((2, 3, 4))]),
+    OpInfo("select_method", lambda lib, x: x.select(0, 2), [S((3,)), S((3, 2))]),
+    OpInfo("repeat_interleave", lambda lib, x: x.repeat_interleave(2), [S((2, 3)), S(()), S((0,))]),
+    OpInfo("repeat_interleave_dim", lambda lib, x: lib.repeat_interleave(x, 3, dim=-1), [S((2, 3))]),
+    OpInfo("repeat_interleave_counts", lambda lib, x: x.repeat_interleave(lib.tensor([1, 0, 3]), dim=0),
+           [S((3, 2)), S((3,))]),
+    OpInfo("repeat_interleave_one_count", lambda lib, x: x.repeat_interleave(lib.tensor([2]), dim=1), [S((2, 3))]),
+    OpInfo("repeat_interleave_0d_count", lambda lib, x: x.repeat_interleave(lib.tensor(2)), [S((2, 2))]),
+    OpInfo("unfold", lambda lib, x: x.unfold(1, 2, 1), [S((3, 4)), S((3, 2))]),
+    OpInfo("unfold_step", lambda lib, x: x.unfold(0, 2, 3), [S((7,)), S((8, 2))]),
+    OpInfo("unfold_overlapping", lambda lib, x: x.unfold(-1, 3, 2), [S((2, 3, 7))]),
+    OpInfo("unfold_middle", lambda lib, x: x.unfold(1, 3, 1), [S((2, 5, 3))]),
+    OpInfo("unfold_empty_window", lambda lib, x: x.unfold(1, 0, 2), [S((2, 4))]),
+    OpInfo("unfold_0d", lambda lib, x: x.unfold(0, 1, 1), [S(())]),
+    OpInfo("unfold_twice", lambda lib, x: x.unfold(0, 2, 1).unfold(1, 2, 2), [S((4, 5))]),
+    # grids
+    OpInfo("meshgrid_ij", lambda lib, a, b: lib.meshgrid(a, b, indexing="ij"), [S((3,), (4,)), S((), (2,))]),
+    OpInfo("meshgrid_xy", lambda lib, a, b, c: lib.meshgrid([a, b, c], indexing="xy"), [S((3,), (4,), (2,))]),
+    OpInfo("meshgrid_one", lambda lib, a: lib.meshgrid(a, indexing="xy"), [S((3,))]),
+    OpInfo("cartesian_prod", lambda lib, a, b: lib.cartesian_prod(a, b), [S((3,), (2,)), S((1,), (0,))]),
+    OpInfo("cartesian_prod_three", lambda lib, a, b, c: lib.cartesian_prod(a, b, c), [S((2,), (3,), (2,))]),
+    OpInfo("cartesian_prod_one", lambda lib, a: lib.cartesian_prod(a), [S((3,))]),
+    OpInfo("block_diag", lambda lib, a, b, c: lib.block_diag(a, b, c),
+           [S((2, 3), (3,), ()), S((0, 2), (2, 0), (1, 1))]),
+    OpInfo("block_diag_one", lambda lib, a: lib.block_diag(a), [S((2, 3))]),
+    OpInfo("block_diag_promotes", lambda lib, a, b: lib.block_diag(a, b),
+           [(Arg((2, 2), kind="int", low=-3, high=3), Arg((1, 2)))]),
+    OpInfo("atleast_1d", lambda lib, x: lib.atleast_1d(x), [S(()), S((2,)), S((2, 3))]),
+    OpInfo("atleast_2d", lambda lib, x: lib.atleast_2d(x), [S(()), S((2,)), S((2, 3)), S((2, 3, 4))]),
+    OpInfo("atleast_3d", lambda lib, x: lib.atleast_3d(x), [S(()), S((2,)), S((2, 3)), S((2, 3, 4))]),
+    OpInfo("atleast_3d_several", lambda lib, a, b: lib.atleast_3d(a, b), [S((), (2, 3))]),
+    OpInfo("atleast_2d_list", lambda lib, a, b: lib.atleast_2d([a, b]), [S((3,), ())]),
+    # rotating and flipping matrices
+    OpInfo("rot90", lambda lib, x: lib.rot90(x), [S((3, 4)), S((2, 3, 4))]),
+    OpInfo("rot90_k", lambda lib, x: x.rot90(2), [S((3, 4))]),
+    OpInfo("rot90_negative_k", lambda lib, x: x.rot90(-1, [1, 2]), [S((2, 3, 4))]),
+    OpInfo("rot90_zero", lambda lib, x: x.rot90(4, (-1, 0)), [S((3, 4))]),
+    OpInfo("rot90_k3_dims", lambda lib, x: lib.rot90(x, 3, (2, 0)), [S((2, 3, 4))]),
+    OpInfo("fliplr", lambda lib, x: lib.fliplr(x), [S((3, 4)), S((2, 3, 4))]),
+    OpInfo("flipud", lambda lib, x: x.flipud(), [S((3, 4)), S((3,))]),
+]

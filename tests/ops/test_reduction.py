@@ -51,6 +51,81 @@ ERRORS = {
     "norm_narrowing_dtype": lambda lib, t: t["x"].norm(dtype=lib.float16),
     "norm_inf_empty": lambda lib, t: t["empty"].norm(float("inf")),
     "cumsum_dim_out_of_range": lambda lib, t: t["x"].cumsum(2),
+    # cumulative ops
+    "cumprod_dim_out_of_range": lambda lib, t: t["x"].cumprod(2),
+    "cummax_dim_out_of_range": lambda lib, t: lib.cummax(t["x"], -3),
+    "logcumsumexp_int": lambda lib, t: t["i"].logcumsumexp(0),
+    "logcumsumexp_bool": lambda lib, t: t["b"].logcumsumexp(0),
+    # NaN-skipping reductions and counting
+    "nanmean_int": lambda lib, t: t["i"].nanmean(),
+    "nanmean_int_with_dtype": lambda lib, t: lib.nanmean(t["i"], dtype=lib.float32),
+    "count_nonzero_dim_repeated": lambda lib, t: lib.count_nonzero(t["x"], (0, -2)),
+    "count_nonzero_dim_out_of_range": lambda lib, t: t["x"].count_nonzero(2),
+    # diff and trapezoid
+    "diff_0d": lambda lib, t: lib.tensor(1.0).diff(),
+    "diff_negative_order": lambda lib, t: t["x"].diff(-1),
+    "diff_prepend_0d": lambda lib, t: t["x"].diff(prepend=lib.tensor(1.0)),
+    "diff_prepend_other_shape": lambda lib, t: lib.diff(t["x"], dim=0, prepend=lib.ones(1, 2)),
+    "diff_append_fewer_dims": lambda lib, t: lib.diff(t["x"], append=lib.ones(3)),
+    "trapezoid_0d": lambda lib, t: lib.trapezoid(lib.tensor(1.0)),
+    "trapezoid_x_length": lambda lib, t: lib.trapezoid(t["x"], lib.ones(2)),
+    "trapezoid_dim_out_of_range": lambda lib, t: lib.trapezoid(t["x"], dim=2),
+    # order statistics
+    "median_bool": lambda lib, t: t["b"].median(),
+    "median_dim_bool": lambda lib, t: t["b"].median(0),
+    "nanmedian_bool": lambda lib, t: t["b"].nanmedian(),
+    "median_empty_dim": lambda lib, t: t["empty"].median(0),
+    "nanmedian_empty_dim": lambda lib, t: t["empty"].nanmedian(0),
+    "median_dim_out_of_range": lambda lib, t: t["x"].median(2),
+    "mode_empty": lambda lib, t: lib.zeros(0).mode(),
+    "mode_empty_dim": lambda lib, t: t["empty"].mode(0),
+    "kthvalue_bool": lambda lib, t: t["b"].kthvalue(1),
+    "kthvalue_k_too_large": lambda lib, t: t["x"].kthvalue(4, 1),
+    "kthvalue_k_zero": lambda lib, t: t["x"].kthvalue(0),
+    "kthvalue_0d_k_two": lambda lib, t: lib.tensor(2.0).kthvalue(2),
+    "kthvalue_empty_dim": lambda lib, t: t["empty"].kthvalue(1, 0),
+    # quantiles
+    "quantile_int": lambda lib, t: t["i"].quantile(0.5),
+    "quantile_q_out_of_range": lambda lib, t: t["x"].quantile(1.5),
+    "quantile_q_negative": lambda lib, t: lib.quantile(t["x"], -0.1, dim=1),
+    "quantile_q_tensor_out_of_range": lambda lib, t: t["x"].quantile(lib.tensor([0.5, 1.5])),
+    "quantile_q_2d": lambda lib, t: t["x"].quantile(lib.tensor([[0.5]])),
+    "quantile_q_other_dtype": lambda lib, t: t["x"].quantile(lib.tensor([0.5], dtype=lib.float64)),
+    "quantile_bad_interpolation": lambda lib, t: t["x"].quantile(0.5, interpolation="cubic"),
+    "quantile_empty": lambda lib, t: t["empty"].quantile(0.5, dim=1),
+    "nanquantile_q_out_of_range": lambda lib, t: t["x"].nanquantile(2.0),
+    "nanquantile_int": lambda lib, t: lib.nanquantile(t["i"], 0.5, dim=0),
+    # searching and counting
+    "searchsorted_bad_side": lambda lib, t: lib.searchsorted(lib.arange(3.0), t["x"], side="middle"),
+    "searchsorted_opposite_side_and_right": lambda lib, t: lib.searchsorted(lib.arange(3.0), t["x"], side="left",
+                                                                            right=True),
+    "searchsorted_0d_boundaries": lambda lib, t: lib.searchsorted(lib.tensor(1.0), t["x"]),
+    "searchsorted_leading_dims_differ": lambda lib, t: lib.searchsorted(lib.zeros(3, 4), t["x"]),
+    "searchsorted_sorter_size": lambda lib, t: lib.searchsorted(lib.arange(3.0), t["x"], sorter=lib.tensor([0, 1])),
+    "searchsorted_bool": lambda lib, t: lib.searchsorted(t["b"], t["b"]),
+    "bucketize_2d_boundaries": lambda lib, t: lib.bucketize(t["x"], lib.zeros(2, 2)),
+    "bincount_float": lambda lib, t: t["x"].reshape(-1).bincount(),
+    "bincount_bool": lambda lib, t: t["b"].bincount(),
+    "bincount_negative": lambda lib, t: lib.bincount(lib.tensor([1, -1])),
+    "bincount_2d": lambda lib, t: lib.bincount(t["i"]),
+    "bincount_weights_length": lambda lib, t: lib.bincount(lib.tensor([1, 2]), lib.ones(3)),
+    "bincount_negative_minlength": lambda lib, t: lib.bincount(lib.tensor([1, 2]), minlength=-1),
+    "histc_int": lambda lib, t: t["i"].histc(),
+    "histc_no_bins": lambda lib, t: t["x"].histc(bins=0),
+    "histc_max_below_min": lambda lib, t: t["x"].histc(4, min=3, max=1),
+    "histc_infinite_range": lambda lib, t: lib.histc(lib.tensor([1.0, float("inf")]), bins=3),
+    "unique_dim_of_0d": lambda lib, t: lib.unique(lib.tensor(2.0), dim=0),
+    "unique_dim_out_of_range": lambda lib, t: lib.unique(t["x"], dim=2),
+    "unique_other_dim_empty": lambda lib, t: lib.unique(t["empty"], dim=1),
+    "unique_consecutive_dim_of_0d": lambda lib, t: lib.unique_consecutive(lib.tensor(2.0), dim=0),
+    # pointwise ops (ops/pointwise.py) with argument rules of their own
+    "logaddexp_int": lambda lib, t: lib.logaddexp(t["i"], t["i"]),
+    "logaddexp_number": lambda lib, t: lib.logaddexp(t["x"], 1.0),
+    "logaddexp2_bool": lambda lib, t: t["b"].logaddexp2(t["b"]),
+    "heaviside_dtypes_differ": lambda lib, t: lib.heaviside(t["x"], lib.tensor([0.5], dtype=lib.float64)),
+    "heaviside_number_values": lambda lib, t: lib.heaviside(t["x"], 0.5),
+    "heaviside_shapes": lambda lib, t: t["x"].heaviside(lib.ones(2)),
+    "heaviside_backward": lambda lib, t: lib.heaviside(t["x"].requires_grad_(), lib.tensor([0.5])).sum().backward(),
 }
 
 
@@ -70,6 +145,9 @@ OVERLOAD_ERRORS = {  # PyTorch's argument parser lists its overloads; the type i
     "max_tuple": lambda lib, t: t["x"].max((0, 1)),
     "argmax_tuple": lambda lib, t: t["x"].argmax((0, 1)),
     "var_unbiased_and_correction": lambda lib, t: lib.var(t["x"], 1, unbiased=False, correction=1),
+    "xlogy_two_numbers": lambda lib, t: lib.xlogy(2.0, 3.0),
+    "trapezoid_x_and_dx": lambda lib, t: lib.trapezoid(t["x"], lib.ones(3), dx=2.0),
+    "count_nonzero_keepdim": lambda lib, t: lib.count_nonzero(t["x"], 0, keepdim=True),
 }
 
 
@@ -120,6 +198,95 @@ RESULTS = {
     "std_mean_keepdim": lambda lib, t: lib.std_mean(t["x"], 1, keepdim=True),
     "max_with_tensor_is_maximum": lambda lib, t: lib.max(t["x"], t["x"].flip(0)),
     "min_with_tensor_is_minimum": lambda lib, t: t["x"].min(lib.zeros(3)),
+    # cumulative ops: integer accumulation, 0-d and empty inputs
+    "cumprod_int32": lambda lib, t: t["i"].int().cumprod(1),
+    "cumprod_bool": lambda lib, t: t["b"].cumprod(0),
+    "cumprod_to_float": lambda lib, t: t["i"].cumprod(0, dtype=lib.float32),
+    "cumprod_empty": lambda lib, t: t["empty"].cumprod(1),
+    "cummax_bool": lambda lib, t: lib.tensor([False, True, False, True]).cummax(0),
+    "cummin_0d": lambda lib, t: lib.tensor(2.0).cummin(0),
+    "cummax_empty": lambda lib, t: t["empty"].cummax(1),
+    "logcumsumexp_empty": lambda lib, t: t["empty"].logcumsumexp(0),
+    # NaN-skipping reductions and counting
+    "nansum_int32": lambda lib, t: t["i"].int().nansum(0),
+    "nansum_bool": lambda lib, t: t["b"].nansum(),
+    "nansum_all_nan": lambda lib, t: lib.tensor([float("nan")] * 2).nansum(),
+    "nanmean_all_nan": lambda lib, t: lib.tensor([float("nan")] * 2).nanmean(),
+    "nanmean_empty": lambda lib, t: t["empty"].nanmean(0),
+    "count_nonzero_nan": lambda lib, t: lib.tensor([float("nan"), 0.0, -0.0]).count_nonzero(),
+    "count_nonzero_bool": lambda lib, t: t["b"].count_nonzero(0),
+    "count_nonzero_empty": lambda lib, t: t["empty"].count_nonzero(0),
+    "count_nonzero_list": lambda lib, t: lib.count_nonzero(t["x"], [0, 1]),
+    # diff and trapezoid
+    "diff_past_the_length": lambda lib, t: t["x"].diff(5),
+    "diff_bool": lambda lib, t: lib.tensor([True, False, False, True]).diff(),
+    "diff_uint8": lambda lib, t: lib.tensor([3, 1, 2], dtype=lib.uint8).diff(),
+    "diff_prepend_double": lambda lib, t: t["x"].diff(prepend=lib.ones(2, 1, dtype=lib.float64)),
+    "trapezoid_empty": lambda lib, t: lib.trapezoid(t["empty"], dim=0),
+    "trapezoid_one_sample": lambda lib, t: lib.trapezoid(lib.ones(3, 1)),
+    "trapezoid_int": lambda lib, t: lib.trapezoid(t["i"]),
+    "trapezoid_int_dx": lambda lib, t: lib.trapezoid(t["i"], dx=2),
+    "trapezoid_int_x": lambda lib, t: lib.trapezoid(t["i"], lib.tensor([0, 1, 3])),
+    "trapezoid_float64_x": lambda lib, t: lib.trapezoid(t["x"], lib.tensor([0.0, 1.0, 3.0], dtype=lib.float64)),
+    # order statistics: empty, NaN, integers
+    "median_empty": lambda lib, t: lib.zeros(0).median(),
+    "median_int": lambda lib, t: t["i"].median(),
+    "median_int_dim": lambda lib, t: t["i"].median(1),
+    "median_nan_first_index": lambda lib, t: lib.tensor([[3.0, float("nan"), 2.0, float("nan")]]).median(1),
+    "median_empty_other_dim": lambda lib, t: t["empty"].median(1),
+    "median_0d_keepdim": lambda lib, t: lib.tensor(2.0).median(0, keepdim=True),
+    "nanmedian_all_nan": lambda lib, t: lib.tensor([float("nan")] * 3).nanmedian(),
+    "nanmedian_empty": lambda lib, t: lib.zeros(0).nanmedian(),
+    "nanmedian_int": lambda lib, t: t["i"].nanmedian(0),
+    "mode_bool": lambda lib, t: t["b"].mode(),
+    "mode_0d": lambda lib, t: lib.tensor(3.0).mode(),
+    "mode_empty_other_dim": lambda lib, t: t["empty"].mode(0 + 1),
+    "mode_ties_smallest_last_index": lambda lib, t: lib.tensor([2.0, 1.0, 2.0, 1.0, 3.0, 1.0, 2.0]).mode(),
+    "kthvalue_empty_other_dim": lambda lib, t: t["empty"].kthvalue(1, 1),
+    "kthvalue_nan_largest": lambda lib, t: lib.tensor([3.0, float("nan"), 1.0]).kthvalue(3),
+    "kthvalue_int": lambda lib, t: t["i"].kthvalue(2, 1, True),
+    # quantiles
+    "quantile_0d": lambda lib, t: lib.tensor(2.0).quantile(0.5),
+    "quantile_0d_dim_keepdim": lambda lib, t: lib.tensor(2.0).quantile(0.5, dim=0, keepdim=True),
+    "quantile_keepdim_all": lambda lib, t: t["x"].quantile(lib.tensor([0.5, 0.1]), keepdim=True),
+    "quantile_empty_q": lambda lib, t: t["x"].quantile(lib.tensor([])),
+    "quantile_0d_q": lambda lib, t: t["x"].quantile(lib.tensor(0.3), dim=1),
+    "quantile_q_ends": lambda lib, t: lib.quantile(t["x"], lib.tensor([0.0, 1.0]), dim=0),
+    "quantile_float64": lambda lib, t: t["x"].double().quantile(0.123, dim=1, interpolation="nearest"),
+    "nanquantile_all_nan": lambda lib, t: lib.tensor([float("nan")] * 3).nanquantile(lib.tensor([0.1, 0.9])),
+    # searching and counting
+    "searchsorted_number": lambda lib, t: lib.searchsorted(lib.tensor([1.0, 3.0, 5.0]), 4.0),
+    "searchsorted_int_number": lambda lib, t: lib.searchsorted(lib.tensor([1.0, 3.0, 5.0]), 3, right=True),
+    "searchsorted_0d_value": lambda lib, t: lib.searchsorted(lib.tensor([1.0, 3.0]), lib.tensor(2.0)),
+    "searchsorted_empty_boundaries": lambda lib, t: lib.searchsorted(lib.zeros(0), t["x"]),
+    "searchsorted_empty_values": lambda lib, t: lib.searchsorted(lib.tensor([1.0, 3.0]), lib.zeros(0)),
+    "searchsorted_int_in_float": lambda lib, t: lib.searchsorted(lib.tensor([1.0, 3.0, 5.0]), lib.tensor([3, 6])),
+    "searchsorted_float_in_int": lambda lib, t: lib.searchsorted(lib.tensor([1, 3, 5]), lib.tensor([3.0, 2.5])),
+    "bucketize_number": lambda lib, t: lib.bucketize(3.0, lib.tensor([1.0, 3.0, 5.0]), right=True),
+    "bincount_empty": lambda lib, t: lib.bincount(lib.tensor([], dtype=lib.int64)),
+    "bincount_empty_minlength_weights": lambda lib, t: lib.bincount(lib.tensor([], dtype=lib.int64), lib.zeros(0),
+                                                                    minlength=3),
+    "bincount_int32": lambda lib, t: lib.bincount(lib.tensor([1, 1, 4], dtype=lib.int32)),
+    "bincount_uint8": lambda lib, t: lib.bincount(lib.tensor([1, 1, 4], dtype=lib.uint8), minlength=2),
+    "bincount_bool_weights": lambda lib, t: lib.bincount(lib.tensor([1, 1, 0]), lib.tensor([True, False, True])),
+    "bincount_float64_weights": lambda lib, t: lib.bincount(lib.tensor([1, 1, 0]), lib.ones(3, dtype=lib.float64)),
+    "histc_empty": lambda lib, t: lib.zeros(0).histc(bins=3),
+    "histc_constant": lambda lib, t: lib.ones(4).histc(bins=4),
+    "histc_same_min_max_given": lambda lib, t: t["x"].histc(bins=5, min=2, max=2),
+    "histc_float64": lambda lib, t: t["x"].double().histc(bins=3, min=-1, max=1),
+    "histc_nan_inside_range": lambda lib, t: lib.tensor([1.0, float("nan")]).histc(bins=3, min=0, max=2),
+    "histc_float32_edges": lambda lib, t: lib.tensor([0.0, 0.1, 0.2, 0.3, 0.7, 0.9, 1.0]).histc(10, 0, 1),
+    # unique values
+    "unique_0d": lambda lib, t: lib.tensor(3.0).unique(return_inverse=True, return_counts=True),
+    "unique_empty": lambda lib, t: lib.zeros(0).unique(return_inverse=True, return_counts=True),
+    "unique_dim_empty": lambda lib, t: t["empty"].unique(dim=0, return_inverse=True, return_counts=True),
+    "unique_unsorted_is_sorted": lambda lib, t: lib.tensor([5, 3, 9, 1, 3, 5, 7]).unique(sorted=False),
+    "unique_bool": lambda lib, t: lib.tensor([True, False, True]).unique(return_counts=True),
+    "unique_signed_zeros": lambda lib, t: lib.tensor([2.0, -0.0, 0.0, 1.5]).unique(return_counts=True),
+    "unique_dim_3d": lambda lib, t: lib.tensor([[[1, 2]], [[0, 5]], [[1, 2]]]).unique(dim=-1, return_inverse=True),
+    "unique_consecutive_0d": lambda lib, t: lib.tensor(2.0).unique_consecutive(return_inverse=True, return_counts=True),
+    "unique_consecutive_empty": lambda lib, t: lib.zeros(0).unique_consecutive(return_counts=True),
+    "unique_consecutive_dim1": lambda lib, t: lib.tensor([[1, 1, 2], [0, 0, 0]]).unique_consecutive(dim=1),
 }
 
 
@@ -278,3 +445,130 @@ def test_nan_sorts_as_the_largest_value_like_pytorch(descending):
             minitorch.tensor(rows).topk(3, largest=largest).indices.tolist()
             == torch.tensor(rows).topk(3, largest=largest).indices.tolist()
         )
+
+
+# -- cumulative ops, order statistics, quantiles, counting (and the pointwise ops added with them) ------
+NEW_TOP_LEVEL_NAMES = (
+    "softmax", "log_softmax", "cumprod", "logcumsumexp", "cummax", "cummin", "nansum", "nanmean", "count_nonzero",
+    "diff", "trapezoid", "bincount", "histc", "median", "nanmedian", "mode", "kthvalue", "quantile", "nanquantile",
+    "msort", "searchsorted", "bucketize", "unique", "unique_consecutive", "nan_to_num", "nan_to_num_", "logaddexp",
+    "logaddexp2", "xlogy", "logit", "sgn", "signbit", "heaviside", "deg2rad", "rad2deg", "erfinv",
+)
+
+
+def test_new_names_exist_where_pytorch_has_them():
+    """Every new function is at the top level, and a Tensor method exactly where ``torch.Tensor`` has one."""
+    torch = require_torch()
+    for name in NEW_TOP_LEVEL_NAMES:
+        assert callable(getattr(minitorch, name)), name
+        assert hasattr(minitorch.Tensor, name) == hasattr(torch.Tensor, name), name
+
+
+def test_new_node_names_match_pytorch():
+    torch = require_torch()
+    for fn in (
+        lambda lib, x: x.cumprod(1), lambda lib, x: x.logcumsumexp(1), lambda lib, x: x.cummax(1).values,
+        lambda lib, x: x.cummin(0).values, lambda lib, x: x.nansum(), lambda lib, x: x.median(),
+        lambda lib, x: x.median(1).values, lambda lib, x: x.nanmedian(), lambda lib, x: x.nanmedian(1).values,
+        lambda lib, x: x.mode(1).values, lambda lib, x: x.kthvalue(1).values, lambda lib, x: x.msort(),
+        lambda lib, x: x.nan_to_num(), lambda lib, x: x.logaddexp(x), lambda lib, x: x.logaddexp2(x),
+        lambda lib, x: x.xlogy(x), lambda lib, x: x.logit(), lambda lib, x: x.sgn(), lambda lib, x: x.deg2rad(),
+        lambda lib, x: x.rad2deg(), lambda lib, x: x.erfinv(),
+    ):
+        ours = fn(minitorch, minitorch.full((2, 3), 0.5, requires_grad=True)).grad_fn.name()
+        theirs = fn(torch, torch.full((2, 3), 0.5, requires_grad=True)).grad_fn.name()
+        assert ours == theirs
+
+
+@pytest.mark.parametrize("name", ["cummax", "cummin", "median", "nanmedian", "mode", "kthvalue"])
+def test_named_results(name):
+    x = minitorch.tensor([[3.0, 1.0, 2.0], [0.5, 4.0, 4.0]], requires_grad=True)
+    result = getattr(x, name)(1) if name != "kthvalue" else x.kthvalue(2, 1)
+    assert isinstance(result, getattr(minitorch.return_types, name))
+    values, indices = result
+    assert result.values is values and result.indices is indices
+    assert indices.dtype == minitorch.int64 and not indices.requires_grad and values.requires_grad
+    assert repr(result).startswith(f"minitorch.return_types.{name}(\nvalues=tensor(")
+
+
+TIED_ROWS = [[1.0, 2.0, 2.0, 2.0, 3.0], [2.0, 2.0, 1.0, 1.0, 5.0], [0.0, 0.0, 0.0, 0.0, 0.0], [5.0, 2.0, 7.0, 2.0, 2.0]]
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, x: x.median(1), lambda lib, x: x.nanmedian(1), lambda lib, x: x.kthvalue(2, 1),
+    lambda lib, x: x.kthvalue(4, 1, True), lambda lib, x: x.median(0),
+])
+def test_order_statistics_at_ties(fn):
+    """At ties PyTorch's index comes from its selection algorithm (documented as unspecified); the values match,
+    the index holds the returned value, and the whole gradient goes to that one element."""
+    torch = require_torch()
+    ours = fn(minitorch, minitorch.tensor(TIED_ROWS, dtype=minitorch.float64, requires_grad=True))
+    theirs = fn(torch, torch.tensor(TIED_ROWS, dtype=torch.float64))
+    np.testing.assert_array_equal(ours.values.detach().numpy(), theirs.values.numpy())
+    x = minitorch.tensor(TIED_ROWS, dtype=minitorch.float64, requires_grad=True)
+    values, indices = fn(minitorch, x)
+    dim = 0 if values.shape[0] == 5 else 1
+    picked = x.detach().gather(dim, indices if indices.ndim == 2 else indices.unsqueeze(dim))
+    np.testing.assert_array_equal(picked.reshape(values.shape).numpy(), values.detach().numpy())
+    values.sum().backward()
+    assert x.grad.sum().item() == values.numel()
+    assert np.all(x.grad.sum(dim).numpy() == 1.0)
+
+
+def test_cumprod_second_derivative_through_zeros_matches_pytorch():
+    """Zeros first, in the middle, last and twice in a row: the gradient and the Hessian match PyTorch's."""
+    torch = require_torch()
+    values = [[0.0, 1.5, -2.0, 0.5], [1.5, 0.0, -2.0, 0.5], [1.5, -2.0, 0.5, 0.0], [1.5, 0.0, 0.0, 0.5]]
+    grad_output = np.random.default_rng(0).standard_normal((4, 4))
+
+    def hessian_rows(lib, dim):
+        x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+        (grad,) = lib.autograd.grad(x.cumprod(dim), x, lib.tensor(grad_output), create_graph=True)
+        rows = [lib.autograd.grad(grad.reshape(-1)[k], x, retain_graph=True)[0].detach().numpy() for k in range(16)]
+        return grad.detach().numpy(), np.stack(rows)
+
+    for dim in (0, 1):
+        ours, theirs = hessian_rows(minitorch, dim), hessian_rows(torch, dim)
+        np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-12, atol=1e-12)
+
+
+def test_cumprod_first_derivative_through_zeros_without_recording():
+    """A plain backward takes the O(n) path; it still matches PyTorch exactly."""
+    torch = require_torch()
+    values = [[0.0, 1.5, 0.0, 0.5, 2.0], [1.5, -1.0, 2.0, 0.0, 3.0]]
+    grads = []
+    for lib in (minitorch, torch):
+        x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+        x.cumprod(1).backward(lib.tensor(np.arange(10.0).reshape(2, 5)))
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12)
+
+
+def test_logcumsumexp_gradient_with_large_values():
+    torch = require_torch()
+    values = [-1000.0, 0.0, 1000.0, 999.0, 3.0]
+    grads = []
+    for lib in (minitorch, torch):
+        x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+        x.logcumsumexp(0).backward(lib.tensor([1.0, -2.0, 0.5, 0.0, 3.0], dtype=lib.float64))
+        grads.append(x.grad.numpy())
+    assert np.all(np.isfinite(grads[0]))
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12)
+
+
+def test_nan_to_num_in_place():
+    x = minitorch.tensor([1.0, float("nan"), float("inf")])
+    version = x._version
+    assert x.nan_to_num_(posinf=5.0) is x
+    assert x.tolist() == [1.0, 0.0, 5.0] and x._version == version + 1
+    y = minitorch.tensor([float("-inf")])
+    assert minitorch.nan_to_num_(y, neginf=-1.0) is y and y.tolist() == [-1.0]
+
+
+def test_unique_returns_plain_tuples():
+    torch = require_torch()
+    ours = minitorch.tensor([2, 1, 2]).unique(return_inverse=True)
+    theirs = torch.tensor([2, 1, 2]).unique(return_inverse=True)
+    assert type(ours) is type(theirs) is tuple
+    assert [t.tolist() for t in ours] == [t.tolist() for t in theirs]

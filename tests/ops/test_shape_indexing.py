@@ -91,6 +91,75 @@ ERRORS = {
     "masked_fill_value_dims": lambda lib: lib.zeros(3).masked_fill(lib.ones(3, dtype=lib.bool), lib.ones(1)),
     "masked_fill_broadcast": lambda lib: lib.zeros(3).masked_fill(lib.ones(2, dtype=lib.bool), 1.0),
     "masked_select_dtype": lambda lib: lib.zeros(3).masked_select(lib.ones(3)),
+    # -- the newer shape ops ----------------------------------------------------------------------------------
+    "tensor_split_zero": lambda lib: lib.zeros(3, 4).tensor_split(0, 1),
+    "tensor_split_0d": lambda lib: lib.tensor(1.0).tensor_split(1),
+    "tensor_split_float_tensor": lambda lib: lib.zeros(3, 4).tensor_split(lib.tensor([1.0]), 1),
+    "tensor_split_2d_tensor": lambda lib: lib.zeros(3, 4).tensor_split(lib.tensor([[1]]), 1),
+    "tensor_split_dim": lambda lib: lib.zeros(3, 4).tensor_split(2, 2),
+    "select_range": lambda lib: lib.select(lib.zeros(3, 4), 1, 5),
+    "select_negative_range": lambda lib: lib.zeros(3, 4).select(1, -5),
+    "select_0d": lambda lib: lib.select(lib.tensor(1.0), 0, 0),
+    "select_dim": lambda lib: lib.zeros(3, 4).select(2, 0),
+    "repeat_interleave_sizes": lambda lib: lib.zeros(3, 4).repeat_interleave(lib.tensor([1, 0]), dim=0),
+    "repeat_interleave_negative": lambda lib: lib.zeros(3, 4).repeat_interleave(lib.tensor([1, -1, 0]), dim=0),
+    "repeat_interleave_negative_int": lambda lib: lib.zeros(3, 4).repeat_interleave(-1, dim=0),
+    "repeat_interleave_2d": lambda lib: lib.zeros(3, 4).repeat_interleave(lib.tensor([[1]]), dim=0),
+    "repeat_interleave_float": lambda lib: lib.zeros(3, 4).repeat_interleave(lib.tensor([1.0, 2.0, 3.0]), dim=0),
+    "repeat_interleave_counts_float": lambda lib: lib.repeat_interleave(lib.tensor([1.0, 2.0])),
+    "unfold_size": lambda lib: lib.zeros(3, 4).unfold(1, 5, 1),
+    "unfold_step": lambda lib: lib.zeros(3, 4).unfold(1, 2, 0),
+    "unfold_negative_size": lambda lib: lib.zeros(3, 4).unfold(1, -1, 1),
+    "unfold_dim": lambda lib: lib.zeros(3, 4).unfold(2, 1, 1),
+    "meshgrid_indexing": lambda lib: lib.meshgrid(lib.zeros(3), lib.zeros(4), indexing="foo"),
+    "meshgrid_dtype": lambda lib: lib.meshgrid(lib.zeros(3), lib.zeros(4, dtype=lib.long), indexing="ij"),
+    "meshgrid_empty": lambda lib: lib.meshgrid(indexing="ij"),
+    "cartesian_prod_2d": lambda lib: lib.cartesian_prod(lib.zeros(2, 2)),
+    "block_diag_3d": lambda lib: lib.block_diag(lib.zeros(2), lib.zeros(2, 2, 2)),
+    "rot90_dims_count": lambda lib: lib.rot90(lib.zeros(3, 4), 1, [0, 1, 2]),
+    "rot90_1d": lambda lib: lib.rot90(lib.zeros(3)),
+    "rot90_same_dims": lambda lib: lib.zeros(3, 4).rot90(1, [1, 1]),
+    "rot90_same_dims_negative": lambda lib: lib.zeros(3, 4).rot90(1, [1, -1]),
+    "rot90_dim_range": lambda lib: lib.zeros(3, 4).rot90(1, [0, 2]),
+    "fliplr_1d": lambda lib: lib.fliplr(lib.zeros(3)),
+    "flipud_0d": lambda lib: lib.flipud(lib.tensor(1.0)),
+    # -- the newer indexing ops ---------------------------------------------------------------------------------
+    "take_along_dim_dims": lambda lib: lib.take_along_dim(lib.zeros(3, 4), lib.tensor([0, 1]), 1),
+    "take_along_dim_dtype": lambda lib: lib.take_along_dim(lib.zeros(3, 4), lib.tensor([[0]], dtype=lib.int32), 1),
+    "take_along_dim_float": lambda lib: lib.zeros(3, 4).take_along_dim(lib.tensor([0.0])),
+    "take_along_dim_broadcast": lambda lib: lib.take_along_dim(lib.zeros(3, 4), lib.tensor([[0], [0]]), 1),
+    "take_along_dim_0d_dim": lambda lib: lib.take_along_dim(lib.tensor(1.0), lib.tensor(0), 0),
+    "tril_indices_negative_row": lambda lib: lib.tril_indices(-1, 4),
+    "triu_indices_negative_col": lambda lib: lib.triu_indices(3, -4),
+    "tril_indices_float": lambda lib: lib.tril_indices(3, 4, dtype=lib.float32),
+    "index_add_dtype": lambda lib: lib.zeros(3, 4).index_add(1, lib.tensor([0, 0]), lib.ones(3, 2, dtype=lib.float64)),
+    "index_add_index_dtype": lambda lib: lib.zeros(3, 4).index_add(1, lib.tensor([0.0]), lib.ones(3, 1)),
+    "index_add_index_2d": lambda lib: lib.zeros(3, 4).index_add(1, lib.tensor([[0, 0]]), lib.ones(3, 2)),
+    "index_add_count": lambda lib: lib.zeros(3, 4).index_add(1, lib.tensor([0, 0]), lib.ones(3, 3)),
+    "index_add_source_shape": lambda lib: lib.zeros(3, 4).index_add(1, lib.tensor([0, 0]), lib.ones(2, 2)),
+    "index_add_source_dims": lambda lib: lib.zeros(3, 4).index_add(1, lib.tensor([0, 0]), lib.ones(2)),
+    "index_add_out_of_range": lambda lib: lib.zeros(3, 4).index_add(1, lib.tensor([0, 4]), lib.ones(3, 2)),
+    "index_add_negative": lambda lib: lib.zeros(3, 4).index_add(1, lib.tensor([-1]), lib.ones(3, 1)),
+    "index_add_0d": lambda lib: lib.tensor(1.0).index_add(0, lib.tensor([0, 0]), lib.ones(2)),
+    "index_add_leaf": lambda lib: lib.zeros(3, requires_grad=True).index_add_(0, lib.tensor([0]), lib.ones(1)),
+    "index_copy_dtype": lambda lib: lib.zeros(3, 4).index_copy(1, lib.tensor([0]), lib.ones(3, 1, dtype=lib.float64)),
+    "index_copy_index_int32": lambda lib: lib.zeros(3, 4).index_copy(1, lib.tensor([0], dtype=lib.int32),
+                                                                     lib.ones(3, 1)),
+    "index_copy_index_2d": lambda lib: lib.zeros(3, 4).index_copy(1, lib.tensor([[0, 2]]), lib.ones(3, 2)),
+    "index_copy_count": lambda lib: lib.zeros(3, 4).index_copy(1, lib.tensor([0, 2]), lib.ones(3, 3)),
+    "index_copy_slice_shape": lambda lib: lib.zeros(2, 3, 4).index_copy(1, lib.tensor([0, 2]), lib.ones(2, 2, 5)),
+    "index_copy_source_dims": lambda lib: lib.zeros(2, 3, 4).index_copy(1, lib.tensor([0, 2]), lib.ones(2, 2)),
+    "index_copy_out_of_range": lambda lib: lib.zeros(3, 4).index_copy(1, lib.tensor([0, 4]), lib.ones(3, 2)),
+    "masked_scatter_dtype": lambda lib: lib.zeros(3).masked_scatter(lib.ones(3, dtype=lib.bool),
+                                                                    lib.ones(3, dtype=lib.float64)),
+    "masked_scatter_mask_dtype": lambda lib: lib.zeros(3).masked_scatter(lib.ones(3, dtype=lib.uint8), lib.ones(3)),
+    "masked_scatter_too_few": lambda lib: lib.zeros(3).masked_scatter(lib.ones(3, dtype=lib.bool), lib.ones(2)),
+    "masked_scatter_broadcast": lambda lib: lib.zeros(3, 4).masked_scatter(lib.ones(3, dtype=lib.bool), lib.ones(12)),
+    "slice_scatter_shape": lambda lib: lib.slice_scatter(lib.zeros(3, 4), lib.ones(2, 4), 0, 1, 2),
+    "slice_scatter_step": lambda lib: lib.slice_scatter(lib.zeros(3, 4), lib.ones(3, 4), 1, None, None, 0),
+    "select_scatter_shape": lambda lib: lib.select_scatter(lib.zeros(3, 4), lib.ones(1), 0, 1),
+    "select_scatter_index": lambda lib: lib.select_scatter(lib.zeros(3, 4), lib.ones(4), 0, 5),
+    "select_scatter_0d": lambda lib: lib.select_scatter(lib.tensor(1.0), lib.tensor(2.0), 0, 0),
 }
 
 
@@ -145,6 +214,19 @@ NODES = {
     "masked_fill_tensor": lambda lib, x: x.masked_fill(x > 0, lib.tensor(1.0)),
     "masked_select": lambda lib, x: x.masked_select(x > 0),
     "take": lambda lib, x: x.take(lib.tensor([0, 5])),
+    "tensor_split": lambda lib, x: x.tensor_split(2, 1)[1],
+    "select_function": lambda lib, x: lib.select(x, 2, 1),
+    "repeat_interleave_tensor": lambda lib, x: x.repeat_interleave(lib.tensor([1, 2]), dim=0),
+    "unfold": lambda lib, x: x.unfold(2, 2, 1),
+    "rot90": lambda lib, x: x.rot90(1, (1, 2)),
+    "fliplr": lambda lib, x: x.fliplr(),
+    "block_diag": lambda lib, x: lib.block_diag(x[0], x[1]),
+    "take_along_dim": lambda lib, x: lib.take_along_dim(x, lib.tensor([[[0]]]), 2),
+    "index_add": lambda lib, x: x.index_add(1, lib.tensor([0]), x[:, :1]),
+    "index_copy": lambda lib, x: x.index_copy(1, lib.tensor([0]), x[:, :1]),
+    "masked_scatter": lambda lib, x: x.masked_scatter(x > 0, x),
+    "slice_scatter": lambda lib, x: lib.slice_scatter(x, x[:, 1:], 1, 1),
+    "select_scatter": lambda lib, x: lib.select_scatter(x, x[:, 0], 1, 2),
 }
 
 
@@ -173,6 +255,13 @@ VIEWS = {
     "split_last_piece": lambda x: x.split(2)[1],
     "chunk_last_piece": lambda x: x.chunk(2, 1)[1],
     "unbind_last_piece": lambda x: x.unbind(1)[3],
+    "tensor_split_last_piece": lambda x: x.tensor_split([1, 3], 1)[2],
+    "select_function": lambda x: minitorch.select(x, 1, 2),
+    "unfold": lambda x: x.unfold(1, 2, 2),
+    "unfold_overlapping": lambda x: x.unfold(1, 3, 1),
+    "diagonal": lambda x: x.diagonal(1),
+    "meshgrid": lambda x: minitorch.meshgrid(x[0], x[:, 0], indexing="xy")[1],
+    "atleast_3d": lambda x: minitorch.atleast_3d(x),
 }
 
 
@@ -324,3 +413,102 @@ def test_setitem_on_a_view_of_a_non_leaf_rewrites_the_base_history():
     with minitorch.no_grad():
         base[0][1] = 5.0  # without recording there is no graph to rewrite
     assert base[0, 1].item() == 5.0 and base.grad_fn.name() == "MulBackward0"
+
+
+def test_overlapping_unfold_is_read_only_like_expand():
+    # PyTorch writes an element once per window that holds it; minitorch refuses, as it does for expand
+    windows = minitorch.arange(5.0).unfold(0, 3, 1)
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        windows.add_(1)
+
+
+def test_non_overlapping_unfold_writes_through():
+    x = minitorch.zeros(2, 4)
+    x.unfold(1, 2, 2)[:, :, 0] = 1.0
+    assert x.tolist() == [[1.0, 0.0, 1.0, 0.0], [1.0, 0.0, 1.0, 0.0]]
+
+
+@pytest.mark.parametrize("arguments", [(3, 4), (3, 4, 1), (4, 3, -1), (0, 3), (3, 0), (3, 3, 10), (3, 3, -10),
+                                       (1, 1), (5, 2, -3)])
+def test_triangle_indices_match_pytorch(arguments):
+    torch = require_torch()
+    for name in ("tril_indices", "triu_indices"):
+        ours, theirs = getattr(minitorch, name)(*arguments), getattr(torch, name)(*arguments)
+        assert ours.dtype == minitorch.int64
+        assert ours.tolist() == theirs.tolist(), name
+    ours = minitorch.tril_indices(*arguments, dtype=minitorch.int32)
+    assert ours.dtype == minitorch.int32
+    assert ours.tolist() == torch.tril_indices(*arguments, dtype=torch.int32).tolist()
+
+
+@pytest.mark.parametrize("counts", [[1, 0, 3], [], [0, 0], [2], [4, 1]])
+def test_repeat_interleave_of_counts_matches_pytorch(counts):
+    torch = require_torch()
+    ours = minitorch.repeat_interleave(minitorch.tensor(counts, dtype=minitorch.int64))
+    theirs = torch.repeat_interleave(torch.tensor(counts, dtype=torch.int64))
+    assert ours.dtype == minitorch.int64 and ours.tolist() == theirs.tolist()
+
+
+def test_repeat_interleave_keeps_integer_dtypes():
+    torch = require_torch()
+    for lib in (minitorch, torch):
+        result = lib.arange(6, dtype=lib.int32).reshape(2, 3).repeat_interleave(lib.tensor([2, 1]), dim=0)
+        if lib is minitorch:
+            ours = result
+    assert str(ours.dtype).split(".")[-1] == str(result.dtype).split(".")[-1] and ours.tolist() == result.tolist()
+
+
+def test_meshgrid_without_indexing_warns_like_pytorch():
+    torch = require_torch()
+    for lib in (minitorch, torch):
+        with pytest.warns(UserWarning, match="it will be required to pass the indexing argument"):
+            grids = lib.meshgrid(lib.arange(3), lib.arange(2))
+        assert [tuple(g.shape) for g in grids] == [(3, 2), (3, 2)]
+
+
+def test_atleast_calling_conventions_match_pytorch():
+    torch = require_torch()
+    for name in ("atleast_1d", "atleast_2d", "atleast_3d"):
+        for arguments in (lambda lib: (lib.tensor(1.0),), lambda lib: (lib.zeros(2), lib.zeros(2, 3)),
+                          lambda lib: ([lib.zeros(2)],), lambda lib: ((lib.zeros(2), lib.tensor(1.0)),)):
+            ours = getattr(minitorch, name)(*arguments(minitorch))
+            theirs = getattr(torch, name)(*arguments(torch))
+            assert type(ours) is type(theirs) or (isinstance(ours, minitorch.Tensor) and torch.is_tensor(theirs))
+            if isinstance(ours, tuple):
+                assert [tuple(t.shape) for t in ours] == [tuple(t.shape) for t in theirs]
+            else:
+                assert tuple(ours.shape) == tuple(theirs.shape)
+
+
+def test_block_diag_of_nothing_matches_pytorch():
+    torch = require_torch()
+    ours, theirs = minitorch.block_diag(), torch.block_diag()
+    assert tuple(ours.shape) == tuple(theirs.shape) and ours.dtype == minitorch.float32
+
+
+def test_inplace_index_ops_write_into_memory():
+    torch = require_torch()
+    for lib in (minitorch, torch):
+        x = lib.zeros(2, 3)
+        row = x[1]
+        x.index_add_(1, lib.tensor([0, 0, 2]), lib.ones(2, 3), alpha=2)
+        x.index_copy_(0, lib.tensor([0]), lib.full((1, 3), 7.0))
+        x.masked_scatter_(x > 3, lib.tensor([8.0, 9.0, 10.0, 11.0]))
+        result = (x.tolist(), row.tolist(), x._version)
+        if lib is minitorch:
+            ours = result
+    assert ours == result
+
+
+def test_new_top_level_names_exist_in_pytorch():
+    torch = require_torch()
+    names = ["tensor_split", "select", "repeat_interleave", "meshgrid", "cartesian_prod", "block_diag", "atleast_1d",
+             "atleast_2d", "atleast_3d", "rot90", "fliplr", "flipud", "take_along_dim", "tril_indices", "triu_indices",
+             "index_add", "index_copy", "masked_scatter", "slice_scatter", "select_scatter"]
+    for name in names:
+        assert hasattr(minitorch, name) and hasattr(torch, name), name
+    methods = ["tensor_split", "select", "repeat_interleave", "unfold", "rot90", "fliplr", "flipud", "take_along_dim",
+               "index_add", "index_add_", "index_copy", "index_copy_", "masked_scatter", "masked_scatter_",
+               "slice_scatter", "select_scatter"]
+    for name in methods:
+        assert hasattr(minitorch.Tensor, name) and hasattr(torch.Tensor, name), name

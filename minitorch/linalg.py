@@ -1,0 +1,82 @@
+"""``minitorch.linalg``: the ``torch.linalg`` names of the linear-algebra ops.
+
+Nothing is computed here: each function is the op from ``minitorch/ops/`` under the name
+and defaults ``torch.linalg`` gives it (``linalg.inv`` is ``inverse``; ``linalg.cross`` and
+``linalg.diagonal`` work on the *last* dimensions by default). The matrix norms are sums
+and maxima of absolute values, so their gradients come from ``abs``, ``sum`` and ``amax``.
+
+    >>> import minitorch
+    >>> minitorch.linalg.inv(minitorch.tensor([[2.0, 0.0], [0.0, 4.0]]))
+    tensor([[0.5000, 0.0000],
+            [0.0000, 0.2500]])
+"""
+
+from __future__ import annotations
+
+from ._tensor import Tensor
+from .ops import linalg as _linalg, reduction as _reduction
+from .ops._util import wrap_dim as _wrap_dim
+from .ops.linalg import det, matmul, slogdet
+
+__all__ = ["cross", "det", "diagonal", "inv", "matmul", "matrix_norm", "norm", "slogdet", "vector_norm"]
+
+
+def inv(A: Tensor) -> Tensor:
+    """The inverse of each square matrix in ``A``."""
+    return _linalg.inverse(A)
+
+
+def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
+    """The cross product of 3-vectors along ``dim`` (the last dimension by default)."""
+    return _linalg.linalg_cross(input, other, dim=dim)
+
+
+def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """The diagonals of the matrices in ``A`` (the last two dimensions by default), as a view."""
+    return _linalg.diagonal(A, offset, dim1, dim2)
+
+
+def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """``(sum |x_i|^ord)^(1/ord)`` over ``dim`` (all elements by default); ``ord`` may be ``inf``, ``-inf`` or 0."""
+    return _reduction.norm(x, ord, dim, keepdim, dtype)
+
+
+def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:
+    """A norm of each matrix in ``A`` (dimensions ``dim``):
+
+    * ``'fro'``: ``sqrt(sum a_ij^2)``, the 2-norm of all entries;
+    * ``1`` / ``-1``: the largest / smallest column sum of ``|a_ij|``;
+    * ``inf`` / ``-inf``: the largest / smallest row sum of ``|a_ij|``.
+
+    (The spectral norms ``2``, ``-2`` and ``'nuc'`` need singular values, which minitorch does not compute.)
+    """
+    if A._data.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    supported = ord == "fro" if isinstance(ord, str) else ord in (1, -1, float("inf"), float("-inf"))
+    if not supported:
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    rows, columns = (_wrap_dim(d, A._data.ndim) for d in dim)
+    if ord == "fro":
+        return _reduction.norm(A, 2, (rows, columns), keepdim, dtype)
+    if dtype is not None:
+        A = A.to(dtype)
+    summed_over, then_extreme = (rows, columns) if abs(ord) == 1 else (columns, rows)
+    sums = A.abs().sum(summed_over, keepdim=True)
+    extreme = (_reduction.amax if ord > 0 else _reduction.amin)(sums, then_extreme, keepdim=True)
+    return extreme if keepdim else extreme.squeeze((rows, columns))
+
+
+def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """``vector_norm`` or ``matrix_norm``, as ``torch.linalg.norm`` chooses: with ``dim`` of two dimensions (or a
+    2-D ``A`` and an ``ord``) a matrix norm, otherwise a vector norm (of all elements when both are None)."""
+    if dim is None and ord is not None:
+        if A._data.ndim not in (1, 2):
+            raise RuntimeError(
+                f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A._data.ndim}D."
+            )
+        dim = tuple(range(A._data.ndim))
+    if isinstance(dim, int):
+        dim = (dim,)
+    if dim is not None and len(dim) == 2:
+        return matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype)
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
