@@ -35,7 +35,7 @@ def _set_mask(lib, x, mask, v):
 
 
 def _set_into_fresh(lib, v):
-    y = lib.zeros(3, 4, dtype=v.dtype)  # a tensor that needs no grad takes over v's graph
+    y = lib.zeros(3, 4, dtype=v.dtype, device=v.device)  # a tensor that needs no grad takes over v's graph
     y[0] = v
     y[2, 1:3] = v[:2] * 2
     return y
@@ -125,7 +125,7 @@ OPS = [
     OpInfo("index_select_1d", lambda lib, x, i: x.index_select(0, i), [(Arg((3,)), _index((4,), 3))]),
     OpInfo("index_select_function", lambda lib, x, i: lib.index_select(x, 0, i), [(Arg((3, 4)), _index((5,), 3))]),
     OpInfo("take", lambda lib, x, i: x.take(i), [(Arg((3, 4)), _index((2, 5), 12)), (Arg(()), _index((3,), 1))]),
-    OpInfo("take_negative", lambda lib, x: lib.take(x, lib.tensor([-1, 0, -12, -1])), [S((3, 4))]),
+    OpInfo("take_negative", lambda lib, x: lib.take(x, lib.tensor([-1, 0, -12, -1], device=x.device)), [S((3, 4))]),
     OpInfo("masked_select", lambda lib, x, m: x.masked_select(m), [(Arg((3, 4)), _mask((3, 4))),
                                                                    (Arg((3, 4)), _mask((4,))),
                                                                    (Arg((4,)), _mask((2, 4)))]),
@@ -149,13 +149,13 @@ OPS = [
 
 def _inplace_index_add(lib, x, s):
     y = x * 1  # a non-leaf copy: writing into a leaf that requires grad is an error
-    y.index_add_(1, lib.tensor([2, 0, 2]), s, alpha=-0.5)
+    y.index_add_(1, lib.tensor([2, 0, 2], device=x.device), s, alpha=-0.5)
     return y
 
 
 def _inplace_index_copy(lib, x, s):
     y = x * 1
-    y[1:].index_copy_(0, lib.tensor([1, 0]), s)  # written through a view of y
+    y[1:].index_copy_(0, lib.tensor([1, 0], device=x.device), s)  # written through a view of y
     return y
 
 

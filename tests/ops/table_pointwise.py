@@ -238,9 +238,11 @@ OPS = [
     OpInfo("isclose_int", lambda lib, a, b: lib.isclose(a, b, rtol=0.0, atol=1.0),
            [(Arg((3, 4), **SMALL_INTS), Arg((3, 4), **SMALL_INTS))]),
     OpInfo("allclose",
-           lambda lib, a, b: lib.tensor([lib.allclose(a, b), lib.allclose(a, a + 1e-9), a.allclose(b, atol=10.0)]),
+           lambda lib, a, b: lib.tensor([lib.allclose(a, b), lib.allclose(a, a + 1e-9), a.allclose(b, atol=10.0)],
+                                        device=a.device),
            [S((3, 4), (3, 4), grad=False)]),
-    OpInfo("equal", lambda lib, a, b: lib.tensor([lib.equal(a, b), lib.equal(a, a * 1), a.equal(a.double())]),
+    OpInfo("equal", lambda lib, a, b: lib.tensor([lib.equal(a, b), lib.equal(a, a * 1), a.equal(a.double())],
+                                                 device=a.device),
            [S((3, 4), (3, 4), grad=False)]),
     # -- logaddexp, xlogy, logit, erfinv, angles, signs, nan_to_num ---------------------------------
     OpInfo("logaddexp", lambda lib, a, b: lib.logaddexp(a, b), BINARY_SHAPES, elementwise=2),
