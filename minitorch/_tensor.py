@@ -1405,3 +1405,5 @@ from .ops import (  # noqa: E402
     sorting,
 )
 
+for _name in inplace.IN_PLACE_FORMS:  # x.log_(), x.floor_(), x.eq_(y)... (ops/inplace.py)
+    setattr(Tensor, f"{_name}_", inplace.in_place_form(_name))

@@ -99,6 +99,9 @@ def _inplace(target: Tensor, compute, *others) -> Tensor:
     _check_allowed(target, recording)
     source = _snapshot(target) if recording else target
     result = compute(source, *others)
+    if recording and target._requires_grad and not result._requires_grad:
+        # values without a gradient (a comparison's) replace values that had one: their history ends here
+        result = Overwrite.apply(source, result._data.astype(target._data.dtype, copy=False))
     return _write(target, result, recording)
 
 
@@ -358,3 +361,29 @@ def exponential_(target: Tensor, lambd: float = 1.0, *, generator=None) -> Tenso
     return _random_fill(target, exponential, generator)
 
 
+
+
+# -- the other in-place forms: ``x.name_(...)`` is ``x.name(...)`` written back into ``x`` ---------------
+# PyTorch has an in-place twin for most pointwise ops (and a few others). Each is the out-of-place
+# method run through ``_inplace``, so versions, the leaf rule and writes through views behave as above.
+IN_PLACE_FORMS = (
+    "absolute", "acos", "asin", "atan", "arctan2", "atan2", "ceil", "cos", "cosh", "deg2rad", "erf", "erfinv", "exp2",
+    "expm1", "floor", "frac", "log", "log10", "log1p", "log2", "logit", "negative", "rad2deg", "reciprocal", "round",
+    "rsqrt", "sgn", "sign", "sin", "sinh", "square", "tan", "trunc", "clamp_max", "clamp_min", "divide",
+    "true_divide", "floor_divide", "fmod", "remainder", "hypot", "multiply", "subtract", "xlogy", "heaviside", "eq",
+    "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and",
+    "bitwise_or", "bitwise_xor", "bitwise_not", "cumsum", "cumprod", "tril", "triu", "scatter_add", "addmm", "addmv",
+    "addbmm", "baddbmm",
+)  # fmt: skip
+
+
+def in_place_form(name: str):
+    """The method ``name + "_"``: ``x.name(*args, **options)`` computed, then written into ``x``."""
+    out_of_place = getattr(Tensor, name)
+
+    def method(target: Tensor, *args, **options) -> Tensor:
+        return _inplace(target, lambda x, *rest: out_of_place(x, *rest, **options), *args)
+
+    method.__name__ = method.__qualname__ = f"{name}_"
+    method.__doc__ = f"In-place ``{name}``: ``x.{name}(...)`` written into ``x`` (its version goes up by one)."
+    return method
