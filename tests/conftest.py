@@ -16,7 +16,7 @@ import os
 import pytest
 from hypothesis import settings
 
-from tests.support import in_ci
+from tests.support import in_ci, use_fake_cuda
 
 DEVICE_VARIABLE = "MINITORCH_TEST_DEVICE"
 
@@ -69,3 +69,24 @@ def device():
     import minitorch
 
     return minitorch.device(os.environ[DEVICE_VARIABLE])
+
+
+@pytest.fixture
+def fake_cuda():
+    """Two pretend GPUs (``cuda:0``, ``cuda:1``) backed by host memory; yields the backend (tests/support.py)."""
+    with use_fake_cuda(2) as backend:
+        yield backend
+
+
+@pytest.fixture
+def no_cuda():
+    """A ``cuda`` backend that sees no GPU."""
+    with use_fake_cuda(0) as backend:
+        yield backend
+
+
+@pytest.fixture(scope="module")
+def fake_cuda_for_module():
+    """``fake_cuda`` for a whole test module (one registration for hundreds of parametrized cases)."""
+    with use_fake_cuda(2) as backend:
+        yield backend

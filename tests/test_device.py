@@ -22,44 +22,7 @@ import pytest
 
 import minitorch
 from minitorch import _device
-from tests.support import require_torch
-
-
-class FakeCudaBackend(_device.NumpyBackend):
-    """``cuda`` devices backed by host memory: NumPy computes, transfers copy."""
-
-    def __init__(self, count: int = 2):
-        _device.Backend.__init__(self, "cuda")
-        self.count = count
-        self.synchronized = []
-        self.transfers = 0
-
-    def device_count(self) -> int:
-        return self.count
-
-    def to_device(self, array, index: int):
-        self.transfers += 1
-        return np.array(array, copy=True)
-
-    def to_host(self, array) -> np.ndarray:
-        return np.array(array, copy=True)
-
-    def synchronize(self, index: int) -> None:
-        self.synchronized.append(index)
-
-    def device_name(self, index: int) -> str:
-        return f"Fake GPU {index}"
-
-
-@pytest.fixture
-def fake_cuda():
-    backend = FakeCudaBackend(count=2)
-    previous = _device.register_backend("cuda", backend)
-    try:
-        yield backend
-    finally:
-        _device.register_backend("cuda", previous)
-        minitorch.cuda._current["index"] = 0
+from tests.support import fake_cuda_backend, require_torch
 
 
 @pytest.fixture
@@ -405,7 +368,7 @@ def test_registering_a_backend_keeps_existing_devices(fake_cuda):
     # Devices made before and after a backend change are the same objects: ops compare them with ``is``.
     assert minitorch.device("cpu") is _device.CPU
     before = minitorch.tensor([1.0])
-    previous = _device.register_backend("cuda", FakeCudaBackend(count=1))
+    previous = _device.register_backend("cuda", fake_cuda_backend(1))
     try:
         after = minitorch.tensor([2.0])
         assert (before + after).tolist() == [3.0]

@@ -25,37 +25,10 @@ from hypothesis import given, settings, strategies as st
 
 import minitorch
 from minitorch import _device, nn
-from tests.support import require_torch
+from tests.support import fake_cuda_backend, require_torch
 
 ALL_DTYPES = [minitorch.bool, minitorch.uint8, minitorch.int8, minitorch.int16, minitorch.int32, minitorch.int64,
               minitorch.float16, minitorch.float32, minitorch.float64]
-
-
-class FakeCudaBackend(_device.NumpyBackend):
-    """``cuda`` devices backed by host memory: NumPy computes, transfers copy."""
-
-    def __init__(self, count: int = 2):
-        _device.Backend.__init__(self, "cuda")
-        self.count = count
-
-    def device_count(self) -> int:
-        return self.count
-
-    def to_device(self, array, index: int):
-        return np.array(array, copy=True)
-
-    def to_host(self, array) -> np.ndarray:
-        return np.array(array, copy=True)
-
-
-@pytest.fixture
-def fake_cuda():
-    previous = _device.register_backend("cuda", FakeCudaBackend(count=2))
-    try:
-        yield
-    finally:
-        _device.register_backend("cuda", previous)
-        minitorch.cuda._current["index"] = 0
 
 
 @pytest.fixture
@@ -319,10 +292,10 @@ def test_map_location_moves_storages(fake_cuda, map_location, expected):
 
 def test_loading_onto_missing_cuda_fails_like_torch(fake_cuda):
     data = saved_on_two_devices()
-    _device.register_backend("cuda", FakeCudaBackend(count=1))
+    _device.register_backend("cuda", fake_cuda_backend(1))
     with pytest.raises(RuntimeError, match=r"on CUDA device 1 but torch.cuda.device_count\(\) is 1"):
         minitorch.load(io.BytesIO(data))
-    _device.register_backend("cuda", FakeCudaBackend(count=0))
+    _device.register_backend("cuda", fake_cuda_backend(0))
     with pytest.raises(RuntimeError, match=r"torch.cuda.is_available\(\) is False.*map_location=torch.device\('cpu'\)"):
         minitorch.load(io.BytesIO(data))
     assert devices_of(minitorch.load(io.BytesIO(data), map_location="cpu")) == {"on0": "cpu", "on1": "cpu",

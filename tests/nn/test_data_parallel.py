@@ -6,8 +6,8 @@ to a tight tolerance. The only difference allowed is the order of additions: a w
 gradient is a sum over the batch, which DataParallel adds up per replica and then across
 replicas, so results agree to about 1e-15 relative, not bit for bit.
 
-Devices: ``fake_cuda`` registers a NumPy-backed ``cuda`` backend with two "GPUs" (as
-tests/test_device.py does), so replicas on cuda:0 and cuda:1, transfers and where
+Devices: the ``fake_cuda`` fixture (tests/conftest.py) registers a host-backed ``cuda`` backend with two "GPUs"
+(tests/support.py), so replicas on cuda:0 and cuda:1, transfers and where
 gradients land are checked on any machine.
 """
 
@@ -21,47 +21,11 @@ import numpy as np
 import pytest
 
 import minitorch
-from minitorch import _device, nn
+from minitorch import nn
 from minitorch.nn.parallel import data_parallel, gather, parallel_apply, replicate, scatter, scatter_kwargs
 from tests.support import require_torch
 
 TOLERANCE = dict(rtol=1e-12, atol=1e-13)
-
-
-class FakeCudaBackend(_device.NumpyBackend):
-    """``cuda`` devices backed by host memory: NumPy computes, transfers copy."""
-
-    def __init__(self, count: int = 2):
-        _device.Backend.__init__(self, "cuda")
-        self.count = count
-
-    def device_count(self) -> int:
-        return self.count
-
-    def to_device(self, array, index: int):
-        return np.array(array, copy=True)
-
-    def to_host(self, array) -> np.ndarray:
-        return np.array(array, copy=True)
-
-
-def use_fake_cuda(count: int):
-    previous = _device.register_backend("cuda", FakeCudaBackend(count))
-    try:
-        yield
-    finally:
-        _device.register_backend("cuda", previous)
-        minitorch.cuda._current["index"] = 0
-
-
-@pytest.fixture
-def fake_cuda():
-    yield from use_fake_cuda(2)
-
-
-@pytest.fixture
-def no_cuda():
-    yield from use_fake_cuda(0)
 
 
 # -- models ------------------------------------------------------------------------------------------------

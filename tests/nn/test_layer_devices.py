@@ -9,8 +9,7 @@ from __future__ import annotations
 import pytest
 
 import minitorch
-from minitorch import _device, nn
-from tests.test_device import FakeCudaBackend
+from minitorch import nn
 
 D = "cuda:1"
 
@@ -80,15 +79,6 @@ LAYERS = {
 }
 
 
-@pytest.fixture(scope="module")
-def fake_cuda():
-    previous = _device.register_backend("cuda", FakeCudaBackend(count=2))
-    try:
-        yield
-    finally:
-        _device.register_backend("cuda", previous)
-
-
 def _tensors(value) -> list:
     if isinstance(value, minitorch.Tensor):
         return [value]
@@ -98,7 +88,7 @@ def _tensors(value) -> list:
 
 
 @pytest.mark.parametrize("name", sorted(LAYERS))
-def test_outputs_and_gradients_stay_on_the_device(fake_cuda, name):
+def test_outputs_and_gradients_stay_on_the_device(fake_cuda_for_module, name):
     minitorch.manual_seed(0)
     module, make_inputs = LAYERS[name]
     module = module.to(D)  # buffers (class weights, pos_weight) move with it

@@ -1,7 +1,7 @@
 """Every op in the table keeps its results and its gradients on the device of its inputs.
 
 CI has no GPU, so the test suite registers a second ``cuda`` backend whose two devices are backed
-by host memory (``tests/test_device.py``'s ``FakeCudaBackend``). Each op-table entry runs once on
+by host memory (``tests/support.py``'s ``fake_cuda_backend``). Each op-table entry runs once on
 the CPU and once with its tensor inputs on ``cuda:1``: every output and every input gradient must
 say ``cuda:1``, and the numbers must equal the CPU run's. An op that quietly builds a CPU tensor
 (an index, a mask, a constant) fails here, with PyTorch's device-mixing error or a wrong device,
@@ -14,21 +14,10 @@ import numpy as np
 import pytest
 
 import minitorch
-from minitorch import _device
 from tests.ops.test_op_table import CASE_IDS, CASES, _as_tuple, _make_arrays, _to_lib
-from tests.test_device import FakeCudaBackend
 
 DEVICE = "cuda:1"
 FIRST_SAMPLES = [(case, case_id) for case, case_id in zip(CASES, CASE_IDS) if case[1] == 0]
-
-
-@pytest.fixture(scope="module")
-def fake_cuda():
-    previous = _device.register_backend("cuda", FakeCudaBackend(count=2))
-    try:
-        yield
-    finally:
-        _device.register_backend("cuda", previous)
 
 
 def _tensors(values) -> list:
@@ -51,7 +40,7 @@ def _run_with_gradients(op, inputs, seed: int):
 
 
 @pytest.mark.parametrize("op,index", [case for case, _ in FIRST_SAMPLES], ids=[i for _, i in FIRST_SAMPLES])
-def test_results_and_gradients_stay_on_the_inputs_device(fake_cuda, op, index):
+def test_results_and_gradients_stay_on_the_inputs_device(fake_cuda_for_module, op, index):
     sample = op.samples[index]
     arrays = _make_arrays(sample, seed=index)
     on_cpu = _to_lib(minitorch, arrays, sample, "float64")
