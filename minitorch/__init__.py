@@ -66,6 +66,10 @@ from .ops.pointwise import (  # noqa: E402, A004 - PyTorch's names shadow abs, p
 from .ops.pointwise import (  # noqa: E402
     deg2rad, erfinv, heaviside, logaddexp, logaddexp2, logit, nan_to_num, nan_to_num_, rad2deg, sgn, signbit, xlogy,
 )
+from .ops.pointwise import (  # noqa: E402
+    digamma, erfc, float_power, fmax, fmin, frexp, gcd, i0, isin, isneginf, isposinf, isreal, lcm, ldexp, lgamma,
+    nextafter, polygamma, positive, sinc,
+)
 
 # --- reduction exports (ops/reduction.py) ---
 from .ops.reduction import (  # noqa: E402
@@ -75,6 +79,7 @@ from .ops.reduction import (  # noqa: E402
 from .ops.reduction import (  # noqa: E402
     bincount, count_nonzero, cummax, cummin, cumprod, diff, histc, logcumsumexp, nanmean, nansum, trapezoid,
 )
+from .ops.reduction import aminmax, argwhere, cumulative_trapezoid, histogram, renorm, trapz  # noqa: E402
 from .ops.nn_ops import log_softmax, softmax  # noqa: E402
 from . import return_types  # noqa: E402
 
@@ -85,6 +90,9 @@ from .ops.linalg import (  # noqa: E402
     dist, inner, inverse, kron, logdet, slogdet, trace,
 )
 from .ops.linalg import corrcoef, cov, vander  # noqa: E402
+from .ops.linalg import (  # noqa: E402
+    cholesky, diagflat, matrix_exp, matrix_power, pdist, pinverse, qr, svd, tensordot, vdot,
+)
 from . import linalg  # noqa: E402 - the torch.linalg namespace (minitorch/linalg.py), not ops/linalg.py
 
 # --- shape exports (ops/shape.py) ---
@@ -97,6 +105,7 @@ from .ops.shape import (  # noqa: E402
     atleast_1d, atleast_2d, atleast_3d, block_diag, cartesian_prod, fliplr, flipud, meshgrid, repeat_interleave,
     rot90, select, tensor_split,
 )
+from .ops.shape import column_stack, combinations, dsplit, dstack, hsplit, narrow_copy, ravel, vsplit  # noqa: E402
 
 moveaxis = movedim
 swapaxes = swapdims = transpose
@@ -107,6 +116,7 @@ from .ops.sorting import (  # noqa: E402
     bucketize, kthvalue, median, mode, msort, nanmedian, nanquantile, quantile, searchsorted, unique,
     unique_consecutive,
 )
+from .ops.sorting import unravel_index  # noqa: E402
 from .ops.indexing import tril, triu  # noqa: E402
 from .ops.indexing import (  # noqa: E402
     index_add, index_copy, masked_scatter, select_scatter, slice_scatter, take_along_dim, tril_indices, triu_indices,
@@ -114,6 +124,9 @@ from .ops.indexing import (  # noqa: E402
 from .ops.indexing import (  # noqa: E402
     gather, index_select, masked_fill, masked_select, nonzero, scatter, scatter_add, take,
 )
+from .ops.indexing import index_fill, index_put, scatter_reduce  # noqa: E402
+
+index_put_ = Tensor.index_put_
 
 from . import optim  # noqa: E402
 from . import nn  # noqa: E402

@@ -766,6 +766,63 @@ class Tensor:
     def erfinv(self):
         return pointwise.erfinv(self)
 
+    def erfc(self):
+        return pointwise.erfc(self)
+
+    def lgamma(self):
+        return pointwise.lgamma(self)
+
+    def digamma(self):
+        return pointwise.digamma(self)
+
+    def polygamma(self, n: int):
+        return pointwise.polygamma(n, self)
+
+    def i0(self):
+        return pointwise.i0(self)
+
+    def sinc(self):
+        return pointwise.sinc(self)
+
+    def float_power(self, exponent):
+        return pointwise.float_power(self, exponent)
+
+    def float_power_(self, exponent):
+        return pointwise.float_power_(self, exponent)
+
+    def fmax(self, other):
+        return pointwise.fmax(self, other)
+
+    def fmin(self, other):
+        return pointwise.fmin(self, other)
+
+    def nextafter(self, other):
+        return pointwise.nextafter(self, other)
+
+    def ldexp(self, other):
+        return pointwise.ldexp(self, other)
+
+    def frexp(self):
+        return pointwise.frexp(self)
+
+    def gcd(self, other):
+        return pointwise.gcd(self, other)
+
+    def lcm(self, other):
+        return pointwise.lcm(self, other)
+
+    def positive(self):
+        return pointwise.positive(self)
+
+    def isposinf(self):
+        return pointwise.isposinf(self)
+
+    def isneginf(self):
+        return pointwise.isneginf(self)
+
+    def isreal(self):
+        return pointwise.isreal(self)
+
     def logaddexp(self, other):
         return pointwise.logaddexp(self, other)
 
@@ -956,6 +1013,18 @@ class Tensor:
     def histc(self, bins: int = 100, min=0, max=0):
         return reduction.histc(self, bins, min, max)
 
+    def histogram(self, bins=100, *, range=None, weight=None, density: bool = False):
+        return reduction.histogram(self, bins, range=range, weight=weight, density=density)
+
+    def aminmax(self, *, dim=None, keepdim: bool = False):
+        return reduction.aminmax(self, dim=dim, keepdim=keepdim)
+
+    def argwhere(self):
+        return reduction.argwhere(self)
+
+    def renorm(self, p, dim: int, maxnorm):
+        return reduction.renorm(self, p, dim, maxnorm)
+
     def median(self, dim=None, keepdim: bool = False):
         return sorting.median(self, dim, keepdim)
 
@@ -1066,6 +1135,30 @@ class Tensor:
 
     def corrcoef(self):
         return linalg.corrcoef(self)
+
+    def vdot(self, other):
+        return linalg.vdot(self, other)
+
+    def diagflat(self, offset: int = 0):
+        return linalg.diagflat(self, offset)
+
+    def matrix_power(self, n: int):
+        return linalg.matrix_power(self, n)
+
+    def matrix_exp(self):
+        return linalg.matrix_exp(self)
+
+    def qr(self, some: bool = True):
+        return linalg.qr(self, some)
+
+    def svd(self, some: bool = True, compute_uv: bool = True):
+        return linalg.svd(self, some, compute_uv)
+
+    def pinverse(self, rcond: float = 1e-15):
+        return linalg.pinverse(self, rcond)
+
+    def cholesky(self, upper: bool = False):
+        return linalg.cholesky(self, upper)
 
     # -- shape (ops/shape.py) -------------------------------------------------------------
     def reshape(self, *shape):
@@ -1178,6 +1271,21 @@ class Tensor:
     def flipud(self):
         return shape_ops.flipud(self)
 
+    def ravel(self):
+        return shape_ops.ravel(self)
+
+    def hsplit(self, indices_or_sections):
+        return shape_ops.hsplit(self, indices_or_sections)
+
+    def vsplit(self, indices_or_sections):
+        return shape_ops.vsplit(self, indices_or_sections)
+
+    def dsplit(self, indices_or_sections):
+        return shape_ops.dsplit(self, indices_or_sections)
+
+    def narrow_copy(self, dim: int, start: int, length: int):
+        return shape_ops.narrow_copy(self, dim, start, length)
+
     # -- indexing (ops/indexing.py) -------------------------------------------------------
     def __getitem__(self, index):
         return indexing.getitem(self, index)
@@ -1232,6 +1340,15 @@ class Tensor:
 
     def select_scatter(self, src, dim: int, index: int):
         return indexing.select_scatter(self, src, dim, index)
+
+    def index_fill(self, dim: int, index, value):
+        return indexing.index_fill(self, dim, index, value)
+
+    def index_put(self, indices, values, accumulate: bool = False):
+        return indexing.index_put(self, indices, values, accumulate)
+
+    def scatter_reduce(self, dim: int, index, src, reduce: str, *, include_self: bool = True):
+        return indexing.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
 
     # -- in-place (ops/inplace.py): each bumps the version counter --------------------------
     def add_(self, other, *, alpha=1):

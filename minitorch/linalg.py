@@ -2,8 +2,9 @@
 
 Nothing is computed here: each function is the op from ``minitorch/ops/`` under the name
 and defaults ``torch.linalg`` gives it (``linalg.inv`` is ``inverse``; ``linalg.cross`` and
-``linalg.diagonal`` work on the *last* dimensions by default). The matrix norms are sums
-and maxima of absolute values, so their gradients come from ``abs``, ``sum`` and ``amax``.
+``linalg.diagonal`` work on the *last* dimensions by default). Most matrix norms are sums
+and maxima of absolute values, so their gradients come from ``abs``, ``sum`` and ``amax``;
+the spectral ones (``2``, ``-2``, ``'nuc'``) come from the singular values (``svdvals``).
 
     >>> import minitorch
     >>> minitorch.linalg.inv(minitorch.tensor([[2.0, 0.0], [0.0, 4.0]]))
@@ -16,14 +17,44 @@ from __future__ import annotations
 from ._tensor import Tensor
 from .ops import linalg as _linalg, reduction as _reduction
 from .ops._util import wrap_dim as _wrap_dim
-from .ops.linalg import det, matmul, slogdet
+from .ops.linalg import (
+    det,
+    eigh,
+    eigvalsh,
+    matmul,
+    matrix_exp,
+    matrix_power,
+    matrix_rank,
+    pinv,
+    slogdet,
+    solve,
+    svdvals,
+)
 
-__all__ = ["cross", "det", "diagonal", "inv", "matmul", "matrix_norm", "norm", "slogdet", "vector_norm"]
+__all__ = [
+    "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_exp", "matrix_norm",
+    "matrix_power", "matrix_rank", "norm", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "vector_norm",
+]
 
 
 def inv(A: Tensor) -> Tensor:
     """The inverse of each square matrix in ``A``."""
     return _linalg.inverse(A)
+
+
+def qr(A: Tensor, mode: str = "reduced"):
+    """``(Q, R)`` with ``A = QR``, ``Q`` with orthonormal columns and ``R`` upper triangular."""
+    return _linalg.linalg_qr(A, mode)
+
+
+def svd(A: Tensor, full_matrices: bool = True):
+    """``(U, S, Vh)`` with ``A = U diag(S) Vh`` (``Vh``, the transpose of ``torch.svd``'s ``V``)."""
+    return _linalg.linalg_svd(A, full_matrices)
+
+
+def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
+    """``L`` with ``A = L L^T`` for symmetric positive-definite ``A`` (``L^T`` when ``upper``)."""
+    return _linalg.linalg_cholesky(A, upper=upper)
 
 
 def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
@@ -46,13 +77,13 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
 
     * ``'fro'``: ``sqrt(sum a_ij^2)``, the 2-norm of all entries;
     * ``1`` / ``-1``: the largest / smallest column sum of ``|a_ij|``;
-    * ``inf`` / ``-inf``: the largest / smallest row sum of ``|a_ij|``.
-
-    (The spectral norms ``2``, ``-2`` and ``'nuc'`` need singular values, which minitorch does not compute.)
+    * ``inf`` / ``-inf``: the largest / smallest row sum of ``|a_ij|``;
+    * ``2`` / ``-2``: the largest / smallest singular value; ``'nuc'``: their sum (gradients through ``svdvals``).
     """
     if A._data.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
-    supported = ord == "fro" if isinstance(ord, str) else ord in (1, -1, float("inf"), float("-inf"))
+    spectral = ord in (2, -2, "nuc")
+    supported = ord in ("fro", "nuc") if isinstance(ord, str) else ord in (1, -1, 2, -2, float("inf"), float("-inf"))
     if not supported:
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     rows, columns = (_wrap_dim(d, A._data.ndim) for d in dim)
@@ -60,6 +91,16 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
         return _reduction.norm(A, 2, (rows, columns), keepdim, dtype)
     if dtype is not None:
         A = A.to(dtype)
+    if spectral:
+        if rows == columns:
+            raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
+        _linalg._check_matrices(A, "linalg.matrix_norm")
+        values = svdvals(A.movedim((rows, columns), (-2, -1)))
+        result = values.sum(-1) if ord == "nuc" else (_reduction.amax if ord > 0 else _reduction.amin)(values, -1)
+        if keepdim:
+            for axis in sorted((rows, columns)):
+                result = result.unsqueeze(axis)
+        return result
     summed_over, then_extreme = (rows, columns) if abs(ord) == 1 else (columns, rows)
     sums = A.abs().sum(summed_over, keepdim=True)
     extreme = (_reduction.amax if ord > 0 else _reduction.amin)(sums, then_extreme, keepdim=True)

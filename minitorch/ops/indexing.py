@@ -918,3 +918,186 @@ def slice_scatter(x: Tensor, src: Tensor, dim: int = 0, start=None, end=None, st
 def select_scatter(x: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     """A copy of ``x`` with ``src`` written where ``x.select(dim, index)`` reads."""
     return _scatter_into_view(SelectScatter, x, src, shape_ops.select_key(x, dim, index))
+
+
+# -- filling slices, putting values at indices, reducing into positions -------------------------------
+def index_fill(x: Tensor, dim: int, index: Tensor, value) -> Tensor:
+    """A copy of ``x`` with the slices ``index`` along ``dim`` set to ``value`` (a number or a 0-d tensor).
+
+    It is ``masked_fill`` with a mask that is True on those slices, so ``dx = grad`` with the filled
+    slices 0 and ``dvalue`` = the sum of ``grad`` over them.
+    """
+    if index._data.dtype != np.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if index._data.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    if isinstance(value, Tensor) and value._data.ndim != 0:
+        raise RuntimeError(
+            f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with {value._data.ndim} "
+            "dimension(s)."
+        )
+    check_same_device(x, index)
+    ndim = x._data.ndim
+    dim = wrap_dim(dim, ndim)
+    extent = x._data.shape[dim] if ndim else 1
+    positions = index._data.reshape(-1)
+    outside = (positions < -extent) | (positions >= extent)
+    if outside.any():
+        raise IndexError(
+            f"index {int(positions[outside][0])} is out of bounds for dimension {dim} with size {extent}"
+        )
+    xp = x._xp
+    chosen = xp.zeros(extent, dtype=bool)
+    chosen[positions] = True
+    along_dim = (extent,) + (1,) * (ndim - dim - 1) if ndim else ()  # a 0-d tensor is its own one slice
+    mask = xp.broadcast_to(chosen.reshape(along_dim), x._data.shape)
+    return masked_fill(x, Tensor._make(mask, x._device), value)
+
+
+def index_put(x: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy of ``x`` with ``x[indices] = values`` (``+=`` with ``accumulate``, where repeated indices all add).
+
+    ``indices`` is a tuple of index tensors (integer or bool), one per leading dimension, exactly
+    as ``x[tuple(indices)]`` reads them; ``values`` broadcasts to what that read returns.
+    """
+    if not isinstance(indices, (list, tuple)):
+        raise TypeError(
+            f"index_put(): argument 'indices' (position 1) must be tuple of Tensors, not {type(indices).__name__}"
+        )
+    for position, index in enumerate(indices):
+        if not isinstance(index, Tensor):
+            raise TypeError(f"expected Tensor as element {position} in argument 0, but got {type(index).__name__}")
+    if not isinstance(values, Tensor):
+        raise TypeError(f"index_put(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
+    if values._data.dtype != x._data.dtype:
+        raise RuntimeError(
+            f"Index put requires the source and destination dtypes match, got {_TYPE_NAMES[x.dtype.name]} for the "
+            f"destination and {_TYPE_NAMES[values.dtype.name]} for the source."
+        )
+    check_same_device(x, values)
+    indexed = sum(index._data.ndim if index._data.dtype == bool else 1 for index in indices)  # a mask spans its dims
+    if indexed > x._data.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x._data.ndim} (got {indexed})")
+    key, has_arrays = _to_key(x, tuple(indices))
+    try:
+        target = x._data[key].shape
+    except IndexError as error:
+        raise _index_error(error, x, key) from None
+    try:
+        np.broadcast_shapes(values._data.shape, target)
+    except ValueError:
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape {list(values._data.shape)} cannot be broadcast to indexing result "
+            f"of shape {list(target)}"
+        ) from None
+    return IndexPut.apply(x, values, key, has_arrays, bool(accumulate))
+
+
+_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+class ScatterReduceTwo(Op):
+    """``y = x`` with each ``src[i][j][k]`` reduced into ``y[i][j][index[i][j][k]]`` (``dim = 2``) by ``reduce``
+    (sum, prod, mean, amax, amin); with ``include_self=False`` the positions written to forget ``x``.
+
+    Backward, as PyTorch's (``N`` = how many values met at a position, ``where written`` = the
+    positions ``index`` names; with ``include_self=False`` those get no gradient in ``dx``):
+
+    * sum:  ``dx = grad``,  ``dsrc = grad.gather(index)``;
+    * mean: ``dx = grad / N``,  ``dsrc = (grad / N).gather(index)``;
+    * prod: ``dx = grad * y / x``,  ``dsrc = (grad * y).gather(index) / src`` (with a single zero in
+      a product, the product of the others in place of ``y / 0``);
+    * amax, amin: the gradient is shared evenly among the values equal to the result.
+    """
+
+    node_name = "ScatterReduceBackward0"
+
+    @staticmethod
+    def forward(ctx, x, src, key, dim, index, reduce, include_self):
+        xp = array_module(x)
+        ctx.dim, ctx.index, ctx.reduce, ctx.include_self = dim, index, reduce, include_self
+        result = x.copy()
+        if not include_self:  # the positions written to start from the reduction's identity
+            result[key] = _reduction_identity(reduce, x.dtype)
+        if reduce in ("sum", "mean"):
+            _add_at(result, key, src)
+        else:
+            {"prod": xp.multiply, "amax": xp.maximum, "amin": xp.minimum}[reduce].at(result, key, src)
+        if reduce == "mean":
+            counts = xp.full(x.shape, 1 if include_self else 0, dtype=np.int64)
+            _add_at(counts, key, xp.ones(src.shape, dtype=np.int64))
+            counts = xp.maximum(counts, 1)
+            floating = result.dtype.kind == "f"
+            result = (result / counts if floating else xp.floor_divide(result, counts)).astype(x.dtype, copy=False)
+        ctx.save_for_backward(x, src, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, src, result = ctx.saved_tensors
+        dim, index, reduce = ctx.dim, Tensor._make(ctx.index, grad._device), ctx.reduce
+        if reduce == "sum":
+            grad_x, grad_src = grad, gather(grad, dim, index)
+        elif reduce == "mean":
+            xp, dtype = grad._xp, grad._data.dtype
+            counts = _constant(xp.full(tuple(grad.shape), 1.0 if ctx.include_self else 0.0, dtype), grad)
+            counts = scatter_add(counts, dim, index, _constant(xp.ones(tuple(src.shape), dtype), grad))
+            counts = counts + (counts == 0)
+            grad_x = grad / counts
+            grad_src = gather(grad_x, dim, index)
+        elif reduce == "prod":
+            from .pointwise import where
+
+            nonzero_x = masked_fill(x, x == 0, 1)
+            others = scatter_reduce(nonzero_x, dim, index, src, "prod", include_self=ctx.include_self)
+            grad_x = grad * others / nonzero_x
+            src_is_zero = src == 0
+            zeros_at = scatter_add(_constant(x._xp.zeros(tuple(x.shape), np.int64), x), dim, index,
+                                   src_is_zero.long())  # fmt: skip
+            single_zero = src_is_zero & (gather(zeros_at, dim, index) == 1)
+            others_of_src = scatter_reduce(x, dim, index, masked_fill(src, single_zero, 1), "prod",
+                                           include_self=ctx.include_self)  # fmt: skip
+            grad_src = gather(grad * result, dim, index) / masked_fill(src, src_is_zero, 1)
+            grad_src = where(single_zero, gather(grad * others_of_src, dim, index), grad_src)
+        else:  # amax, amin: shared among the values that equal the result
+            x_is_result = (x == result).to(grad.dtype)
+            src_is_result = (src == gather(result, dim, index)).to(grad.dtype)
+            shared = grad / scatter_add(x_is_result, dim, index, src_is_result)
+            grad_x = x_is_result * shared
+            grad_src = src_is_result * gather(shared, dim, index)
+        if not ctx.include_self:
+            grad_x = scatter(grad_x, dim, index, 0.0)
+        return grad_x, grad_src, None, None, None, None, None
+
+
+def _constant(array, like: Tensor) -> Tensor:
+    return Tensor._make(array, like._device)
+
+
+def _reduction_identity(reduce: str, dtype):
+    """The value a reduction starts from: 0 for sums, 1 for products, the lowest (highest) value for amax (amin)."""
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    if dtype.kind == "f":
+        return -np.inf if reduce == "amax" else np.inf
+    if dtype.kind == "b":
+        return reduce == "amin"
+    limits = np.iinfo(dtype)
+    return limits.min if reduce == "amax" else limits.max
+
+
+def scatter_reduce(x: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True):
+    """A copy of ``x`` with every ``src[i][j][k]`` reduced into position ``[i][j][index[i][j][k]]`` (``dim = 2``)
+    by ``reduce``: ``"sum"``, ``"prod"``, ``"mean"``, ``"amax"`` or ``"amin"``.
+
+        >>> import minitorch
+        >>> x = minitorch.zeros(3)
+        >>> x.scatter_reduce(0, minitorch.tensor([0, 0, 2]), minitorch.tensor([1.0, 5.0, 2.0]), "amax").tolist()
+        [5.0, 0.0, 2.0]
+    """
+    if reduce not in _REDUCTIONS:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    key, source = _scatter_arguments(x, dim, index, src, "scatter")
+    return ScatterReduceTwo.apply(x, source, key, wrap_dim(dim, x._data.ndim), index, reduce, bool(include_self))

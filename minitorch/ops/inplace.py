@@ -269,15 +269,8 @@ def scatter_(target: Tensor, dim, index, src=None, *, value=None, reduce=None) -
 def index_fill_(target: Tensor, dim: int, index, value) -> Tensor:
     """Fill the slices ``index`` along ``dim`` with ``value``."""
     from . import indexing
-    from ._util import wrap_dim
 
-    axis = wrap_dim(dim, target._data.ndim)
-    xp = target._xp
-    mask = xp.zeros(target._data.shape[axis] if target._data.ndim else 1, dtype=bool)
-    mask[index._data if isinstance(index, Tensor) else xp.asarray(index)] = True
-    mask = mask.reshape((-1,) + (1,) * (target._data.ndim - axis - 1)) if target._data.ndim else mask.reshape(())
-    mask_tensor = Tensor._make(xp.broadcast_to(mask, target._data.shape), target._device)
-    return _inplace(target, lambda x, v: indexing.masked_fill(x, mask_tensor, v), value)
+    return _inplace(target, lambda x, v: indexing.index_fill(x, dim, index, v), value)
 
 
 def index_add_(target: Tensor, dim: int, index, source, *, alpha=1) -> Tensor:
@@ -373,7 +366,8 @@ IN_PLACE_FORMS = (
     "true_divide", "floor_divide", "fmod", "remainder", "hypot", "multiply", "subtract", "xlogy", "heaviside", "eq",
     "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and",
     "bitwise_or", "bitwise_xor", "bitwise_not", "cumsum", "cumprod", "tril", "triu", "scatter_add", "addmm", "addmv",
-    "addbmm", "baddbmm",
+    "addbmm", "baddbmm", "index_put", "scatter_reduce",
+    "erfc", "lgamma", "digamma", "polygamma", "i0", "sinc", "nextafter", "ldexp", "gcd", "lcm", "renorm",
 )  # fmt: skip
 
 

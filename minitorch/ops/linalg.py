@@ -19,6 +19,10 @@ products composed from the ones above (``inner``, ``kron``, ``cross``), distance
 determinant and inverse, whose derivatives are the classic matrix-calculus results::
 
     d det(A) = det(A) * A^{-T}        d A^{-1}: dA = -A^{-T} @ grad @ A^{-T}
+
+At the end: ``tensordot``, ``matrix_power``, ``pdist``, and the decompositions (``qr``, ``svd``,
+``eigh``, ``cholesky``) with ``solve``, ``pinv`` and ``matrix_exp``, whose backward formulas are
+written in Tensor ops as well, so second derivatives work.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from .._tensor import Tensor
 from ..autograd.function import Op
 from . import pointwise, reduction, shape as shape_ops
 from ._util import array_module, broadcast_shapes, cast, check_same_device, is_number, wrap_dim
+from .indexing import _TYPE_NAMES
 from .reduction import scalar_type_name
 
 # PyTorch names dtypes by their C++ types in some messages ("float != double").
@@ -1003,3 +1008,601 @@ def corrcoef(input: Tensor) -> Tensor:
     deviations = pointwise.sqrt(diagonal(covariance))
     correlation = covariance / shape_ops.reshape(deviations, (-1, 1)) / shape_ops.reshape(deviations, (1, -1))
     return pointwise.clamp(correlation, -1, 1)
+
+
+# -- more products ---------------------------------------------------------------------------------
+def vdot(input: Tensor, other: Tensor) -> Tensor:
+    """``sum_i conj(a_i) b_i``: for real vectors (all minitorch has) it is ``dot``."""
+    _check_products(input, other)
+    if input._data.ndim != 1 or other._data.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and {other._data.ndim}D tensors")
+    _dot_checks(input, other)
+    return Vdot.apply(input, other)
+
+
+class Vdot(MatMul):
+    """``y = sum_i a_i b_i`` (real vectors);  ``da = grad * b``,  ``db = grad * a``."""
+
+    node_name = "VdotBackward0"
+
+
+def _dim_list(dims) -> list:
+    return [int(dims)] if isinstance(dims, int) else [int(d) for d in dims]
+
+
+def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
+    """Sum the products of ``a`` and ``b`` over the pairs of dimensions ``dims`` names.
+
+    ``dims = k`` pairs the last ``k`` dimensions of ``a`` with the first ``k`` of ``b``;
+    ``dims = ([1, 0], [0, 2])`` names the pairs. Moving the contracted dimensions of ``a``
+    to the end and those of ``b`` to the front makes it one matrix product::
+
+        out[i..., j...] = sum_k a[i..., k...] * b[k..., j...]
+
+        >>> import minitorch
+        >>> minitorch.tensordot(minitorch.ones(2, 3, 4), minitorch.ones(3, 4, 5)).shape
+        minitorch.Size([2, 5])
+    """
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, (list, tuple)):
+        dims_a, dims_b = (_dim_list(d) for d in dims)
+    else:
+        count = int(dims)
+        if count < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if count > builtins.min(a._data.ndim, b._data.ndim):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(-count, 0)), list(range(count))
+    if len(dims_a) != len(dims_b):
+        raise RuntimeError("both dimension lists should have same length")
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    check_same_device(a, b)
+    axes_a = [wrap_dim(d, a._data.ndim) for d in dims_a]
+    axes_b = [wrap_dim(d, b._data.ndim) for d in dims_b]
+    for given_a, given_b, axis_a, axis_b in zip(dims_a, dims_b, axes_a, axes_b):
+        size_a, size_b = a._data.shape[axis_a], b._data.shape[axis_b]
+        if size_a != size_b:
+            raise RuntimeError(
+                f"contracted dimensions need to match, but first has size {size_a} in dim {given_a} and second has "
+                f"size {size_b} in dim {given_b}"
+            )
+    free_a = [axis for axis in range(a._data.ndim) if axis not in axes_a]
+    free_b = [axis for axis in range(b._data.ndim) if axis not in axes_b]
+    contracted = _numel(a._data.shape[axis] for axis in axes_a)
+    rows = shape_ops.reshape(shape_ops.permute(a, free_a + axes_a), (-1, contracted))
+    columns = shape_ops.reshape(shape_ops.permute(b, axes_b + free_b), (contracted, -1))
+    shape = tuple(a._data.shape[axis] for axis in free_a) + tuple(b._data.shape[axis] for axis in free_b)
+    return shape_ops.reshape(mm(rows, columns), shape)
+
+
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    """A square matrix with the flattened ``input`` on its ``offset``-th diagonal, zeros elsewhere."""
+    flat = shape_ops.reshape(input, (-1,))
+    size = flat._data.shape[0] + builtins.abs(int(offset))
+    return DiagEmbed.apply(flat, (size, size), int(offset), 0, 1)
+
+
+def matrix_power(input: Tensor, n: int) -> Tensor:
+    """``A^n`` for each square matrix: ``n`` products by repeated squaring (``A^13 = A^8 A^4 A``);
+    ``A^0 = I``; a negative ``n`` is ``(A^{-1})^{|n|}``. The gradient comes from ``matmul`` and ``inverse``."""
+    if input._data.ndim < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    rows, columns = input._data.shape[-2:]
+    if rows != columns:
+        raise RuntimeError(
+            f"linalg.matrix_power: A must be batches of square matrices, but they are {rows} by {columns} matrices"
+        )
+    n = int(n)
+    if n == 0:  # the identity, connected to the input with a zero gradient (PyTorch's copy)
+        from .inplace import Copy
+
+        return Copy.apply(input, input._xp.eye(rows, dtype=input._data.dtype))
+    if n < 0:
+        input, n = inverse(input), -n
+    result, square = None, input
+    while n:
+        if n & 1:
+            result = square if result is None else matmul(result, square)
+        n >>= 1
+        if n:
+            square = matmul(square, square)
+    return result
+
+
+# -- distances between the rows of one matrix ----------------------------------------------------
+def pdist(input: Tensor, p: float = 2) -> Tensor:
+    """``||x_i - x_j||_p`` for every pair of rows ``i < j``, in row-major order: the upper triangle of
+    ``cdist(input, input)`` without its diagonal, as a vector. Its gradient is ``norm``'s."""
+    if input._data.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input._data.ndim}D")
+    if not input.is_floating_point():
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    first, second = np.triu_indices(input._data.shape[0], 1)
+    if input._device.type != "cpu":
+        first, second = (input._device.backend.to_device(i, input._device.index) for i in (first, second))
+    from .indexing import Index
+
+    difference = Index.apply(input, (first, Ellipsis)) - Index.apply(input, (second, Ellipsis))
+    return reduction.norm(difference, p, dim=-1)
+
+
+# -- decompositions: QR, SVD, eigh, Cholesky -----------------------------------------------------------
+# Each backward below is the classic matrix-calculus result, written with Tensor ops (so it can be
+# differentiated again). They assume what makes the decomposition smooth: full rank for QR and
+# Cholesky, distinct singular values or eigenvalues for SVD and eigh (with repeated ones the
+# factors are not unique and the formulas divide by zero, as PyTorch's do).
+def _check_matrices(input: Tensor, name: str) -> None:
+    """PyTorch's checks for a ``linalg`` function of any (batch of) matrices: 2+ dimensions, a float dtype."""
+    if input._data.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if not input.is_floating_point():
+        raise RuntimeError(
+            f"{name}: Expected a floating point or complex tensor as input. Got {scalar_type_name(input.dtype)}"
+        )
+
+
+def _eye_like(x: Tensor, size: int) -> Tensor:
+    """A ``size x size`` identity with ``x``'s dtype and device (a constant)."""
+    return Tensor._make(x._xp.eye(size, dtype=x._data.dtype), x._device)
+
+
+def _copy_lower_to_upper(m: Tensor) -> Tensor:
+    """``tril(m)`` mirrored: the strictly lower triangle copied above the diagonal."""
+    from .indexing import tril
+
+    return tril(m) + tril(m, -1).mT
+
+
+class Qr(Op):
+    """``Q, R = qr(A)``: ``A = QR``, ``Q^T Q = I``, ``R`` upper triangular (reduced: ``k = min(m, n)`` columns of Q).
+
+    For ``m >= n`` (Liao et al. 2019, the standard result)::
+
+        M = R gR^T - gQ^T Q            dA = (gQ + Q copyltu(M)) R^{-T}
+
+    where ``copyltu`` mirrors the lower triangle upwards. For ``m < n`` split ``A = [X | Y]``,
+    ``R = [U | V]`` with ``X = QU`` square: ``dY = Q gV`` and ``dX`` is the square case with
+    ``gQ + Y gV^T`` in place of ``gQ``.
+    """
+
+    node_name = "LinalgQrBackward0"
+
+    @staticmethod
+    def forward(ctx, a, mode):
+        ctx.mode = mode
+        ctx.set_materialize_grads(False)
+        q, r = array_module(a).linalg.qr(a, mode="complete" if mode == "complete" else "reduced")
+        ctx.save_for_backward(a, q, r)
+        return q, r
+
+    @staticmethod
+    def backward(ctx, grad_q, grad_r):
+        a, q, r = ctx.saved_tensors
+        rows, columns = a.shape[-2:]
+        if ctx.mode == "r":
+            raise RuntimeError(
+                "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+                "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr."
+            )
+        if ctx.mode == "complete" and rows > columns:
+            raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+        grad_q = grad_q if grad_q is not None else q * 0
+        grad_r = grad_r if grad_r is not None else r * 0
+        if rows >= columns:
+            return _qr_square_backward(q, r, grad_q, grad_r), None
+        right, grad_right = a[..., rows:], grad_r[..., rows:]
+        grad_left = _qr_square_backward(q, r[..., :rows], grad_q + matmul(right, grad_right.mT), grad_r[..., :rows])
+        return shape_ops.cat([grad_left, matmul(q, grad_right)], -1), None
+
+
+def _qr_square_backward(q: Tensor, r: Tensor, grad_q: Tensor, grad_r: Tensor) -> Tensor:
+    """``dA = (gQ + Q copyltu(R gR^T - gQ^T Q)) R^{-T}`` (see ``Qr``)."""
+    m = matmul(r, grad_r.mT) - matmul(grad_q.mT, q)
+    return matmul(grad_q + matmul(q, _copy_lower_to_upper(m)), inverse(r).mT)
+
+
+def linalg_qr(A: Tensor, mode: str = "reduced"):
+    """``(Q, R)`` with ``A = QR``: orthonormal columns in ``Q``, ``R`` upper triangular.
+
+    ``mode="reduced"`` keeps ``k = min(m, n)`` columns of ``Q``; ``"complete"`` all ``m``;
+    ``"r"`` computes ``R`` only (``Q`` is empty).
+    """
+    _check_matrices(A, "linalg.qr")
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(
+            f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'"
+        )
+    q, r = Qr.apply(A, mode)
+    if mode == "r":
+        q = Tensor._make(A._xp.zeros(0, dtype=A._data.dtype), A._device)
+    return return_types.linalg_qr(q, r)
+
+
+def qr(input: Tensor, some: bool = True):
+    """``torch.qr``, deprecated: ``linalg.qr`` with ``some=False`` meaning ``mode="complete"``."""
+    warnings.warn(
+        "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch release.\nThe "
+        "boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = torch.qr(A, some)\n"
+        "should be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else 'complete')",
+        UserWarning, stacklevel=2,
+    )
+    Q, R = linalg_qr(input, "reduced" if some else "complete")
+    return return_types.qr(Q, R)
+
+
+class Svd(Op):
+    """``U, S, Vh = svd(A)``: ``A = U diag(S) Vh`` with orthonormal columns in ``U`` and rows in ``Vh``.
+
+    With ``E_jk = S_k^2 - S_j^2`` (1 on the diagonal), ``skew(X) = X - X^T`` and ``V = Vh^T``::
+
+        dA = U [ (skew(U^T gU) S + S skew(V^T gV)) / E + diag(gS) ] V^T
+             + (I - U U^T) gU S^{-1} V^T  +  U S^{-1} gV^T (I - V V^T)
+
+    (the last two terms matter only for non-square ``A``). With ``full_matrices`` only the
+    first ``k`` columns of ``U`` and rows of ``Vh`` carry a gradient, as in PyTorch.
+    """
+
+    node_name = "LinalgSvdBackward0"
+
+    @staticmethod
+    def forward(ctx, a, full_matrices):
+        ctx.set_materialize_grads(False)
+        u, s, vh = array_module(a).linalg.svd(a, full_matrices=full_matrices)
+        ctx.save_for_backward(u, s, vh)
+        return u, s, vh
+
+    @staticmethod
+    def backward(ctx, grad_u, grad_s, grad_vh):
+        u, s, vh = ctx.saved_tensors
+        k = s.shape[-1]
+        u, vh = u[..., :k], vh[..., :k, :]
+        grad_u = None if grad_u is None else grad_u[..., :k]
+        grad_v = None if grad_vh is None else grad_vh[..., :k, :].mT
+        rows, columns = u.shape[-2], vh.shape[-1]
+        if grad_u is None and grad_v is None:
+            return matmul(u * shape_ops.unsqueeze(grad_s, -2), vh), None
+        squares = s * s
+        gaps = shape_ops.unsqueeze(squares, -2) - shape_ops.unsqueeze(squares, -1) + _eye_like(s, k)
+        inner = 0
+        if grad_u is not None:
+            u_grad_u = matmul(u.mT, grad_u)
+            inner = (u_grad_u - u_grad_u.mT) * shape_ops.unsqueeze(s, -2)
+        if grad_v is not None:
+            v_grad_v = matmul(vh, grad_v)
+            inner = inner + shape_ops.unsqueeze(s, -1) * (v_grad_v - v_grad_v.mT)
+        inner = inner / gaps
+        if grad_s is not None:
+            inner = inner + diag_embed(grad_s)
+        if rows > k and grad_u is not None:  # the part of gU outside U's columns
+            scaled = grad_u / shape_ops.unsqueeze(s, -2)
+            return matmul(matmul(u, inner) + scaled - matmul(u, matmul(u.mT, scaled)), vh), None
+        if columns > k and grad_v is not None:  # the part of gV outside V's columns
+            scaled = grad_v.mT / shape_ops.unsqueeze(s, -1)
+            return matmul(u, matmul(inner, vh) + scaled - matmul(matmul(scaled, vh.mT), vh)), None
+        return matmul(matmul(u, inner), vh), None
+
+
+def linalg_svd(A: Tensor, full_matrices: bool = True):
+    """``(U, S, Vh)`` with ``A = U diag(S) Vh``, singular values ``S`` in descending order.
+
+        >>> import minitorch
+        >>> minitorch.linalg.svd(minitorch.tensor([[3.0, 0.0], [0.0, -4.0]])).S
+        tensor([4., 3.])
+    """
+    _check_matrices(A, "linalg.svd")
+    return return_types.linalg_svd(*Svd.apply(A, bool(full_matrices)))
+
+
+def svdvals(A: Tensor) -> Tensor:
+    """The singular values of each matrix, in descending order;  ``dA = U diag(gS) V^T``."""
+    _check_matrices(A, "linalg.svd")
+    return Svd.apply(A, False)[1]
+
+
+def svd(input: Tensor, some: bool = True, compute_uv: bool = True):
+    """``torch.svd``: ``(U, S, V)`` with ``A = U diag(S) V^T`` (``V``, not ``Vh``); ``some=False`` gives square
+    ``U`` and ``V``; without ``compute_uv`` they are zeros."""
+    _check_matrices(input, "linalg.svd")
+    if not compute_uv:
+        rows, columns = input._data.shape[-2:]
+        batch, xp = input._data.shape[:-2], input._xp
+
+        def zeros(size):
+            return Tensor._make(xp.zeros(batch + (size, size), dtype=input._data.dtype), input._device)
+
+        return return_types.svd(zeros(rows), svdvals(input), zeros(columns))
+    U, S, Vh = Svd.apply(input, not some)
+    return return_types.svd(U, S, Vh.mT)
+
+
+class Eigh(Op):
+    """``L, V = eigh(A)`` for symmetric ``A = V diag(L) V^T`` (eigenvalues ascending; one triangle is read).
+
+    With ``E_ij = L_j - L_i`` (1 on the diagonal), the gradient, made symmetric as ``A`` is::
+
+        dA = V ( diag(gL) + skew(V^T gV) / (2 E) ) V^T
+    """
+
+    node_name = "LinalgEighBackward0"
+
+    @staticmethod
+    def forward(ctx, a, triangle):
+        ctx.set_materialize_grads(False)
+        values, vectors = array_module(a).linalg.eigh(a, UPLO=triangle)
+        ctx.save_for_backward(values, vectors)
+        return values, vectors
+
+    @staticmethod
+    def backward(ctx, grad_values, grad_vectors):
+        values, vectors = ctx.saved_tensors
+        inner = 0
+        if grad_vectors is not None:
+            size = values.shape[-1]
+            gaps = shape_ops.unsqueeze(values, -2) - shape_ops.unsqueeze(values, -1) + _eye_like(values, size)
+            v_grad_v = matmul(vectors.mT, grad_vectors)
+            inner = (v_grad_v - v_grad_v.mT) / (gaps * 2)
+        if grad_values is not None:
+            inner = inner + diag_embed(grad_values)
+        return matmul(matmul(vectors, inner), vectors.mT), None
+
+
+def _check_triangle_name(UPLO: str) -> str:
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return UPLO
+
+
+def _check_symmetric_input(A: Tensor, name: str) -> None:
+    if A._data.ndim >= 2 and not A.is_floating_point():
+        raise NotImplementedError(f"\"linalg_eigh_cpu\" not implemented for '{_TYPE_NAMES[A.dtype.name]}'")
+    _check_square(A, name)
+
+
+def eigh(A: Tensor, UPLO: str = "L"):
+    """``(eigenvalues, eigenvectors)`` of symmetric matrices, eigenvalues ascending; only the ``UPLO`` triangle
+    (lower by default) of ``A`` is read."""
+    _check_symmetric_input(A, "linalg.eigh")
+    return return_types.linalg_eigh(*Eigh.apply(A, _check_triangle_name(UPLO)))
+
+
+def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
+    """The eigenvalues of symmetric matrices, ascending;  ``dA = V diag(gL) V^T``."""
+    _check_symmetric_input(A, "linalg.eigvalsh")
+    return Eigh.apply(A, _check_triangle_name(UPLO))[0]
+
+
+class Cholesky(Op):
+    """``L = cholesky(A)``: ``A = L L^T``, ``L`` lower triangular (``A`` symmetric positive-definite).
+
+    With ``phi(X)`` = the lower triangle of ``X`` with its diagonal halved::
+
+        dA = sym( L^{-T} phi(L^T gL) L^{-1} ),   sym(X) = (X + X^T) / 2
+    """
+
+    node_name = "LinalgCholeskyExBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        try:
+            lower = array_module(a).linalg.cholesky(a)
+        except np.linalg.LinAlgError:
+            raise RuntimeError(
+                "linalg.cholesky: The factorization could not be completed because the input is not positive-definite."
+            ) from None
+        ctx.save_for_backward(lower)
+        return lower
+
+    @staticmethod
+    def backward(ctx, grad):
+        from .indexing import tril
+
+        (lower,) = ctx.saved_tensors
+        phi = tril(matmul(lower.mT, grad))
+        phi = phi - diag_embed(diagonal(phi, 0, -2, -1)) * 0.5
+        lower_inverse = inverse(lower)
+        gradient = matmul(matmul(lower_inverse.mT, phi), lower_inverse)
+        return (gradient + gradient.mT) * 0.5
+
+
+def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
+    """The Cholesky factor ``L`` of each symmetric positive-definite matrix, ``A = L L^T`` (``U = L^T`` when
+    ``upper``); only the lower triangle of ``A`` is read."""
+    _check_square(A, "linalg.cholesky")
+    lower = Cholesky.apply(A)
+    return lower.mT if upper else lower
+
+
+def cholesky(input: Tensor, upper: bool = False) -> Tensor:
+    """``torch.cholesky``, deprecated in favour of ``linalg.cholesky`` (and it says so)."""
+    warnings.warn(
+        "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future PyTorch "
+        "release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand\nU = "
+        "torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform "
+        "will produce equivalent results for all valid (symmetric positive definite) inputs.",
+        UserWarning, stacklevel=2,
+    )
+    return linalg_cholesky(input, upper=upper)
+
+
+# -- solving, the pseudo-inverse, rank --------------------------------------------------------------------
+class Solve(Op):
+    """``X = A^{-1} B`` (one LU solve, batches broadcast);  ``dB = A^{-T} gX`` (one more solve),  ``dA = -dB X^T``."""
+
+    node_name = "LinalgSolveExBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        try:
+            result = array_module(a).linalg.solve(a, b)
+        except np.linalg.LinAlgError:
+            raise RuntimeError("torch.linalg.solve: The solver failed because the input matrix is singular.") from None
+        ctx.save_for_backward(a, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, result = ctx.saved_tensors
+        grad_b = Solve.apply(a.mT, grad)
+        grad_a = -matmul(grad_b, result.mT) if ctx.needs_input_grad[0] else None
+        return grad_a, grad_b if ctx.needs_input_grad[1] else None
+
+
+def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
+    """``X`` with ``A X = B`` (``X A = B`` when not ``left``), without forming ``A^{-1}``.
+
+    ``B`` is a batch of vectors when it is 1-D or has ``A``'s shape without the last dimension;
+    otherwise a batch of matrices. Batch dimensions broadcast.
+    """
+    _check_square(A, "linalg.solve")
+    check_same_device(A, B)
+    if A._data.dtype != B._data.dtype:
+        raise RuntimeError(
+            f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+            f"{scalar_type_name(A.dtype)} and B of type {scalar_type_name(B.dtype)} instead"
+        )
+    vector = B._data.ndim == 1 or (B._data.ndim == A._data.ndim - 1 and B._data.shape == A._data.shape[:-1])
+    columns = shape_ops.unsqueeze(B, -1) if vector else B
+    size = A._data.shape[-1]
+    rows, count = columns._data.shape[-2:]
+    if (rows if left else count) != size:
+        raise RuntimeError(
+            f"linalg.solve: Incompatible shapes of A and B for the equation {'AX' if left else 'XA'} = B "
+            f"({size}x{size} and {rows}x{count})"
+        )
+    broadcast_shapes(columns._data.shape[:-2], A._data.shape[:-2])
+    if not left:
+        A, columns = A.mT, columns.mT
+    result = Solve.apply(A, columns)
+    if not left:
+        result = result.mT
+    return shape_ops.squeeze(result, -1) if vector else result
+
+
+def _tolerance(singular_values, atol, rtol, rows: int, columns: int):
+    """PyTorch's cut-off below which singular values count as zero: ``max(atol, rtol * largest)``, with
+    ``rtol = eps * max(m, n)`` unless a tolerance is given."""
+    xp = array_module(singular_values)
+    if rtol is None:
+        default = np.finfo(singular_values.dtype).eps * builtins.max(rows, columns)
+        rtol = 0.0 if atol is not None and atol > 0 else default
+    largest = singular_values.max(-1, keepdims=True) if singular_values.shape[-1] else 0.0
+    return xp.maximum(0.0 if atol is None else atol, rtol * largest)
+
+
+def _pseudo_inverse(a, atol, rtol, hermitian):
+    """``A^+ = V diag(1/s) U^T`` over the singular values above the tolerance (eigenvalues when ``hermitian``)."""
+    xp = array_module(a)
+    if hermitian:
+        values, vectors = xp.linalg.eigh(a)
+        cutoff = _tolerance(xp.abs(values), atol, rtol, *a.shape[-2:])
+        kept = xp.abs(values) > cutoff
+        inverted = xp.where(kept, 1 / xp.where(kept, values, 1), 0)
+        return (vectors * inverted[..., None, :]) @ xp.swapaxes(vectors, -1, -2)
+    u, s, vh = xp.linalg.svd(a, full_matrices=False)
+    kept = s > _tolerance(s, atol, rtol, *a.shape[-2:])
+    inverted = xp.where(kept, 1 / xp.where(kept, s, 1), 0)
+    return (xp.swapaxes(vh, -1, -2) * inverted[..., None, :]) @ xp.swapaxes(u, -1, -2)
+
+
+class Pinv(Op):
+    """``P = A^+`` (Moore-Penrose; through the SVD);  for a rank that does not change under small steps
+    (Golub and Pereyra)::
+
+        dA = -P^T G P^T + (I - A P) G^T P P^T + P^T P G^T (I - P A)
+    """
+
+    node_name = "LinalgPinvBackward0"
+
+    @staticmethod
+    def forward(ctx, a, atol, rtol, hermitian):
+        result = _pseudo_inverse(a, atol, rtol, hermitian)
+        ctx.save_for_backward(a, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, pinv = ctx.saved_tensors
+        grad_t = grad.mT
+        first = -matmul(matmul(pinv.mT, grad), pinv.mT)
+        second = matmul(grad_t - matmul(matmul(a, pinv), grad_t), matmul(pinv, pinv.mT))
+        third = matmul(matmul(pinv.mT, pinv), grad_t - matmul(matmul(grad_t, pinv), a))
+        return first + second + third, None, None, None
+
+
+def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
+    """The pseudo-inverse ``A^+`` of each matrix (``n x m`` for an ``m x n`` ``A``): ``A^+ b`` is the least-squares
+    solution of ``A x = b`` with the smallest norm. Singular values up to ``max(atol, rtol * s_max)`` count as 0."""
+    if A._data.ndim < 2 or not A.is_floating_point():
+        raise RuntimeError(
+            f"linalg.pinv({_TYPE_NAMES[A.dtype.name]}{{{list(A._data.shape)}}}): expected a tensor with 2 or more "
+            "dimensions of float, double, cfloat or cdouble types"
+        )
+    return Pinv.apply(A, atol, rtol, bool(hermitian))
+
+
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    """``torch.pinverse``: ``linalg.pinv`` with ``rcond`` as the relative tolerance."""
+    return pinv(input, rtol=rcond)
+
+
+def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
+    """The number of singular values above ``max(atol, rtol * s_max)`` (int64; no gradient)."""
+    if not A.is_floating_point():
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    _check_matrices(A, "linalg.matrix_rank")
+    xp = A._xp
+    if hermitian:
+        values = xp.abs(xp.linalg.eigvalsh(A._data))
+    else:
+        values = xp.linalg.svd(A._data, compute_uv=False)
+    rank = (values > _tolerance(values, atol, rtol, *A._data.shape[-2:])).sum(-1)
+    return Tensor._make(xp.asarray(rank, dtype=np.int64), A._device)
+
+
+# -- the matrix exponential ----------------------------------------------------------------------------
+def _expm(a):
+    """``exp(A) = sum_k A^k / k!`` for each matrix, by SciPy's scaling and squaring (CuPy's on a GPU)."""
+    if isinstance(a, np.ndarray):
+        import scipy.linalg
+
+        return np.asarray(scipy.linalg.expm(a), dtype=a.dtype)
+    import cupy
+    import cupyx.scipy.linalg
+
+    matrices = a.reshape((-1,) + a.shape[-2:])
+    return cupy.stack([cupyx.scipy.linalg.expm(m) for m in matrices]).reshape(a.shape).astype(a.dtype)
+
+
+class MatrixExp(Op):
+    """``Y = exp(A)``;  ``dA`` = the top-right block of ``exp([[A^T, G], [0, A^T]])``.
+
+    (The derivative of ``exp`` at ``A^T`` in direction ``G`` is that block: a classic trick, since
+    ``d/dt exp(A + tE)`` mixes ``A`` and ``E`` in every power.) Being ``matrix_exp`` again, the
+    backward can itself be differentiated.
+    """
+
+    node_name = "LinalgMatrixExpBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _expm(a) if a.size else a.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        size = a.shape[-1]
+        transposed = a.mT
+        zeros = Tensor._make(a._xp.zeros(tuple(a.shape), dtype=a._data.dtype), a._device)
+        block = shape_ops.cat([shape_ops.cat([transposed, grad], -1), shape_ops.cat([zeros, transposed], -1)], -2)
+        return MatrixExp.apply(block)[..., :size, size:]
+
+
+def matrix_exp(A: Tensor) -> Tensor:
+    """The matrix exponential ``exp(A) = I + A + A^2/2! + ...`` of each square matrix."""
+    _check_square(A, "linalg.matrix_exp")
+    return MatrixExp.apply(A)

@@ -497,6 +497,14 @@ def neg(input: Tensor) -> Tensor:
 negative = neg
 
 
+def positive(input: Tensor) -> Tensor:
+    """``+input``: the tensor itself (not defined for bool tensors, as in PyTorch)."""
+    _require_tensor(input, "positive")
+    if input._data.dtype == bool:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
 # -- powers and roots -------------------------------------------------------------------
 def _integer_power(xp, base, exponent):
     """``base ** exponent`` for integers, with PyTorch's answer for negative exponents.
@@ -661,6 +669,39 @@ class Reciprocal(Op):
     def backward(ctx, grad):
         (result,) = ctx.saved_tensors
         return -grad * (result * result)
+
+
+def float_power(input, exponent) -> Tensor:
+    """``input ** exponent`` computed in double precision: the result is always float64.
+
+        >>> import minitorch
+        >>> minitorch.float_power(minitorch.tensor([2, 3]), 2)
+        tensor([4., 9.], dtype=minitorch.float64)
+    """
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise TypeError(
+            f"float_power() received an invalid combination of arguments - got ({type(input).__name__}, "
+            f"{type(exponent).__name__}), but expected (Tensor input, Tensor exponent), (Number self, Tensor exponent) "
+            "or (Tensor input, Number exponent)"
+        )
+    # PyTorch's own definition: both operands converted to double, then pow (the gradient flows back through the casts)
+    if isinstance(input, Tensor):
+        input = cast(input, _dtype.float64)
+    if isinstance(exponent, Tensor):
+        exponent = cast(exponent, _dtype.float64)
+    return pow(input, float(exponent) if is_number(exponent) else exponent)
+
+
+def float_power_(input: Tensor, exponent) -> Tensor:
+    """``float_power`` in place; ``input`` must already be float64, the dtype of the result."""
+    from .inplace import _inplace  # inplace.py builds on this module, so it is imported on first use
+
+    if input._data.dtype != np.float64:
+        raise RuntimeError(
+            f"the base given to float_power_ has dtype {_type_name(input)} but the operation's result requires dtype "
+            "Double"
+        )
+    return _inplace(input, lambda x, *rest: float_power(x, *rest), exponent)
 
 
 def sqrt(input: Tensor) -> Tensor:
@@ -948,6 +989,62 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:
     """
     # A negative eps means no clamping, as in PyTorch
     return Logit.apply(_as_floating(input, "logit"), None if eps is None or eps < 0 else eps)
+
+
+def ldexp(input: Tensor, other: Tensor) -> Tensor:
+    """``input * 2 ** other``, elementwise (PyTorch's definition, so the result is floating).
+
+        >>> import minitorch
+        >>> minitorch.ldexp(minitorch.tensor([1.0, 3.0]), minitorch.tensor([3, -1]))
+        tensor([8.0000, 1.5000])
+    """
+    _require_tensor(input, "ldexp")
+    _require_tensor(other, "ldexp", "other", 2)
+    result = _dtype.result_type(input, other)
+    if not result.is_floating_point:
+        result = _dtype.get_default_dtype()
+    # PyTorch's arithmetic: a floating exponent is raised in its own dtype, an integer one in the result's
+    # (where every power of two is exact)
+    power = pow(2.0, other if other._data.dtype.kind == "f" else cast(other, result))
+    return mul(cast(input, result), cast(power, result))
+
+
+class Frexp(Op):
+    """``mantissa, exponent`` with ``x = mantissa * 2 ** exponent`` and ``0.5 <= |mantissa| < 1`` (0 for 0);
+    ``dx = grad_mantissa / 2 ** exponent`` (the exponent is a piecewise-constant integer: no gradient)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        xp = array_module(x)
+        mantissa, exponent = xp.frexp(x)
+        exponent = exponent.astype(xp.int32, copy=False)
+        ctx.mark_non_differentiable(exponent)
+        # 2 ** exponent in x's dtype (for the backward): exact, and finite for every finite x
+        ctx.save_for_backward(xp.ldexp(xp.ones((), dtype=x.dtype), exponent))
+        return mantissa, exponent
+
+    @staticmethod
+    def backward(ctx, grad_mantissa, grad_exponent):
+        (scale,) = ctx.saved_tensors
+        return grad_mantissa / scale
+
+
+def frexp(input: Tensor):
+    """``(mantissa, exponent)``: ``input = mantissa * 2 ** exponent``, with ``|mantissa|`` in ``[0.5, 1)``
+    and an int32 exponent.
+
+        >>> import minitorch
+        >>> minitorch.frexp(minitorch.tensor([8.0, -0.75]))
+        minitorch.return_types.frexp(
+        mantissa=tensor([ 0.5000, -0.7500]),
+        exponent=tensor([4, 0], dtype=minitorch.int32))
+    """
+    from .. import return_types
+
+    _require_tensor(input, "frexp")
+    if input._data.dtype.kind != "f":
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    return return_types.frexp(*Frexp.apply(input))
 
 
 # -- trigonometry -----------------------------------------------------------------------
@@ -1407,6 +1504,186 @@ def erfinv(input: Tensor) -> Tensor:
     return Erfinv.apply(_as_floating(input, "erfinv"))
 
 
+def _special_functions(xp):
+    """SciPy's special functions (a minitorch dependency) for NumPy arrays; CuPy's copy of them for GPU arrays."""
+    if xp is np:
+        import scipy.special
+
+        return scipy.special
+    import cupyx.scipy.special
+
+    return cupyx.scipy.special
+
+
+def _special(function_name: str, x, *leading):
+    """``scipy.special.<function_name>(*leading, x)`` in ``x``'s dtype (SciPy may compute and answer in double)."""
+    xp = array_module(x)
+    with np.errstate(all="ignore"):  # poles and overflow give inf or NaN, silently, as in PyTorch
+        result = getattr(_special_functions(xp), function_name)(*leading, x)
+    return xp.asarray(result).astype(x.dtype, copy=False)
+
+
+class Erfc(Op):
+    """``y = erfc x = 1 - erf x`` (accurate where ``erf x`` is close to 1);
+    ``dx = -grad * 2 / sqrt(pi) * e ** -x**2``."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return _special("erfc", x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return -2.0 / math.sqrt(math.pi) * (-(x * x)).exp() * grad
+
+
+def erfc(input: Tensor) -> Tensor:
+    """The complementary error function ``1 - erf(input)``, elementwise."""
+    return Erfc.apply(_as_floating(input, "erfc"))
+
+
+class Lgamma(Op):
+    """``y = log |Gamma(x)|``;  ``dx = grad * digamma(x)``."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        xp = array_module(x)
+        # |Gamma(x)| grows without bound as x -> -inf: C's lgamma (and PyTorch) say +inf there, SciPy says -inf
+        return xp.where(x == -math.inf, xp.asarray(math.inf, dtype=x.dtype), _special("gammaln", x))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * digamma(x)
+
+
+class Digamma(Op):
+    """``y = digamma x = d/dx log Gamma(x)``;  ``dx = grad * polygamma(1, x)``."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        # PyTorch's value at 0 is -inf (at -0.0, +inf): the limit from the right, where SciPy agrees
+        return _special("psi", x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * polygamma(1, x)
+
+
+class Polygamma(Op):
+    """``y = polygamma(n, x)``, the ``n``-th derivative of ``digamma``;  ``dx = grad * polygamma(n + 1, x)``."""
+
+    @staticmethod
+    def forward(ctx, x, order):
+        ctx.save_for_backward(x)
+        ctx.order = order
+        if order == 0:
+            return _special("psi", x)
+        return _special("polygamma", x, array_module(x).asarray(order))  # (CuPy's wants an array)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * polygamma(ctx.order + 1, x), None
+
+
+def lgamma(input: Tensor) -> Tensor:
+    """The logarithm of the absolute value of the gamma function, elementwise (``lgamma(n + 1) = log n!``)."""
+    return Lgamma.apply(_as_floating(input, "lgamma"))
+
+
+def digamma(input: Tensor) -> Tensor:
+    """The logarithmic derivative of the gamma function, ``Gamma'(x) / Gamma(x)``, elementwise."""
+    return Digamma.apply(_as_floating(input, "digamma"))
+
+
+def polygamma(n: int, input: Tensor) -> Tensor:
+    """The ``n``-th derivative of ``digamma`` (``polygamma(0, x) = digamma(x)``), elementwise.
+
+        >>> import minitorch
+        >>> minitorch.polygamma(1, minitorch.tensor([1.0]))  # pi ** 2 / 6
+        tensor([1.6449])
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return Polygamma.apply(_as_floating(input, "polygamma"), int(n))
+
+
+class I0(Op):
+    """``y = I0(x)``, the modified Bessel function of the first kind of order 0;  ``dx = grad * I1(x)``."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return _special("i0", x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * I1.apply(x)
+
+
+class I1(Op):
+    """``y = I1(x)`` (order 1);  ``dx = grad * (I0(x) - y / x)``, which tends to ``grad / 2`` at ``x = 0``.
+
+    Like PyTorch, |x| below the dtype's epsilon takes the limit, and the formula sees ``x = eps``
+    there, so that its (unused) value stays finite and its gradient is not NaN.
+    """
+
+    node_name = "SpecialI1Backward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        result = _special("i1", x)
+        ctx.save_for_backward(x, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, result = ctx.saved_tensors
+        epsilon = float(np.finfo(x._data.dtype).eps)
+        not_tiny = x.abs() > epsilon
+        safe_x = where(not_tiny, x, epsilon)
+        return grad * where(not_tiny, I0.apply(safe_x) - result / safe_x, 0.5)
+
+
+def i0(input: Tensor) -> Tensor:
+    """The modified Bessel function of the first kind of order 0, elementwise."""
+    return I0.apply(_as_floating(input, "i0"))
+
+
+class Sinc(Op):
+    """``y = sin(pi x) / (pi x)``, and 1 at ``x = 0``;
+    ``dx = grad * (pi x cos(pi x) - sin(pi x)) / (pi x ** 2)``, and 0 at ``x = 0``."""
+
+    @staticmethod
+    @_quiet
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        xp = array_module(x)
+        angle = x * math.pi  # (in x's own precision, as PyTorch computes it)
+        return xp.where(x == 0, xp.ones((), dtype=x.dtype), xp.sin(angle) / angle)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        angle = x * math.pi
+        square_times_pi = x * x * math.pi
+        derivative = grad * (angle * angle.cos() - angle.sin()) / square_times_pi
+        return where(square_times_pi == 0, 0.0, derivative)
+
+
+def sinc(input: Tensor) -> Tensor:
+    """The normalized sinc function ``sin(pi x) / (pi x)`` (1 at 0), elementwise."""
+    return Sinc.apply(_as_floating(input, "sinc"))
+
+
 # -- rounding and piecewise functions ------------------------------------------------------
 class Abs(Op):
     """``y = |x|``;  ``dx = grad * sign(x)`` (so ``abs'(0) = 0``)."""
@@ -1748,6 +2025,84 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
     return _binary(Minimum, input, other, "minimum")
 
 
+class Fmax(Op):
+    """``y = max(a, b)``, except that a NaN loses to a number;
+    ``da = grad`` where ``a >= b`` or ``b`` is NaN, else ``db = grad`` (PyTorch's rule: at ties ``a`` gets it all)."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return array_module(a).fmax(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        a_wins = logical_or(a >= b, isnan(b))
+        grad_a = where(a_wins, grad, 0.0) if ctx.needs_input_grad[0] else None
+        grad_b = where(a_wins, 0.0, grad) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+class Fmin(Op):
+    """``y = min(a, b)``, except that a NaN loses to a number;
+    ``da = grad`` where ``a <= b`` or ``b`` is NaN, else ``db = grad``."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return array_module(a).fmin(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        a_wins = logical_or(a <= b, isnan(b))
+        grad_a = where(a_wins, grad, 0.0) if ctx.needs_input_grad[0] else None
+        grad_b = where(a_wins, 0.0, grad) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+def fmax(input: Tensor, other: Tensor) -> Tensor:
+    """The elementwise maximum, ignoring NaN: where one side is NaN the other is taken (NaN only if both are).
+
+        >>> import minitorch
+        >>> minitorch.fmax(minitorch.tensor([1.0, float("nan")]), minitorch.tensor([float("nan"), 2.0]))
+        tensor([1., 2.])
+    """
+    _require_tensor(input, "fmax")
+    _require_tensor(other, "fmax", "other", 2)
+    return _binary(Fmax, input, other, "fmax")
+
+
+def fmin(input: Tensor, other: Tensor) -> Tensor:
+    """The elementwise minimum, ignoring NaN (see ``fmax``)."""
+    _require_tensor(input, "fmin")
+    _require_tensor(other, "fmin", "other", 2)
+    return _binary(Fmin, input, other, "fmin")
+
+
+class Nextafter(Op):
+    """``y`` = the next floating-point value after ``a`` in the direction of ``b``;
+    ``da = grad`` (``y`` differs from ``a`` by one unit in the last place), ``db = 0`` (PyTorch's choice)."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return array_module(a).nextafter(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, (_zeros_like(grad) if ctx.needs_input_grad[1] else None)
+
+
+def nextafter(input: Tensor, other: Tensor) -> Tensor:
+    """The next representable floating-point value after ``input`` towards ``other``, elementwise."""
+    _require_tensor(input, "nextafter")
+    _require_tensor(other, "nextafter", "other", 2)
+    a, b, result = _prepare(input, other, "nextafter")
+    if not result.is_floating_point:
+        raise _not_implemented("nextafter_cpu", a)
+    return Nextafter.apply(a, b)
+
+
 # -- selection and blending -----------------------------------------------------------------
 class Where(Op):
     """``y = a`` where ``condition``, else ``b``;  ``da = grad`` where ``condition`` (else 0), ``db`` the rest."""
@@ -1932,6 +2287,87 @@ def isfinite(input: Tensor) -> Tensor:
     if input._data.dtype.kind != "f":
         return _direct(input._device, lambda x: input._xp.ones(x.shape, dtype=bool), input._data)
     return _direct(input._device, input._xp.isfinite, input._data)
+
+
+def isposinf(input: Tensor) -> Tensor:
+    """True where an element is +inf."""
+    _require_tensor(input, "isposinf")
+    return _direct(input._device, lambda x: x == math.inf, input._data)
+
+
+def isneginf(input: Tensor) -> Tensor:
+    """True where an element is -inf."""
+    _require_tensor(input, "isneginf")
+    return _direct(input._device, lambda x: x == -math.inf, input._data)
+
+
+def isreal(input: Tensor) -> Tensor:
+    """True where an element is real: everywhere, as minitorch has no complex tensors."""
+    _require_tensor(input, "isreal")
+    return _direct(input._device, lambda x: input._xp.ones(x.shape, dtype=bool), input._data)
+
+
+def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    """True where an element of ``elements`` occurs in ``test_elements`` (either may be a number), with
+    ``elements``' shape; ``invert=True`` asks where it does not. Compared in the promoted dtype; NaN matches nothing.
+
+        >>> import minitorch
+        >>> minitorch.isin(minitorch.tensor([[1, 2], [3, 4]]), minitorch.tensor([2, 3]))
+        tensor([[False,  True],
+                [ True, False]])
+    """
+    if not (isinstance(elements, Tensor) and (isinstance(test_elements, Tensor) or is_number(test_elements))) and not (
+        is_number(elements) and isinstance(test_elements, Tensor)
+    ):
+        raise TypeError(
+            f"isin() received an invalid combination of arguments - got ({type(elements).__name__}, "
+            f"{type(test_elements).__name__}), but expected (Tensor elements, Tensor test_elements), "
+            "(Number element, Tensor test_elements) or (Tensor elements, Number test_element)"
+        )
+    for value in (elements, test_elements):
+        if _bool_operand(value):
+            raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+    like = elements if isinstance(elements, Tensor) else test_elements
+    if isinstance(elements, Tensor) and isinstance(test_elements, Tensor):
+        check_same_device(elements, test_elements)
+    result = _dtype.result_type(elements, test_elements)
+    xp = like._xp
+
+    def membership(values, tests):
+        return xp.isin(xp.asarray(values, dtype=result.numpy_dtype), xp.asarray(tests, dtype=result.numpy_dtype),
+                       assume_unique=assume_unique, invert=invert)
+
+    numpy_dtype = result.numpy_dtype
+    return _direct(like._device, membership, _raw(elements, numpy_dtype), _raw(test_elements, numpy_dtype))
+
+
+def _integer_binary(function_name: str):
+    """``gcd``/``lcm``: elementwise on integer tensors only (PyTorch has no kernels for floats or bools)."""
+
+    def integer_binary(input: Tensor, other: Tensor) -> Tensor:
+        _require_tensor(input, function_name)
+        _require_tensor(other, function_name, "other", 2)
+        a, b, result, device = _promoted_arrays(input, other, function_name)
+        if result.category != _dtype.INTEGER:
+            raise NotImplementedError(f"\"{function_name}_cpu\" not implemented for '{_TORCH_TYPE_NAMES[result.name]}'")
+        return _direct(device, getattr(array_module(a), function_name), a, b)
+
+    integer_binary.__name__ = function_name
+    return integer_binary
+
+
+gcd = _integer_binary("gcd")
+gcd.__doc__ = """The greatest common divisor of each pair of integers (never negative; ``gcd(0, 0) = 0``).
+
+        >>> import minitorch
+        >>> minitorch.gcd(minitorch.tensor([12, -9, 0]), minitorch.tensor([18, 6, 0]))
+        tensor([6, 3, 0])
+    """
+lcm = _integer_binary("lcm")
+lcm.__doc__ = """The least common multiple of each pair of integers (never negative; 0 if either is 0).
+
+    Like PyTorch, it is computed in the integers' own dtype, so a multiple too large for it wraps around.
+    """
 
 
 class NanToNum(Op):

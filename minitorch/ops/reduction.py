@@ -27,6 +27,8 @@ from ..autograd.grad_mode import _GradState
 from . import pointwise
 from ._util import array_module, cast, normalize_dims, shape_argument, wrap_dim
 
+# C++ type names, which some of PyTorch's messages use ("input with dtype float")
+_CPP_TYPE_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double"}
 _SCALAR_TYPE_NAMES = {
     "float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
     "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
@@ -311,7 +313,8 @@ class Amax(Op):
         kept = getattr(xp, extreme)(x, axis=dims, keepdims=True)
         if ctx.needs_input_grad and ctx.needs_input_grad[0]:
             is_extreme = (x == kept).astype(x.dtype)
-            ctx.save_for_backward(is_extreme / is_extreme.sum(axis=dims, keepdims=True))
+            with np.errstate(invalid="ignore"):  # a NaN maximum equals nothing: 0 / 0, NaN as in PyTorch
+                ctx.save_for_backward(is_extreme / is_extreme.sum(axis=dims, keepdims=True))
         return xp.asarray(kept if keepdim else kept.reshape(_reduced_shape(x.shape, dims)))
 
     @staticmethod
@@ -423,6 +426,41 @@ def amin(x: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     dims = _all_dims_if_empty(dim, x._data.ndim)
     _check_nonempty("amin", x, dims, dim_given=not (dim is None or dim == ()))
     return Amin.apply(x, dims, keepdim, "min")
+
+
+def aminmax(x: Tensor, *, dim=None, keepdim: bool = False):
+    """``(min, max)`` over one dimension ``dim`` (all elements by default) as a named tuple; like ``amin`` and
+    ``amax``, tied extremes share the gradient evenly.
+
+        >>> import minitorch
+        >>> minitorch.tensor([[1.0, -2.0], [3.0, 0.5]]).aminmax(dim=1)
+        minitorch.return_types.aminmax(
+        min=tensor([-2.0000,  0.5000]),
+        max=tensor([1., 3.]))
+    """
+    from .. import return_types
+
+    if isinstance(dim, (tuple, list)):
+        raise TypeError(f"aminmax(): argument 'dim' must be int, not {type(dim).__name__}")
+    if dim is None:
+        if x._data.size == 0:
+            raise RuntimeError(
+                "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity."
+            )
+        dims = tuple(range(x._data.ndim))
+    else:
+        dims = _all_dims_if_empty(dim, x._data.ndim)
+        if x._data.ndim and x._data.shape[dims[0]] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {dims[0]} to have non-zero size.")
+    return return_types.aminmax(AminmaxMin.apply(x, dims, keepdim, "min"), AminmaxMax.apply(x, dims, keepdim, "max"))
+
+
+class AminmaxMin(Amin):
+    node_name = "AminmaxBackward0"  # PyTorch's one node for both results; here each result has its own
+
+
+class AminmaxMax(Amax):
+    node_name = "AminmaxBackward0"
 
 
 def _arg_extreme(name: str, x: Tensor, dim, keepdim: bool) -> Tensor:
@@ -674,6 +712,31 @@ def norm(x: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Ten
             "operation does not have an identity"
         )
     return Norm.apply(x, p, dims, keepdim)
+
+
+def renorm(x: Tensor, p, dim: int, maxnorm) -> Tensor:
+    """Each slice along ``dim`` (``x[i]`` for ``dim=0``) rescaled so that its ``p``-norm is at most ``maxnorm``.
+
+    A slice whose norm exceeds ``maxnorm`` is multiplied by ``maxnorm / (norm + 1e-7)`` (PyTorch's small
+    constant keeps the division safe); the others are unchanged. The gradient flows through the norm too.
+
+        >>> import minitorch
+        >>> minitorch.tensor([[3.0, 4.0], [0.3, 0.4]]).renorm(2, 0, 1.0)
+        tensor([[0.6000, 0.8000],
+                [0.3000, 0.4000]])
+    """
+    from . import pointwise
+
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {builtins.float(maxnorm):g}")
+    if x._data.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {x._data.ndim} dimensions")
+    axis = wrap_dim(dim, x._data.ndim)
+    norms = norm(x, p, tuple(d for d in range(x._data.ndim) if d != axis), keepdim=True)
+    factor = pointwise.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+    return x * factor
 
 
 # -- logsumexp and cumsum -----------------------------------------------------------------------
@@ -1022,6 +1085,11 @@ def count_nonzero(x: Tensor, dim=None) -> Tensor:
     return Tensor._make(xp.asarray((x._data != 0).sum(axis=dims), dtype=xp.int64), x._device)
 
 
+def argwhere(x: Tensor) -> Tensor:
+    """The indices of the nonzero elements, one row ``(i, j, ...)`` per element: ``nonzero(x)``."""
+    return x.nonzero()
+
+
 def diff(x: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:
     """The ``n``-th forward difference along ``dim``: ``out_i = x_{i+1} - x_i``, applied ``n`` times.
 
@@ -1096,6 +1164,53 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx=None, dim: int = -1) -> 
     return sum(spacing * heights, axis) / 2.0
 
 
+def trapz(y: Tensor, x: Tensor | None = None, *, dx=None, dim: int = -1) -> Tensor:
+    """``trapezoid`` under its older name; the spacing ``dx`` can only be given by keyword."""
+    if x is not None and not isinstance(x, Tensor):
+        raise TypeError(
+            f"trapz() received an invalid combination of arguments - got (Tensor, {type(x).__name__}), but expected "
+            "(Tensor y, *, float dx = 1, int dim = -1) or (Tensor y, Tensor x, *, int dim = -1)"
+        )
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx=None, dim: int = -1) -> Tensor:
+    """The running trapezoidal rule along ``dim``: ``out_i = sum_{j <= i} (x_{j+1} - x_j) (y_{j+1} + y_j) / 2``,
+    one element fewer than ``y`` along ``dim`` (``x`` and ``dx`` as in ``trapezoid``).
+
+        >>> import minitorch
+        >>> minitorch.cumulative_trapezoid(minitorch.tensor([1.0, 2.0, 4.0]))
+        tensor([1.5000, 4.5000])
+    """
+    if x is not None and dx is not None:
+        raise TypeError(
+            "cumulative_trapezoid() received an invalid combination of arguments - got (Tensor, Tensor, dx=...)"
+        )
+    if x is None:
+        if y._data.dtype == bool:
+            raise RuntimeError("cumulative_trapezoid: received a bool input for `y`, but bool is not supported")
+        if y._data.ndim == 0:
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+        axis = wrap_dim(dim, y._data.ndim)
+    else:
+        axis = wrap_dim(dim, y._data.ndim)
+        if y._data.dtype == bool or x._data.dtype == bool:
+            raise RuntimeError("cumulative_trapezoid: received a bool input for `x` or `y`, but bool is not supported")
+    length = y._data.shape[axis]
+    intervals = builtins.max(length - 1, 0)  # (no samples: no intervals)
+    left, right = y.narrow(axis, 0, intervals), y.narrow(axis, length - intervals, intervals)
+    if x is None:  # PyTorch's order of operations, so that the rounding agrees too
+        return cumsum((1.0 if dx is None else dx) / 2.0 * (left + right), axis)
+    if x._data.ndim == 1:
+        if x._data.shape[0] != length:
+            raise RuntimeError("cumulative_trapezoid: There must be one `x` value for each sample point")
+        x = x.reshape(tuple(length if d == axis else 1 for d in range(y._data.ndim)))
+    elif x._data.ndim < y._data.ndim:
+        x = x.reshape((1,) * (y._data.ndim - x._data.ndim) + tuple(x._data.shape))
+    spacing = diff(x, dim=axis)
+    return cumsum(spacing * (left + right) / 2.0, axis)
+
+
 # -- counting into bins (never differentiable) ------------------------------------------------------
 def bincount(x: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """``out[v]``: how often ``v`` occurs in the 1-D non-negative integer tensor ``x`` (or the sum of its weights).
@@ -1151,6 +1266,99 @@ def histc(x: Tensor, bins: int = 100, min=0, max=0) -> Tensor:  # noqa: A002 - P
     which_bin = ((inside - low) * bins / (high - low)).astype(xp.int64)
     which_bin = xp.minimum(which_bin, bins - 1)  # x = max belongs to the last bin
     return Tensor._make(xp.bincount(which_bin, minlength=bins).astype(data.dtype), x._device)
+
+
+def _linspace_edges(xp, low: float, high: float, bins: int, numpy_dtype):
+    """``bins + 1`` evenly spaced edges from ``low`` to ``high`` as PyTorch's ``linspace`` makes them in the dtype:
+    from ``low`` upwards for the first half, from ``high`` downwards for the second, so both ends are exact.
+
+    The step is rounded to the dtype; each edge is computed in double and rounded once. That is what
+    PyTorch's fused multiply-add gives for float32; in float64 an edge may differ from it in the last bit.
+    """
+    count = bins + 1
+    step = numpy_dtype.type((numpy_dtype.type(high) - numpy_dtype.type(low)) / bins)
+    positions = xp.arange(count, dtype=np.float64)
+    from_low = numpy_dtype.type(low).astype(np.float64) + np.float64(step) * positions
+    from_high = numpy_dtype.type(high).astype(np.float64) - np.float64(step) * (bins - positions)
+    return xp.where(positions < count // 2, from_low, from_high).astype(numpy_dtype)
+
+
+def histogram(x: Tensor, bins=100, *, range=None, weight: Tensor | None = None, density: bool = False):  # noqa: A002
+    """``(hist, bin_edges)``: counts (or summed ``weight``) of the elements of ``x`` in bins.
+
+    ``bins`` is a count of equal bins over ``range`` (the data's ``(min, max)`` by default) or a
+    1-D tensor of increasing edges. Each bin holds ``left <= v < right``; the last one includes
+    its right edge; values outside are ignored. ``density=True`` divides by the total and by
+    the bin widths, so the histogram integrates to 1.
+
+        >>> import minitorch
+        >>> minitorch.histogram(minitorch.tensor([1.0, 2.0, 1.0, 4.0]), bins=3)
+        minitorch.return_types.histogram(
+        hist=tensor([2., 1., 1.]),
+        bin_edges=tensor([1., 2., 3., 4.]))
+    """
+    from .. import return_types
+
+    if not x.is_floating_point():
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{scalar_type_name(x.dtype)}'")
+    xp, data = x._xp, x._data.reshape(-1)
+    if isinstance(bins, Tensor):
+        if bins._data.ndim != 1:
+            raise RuntimeError(
+                "torch.histogramdd: bins tensor should have one dimension, but got "
+                f"{bins._data.ndim} dimensions in the bins tensor for dimension 0"
+            )
+        if bins._data.size < 2:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins._data.size - 1} for dimension 0")
+        if bins._data.dtype != data.dtype:
+            raise RuntimeError(
+                "torch.histogramdd: input tensor and bins tensors should have the same dtype, but got input with "
+                f"dtype {_CPP_TYPE_NAMES[data.dtype.name]} and bins for dimension 0 with dtype "
+                f"{_CPP_TYPE_NAMES[bins._data.dtype.name]}"
+            )
+    elif bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    if weight is not None:
+        if weight._data.size != data.size:
+            raise RuntimeError(
+                "torch.histogramdd: if weight tensor is provided it should have the same shape as the input tensor "
+                f"excluding its innermost dimension, but got input with shape {[data.size, 1]} and weight with shape "
+                f"{[weight._data.size]}"
+            )
+        if weight._data.dtype != data.dtype:
+            raise RuntimeError(
+                "torch.histogramdd: if weight tensor is provided, input tensor and weight tensor should have the same "
+                f"dtype, but got input({_CPP_TYPE_NAMES[data.dtype.name]}), and "
+                f"weight({_CPP_TYPE_NAMES[weight._data.dtype.name]})"
+            )
+    if isinstance(bins, Tensor):
+        edges = bins._data
+    else:
+        if range is not None:
+            low, high = builtins.float(range[0]), builtins.float(range[1])
+        elif data.size:
+            low, high = builtins.float(data.min()), builtins.float(data.max())
+        else:
+            low, high = 0.0, 1.0
+        if not (np.isfinite(low) and np.isfinite(high)):
+            raise RuntimeError(f"torch.histogramdd: dimension 0's range [{low:g}, {high:g}] is not finite")
+        if low > high:
+            raise RuntimeError(
+                f"torch.histogramdd: min should not exceed max, but got min {low:g} max {high:g} for dimension 0"
+            )
+        if low == high:  # one value: a unit-wide range around it
+            low, high = low - 0.5, high + 0.5
+        edges = _linspace_edges(xp, low, high, builtins.int(bins), data.dtype)
+    bin_count = edges.shape[0] - 1
+    inside = (data >= edges[0]) & (data <= edges[-1])  # (NaN is never inside)
+    # the last edge at or below each value is its bin; a value equal to the last edge joins the last bin
+    which_bin = xp.minimum(xp.searchsorted(edges, data[inside], side="right") - 1, bin_count - 1)
+    weights = None if weight is None else weight._data.reshape(-1)[inside].astype(np.float64)
+    hist = xp.bincount(which_bin, weights=weights, minlength=bin_count).astype(data.dtype)
+    if density:
+        with np.errstate(invalid="ignore", divide="ignore"):  # an empty histogram has no density: NaN, as in PyTorch
+            hist = hist / hist.sum() / xp.diff(edges)
+    return return_types.histogram(Tensor._make(hist, x._device), Tensor._make(edges.copy(), x._device))
 
 
 # -- all and any ----------------------------------------------------------------------------------

@@ -1050,3 +1050,94 @@ def flipud(x: Tensor) -> Tensor:
     if x._data.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
     return flip(x, 0)
+
+
+# -- flattening, stacking and splitting the NumPy way ---------------------------------------------------
+def ravel(x: Tensor) -> Tensor:
+    """``x`` as one dimension, in row-major order (a view when the memory layout allows one)."""
+    return reshape(x, (-1,))
+
+
+def column_stack(tensors) -> Tensor:
+    """Join along the columns (dimension 1), with 0-d and 1-d tensors seen as columns ``(n, 1)``."""
+    tensors = _check_tensor_list(tensors, "column_stack")
+    if not tensors:
+        raise RuntimeError("column_stack expects a non-empty TensorList")
+    columns = [reshape(t, (t._data.size, 1)) if t._data.ndim <= 1 else t for t in tensors]
+    return cat(columns, 1)
+
+
+def dstack(tensors) -> Tensor:
+    """Join along the depth (dimension 2), after ``atleast_3d``: ``(n) -> (1, n, 1)``, ``(m, n) -> (m, n, 1)``."""
+    tensors = _check_tensor_list(tensors, "dstack")
+    if not tensors:
+        raise RuntimeError("dstack expects a non-empty TensorList")
+    return cat([_at_least_nd(t, 3) for t in tensors], 2)
+
+
+def _split_along(x: Tensor, indices_or_sections, dim: int, name: str, min_ndim: int) -> tuple:
+    """``tensor_split`` along ``dim``, except that a number of sections must divide the size exactly."""
+    ndim = x._data.ndim
+    if ndim < min_ndim:
+        raise RuntimeError(
+            f"torch.{name} requires a tensor with at least {min_ndim} dimension, but got a tensor with {ndim} "
+            "dimensions!"
+        )
+    if not isinstance(indices_or_sections, (list, tuple)):
+        sections, extent = int(indices_or_sections), x._data.shape[dim]
+        if sections == 0 or extent % sections:
+            raise RuntimeError(
+                f"torch.{name} attempted to split along dimension {dim}, but the size of the dimension {extent} is not "
+                f"divisible by the split_size {sections}!"
+            )
+    return tensor_split(x, indices_or_sections, dim)
+
+
+def hsplit(x: Tensor, indices_or_sections) -> tuple:
+    """Split along the columns: dimension 1 (dimension 0 for a vector), into equal sections or at ``indices``."""
+    return _split_along(x, indices_or_sections, 1 if x._data.ndim > 1 else 0, "hsplit", 1)
+
+
+def vsplit(x: Tensor, indices_or_sections) -> tuple:
+    """Split along the rows (dimension 0) of a tensor with at least 2 dimensions."""
+    return _split_along(x, indices_or_sections, 0, "vsplit", 2)
+
+
+def dsplit(x: Tensor, indices_or_sections) -> tuple:
+    """Split along the depth (dimension 2) of a tensor with at least 3 dimensions."""
+    return _split_along(x, indices_or_sections, 2, "dsplit", 3)
+
+
+def narrow_copy(x: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """``narrow`` as a copy: ``x[..., start:start + length, ...]`` with its own memory."""
+    if int(length) < 0:  # narrow_copy words this differently from narrow
+        extent = x._data.shape[wrap_dim(dim, x._data.ndim)]
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({extent}).")
+    return clone(narrow(x, dim, start, length))
+
+
+def combinations(x: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """The ``r``-element combinations of a vector's elements as rows, in lexicographic order of positions
+    (``itertools.combinations``, or ``combinations_with_replacement``).
+
+    Every ``r``-tuple of positions is drawn up (``n ** r`` of them, as PyTorch does), those in
+    increasing order are kept (non-decreasing with replacement), and ``x`` is read at them: an
+    indexing read, so each element's gradient is the sum over the rows it appears in.
+
+        >>> import minitorch
+        >>> minitorch.combinations(minitorch.tensor([1, 2, 3])).tolist()
+        [[1, 2], [1, 3], [2, 3]]
+    """
+    if x._data.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(x._data.shape)}")
+    r = int(r)
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:  # PyTorch's answer: an empty vector, with no history
+        return Tensor._make(x._xp.empty(0, dtype=x._data.dtype), x._device)
+    count = x._data.shape[0]
+    positions = np.indices((count,) * r).reshape(r, -1)  # every r-tuple, in lexicographic order
+    steps = np.diff(positions, axis=0)
+    keep = (steps >= 0 if with_replacement else steps > 0).all(axis=0)
+    chosen = _on_device(positions[:, keep].T.copy(), x)
+    return indexing.Index.apply(x, (chosen, Ellipsis))

@@ -14,6 +14,7 @@ which have no gradient.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -470,6 +471,41 @@ def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool
     if boundaries._data.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})")
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def unravel_index(indices: Tensor, shape) -> tuple:
+    """Flat indices into a tensor of ``shape`` turned into coordinates: one int64 tensor per dimension.
+
+    Row-major order, as ``reshape(-1)`` flattens: coordinate ``d`` is ``index // stride_d % shape[d]``,
+    where ``stride_d`` is the product of the sizes after ``d`` (PyTorch's formula, so indices outside
+    the range wrap around instead of failing).
+
+        >>> import minitorch
+        >>> minitorch.unravel_index(minitorch.tensor([4, 1]), (3, 2))
+        (tensor([2, 0]), tensor([0, 1]))
+    """
+    if not isinstance(indices, Tensor):
+        raise TypeError(f"unravel_index(): argument 'indices' must be Tensor, not {type(indices).__name__}")
+    if indices._data.dtype.kind not in "iu":
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        shape = (int(shape),)
+    elif isinstance(shape, Sequence):
+        for size in shape:
+            if not isinstance(size, (int, np.integer)) or isinstance(size, bool):
+                raise TypeError(f"expected 'shape' sequence to only contain ints, but got {type(size)}")
+        shape = tuple(int(size) for size in shape)
+    else:
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    if any(size < 0 for size in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    if 0 in shape:
+        raise RuntimeError("ZeroDivisionError")  # PyTorch's integer division (or remainder) by zero
+    xp = indices._xp
+    strides = [math.prod(shape[d + 1:]) for d in range(len(shape))]
+    flat = indices._data.astype(xp.int64)[..., None]
+    coordinates = flat // xp.asarray(strides, dtype=xp.int64) % xp.asarray(shape, dtype=xp.int64)
+    return tuple(Tensor._make(coordinates[..., d].copy(), indices._device) for d in range(len(shape)))
 
 
 def _unique(x: Tensor, dim, return_inverse: bool, return_counts: bool, sort_first: bool):

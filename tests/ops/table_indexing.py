@@ -198,3 +198,88 @@ OPS += [
     OpInfo("select_scatter", lambda lib, x, s: lib.select_scatter(x, s, 0, 1), [S((3, 4), (4,)), S((2,), ())]),
     OpInfo("select_scatter_negative", lambda lib, x, s: x.select_scatter(s, -1, -2), [S((2, 3, 4), (2, 3))]),
 ]
+
+
+def _distinct_index(values):
+    """Index positions given explicitly: where a write is not an accumulation, which write wins must not matter."""
+    return Arg((len(values),), kind="index", values=values)
+
+
+def _inplace_index_put(lib, x, v):
+    y = x * 1
+    y.index_put_((lib.tensor([0, 2, 0], device=x.device), lib.tensor([1, 1, 1], device=x.device)), v,
+                 accumulate=True)  # fmt: skip
+    return y
+
+
+def _inplace_index_fill_view(lib, x, v):
+    y = x * 1
+    y[1:].index_fill_(1, lib.tensor([0, 2], device=x.device), v)
+    return y
+
+
+def _inplace_scatter_reduce(lib, x, i, s):
+    y = x * 1
+    y.scatter_reduce_(1, i, s, "amax", include_self=False)
+    return y
+
+
+OPS += [
+    OpInfo("index_fill", lambda lib, x, i: x.index_fill(1, i, -1.5), [(Arg((3, 4)), _index((5,), 4)),
+                                                                      (Arg((2, 3, 4)), _index((), 3))]),
+    OpInfo("index_fill_negative", lambda lib, x: lib.index_fill(x, 0, lib.tensor([-1, 0], device=x.device), 2.0),
+           [S((3, 2)), S((3,))]),
+    OpInfo("index_fill_tensor_value", lambda lib, x, i, v: lib.index_fill(x, -1, i, v),
+           [(Arg((3, 4)), _index((2,), 4), Arg(()))]),
+    OpInfo("index_fill_0d", lambda lib, x, i: x.index_fill(0, i, 1.0), [(Arg(()), _index((1,), 1))]),
+    OpInfo("index_fill_int", lambda lib, x, i: x.index_fill(0, i, 2.7),
+           [(Arg((3, 2), kind="int", low=-5, high=5), _index((2,), 3))]),
+    OpInfo("index_fill_inplace_view", _inplace_index_fill_view, [S((3, 4), ())]),
+    OpInfo("index_put", lambda lib, x, i, v: x.index_put((i,), v),
+           [(Arg((4, 3)), _distinct_index([2, 0]), Arg((2, 3))), (Arg((4, 3)), _distinct_index([3, 1]), Arg((3,))),
+            (Arg((4, 3)), _distinct_index([1]), Arg(()))]),
+    OpInfo("index_put_two_indices", lambda lib, x, i, j, v: lib.index_put(x, (i, j), v),
+           [(Arg((3, 4)), _distinct_index([0, 2, 1]), _distinct_index([3, 3, 0]), Arg((3,)))]),
+    OpInfo("index_put_accumulate", lambda lib, x, i, v: lib.index_put(x, [i], v, accumulate=True),
+           [(Arg((3, 4)), _index((5,), 3), Arg((5, 4))), (Arg((3, 4)), _index((2, 2), 3), Arg((4,)))]),
+    OpInfo("index_put_mask", lambda lib, x, m, v: x.index_put((m,), v), [(Arg((3, 4)), _mask((3, 4)), Arg(())),
+                                                                         (Arg((3, 4)), _mask((3,)), Arg((4,)))]),
+    OpInfo("index_put_inplace", _inplace_index_put, [S((3, 4), ())]),
+]
+
+_SCATTER_INDEX = [[0, 1, 0, 3, 0], [2, 2, 2, 1, 1]]  # repeats, and position 2 of row 0 that nothing reaches
+
+
+def _reduce_entry(reduce, include_self, **options):
+    sample = [(Arg((2, 4)), Arg((2, 5), kind="index", values=_SCATTER_INDEX), Arg((2, 5), **options))]
+    return OpInfo(f"scatter_reduce_{reduce}{'' if include_self else '_exclude_self'}",
+                  lambda lib, x, i, s: x.scatter_reduce(1, i, s, reduce, include_self=include_self), sample)
+
+
+OPS += [_reduce_entry(reduce, include_self) for reduce in ("sum", "mean") for include_self in (True, False)]
+OPS += [_reduce_entry(reduce, include_self, distinct=True) for reduce in ("amax", "amin")
+        for include_self in (True, False)]  # fmt: skip
+OPS += [_reduce_entry("prod", include_self, low=0.5, high=1.5) for include_self in (True, False)]
+OPS += [
+    OpInfo("scatter_reduce_function", lambda lib, x, i, s: lib.scatter_reduce(x, 0, i, s, "sum"),
+           [(Arg((3, 2)), _index((5, 2), 3), Arg((5, 2)))]),
+    OpInfo("scatter_reduce_src_larger", lambda lib, x, i, s: lib.scatter_reduce(x, 0, i, s, "mean"),
+           [(Arg((3, 2)), _index((2, 1), 3), Arg((3, 2)))],
+           skip_torch="PyTorch 2.13 fails in backward when src is larger than index"),
+    OpInfo("scatter_reduce_src_larger_forward", lambda lib, x, i, s: lib.scatter_reduce(x, 0, i, s, "amin"),
+           [(Arg((3, 2), grad=False), _index((2, 1), 3), Arg((3, 2), grad=False))]),
+    OpInfo("scatter_reduce_prod_zeros", lambda lib, x, s: x.scatter_reduce(0, lib.tensor([0, 0, 1, 2], device=x.device),
+                                                                           s, "prod"),
+           [(Arg((3,)), Arg((4,), values=[0.0, 1.5, 0.0, -2.0])), (Arg((3,), values=[0.0, 2.0, 1.0]), Arg((4,)))]),
+    OpInfo("scatter_reduce_amax_ties", lambda lib, x, s: x.scatter_reduce(0, lib.tensor([0, 0, 1], device=x.device), s,
+                                                                          "amax"),
+           [(Arg((2,), values=[1.0, 0.0]), Arg((3,), values=[1.0, 1.0, -1.0]))], gradcheck=False),
+    OpInfo("scatter_reduce_int_mean", lambda lib, x, i, s: x.scatter_reduce(1, i, s, "mean"),
+           [(Arg((2, 4), kind="int", low=-9, high=9), Arg((2, 5), kind="index", values=_SCATTER_INDEX),
+             Arg((2, 5), kind="int", low=-9, high=9))]),
+    OpInfo("scatter_reduce_int_amin", lambda lib, x, i, s: x.scatter_reduce(1, i, s, "amin", include_self=False),
+           [(Arg((2, 4), kind="int", low=-9, high=9), Arg((2, 5), kind="index", values=_SCATTER_INDEX),
+             Arg((2, 5), kind="int", low=-9, high=9))]),
+    OpInfo("scatter_reduce_inplace", _inplace_scatter_reduce,
+           [(Arg((2, 4)), Arg((2, 5), kind="index", values=_SCATTER_INDEX), Arg((2, 5), distinct=True))]),
+]

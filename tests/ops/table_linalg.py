@@ -194,3 +194,108 @@ OPS += [
     OpInfo("linalg_norm_dims", lambda lib, x: lib.linalg.norm(x, dim=(0, 2)), [S((2, 3, 4))]),
     OpInfo("linalg_norm_dim", lambda lib, x: lib.linalg.norm(x, 3, dim=-1), [S((2, 3, 4))]),
 ]
+
+
+# -- more products, matrix powers, distances between rows -------------------------------------------------
+OPS += [
+    OpInfo("vdot", lambda lib, a, b: lib.vdot(a, b), [S((4,), (4,)), S((1,), (1,))]),
+    OpInfo("vdot_method", lambda lib, a, b: a.vdot(b), [S((3,), (3,))]),
+    OpInfo("tensordot", lambda lib, a, b: lib.tensordot(a, b), [S((2, 3, 4), (3, 4, 5)), S((3, 4), (3, 4))]),
+    OpInfo("tensordot_int_dims", lambda lib, a, b: lib.tensordot(a, b, 1), [S((2, 3), (3, 4)), S((2, 3, 4), (4,))]),
+    OpInfo("tensordot_zero_dims", lambda lib, a, b: lib.tensordot(a, b, dims=0), [S((2, 3), (4,))]),
+    OpInfo("tensordot_lists", lambda lib, a, b: lib.tensordot(a, b, dims=([2, 0], [0, 1])),
+           [S((3, 5, 4), (4, 3, 2))]),
+    OpInfo("tensordot_negative_lists", lambda lib, a, b: lib.tensordot(a, b, ([-1], [0])), [S((2, 3), (3, 2))]),
+    OpInfo("diagflat", lambda lib, x: lib.diagflat(x), [S((3,)), S((2, 2)), S(())]),
+    OpInfo("diagflat_offset", lambda lib, x: x.diagflat(-1), [S((2, 2))]),
+    OpInfo("diagflat_positive_offset", lambda lib, x: lib.diagflat(x, 2), [S((3,))]),
+    OpInfo("matrix_power", lambda lib, a: lib.matrix_power(a, 3), [S((3, 3)), S((2, 2, 2))]),
+    OpInfo("matrix_power_large", lambda lib, a: a.matrix_power(6), [S((2, 2), low=-0.5, high=0.5)]),
+    OpInfo("matrix_power_one", lambda lib, a: lib.matrix_power(a, 1), [S((3, 3))]),
+    OpInfo("matrix_power_zero", lambda lib, a: lib.matrix_power(a, 0), [S((3, 3)), S((2, 2, 2))]),
+    OpInfo("matrix_power_negative", lambda lib, a: lib.matrix_power(_conditioned(lib, a), -2), [S((3, 3))]),
+    OpInfo("matrix_power_int", lambda lib, a: lib.matrix_power(a, 3), [(Arg((2, 2), kind="int", low=-3, high=3),)]),
+    OpInfo("linalg_matrix_power", lambda lib, a: lib.linalg.matrix_power(a, 2), [S((2, 3, 3))]),
+    OpInfo("pdist", lambda lib, x: lib.pdist(x), [S((4, 3)), S((2, 1)), S((1, 3))]),
+    OpInfo("pdist_p1", lambda lib, x: lib.pdist(x, 1), [S((4, 3))]),
+    OpInfo("pdist_p3", lambda lib, x: lib.pdist(x, p=3), [S((3, 2))]),
+    OpInfo("pdist_inf", lambda lib, x: lib.pdist(x, float("inf")), [S((3, 4), distinct=True)]),
+]
+
+
+def _symmetric(lib, a):
+    """``(a + a^T) / 2``: eigh and cholesky read one triangle, so their input is made symmetric first."""
+    return (a + a.mT) / 2
+
+
+def _positive_definite(lib, a):
+    return a @ a.mT + lib.eye(a.shape[-1], dtype=a.dtype, device=a.device)
+
+
+def _svd_sign_free(lib, a, full_matrices=False):
+    """Singular vectors are unique up to sign only (LAPACK builds may choose differently): compare ``|U|``,
+    ``|Vh|`` and ``U diag(S^2) Vh``, which do not depend on that choice."""
+    u, s, vh = lib.linalg.svd(a, full_matrices=full_matrices)
+    k = s.shape[-1]
+    u, vh = u[..., :k], vh[..., :k, :]
+    return u.abs(), s, vh.abs(), (u * s.unsqueeze(-2) ** 2) @ vh
+
+
+def _eigh_sign_free(lib, a):
+    values, vectors = lib.linalg.eigh(_symmetric(lib, a))
+    return values, vectors.abs(), (vectors * values.unsqueeze(-2) ** 3) @ vectors.mT
+
+
+# -- decompositions, solving, pseudo-inverse, matrix exponential -----------------------------------------------
+OPS += [
+    OpInfo("linalg_qr", lambda lib, a: lib.linalg.qr(a), [S((4, 3)), S((3, 3)), S((2, 4, 2))]),
+    # float32: the backward multiplies by R^{-1} (P P^T for pinv), which amplifies rounding by the condition number
+    OpInfo("linalg_qr_wide", lambda lib, a: lib.linalg.qr(a), [S((2, 4)), S((2, 3, 5))], rtol32=1e-4, atol32=1e-5),
+    OpInfo("linalg_qr_complete_wide", lambda lib, a: lib.linalg.qr(a, mode="complete"), [S((2, 3))]),
+    # forward only: not differentiable (PyTorch says so too)
+    OpInfo("linalg_qr_complete_tall", lambda lib, a: lib.linalg.qr(a, mode="complete"), [(Arg((4, 2), grad=False),)]),
+    OpInfo("linalg_qr_r", lambda lib, a: lib.linalg.qr(a, mode="r").R, [(Arg((4, 3), grad=False),)]),
+    OpInfo("linalg_qr_only_q", lambda lib, a: lib.linalg.qr(a).Q, [S((4, 3))]),
+    OpInfo("linalg_qr_only_r", lambda lib, a: lib.linalg.qr(a)[1], [S((3, 4))]),
+    OpInfo("qr", lambda lib, a: lib.qr(a), [S((4, 3))]),
+    OpInfo("qr_method", lambda lib, a: a.qr(), [S((3, 3))]),
+    OpInfo("linalg_svd", _svd_sign_free, [S((4, 3)), S((3, 4)), S((3, 3)), S((2, 4, 2))]),
+    OpInfo("linalg_svd_full", lambda lib, a: _svd_sign_free(lib, a, True), [S((4, 3)), S((2, 3))]),
+    OpInfo("linalg_svd_values_only", lambda lib, a: lib.linalg.svd(a, full_matrices=False).S, [S((4, 3))]),
+    OpInfo("svdvals", lambda lib, a: lib.linalg.svdvals(a), [S((4, 3)), S((2, 3, 5))]),
+    OpInfo("svd", lambda lib, a: (lambda u, s, v: (u.abs(), s, v.abs()))(*lib.svd(a)), [S((4, 3)), S((3, 4))]),
+    OpInfo("svd_method_full", lambda lib, a: a.svd(some=False).S, [S((4, 3))]),
+    OpInfo("linalg_eigh", _eigh_sign_free, [S((3, 3)), S((2, 4, 4))]),
+    OpInfo("linalg_eigh_upper", lambda lib, a: lib.linalg.eigh(_symmetric(lib, a), UPLO="U")[0], [S((3, 3))]),
+    OpInfo("linalg_eigh_triangle_only", lambda lib, a: lib.linalg.eigh(a.tril())[0], [S((3, 3))], gradcheck=False),
+    OpInfo("linalg_eigvalsh", lambda lib, a: lib.linalg.eigvalsh(_symmetric(lib, a)), [S((3, 3)), S((2, 2, 2))]),
+    OpInfo("linalg_cholesky", lambda lib, a: lib.linalg.cholesky(_positive_definite(lib, a)), [S((3, 3)),
+                                                                                              S((2, 2, 2))]),
+    OpInfo("linalg_cholesky_upper", lambda lib, a: lib.linalg.cholesky(_positive_definite(lib, a), upper=True),
+           [S((3, 3))]),
+    OpInfo("cholesky_method", lambda lib, a: _positive_definite(lib, a).cholesky(), [S((2, 2))]),
+    OpInfo("linalg_solve", lambda lib, a, b: lib.linalg.solve(_conditioned(lib, a), b),
+           [S((3, 3), (3, 2)), S((3, 3), (3,)), S((2, 3, 3), (2, 3)), S((2, 3, 3), (3, 1)), S((3, 3), (2, 3, 4))]),
+    OpInfo("linalg_solve_right", lambda lib, a, b: lib.linalg.solve(_conditioned(lib, a), b, left=False),
+           [S((3, 3), (2, 3)), S((2, 3, 3), (4, 3))]),
+    OpInfo("linalg_solve_only_b", lambda lib, a, b: lib.linalg.solve(_conditioned(lib, a), b),
+           [(Arg((3, 3), grad=False), Arg((3, 2)))]),
+    OpInfo("linalg_pinv", lambda lib, a: lib.linalg.pinv(a), [S((4, 3)), S((3, 4)), S((3, 3)), S((2, 4, 2))],
+           rtol32=1e-4, atol32=1e-5),
+    OpInfo("linalg_pinv_hermitian", lambda lib, a: lib.linalg.pinv(_conditioned(lib, _symmetric(lib, a)),
+                                                                   hermitian=True), [S((3, 3))]),
+    OpInfo("linalg_pinv_rank_deficient", lambda lib, a, b: lib.linalg.pinv(a @ b), [S((4, 2), (2, 3))],
+           gradcheck=False),  # finite differences leave the set of rank-2 matrices
+    OpInfo("linalg_pinv_atol", lambda lib, a: lib.linalg.pinv(a, atol=0.5), [S((3, 3))], gradcheck=False),
+    OpInfo("pinverse", lambda lib, a: lib.pinverse(a), [S((3, 2))]),
+    OpInfo("pinverse_method", lambda lib, a: a.pinverse(), [S((2, 3))]),
+    OpInfo("matrix_exp", lambda lib, a: lib.matrix_exp(a), [S((3, 3)), S((2, 2, 2)), S((1, 1)), S((0, 0))]),
+    OpInfo("matrix_exp_method", lambda lib, a: a.matrix_exp(), [S((2, 2))]),
+    OpInfo("linalg_matrix_exp", lambda lib, a: lib.linalg.matrix_exp(a * 3), [S((3, 3))]),
+    OpInfo("linalg_matrix_norm_2", lambda lib, x: lib.linalg.matrix_norm(x, 2), [S((3, 4)), S((2, 3, 3))]),
+    OpInfo("linalg_matrix_norm_minus_2", lambda lib, x: lib.linalg.matrix_norm(x, -2, keepdim=True), [S((3, 4))]),
+    OpInfo("linalg_matrix_norm_nuc", lambda lib, x: lib.linalg.matrix_norm(x, "nuc", dim=(2, 0)), [S((3, 2, 4))]),
+    OpInfo("linalg_norm_2", lambda lib, x: lib.linalg.norm(x, 2), [S((3, 4))]),
+    OpInfo("linalg_norm_nuc_dims", lambda lib, x: lib.linalg.norm(x, "nuc", dim=(0, 1), keepdim=True),
+           [S((3, 4, 2))]),
+]

@@ -31,6 +31,9 @@ NO_GRAD = {"grad": False}
 SMALL_INTS = {"kind": "int", "low": -5, "high": 6}
 ZERO_ONE = {"kind": "int", "low": 0, "high": 2}
 BITS = {"kind": "int", "low": 0, "high": 16}
+# NaN on either side, on both, and a tie
+NAN_PAIRS = (Arg((5,), values=[1.0, math.nan, math.nan, 2.0, -1.0]),
+             Arg((5,), values=[math.nan, 3.0, math.nan, 2.0, 0.5]))
 SPECIAL_VALUES = (Arg((4,), values=[1.0, math.nan, math.inf, -math.inf], grad=False),)
 
 OPS = [
@@ -299,4 +302,97 @@ OPS = [
            [(Arg((5,), values=[1.0, math.nan, math.inf, -math.inf, -2.0]),)]),
     OpInfo("nan_to_num_top_level_", lambda lib, a: lib.nan_to_num_(a.clone(), nan=-1.0),
            [(Arg((4,), values=[1.0, math.nan, math.inf, 0.5]),)]),
+    # -- special functions -----------------------------------------------------------------------
+    OpInfo("erfc", lambda lib, a: lib.erfc(a), unary(low=-3.0, high=3.0), elementwise=1),
+    # Far in the right tail erfc is tiny but still accurate (1 - erf would be 0 there)
+    OpInfo("erfc_tails", lambda lib, a: a.erfc(), [(Arg((6,), values=[-6.0, -1.0, 0.0, 3.0, 9.0, 26.0]),)]),
+    OpInfo("erfc_int", lambda lib, a: lib.erfc(a), [(Arg((3, 4), **SMALL_INTS),), (Arg((3,), kind="bool"),)]),
+    OpInfo("lgamma", lambda lib, a: lib.lgamma(a), unary(low=0.2, high=4.0), elementwise=1, domain=(0.2, 4.0)),
+    # Left of 0 Gamma changes sign between the poles; lgamma is log |Gamma|
+    OpInfo("lgamma_negative", lambda lib, a: a.lgamma(), [(Arg((5,), values=[-2.5, -1.4, -0.5, 0.3, 7.5]),)]),
+    OpInfo("lgamma_poles", lambda lib, a: lib.lgamma(a),
+           [(Arg((6,), values=[0.0, -0.0, -1.0, -2.0, math.inf, -math.inf], **NO_GRAD),)]),
+    OpInfo("lgamma_int", lambda lib, a: lib.lgamma(a),
+           [(Arg((3, 4), kind="int", low=1, high=9),), (Arg((3,), kind="bool"),)]),
+    OpInfo("digamma", lambda lib, a: lib.digamma(a), unary(low=0.2, high=4.0), elementwise=1, domain=(0.2, 4.0)),
+    OpInfo("digamma_negative", lambda lib, a: a.digamma(), [(Arg((5,), values=[-2.5, -1.4, -0.5, 0.3, 7.5]),)]),
+    OpInfo("digamma_poles", lambda lib, a: lib.digamma(a), [(Arg((4,), values=[0.0, -0.0, -1.0, -2.0], **NO_GRAD),)]),
+    # PyTorch's float32 kernels are float32 series (errors of a few units in the last place); ours are rounded once
+    OpInfo("digamma_int", lambda lib, a: lib.digamma(a), [(Arg((3, 4), kind="int", low=1, high=9),)], rtol=1e-6),
+    OpInfo("polygamma_0", lambda lib, a: lib.polygamma(0, a), unary(low=0.2, high=4.0)),
+    OpInfo("polygamma_1", lambda lib, a: lib.polygamma(1, a), unary(low=0.2, high=4.0), elementwise=1,
+           domain=(0.2, 4.0)),
+    OpInfo("polygamma_3", lambda lib, a: a.polygamma(3), unary(low=0.2, high=4.0)),
+    OpInfo("polygamma_negative", lambda lib, a: lib.polygamma(2, a), [(Arg((4,), values=[-2.5, -1.4, -0.5, 0.3]),)]),
+    OpInfo("polygamma_int", lambda lib, a: lib.polygamma(1, a), [(Arg((3, 4), kind="int", low=1, high=9),)]),
+    OpInfo("i0", lambda lib, a: lib.i0(a), unary(low=-3.0, high=3.0), elementwise=1),
+    # 0 is where i0's second derivative (through i1's) takes its limit 1/2
+    OpInfo("i0_values", lambda lib, a: a.i0(), [(Arg((5,), values=[0.0, -1e-20, 0.5, -12.0, 40.0]),)]),
+    OpInfo("i0_int", lambda lib, a: lib.i0(a), [(Arg((3, 4), **SMALL_INTS),)], rtol=1e-6),  # (as digamma_int)
+    OpInfo("sinc", lambda lib, a: lib.sinc(a), unary(low=-3.0, high=3.0, away_from=(0.0,)), elementwise=1),
+    # At 0 the value is the limit 1 and the gradient PyTorch's 0; its second derivative there is PyTorch's 0 too
+    # (not the true -pi**2 / 3), so second-order finite differences do not apply.
+    OpInfo("sinc_at_zero", lambda lib, a: a.sinc(), [(Arg((5,), values=[0.0, 1.0, -2.0, 0.5, 1e-9]),)],
+           gradgradcheck=False),
+    OpInfo("sinc_int", lambda lib, a: lib.sinc(a), [(Arg((3, 4), **SMALL_INTS),), (Arg((3,), kind="bool"),)]),
+    # -- powers in double precision, float bits, NaN-ignoring extremes -------------------------------
+    OpInfo("float_power", lambda lib, a, b: lib.float_power(a, b), binary(first={"low": 0.5, "high": 2.0}),
+           elementwise=2),
+    OpInfo("float_power_scalar", lambda lib, a: a.float_power(2.5), unary(low=0.2, high=2.0)),
+    OpInfo("float_power_rscalar", lambda lib, a: lib.float_power(3, a), unary()),
+    OpInfo("float_power_int", lambda lib, a, b: lib.float_power(a, b),
+           [(Arg((3, 4), **SMALL_INTS), Arg((4,), kind="int", values=[-2, 0, 1, 3])),
+            (Arg((3, 4), low=0.5, high=2.0), Arg((4,), kind="int", values=[-2, 0, 1, 3]))]),
+    OpInfo("float_power_", lambda lib, a: (a.double() * 1).float_power_(2), unary(low=0.2, high=2.0)),
+    OpInfo("ldexp", lambda lib, a, b: lib.ldexp(a, b),
+           [(Arg((3, 4)), Arg((4,), kind="int", low=0, high=5)), (Arg((2, 3)), Arg((), kind="int", low=0, high=5))],
+           elementwise=2),
+    OpInfo("ldexp_float_exponent", lambda lib, a, b: a.ldexp(b), BINARY_SHAPES[:2]),
+    OpInfo("ldexp_int", lambda lib, a, b: lib.ldexp(a, b),
+           [(Arg((3, 4), **SMALL_INTS), Arg((4,), kind="int", low=0, high=5)), (Arg((3,), kind="bool"),) * 2]),
+    # PyTorch's own gradient is 0 for negative integer exponents (it computes 2 ** other in integers there);
+    # the derivative is 2 ** other, which gradcheck confirms.
+    OpInfo("ldexp_negative_exponent", lambda lib, a, b: lib.ldexp(a, b),
+           [(Arg((3, 4)), Arg((4,), kind="int", low=-4, high=0))],
+           skip_torch="PyTorch's gradient is 0 for negative integer exponents"),
+    OpInfo("frexp", lambda lib, a: lib.frexp(a), unary(low=-40.0, high=40.0)),
+    OpInfo("frexp_special", lambda lib, a: a.frexp(),
+           [(Arg((8,), values=[0.0, -0.0, math.inf, -math.inf, math.nan, -3.0, 1e-40, 2.0**-1060], **NO_GRAD),)]),
+    OpInfo("fmax", lambda lib, a, b: lib.fmax(a, b), BINARY_SHAPES, elementwise=2),
+    OpInfo("fmin", lambda lib, a, b: a.fmin(b), BINARY_SHAPES, elementwise=2),
+    # NaN on either side (the number wins), both NaN, and ties (where the first input takes the whole gradient)
+    OpInfo("fmax_nan_and_ties", lambda lib, a, b: lib.fmax(a, b),
+           [NAN_PAIRS],
+           gradcheck=False),
+    OpInfo("fmin_nan_and_ties", lambda lib, a, b: lib.fmin(a, b),
+           [NAN_PAIRS],
+           gradcheck=False),
+    OpInfo("fmax_int", lambda lib, a, b: lib.fmax(a, b),
+           [(Arg((3, 4), **SMALL_INTS), Arg((4,), **SMALL_INTS)), (Arg((3, 4), **SMALL_INTS), Arg((4,)))]),
+    OpInfo("nextafter", lambda lib, a, b: lib.nextafter(a, b), BINARY_SHAPES, elementwise=2),
+    OpInfo("nextafter_special", lambda lib, a, b: a.nextafter(b),
+           [(Arg((6,), values=[1.0, 0.0, math.nan, math.inf, 2.0, -0.0], **NO_GRAD),
+             Arg((6,), values=[2.0, -1.0, 1.0, math.inf, 2.0, 1.0], **NO_GRAD))]),
+    OpInfo("positive", lambda lib, a: lib.positive(a), unary()),
+    OpInfo("positive_method", lambda lib, a: a.positive(), [(Arg((3, 4), **SMALL_INTS),)]),
+    # -- integers and membership (never differentiable) ------------------------------------------------
+    OpInfo("gcd", lambda lib, a, b: lib.gcd(a, b),
+           [(Arg((3, 4), kind="int", low=-30, high=30), Arg((4,), kind="int", low=-12, high=12)),
+            (Arg((3, 4), kind="int", low=0, high=3), Arg((), kind="int", low=0, high=3))]),
+    OpInfo("lcm", lambda lib, a, b: a.lcm(b),
+           [(Arg((3, 4), kind="int", low=-30, high=30), Arg((4,), kind="int", low=-12, high=12)),
+            (Arg((3, 4), kind="int", low=0, high=3), Arg((), kind="int", low=0, high=3))]),
+    OpInfo("isin", lambda lib, a, b: lib.isin(a, b),
+           [(Arg((3, 4), kind="int", low=0, high=8), Arg((5,), kind="int", low=0, high=8)),
+            (Arg((3, 4), kind="int", low=0, high=8), Arg((2, 2), kind="int", low=0, high=8)),
+            (Arg((6,), values=[1.0, math.nan, -0.0, 2.5, 3.0, math.inf], **NO_GRAD),
+             Arg((4,), values=[math.nan, 0.0, 3.0, math.inf], **NO_GRAD)),
+            (Arg((3,), kind="int", values=[1, 2, 3]), Arg((2,), values=[1.0, 2.5], **NO_GRAD))]),
+    OpInfo("isin_invert_unique", lambda lib, a, b: lib.isin(a, b, assume_unique=True, invert=True),
+           [(Arg((4,), kind="int", values=[4, 1, 3, 7]), Arg((3,), kind="int", values=[3, 0, 4]))]),
+    OpInfo("isin_numbers", lambda lib, a: (lib.isin(a, 3), lib.isin(3, a), lib.isin(a, 2.5)),
+           [(Arg((3, 4), kind="int", low=0, high=5),)]),
+    OpInfo("isposinf_isneginf_isreal", lambda lib, a: (lib.isposinf(a), a.isneginf(), lib.isreal(a)),
+           [(Arg((6,), values=[1.0, math.nan, math.inf, -math.inf, -0.0, 1e38], **NO_GRAD),),
+            (Arg((3, 4), **SMALL_INTS),), (Arg((3,), kind="bool"),), S((2, 3))]),
 ]

@@ -5,6 +5,8 @@ Forward/backward parity and gradchecks (first and second order) live in ``table_
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -141,6 +143,52 @@ ERRORS = {
     "linalg_matrix_norm_order_name": lambda lib: lib.linalg.matrix_norm(r(lib, 3, 3), "foo"),
     "linalg_norm_3d_with_ord": lambda lib: lib.linalg.norm(r(lib, 2, 2, 2), 1),
     "linalg_cross_length": lambda lib: lib.linalg.cross(r(lib, 3, 4), r(lib, 3, 4)),
+    # -- more products, powers, distances ----------------------------------------------------------------------
+    "vdot_matrices": lambda lib: lib.vdot(r(lib, 2, 3), r(lib, 2, 3)),
+    "vdot_dtype": lambda lib: lib.vdot(r(lib, 3), r(lib, 3, dtype=lib.float64)),
+    "vdot_lengths": lambda lib: lib.vdot(r(lib, 3), r(lib, 4)),
+    "tensordot_sizes": lambda lib: lib.tensordot(r(lib, 2, 3), r(lib, 4, 5), 1),
+    "tensordot_list_lengths": lambda lib: lib.tensordot(r(lib, 2, 3), r(lib, 3, 5), ([1], [0, 1])),
+    "tensordot_negative": lambda lib: lib.tensordot(r(lib, 2, 3), r(lib, 3, 5), -1),
+    "tensordot_too_many": lambda lib: lib.tensordot(r(lib, 2, 3), r(lib, 3, 5), 3),
+    "tensordot_dtype": lambda lib: lib.tensordot(r(lib, 2, 3), r(lib, 3, 5, dtype=lib.float64), 1),
+    "matrix_power_not_square": lambda lib: lib.matrix_power(r(lib, 2, 3), 2),
+    "matrix_power_1d": lambda lib: lib.matrix_power(r(lib, 3), 2),
+    "matrix_power_negative_int": lambda lib: lib.matrix_power(r(lib, 2, 2, dtype=lib.long), -1),
+    "pdist_1d": lambda lib: lib.pdist(r(lib, 3)),
+    "pdist_negative_p": lambda lib: lib.pdist(r(lib, 3, 2), -1),
+    "pdist_integers": lambda lib: lib.pdist(r(lib, 3, 2, dtype=lib.long)),
+    # -- decompositions, solve, pinv, matrix_exp, spectral norms ----------------------------------------------------
+    "qr_1d": lambda lib: lib.linalg.qr(r(lib, 3)),
+    "qr_integers": lambda lib: lib.linalg.qr(r(lib, 3, 3, dtype=lib.long)),
+    "qr_mode": lambda lib: lib.linalg.qr(r(lib, 3, 3), mode="foo"),
+    "qr_complete_backward": lambda lib: lib.linalg.qr(r(lib, 4, 3).requires_grad_(), mode="complete")[0].sum()
+    .backward(),
+    "qr_r_backward": lambda lib: lib.linalg.qr(r(lib, 4, 3).requires_grad_(), mode="r")[1].sum().backward(),
+    "svd_1d": lambda lib: lib.linalg.svd(r(lib, 3)),
+    "svd_integers": lambda lib: lib.linalg.svd(r(lib, 3, 3, dtype=lib.long)),
+    "svdvals_integers": lambda lib: lib.linalg.svdvals(r(lib, 3, 3, dtype=lib.long)),
+    "eigh_not_square": lambda lib: lib.linalg.eigh(r(lib, 3, 4)),
+    "eigh_uplo": lambda lib: lib.linalg.eigh(r(lib, 3, 3), UPLO="X"),
+    "eigh_integers": lambda lib: lib.linalg.eigh(r(lib, 3, 3, dtype=lib.long)),
+    "eigvalsh_integers": lambda lib: lib.linalg.eigvalsh(r(lib, 3, 3, dtype=lib.long)),
+    "cholesky_integers": lambda lib: lib.linalg.cholesky(r(lib, 3, 3, dtype=lib.long)),
+    "solve_integers": lambda lib: lib.linalg.solve(r(lib, 3, 3, dtype=lib.long), r(lib, 3, dtype=lib.long)),
+    "cholesky_not_square": lambda lib: lib.linalg.cholesky(r(lib, 3, 4)),
+    "solve_vector_size": lambda lib: lib.linalg.solve(r(lib, 3, 3), r(lib, 4)),
+    "solve_matrix_size": lambda lib: lib.linalg.solve(r(lib, 3, 3), r(lib, 4, 2)),
+    "solve_right_size": lambda lib: lib.linalg.solve(r(lib, 3, 3), r(lib, 2, 4), left=False),
+    "solve_dtype": lambda lib: lib.linalg.solve(r(lib, 3, 3), r(lib, 3, dtype=lib.float64)),
+    "solve_not_square": lambda lib: lib.linalg.solve(r(lib, 3, 4), r(lib, 3)),
+    "solve_batches": lambda lib: lib.linalg.solve(r(lib, 2, 3, 3), r(lib, 3, 3, 2)),
+    "matrix_exp_not_square": lambda lib: lib.linalg.matrix_exp(r(lib, 3, 4)),
+    "matrix_exp_integers": lambda lib: lib.matrix_exp(r(lib, 3, 3, dtype=lib.long)),
+    "matrix_exp_1d": lambda lib: lib.linalg.matrix_exp(r(lib, 3)),
+    "pinv_1d": lambda lib: lib.linalg.pinv(r(lib, 3)),
+    "pinv_integers": lambda lib: lib.linalg.pinv(r(lib, 3, 3, dtype=lib.long)),
+    "matrix_rank_integers": lambda lib: lib.linalg.matrix_rank(r(lib, 3, 3, dtype=lib.long)),
+    "matrix_norm_2_integers": lambda lib: lib.linalg.matrix_norm(r(lib, 3, 3, dtype=lib.long), 2),
+    "matrix_norm_nuc_same_dims": lambda lib: lib.linalg.matrix_norm(r(lib, 3, 3), "nuc", dim=(0, 0)),
 }
 
 
@@ -200,6 +248,38 @@ RESULTS = {
     "cov_int": lambda lib: lib.cov(lib.tensor([[1, 2, 4], [0, 3, 1]])),
     "cov_one_observation": lambda lib: lib.cov(lib.tensor([[1.0], [2.0]]), correction=0),
     "corrcoef_int": lambda lib: lib.corrcoef(lib.tensor([[1, 2, 4], [0, 3, 1]])),
+    "tensordot_int": lambda lib: lib.tensordot(lib.arange(6).reshape(2, 3), lib.arange(12).reshape(3, 4), 1),
+    "tensordot_tensor_dims": lambda lib: lib.tensordot(r(lib, 2, 3), r(lib, 3, 4), lib.tensor([[1], [0]])),
+    "tensordot_0d_dims_tensor": lambda lib: lib.tensordot(r(lib, 2, 3), r(lib, 3, 4), lib.tensor(1)),
+    "vdot_int": lambda lib: lib.vdot(lib.arange(3), lib.arange(3)),
+    "diagflat_int": lambda lib: lib.diagflat(lib.arange(4).reshape(2, 2), 1),
+    "matrix_power_int_zero": lambda lib: lib.matrix_power(lib.arange(4).reshape(2, 2), 0),
+    "matrix_power_int": lambda lib: lib.matrix_power(lib.arange(4).reshape(2, 2), 5),
+    "matrix_power_empty": lambda lib: lib.matrix_power(r(lib, 0, 0), 3),
+    "pdist_one_row": lambda lib: lib.pdist(r(lib, 1, 3)),
+    "pdist_no_rows": lambda lib: lib.pdist(r(lib, 0, 3)),
+    "pdist_p0": lambda lib: lib.pdist(lib.tensor([[0.0, 1.0], [2.0, 1.0], [0.0, 1.0]]), 0),
+    "matrix_rank": lambda lib: lib.linalg.matrix_rank(lib.arange(12.0).reshape(3, 4)),
+    "matrix_rank_batch": lambda lib: lib.linalg.matrix_rank(lib.stack([lib.eye(3), lib.ones(3, 3), r(lib, 3, 3) * 0])),
+    "matrix_rank_float64": lambda lib: lib.linalg.matrix_rank(lib.eye(4, dtype=lib.float64)),
+    "matrix_rank_hermitian": lambda lib: lib.linalg.matrix_rank(lib.diag(lib.tensor([2.0, -1.0, 0.0])),
+                                                                hermitian=True),
+    "matrix_rank_atol": lambda lib: lib.linalg.matrix_rank(lib.diag(lib.tensor([2.0, 0.5, 0.1])), atol=0.3),
+    "matrix_rank_rtol": lambda lib: lib.linalg.matrix_rank(lib.diag(lib.tensor([2.0, 0.5, 0.1])), rtol=0.2),
+    "matrix_rank_both": lambda lib: lib.linalg.matrix_rank(lib.diag(lib.tensor([2.0, 0.5, 0.1])), atol=0.3, rtol=0.01),
+    "matrix_rank_empty": lambda lib: lib.linalg.matrix_rank(r(lib, 0, 3)),
+    "pinv_singular": lambda lib: lib.linalg.pinv(lib.tensor([[1.0, 2.0], [2.0, 4.0]])),
+    "pinv_rtol": lambda lib: lib.linalg.pinv(lib.diag(lib.tensor([2.0, 0.5, 0.1])), rtol=0.2),
+    "pinv_atol_rtol": lambda lib: lib.linalg.pinv(lib.diag(lib.tensor([2.0, 0.5, 0.1])), atol=0.3, rtol=0.01),
+    "pinverse_rcond": lambda lib: lib.pinverse(lib.diag(lib.tensor([2.0, 0.5, 0.1])), rcond=0.1),
+    "svd_no_uv": lambda lib: lib.svd(lib.arange(12.0).reshape(4, 3), compute_uv=False).U,
+    "svd_no_uv_values": lambda lib: lib.svd(lib.tensor([[3.0, 1.0, 0.0], [1.0, 2.0, 1.0], [0.0, 1.0, 4.0]]),
+                                            compute_uv=False).S,
+    "qr_r_only_q": lambda lib: lib.linalg.qr(lib.arange(12.0).reshape(4, 3), mode="r").Q,
+    "matrix_exp_empty": lambda lib: lib.matrix_exp(r(lib, 2, 0, 0)),
+    "matrix_exp_nilpotent": lambda lib: lib.matrix_exp(lib.tensor([[0.0, 1.0], [0.0, 0.0]])),
+    "solve_batched_vectors": lambda lib: lib.linalg.solve(lib.eye(3).expand(2, 3, 3) * 2, lib.ones(2, 3)),
+    "cholesky_upper": lambda lib: lib.linalg.cholesky(lib.tensor([[4.0, 2.0], [2.0, 3.0]]), upper=True),
 }
 
 
@@ -293,6 +373,17 @@ NODES = {
     "slogdet": lambda lib, x: lib.slogdet(x[:, :, :2]).logabsdet,
     "logdet": lambda lib, x: lib.logdet(x[:, :, :2]),
     "inner": lambda lib, x: lib.inner(x, x),
+    "vdot": lambda lib, x: lib.vdot(x[0, 0], x[1, 1]),
+    "diagflat": lambda lib, x: lib.diagflat(x),
+    "matrix_power": lambda lib, x: lib.matrix_power(x[0, :, :2], 3),
+    "linalg_qr": lambda lib, x: lib.linalg.qr(x).R,
+    "linalg_svd": lambda lib, x: lib.linalg.svd(x).S,
+    "svdvals": lambda lib, x: lib.linalg.svdvals(x),
+    "linalg_eigh": lambda lib, x: lib.linalg.eigh(x[:, :, :2]).eigenvalues,
+    "linalg_cholesky": lambda lib, x: lib.linalg.cholesky(x @ x.mT),
+    "linalg_solve": lambda lib, x: lib.linalg.solve(x[:, :, :2], x),
+    "linalg_pinv": lambda lib, x: lib.linalg.pinv(x),
+    "matrix_exp": lambda lib, x: lib.matrix_exp(x[:, :, :2]),
 }
 
 
@@ -404,3 +495,67 @@ def test_matmul_shapes_hypothesis(batches, sizes, vectors, seed):
     for ours, theirs in zip(run(minitorch), run(torch)):
         assert ours.shape == theirs.shape
         np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
+
+
+LATER_NAMES = ("vdot", "tensordot", "diagflat", "matrix_power", "pdist", "qr", "svd", "pinverse", "matrix_exp",
+               "cholesky")
+LATER_METHODS = ("vdot", "diagflat", "matrix_power", "matrix_exp", "qr", "svd", "pinverse", "cholesky")
+LINALG_NAMES = ("qr", "svd", "svdvals", "pinv", "matrix_exp", "matrix_power", "solve", "eigh", "eigvalsh", "cholesky",
+                "matrix_rank")
+
+
+def test_later_names_exist_in_both_libraries():
+    torch = require_torch()
+    for name in LATER_NAMES:
+        assert callable(getattr(minitorch, name)) and callable(getattr(torch, name)), name
+    for name in LATER_METHODS:
+        assert hasattr(minitorch.Tensor, name) and hasattr(torch.Tensor, name), name
+    for name in LINALG_NAMES:
+        assert callable(getattr(minitorch.linalg, name)) and callable(getattr(torch.linalg, name)), name
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, a: lib.linalg.qr(a), lambda lib, a: lib.linalg.svd(a), lambda lib, a: lib.linalg.eigh(a @ a.mT),
+    lambda lib, a: lib.svd(a), lambda lib, a: lib.qr(a),
+], ids=["linalg_qr", "linalg_svd", "linalg_eigh", "svd", "qr"])  # fmt: skip
+def test_decompositions_return_named_tuples(call):
+    torch = require_torch()
+    values = np.arange(6.0).reshape(3, 2) ** 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch.qr is deprecated
+        ours, theirs = call(minitorch, minitorch.tensor(values)), call(torch, torch.tensor(values))
+    assert type(ours).__name__ == type(theirs).__name__
+    for field in ours._fields:  # PyTorch's names, holding the same shapes
+        assert getattr(ours, field).shape == tuple(getattr(theirs, field).shape), field
+    assert repr(ours).startswith(f"minitorch.return_types.{type(theirs).__name__}(")
+
+
+@pytest.mark.parametrize("name", ["qr", "cholesky"])
+def test_deprecated_decompositions_warn_like_pytorch(name):
+    # PyTorch warns once per process (which another test may have used up): its text is copied, minus the C++ location
+    with pytest.warns(UserWarning, match=f"torch.{name} is deprecated in favor of torch.linalg.{name}"):
+        getattr(minitorch, name)(minitorch.tensor([[4.0, 2.0], [2.0, 3.0]]))
+
+
+def test_decomposition_second_derivatives_match_pytorch():
+    """The backward formulas of qr, svd, eigh, cholesky, solve, pinv and matrix_exp are Tensor ops: their own
+    gradients (a Hessian-vector product) match PyTorch's."""
+    torch = require_torch()
+    rng = np.random.default_rng(3)
+    values, direction = rng.standard_normal((4, 3)), rng.standard_normal((4, 3))
+
+    def hessian_vector(lib):
+        a = lib.tensor(values, requires_grad=True)
+        square = a[:3] + 3 * lib.eye(3, dtype=a.dtype)
+        q, r = lib.linalg.qr(a)
+        u, s, vh = lib.linalg.svd(a, full_matrices=False)
+        eigenvalues, eigenvectors = lib.linalg.eigh(square + square.mT)
+        y = ((q * r[0]).sum() + (u * s).abs().sum() + (eigenvectors ** 2 * eigenvalues).sum()
+             + lib.linalg.cholesky(square @ square.mT).sum() + lib.linalg.solve(square, a[1:]).sum()
+             + lib.linalg.pinv(a).sum() + lib.matrix_exp(square / 3).sum())  # fmt: skip
+        (grad,) = lib.autograd.grad(y, a, create_graph=True)
+        (second,) = lib.autograd.grad((grad * lib.tensor(direction)).sum(), a)
+        return grad.detach().numpy(), second.numpy()
+
+    for ours, theirs in zip(hessian_vector(minitorch), hessian_vector(torch)):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-7, atol=1e-10)

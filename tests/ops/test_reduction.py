@@ -126,6 +126,49 @@ ERRORS = {
     "heaviside_number_values": lambda lib, t: lib.heaviside(t["x"], 0.5),
     "heaviside_shapes": lambda lib, t: t["x"].heaviside(lib.ones(2)),
     "heaviside_backward": lambda lib, t: lib.heaviside(t["x"].requires_grad_(), lib.tensor([0.5])).sum().backward(),
+    # special functions, float bits, integers, membership
+    "polygamma_negative_order": lambda lib, t: lib.polygamma(-1, t["x"]),
+    "float_power_in_place_float32": lambda lib, t: t["x"].float_power_(2),
+    "float_power_in_place_int": lambda lib, t: t["i"].float_power_(2.0),
+    "fmax_shapes": lambda lib, t: lib.fmax(t["x"], lib.ones(2)),
+    "nextafter_int": lambda lib, t: lib.nextafter(t["i"], t["i"]),
+    "frexp_int": lambda lib, t: t["i"].frexp(),
+    "ldexp_shapes": lambda lib, t: lib.ldexp(t["x"], lib.tensor([1, 2])),
+    "gcd_float": lambda lib, t: lib.gcd(t["x"], t["x"]),
+    "gcd_bool": lambda lib, t: t["b"].gcd(t["b"]),
+    "lcm_int_float": lambda lib, t: lib.lcm(t["i"], t["x"]),
+    "isin_bool": lambda lib, t: lib.isin(t["i"], t["b"]),
+    "isin_bool_elements": lambda lib, t: lib.isin(t["b"], t["i"]),
+    "positive_bool": lambda lib, t: t["b"].positive(),
+    "positive_number": lambda lib, t: lib.positive(1.0),
+    # aminmax, renorm, trapezoids, histogram, unravel_index
+    "aminmax_empty": lambda lib, t: t["empty"].aminmax(),
+    "aminmax_empty_dim": lambda lib, t: lib.aminmax(t["empty"], dim=0),
+    "aminmax_dim_out_of_range": lambda lib, t: t["x"].aminmax(dim=2),
+    "renorm_zero_p": lambda lib, t: t["x"].renorm(0, 0, 1.0),
+    "renorm_negative_maxnorm": lambda lib, t: lib.renorm(t["x"], 2, 0, -0.5),
+    "renorm_1d": lambda lib, t: lib.ones(3).renorm(2, 0, 1.0),
+    "renorm_dim_out_of_range": lambda lib, t: t["x"].renorm(2, -3, 1.0),
+    "renorm_int": lambda lib, t: t["i"].renorm(2, 0, 1.0),
+    "cumulative_trapezoid_0d": lambda lib, t: lib.cumulative_trapezoid(lib.tensor(1.0)),
+    "cumulative_trapezoid_bool": lambda lib, t: lib.cumulative_trapezoid(t["b"]),
+    "cumulative_trapezoid_bool_x": lambda lib, t: lib.cumulative_trapezoid(t["x"], lib.tensor([True, False, True])),
+    "cumulative_trapezoid_x_length": lambda lib, t: lib.cumulative_trapezoid(t["x"], lib.ones(2)),
+    "cumulative_trapezoid_dim_out_of_range": lambda lib, t: lib.cumulative_trapezoid(t["x"], dim=-3),
+    "trapz_x_length": lambda lib, t: lib.trapz(t["x"], lib.ones(4)),
+    "histogram_int": lambda lib, t: t["i"].histogram(3),
+    "histogram_no_bins": lambda lib, t: t["x"].histogram(0),
+    "histogram_reversed_range": lambda lib, t: lib.histogram(t["x"], 3, range=(2.0, 1.0)),
+    "histogram_infinite_range": lambda lib, t: lib.histogram(t["x"], 3, range=(0.0, float("inf"))),
+    "histogram_nan_data": lambda lib, t: lib.histogram(lib.tensor([1.0, float("nan")]), 3),
+    "histogram_edges_2d": lambda lib, t: lib.histogram(t["x"], lib.ones(2, 2)),
+    "histogram_one_edge": lambda lib, t: lib.histogram(t["x"], lib.tensor([1.0])),
+    "histogram_edges_dtype": lambda lib, t: lib.histogram(t["x"], lib.tensor([0.0, 1.0], dtype=lib.float64)),
+    "histogram_weight_size": lambda lib, t: lib.histogram(t["x"], 3, weight=lib.ones(5)),
+    "histogram_weight_dtype": lambda lib, t: lib.histogram(t["x"], 3, weight=lib.ones(2, 3, dtype=lib.float64)),
+    "unravel_index_negative_size": lambda lib, t: lib.unravel_index(t["i"], (2, -3)),
+    "unravel_index_float_size": lambda lib, t: lib.unravel_index(t["i"], (2.0, 3)),
+    "unravel_index_zero_size": lambda lib, t: lib.unravel_index(t["i"], (0, 3)),
 }
 
 
@@ -148,6 +191,20 @@ OVERLOAD_ERRORS = {  # PyTorch's argument parser lists its overloads; the type i
     "xlogy_two_numbers": lambda lib, t: lib.xlogy(2.0, 3.0),
     "trapezoid_x_and_dx": lambda lib, t: lib.trapezoid(t["x"], lib.ones(3), dx=2.0),
     "count_nonzero_keepdim": lambda lib, t: lib.count_nonzero(t["x"], 0, keepdim=True),
+    "float_power_two_numbers": lambda lib, t: lib.float_power(2.0, 3),
+    "polygamma_float_order": lambda lib, t: lib.polygamma(1.5, t["x"]),
+    "fmax_number": lambda lib, t: lib.fmax(t["x"], 1.0),
+    "nextafter_number": lambda lib, t: t["x"].nextafter(0.0),
+    "ldexp_number": lambda lib, t: lib.ldexp(t["x"], 2),
+    "gcd_number": lambda lib, t: lib.gcd(t["i"], 2),
+    "isin_two_numbers": lambda lib, t: lib.isin(2.0, 3.0),
+    "isin_list": lambda lib, t: lib.isin(t["i"], [1, 2]),
+    "aminmax_tuple_dim": lambda lib, t: t["x"].aminmax(dim=(0, 1)),
+    "aminmax_positional_dim": lambda lib, t: lib.aminmax(t["x"], 1),
+    "trapz_number_spacing": lambda lib, t: lib.trapz(t["x"], 2.0),
+    "cumulative_trapezoid_x_and_dx": lambda lib, t: lib.cumulative_trapezoid(t["x"], lib.ones(3), dx=2),
+    "unravel_index_float": lambda lib, t: lib.unravel_index(t["x"], (2, 3)),
+    "unravel_index_bool": lambda lib, t: lib.unravel_index(t["b"], (2,)),
 }
 
 
@@ -287,6 +344,66 @@ RESULTS = {
     "unique_consecutive_0d": lambda lib, t: lib.tensor(2.0).unique_consecutive(return_inverse=True, return_counts=True),
     "unique_consecutive_empty": lambda lib, t: lib.zeros(0).unique_consecutive(return_counts=True),
     "unique_consecutive_dim1": lambda lib, t: lib.tensor([[1, 1, 2], [0, 0, 0]]).unique_consecutive(dim=1),
+    # special functions: result dtypes and values at the edges
+    "lgamma_bool": lambda lib, t: t["b"].lgamma(),
+    "digamma_zeros": lambda lib, t: lib.tensor([0.0, -0.0, -3.0]).double().digamma(),
+    "polygamma_0_is_digamma": lambda lib, t: lib.polygamma(0, t["x"].double()),
+    "i0_float64": lambda lib, t: t["x"].double().i0(),
+    "erfc_float64_tail": lambda lib, t: lib.erfc(lib.tensor([5.0, 20.0, 26.5], dtype=lib.float64)),
+    "sinc_bool": lambda lib, t: t["b"].sinc(),
+    "float_power_bool": lambda lib, t: lib.float_power(t["b"], t["b"]),
+    "float_power_number_base": lambda lib, t: lib.float_power(2, t["i"]),
+    "float_power_in_place": lambda lib, t: t["x"].double().float_power_(lib.tensor([2, 3, 0])),
+    "ldexp_float64_large_exponent": lambda lib, t: lib.ldexp(lib.ones(2, dtype=lib.float64), lib.tensor([200, -1060])),
+    "ldexp_float32_0d_float64": lambda lib, t: lib.ldexp(t["x"], lib.tensor(1.0, dtype=lib.float64)),
+    "ldexp_float64_0d": lambda lib, t: lib.ldexp(lib.tensor(1.5, dtype=lib.float64), t["i"]),
+    "ldexp_bool": lambda lib, t: lib.ldexp(t["b"], t["b"]),
+    "frexp_float64": lambda lib, t: lib.frexp(t["x"].double() * 1e200),
+    "frexp_empty": lambda lib, t: t["empty"].frexp(),
+    "fmax_int_uint8": lambda lib, t: lib.fmax(t["i"], lib.tensor([2, 9, 0], dtype=lib.uint8)),
+    "fmin_bool": lambda lib, t: lib.fmin(t["b"], lib.tensor([True, True])),
+    "nextafter_promotes": lambda lib, t: lib.nextafter(t["x"], lib.ones(3, dtype=lib.float64)),
+    "nextafter_0d_other": lambda lib, t: lib.nextafter(t["x"], lib.tensor(5.0, dtype=lib.float64)),
+    "gcd_signs_and_zeros": lambda lib, t: lib.gcd(lib.tensor([-4, 0, 6, 0]), lib.tensor([6, 0, -9, -5])),
+    "lcm_signs_and_zeros": lambda lib, t: lib.lcm(lib.tensor([-4, 0, 6, 0]), lib.tensor([6, 0, -9, -5])),
+    "lcm_int8_wraps": lambda lib, t: lib.lcm(lib.tensor([100, -128], dtype=lib.int8),
+                                             lib.tensor([3, 0], dtype=lib.int8)),
+    "gcd_uint8_int64": lambda lib, t: lib.gcd(lib.tensor([12, 200], dtype=lib.uint8), lib.tensor([18, -50])),
+    "isin_promotes": lambda lib, t: lib.isin(lib.tensor([1, 2], dtype=lib.uint8), lib.tensor([-255, 2])),
+    "isin_0d": lambda lib, t: lib.isin(lib.tensor(3), t["i"]),
+    "isin_empty": lambda lib, t: lib.isin(t["empty"], t["x"]),
+    "isin_empty_test": lambda lib, t: lib.isin(t["x"], t["empty"], invert=True),
+    "isposinf_empty": lambda lib, t: t["empty"].isposinf(),
+    "positive_int": lambda lib, t: lib.positive(t["i"]),
+    # aminmax, argwhere, renorm, trapezoids, histogram, unravel_index
+    "aminmax_bool": lambda lib, t: t["b"].aminmax(),
+    "aminmax_empty_other_dim": lambda lib, t: t["empty"].aminmax(dim=1),
+    "aminmax_0d_dim": lambda lib, t: lib.tensor(2.0).aminmax(dim=0, keepdim=True),
+    "aminmax_nan": lambda lib, t: lib.tensor([1.0, float("nan"), -1.0]).aminmax(),
+    "argwhere_0d": lambda lib, t: lib.tensor(2.0).argwhere(),
+    "argwhere_empty": lambda lib, t: lib.argwhere(t["empty"]),
+    "renorm_empty": lambda lib, t: lib.renorm(t["empty"], 2, 0, 1.0),
+    "renorm_float64": lambda lib, t: t["x"].double().renorm(1.5, 1, 1.0),
+    "cumulative_trapezoid_int_dx": lambda lib, t: lib.cumulative_trapezoid(t["i"], dx=2),
+    "cumulative_trapezoid_one_sample": lambda lib, t: lib.cumulative_trapezoid(lib.ones(3, 1)),
+    "cumulative_trapezoid_empty": lambda lib, t: lib.cumulative_trapezoid(lib.zeros(0)),
+    "cumulative_trapezoid_float64_x": lambda lib, t: lib.cumulative_trapezoid(t["x"], lib.tensor([0.0, 1.0, 3.0],
+                                                                                                 dtype=lib.float64)),
+    "trapz_int": lambda lib, t: lib.trapz(t["i"], dim=0),
+    "histogram_default_bins": lambda lib, t: t["x"].histogram(),
+    "histogram_empty": lambda lib, t: lib.histogram(lib.zeros(0), 3),
+    "histogram_empty_density": lambda lib, t: lib.histogram(lib.zeros(0), 3, density=True),
+    "histogram_constant": lambda lib, t: lib.ones(4).histogram(3),
+    "histogram_same_min_max_given": lambda lib, t: t["x"].histogram(5, range=(2, 2)),
+    "histogram_decreasing_edges": lambda lib, t: lib.histogram(t["x"], lib.tensor([1.0, 0.0])),
+    "histogram_repeated_edge": lambda lib, t: lib.histogram(lib.tensor([0.3, 1.0, 0.0]),
+                                                            lib.tensor([0.0, 0.3, 0.3, 1.0])),
+    "histogram_float64_weights_density": lambda lib, t: lib.histogram(t["x"].double(), 4, weight=t["x"].double().abs(),
+                                                                      density=True),
+    "histogram_float32_edges": lambda lib, t: lib.histogram(lib.tensor([0.1, 0.2, 0.3, 0.7]), 10, range=(0.0, 1.0)),
+    "unravel_index_0d": lambda lib, t: lib.unravel_index(lib.tensor(4), (2, 3)),
+    "unravel_index_int32": lambda lib, t: lib.unravel_index(t["i"].int(), lib.Size([2, 3])),
+    "unravel_index_empty_shape": lambda lib, t: lib.unravel_index(lib.tensor([0, 1]), ()),
 }
 
 
@@ -453,6 +570,9 @@ NEW_TOP_LEVEL_NAMES = (
     "diff", "trapezoid", "bincount", "histc", "median", "nanmedian", "mode", "kthvalue", "quantile", "nanquantile",
     "msort", "searchsorted", "bucketize", "unique", "unique_consecutive", "nan_to_num", "nan_to_num_", "logaddexp",
     "logaddexp2", "xlogy", "logit", "sgn", "signbit", "heaviside", "deg2rad", "rad2deg", "erfinv",
+    "erfc", "lgamma", "digamma", "polygamma", "sinc", "i0", "float_power", "fmax", "fmin", "gcd", "lcm", "isin",
+    "isneginf", "isposinf", "isreal", "positive", "nextafter", "ldexp", "frexp", "aminmax", "argwhere",
+    "cumulative_trapezoid", "trapz", "histogram", "renorm", "unravel_index",
 )
 
 
@@ -474,6 +594,10 @@ def test_new_node_names_match_pytorch():
         lambda lib, x: x.nan_to_num(), lambda lib, x: x.logaddexp(x), lambda lib, x: x.logaddexp2(x),
         lambda lib, x: x.xlogy(x), lambda lib, x: x.logit(), lambda lib, x: x.sgn(), lambda lib, x: x.deg2rad(),
         lambda lib, x: x.rad2deg(), lambda lib, x: x.erfinv(),
+        lambda lib, x: x.erfc(), lambda lib, x: x.lgamma(), lambda lib, x: x.digamma(), lambda lib, x: x.polygamma(2),
+        lambda lib, x: x.i0(), lambda lib, x: x.sinc(), lambda lib, x: x.fmax(x), lambda lib, x: x.fmin(x),
+        lambda lib, x: x.nextafter(x), lambda lib, x: x.frexp().mantissa, lambda lib, x: x.aminmax().min,
+        lambda lib, x: x.aminmax(dim=1).max,
     ):
         ours = fn(minitorch, minitorch.full((2, 3), 0.5, requires_grad=True)).grad_fn.name()
         theirs = fn(torch, torch.full((2, 3), 0.5, requires_grad=True)).grad_fn.name()
@@ -572,3 +696,76 @@ def test_unique_returns_plain_tuples():
     theirs = torch.tensor([2, 1, 2]).unique(return_inverse=True)
     assert type(ours) is type(theirs) is tuple
     assert [t.tolist() for t in ours] == [t.tolist() for t in theirs]
+
+
+@pytest.mark.parametrize("name", ["aminmax", "frexp", "histogram"])
+def test_named_results_of_new_ops(name):
+    torch = require_torch()
+    make = {
+        "aminmax": lambda lib: lib.tensor([[3.0, 1.0], [0.5, 4.0]]).aminmax(dim=1),
+        "frexp": lambda lib: lib.tensor([3.0, -0.25]).frexp(),
+        "histogram": lambda lib: lib.tensor([3.0, 1.0, 0.5, 4.0]).histogram(2),
+    }[name]
+    ours, theirs = make(minitorch), make(torch)
+    assert isinstance(ours, getattr(minitorch.return_types, name))
+    assert ours._fields == type(theirs).__match_args__
+    for field in ours._fields:
+        assert getattr(ours, field).tolist() == getattr(theirs, field).tolist()
+    assert repr(ours).startswith(f"minitorch.return_types.{name}(\n{ours._fields[0]}=tensor(")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_histogram_matches_pytorch_on_random_data(dtype):
+    """Counts match exactly; float32 edges too (PyTorch's linspace, rounded once), float64 edges to the last bit."""
+    torch = require_torch()
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        data = (rng.standard_normal(int(rng.integers(1, 300))) * rng.uniform(0.01, 100)).astype(dtype)
+        bins = int(rng.integers(1, 300))
+        weight = rng.uniform(0, 2, data.shape).astype(dtype)
+        for options in ({}, {"range": (-1.3, 0.7), "density": True}):
+            ours = minitorch.histogram(minitorch.from_numpy(data), bins, weight=minitorch.from_numpy(weight), **options)
+            theirs = torch.histogram(torch.from_numpy(data), bins, weight=torch.from_numpy(weight), **options)
+            rtol = 1e-5 if dtype == "float32" else 1e-12  # weights are summed in another order
+            np.testing.assert_allclose(ours.hist.numpy(), theirs.hist.numpy(), rtol=rtol)
+            plain = minitorch.histogram(minitorch.from_numpy(data), bins, **options)
+            plain_theirs = torch.histogram(torch.from_numpy(data), bins, **options)
+            if "density" in options:  # counts divided by a total and by bin widths: equal up to rounding
+                np.testing.assert_allclose(plain.hist.numpy(), plain_theirs.hist.numpy(), rtol=1e-6, atol=0)
+            else:
+                np.testing.assert_array_equal(plain.hist.numpy(), plain_theirs.hist.numpy())
+            if dtype == "float32":
+                np.testing.assert_array_equal(plain.bin_edges.numpy(), plain_theirs.bin_edges.numpy())
+            else:
+                last_bit = 4e-16 * np.abs(plain_theirs.bin_edges.numpy()).max()  # of the largest edge
+                np.testing.assert_allclose(plain.bin_edges.numpy(), plain_theirs.bin_edges.numpy(), rtol=0,
+                                           atol=last_bit)
+
+
+def test_float_power_in_place_and_positive():
+    x = minitorch.tensor([2.0, 3.0], dtype=minitorch.float64)
+    version = x._version
+    assert x.float_power_(2) is x and x.tolist() == [4.0, 9.0] and x._version == version + 1
+    y = minitorch.tensor([1.0, -2.0], requires_grad=True)
+    assert minitorch.positive(y) is y and y.positive() is y
+
+
+def test_special_function_derivative_chain_matches_pytorch():
+    """lgamma' = digamma, digamma' = polygamma(1), polygamma(n)' = polygamma(n + 1): three orders deep."""
+    torch = require_torch()
+    values = [0.3, 1.5, 4.0, -0.5, -2.7]
+
+    def derivatives(lib, function):
+        x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+        y = function(lib, x).sum()
+        found = []
+        for _ in range(3):
+            (y,) = lib.autograd.grad(y, x, create_graph=True)
+            found.append(y.detach().numpy())
+            y = y.sum()
+        return found
+
+    for function in (lambda lib, x: x.lgamma(), lambda lib, x: x.digamma(), lambda lib, x: lib.polygamma(2, x),
+                     lambda lib, x: x.i0(), lambda lib, x: x.erfc()):
+        for ours, theirs in zip(derivatives(minitorch, function), derivatives(torch, function)):
+            np.testing.assert_allclose(ours, theirs, rtol=1e-8)

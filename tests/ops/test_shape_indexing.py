@@ -160,6 +160,50 @@ ERRORS = {
     "select_scatter_shape": lambda lib: lib.select_scatter(lib.zeros(3, 4), lib.ones(1), 0, 1),
     "select_scatter_index": lambda lib: lib.select_scatter(lib.zeros(3, 4), lib.ones(4), 0, 5),
     "select_scatter_0d": lambda lib: lib.select_scatter(lib.tensor(1.0), lib.tensor(2.0), 0, 0),
+    # -- column_stack, dstack, hsplit/vsplit/dsplit, narrow_copy, combinations --------------------------------
+    "column_stack_tensor": lambda lib: lib.column_stack(lib.ones(2)),
+    "column_stack_number": lambda lib: lib.column_stack([lib.ones(2), 1]),
+    "column_stack_empty": lambda lib: lib.column_stack([]),
+    "column_stack_rows": lambda lib: lib.column_stack([lib.ones(3), lib.ones(3, 2), lib.tensor(1.0)]),
+    "dstack_empty": lambda lib: lib.dstack([]),
+    "dstack_sizes": lambda lib: lib.dstack([lib.ones(2, 2), lib.ones(3, 2)]),
+    "hsplit_not_divisible": lambda lib: lib.hsplit(lib.ones(2, 4), 3),
+    "hsplit_vector_not_divisible": lambda lib: lib.ones(4).hsplit(3),
+    "hsplit_0d": lambda lib: lib.hsplit(lib.tensor(1.0), 3),
+    "hsplit_zero_sections": lambda lib: lib.hsplit(lib.ones(2, 4), 0),
+    "vsplit_1d": lambda lib: lib.vsplit(lib.ones(4), 2),
+    "vsplit_not_divisible": lambda lib: lib.ones(2, 4).vsplit(3),
+    "dsplit_2d": lambda lib: lib.dsplit(lib.ones(2, 4), 2),
+    "dsplit_not_divisible": lambda lib: lib.dsplit(lib.ones(2, 2, 4), 3),
+    "narrow_copy_too_long": lambda lib: lib.narrow_copy(lib.ones(3, 4), 1, 3, 2),
+    "narrow_copy_start": lambda lib: lib.ones(3, 4).narrow_copy(1, 5, 0),
+    "narrow_copy_negative_length": lambda lib: lib.narrow_copy(lib.ones(3, 4), 1, 0, -1),
+    "combinations_2d": lambda lib: lib.combinations(lib.ones(2, 2)),
+    "combinations_negative_r": lambda lib: lib.combinations(lib.ones(3), -1),
+    # -- index_fill, index_put, scatter_reduce ------------------------------------------------------------------
+    "index_fill_out_of_range": lambda lib: lib.zeros(3, 4).index_fill(1, lib.tensor([0, 4]), 1.5),
+    "index_fill_float_index": lambda lib: lib.zeros(3, 4).index_fill(1, lib.tensor([0.0]), 1.5),
+    "index_fill_int32_index": lambda lib: lib.zeros(3, 4).index_fill(1, lib.tensor([0], dtype=lib.int32), 1.5),
+    "index_fill_2d_index": lambda lib: lib.zeros(3, 4).index_fill(1, lib.tensor([[0]]), 1.5),
+    "index_fill_1d_value": lambda lib: lib.zeros(3, 4).index_fill(1, lib.tensor([0]), lib.ones(2)),
+    "index_fill_dim": lambda lib: lib.zeros(3, 4).index_fill(2, lib.tensor([0]), 1.0),
+    "index_fill_leaf": lambda lib: lib.zeros(3, requires_grad=True).index_fill_(0, lib.tensor([0]), 1.0),
+    "index_put_dtype": lambda lib: lib.zeros(3, 4).index_put((lib.tensor([0, 1]),), lib.ones(4, dtype=lib.float64)),
+    "index_put_shape": lambda lib: lib.zeros(3, 4).index_put((lib.tensor([0, 1]),), lib.ones(3)),
+    "index_put_out_of_range": lambda lib: lib.zeros(3, 4).index_put((lib.tensor([0, 5]),), lib.ones(4)),
+    "index_put_float_index": lambda lib: lib.zeros(3, 4).index_put((lib.tensor([0.0, 1.0]),), lib.ones(4)),
+    "index_put_too_many": lambda lib: lib.zeros(3, 4).index_put((lib.tensor([0]), lib.tensor([1]), lib.tensor([1])),
+                                                                lib.ones(1)),
+    "index_put_number": lambda lib: lib.zeros(3, 4).index_put((lib.tensor([0, 1]),), 1.0),
+    "index_put_none": lambda lib: lib.zeros(3, 4).index_put((None, lib.tensor([0, 1])), lib.tensor(2.0)),
+    "index_put_tensor_indices": lambda lib: lib.zeros(3, 4).index_put(lib.tensor([0, 1]), lib.ones(4)),
+    "scatter_reduce_out_of_range": lambda lib: lib.zeros(3, 4).scatter_reduce(1, lib.tensor([[0, 1, 0, 4]]),
+                                                                              lib.ones(1, 4), "sum"),
+    "scatter_reduce_reduce": lambda lib: lib.zeros(3, 4).scatter_reduce(1, lib.tensor([[0, 1]]), lib.ones(1, 2), "foo"),
+    "scatter_reduce_dtype": lambda lib: lib.zeros(3, 4).scatter_reduce(1, lib.tensor([[0, 1]]),
+                                                                       lib.ones(1, 2, dtype=lib.float64), "sum"),
+    "scatter_reduce_float_index": lambda lib: lib.zeros(3, 4).scatter_reduce(1, lib.tensor([[0.0, 1.0]]),
+                                                                             lib.ones(1, 2), "sum"),
 }
 
 
@@ -498,6 +542,72 @@ def test_inplace_index_ops_write_into_memory():
         if lib is minitorch:
             ours = result
     assert ours == result
+
+
+RESULTS = {
+    "combinations_r_too_big": lambda lib: lib.combinations(lib.arange(4.0), 5),
+    "combinations_empty": lambda lib: lib.combinations(lib.arange(0.0), 2),
+    "combinations_int": lambda lib: lib.combinations(lib.arange(4), 3, with_replacement=True),
+    "combinations_bool": lambda lib: lib.combinations(lib.tensor([True, False, True])),
+    "ravel_int": lambda lib: lib.arange(6).reshape(2, 3).t().ravel(),
+    "column_stack_int": lambda lib: lib.column_stack([lib.arange(2), lib.arange(4).reshape(2, 2)]),
+    "hsplit_indices_past_end": lambda lib: lib.hsplit(lib.arange(8).reshape(2, 4), [1, 5])[2],
+    "index_fill_0d_tensor_value": lambda lib: lib.zeros(2, 3).index_fill(0, lib.tensor(1), lib.tensor(2.5)),
+    "index_fill_int_float_value": lambda lib: lib.arange(4).index_fill(0, lib.tensor([0, -1]), 2.7),
+    "index_fill_empty_index": lambda lib: lib.ones(2, 3).index_fill(1, lib.tensor([], dtype=lib.long), 0.0),
+    "index_put_accumulate_repeats": lambda lib: lib.zeros(3, 4).index_put((lib.tensor([0, 0, 2]),), lib.tensor(2.0),
+                                                                          accumulate=True),
+    "index_put_mask": lambda lib: lib.arange(6.0).reshape(2, 3).index_put((lib.arange(6).reshape(2, 3) > 2,),
+                                                                          lib.tensor(-1.0)),
+    "index_put_int": lambda lib: lib.arange(6).index_put((lib.tensor([1, 3]),), lib.tensor([10, 20]), True),
+    "scatter_reduce_int_mean": lambda lib: lib.arange(12).reshape(3, 4).scatter_reduce(
+        1, lib.tensor([[0, 1, 0, 2]]), -lib.tensor([[1, 2, 4, 5]]), "mean", include_self=False),
+    "scatter_reduce_int_prod": lambda lib: lib.arange(1, 13).reshape(3, 4).scatter_reduce(
+        0, lib.tensor([[0, 1, 0, 2]]), lib.tensor([[2, 3, 4, 5]]), "prod", include_self=False),
+    "scatter_reduce_int_amax": lambda lib: lib.arange(12).reshape(3, 4).scatter_reduce(
+        1, lib.tensor([[0, 1, 0, 2]]), lib.tensor([[1, 2, 4, 5]]), "amax", include_self=False),
+    "scatter_reduce_bool_sum": lambda lib: lib.tensor([True, False, False]).scatter_reduce(
+        0, lib.tensor([0, 0, 1]), lib.tensor([True, True, False]), "sum"),
+    "scatter_reduce_bool_amin": lambda lib: lib.tensor([True, False, True]).scatter_reduce(
+        0, lib.tensor([0, 2]), lib.tensor([False, True]), "amin", include_self=False),
+    "scatter_reduce_float_mean_empty_positions": lambda lib: lib.ones(4).scatter_reduce(
+        0, lib.tensor([1, 1]), lib.tensor([2.0, 5.0]), "mean", include_self=False),
+    "scatter_reduce_0d": lambda lib: lib.tensor(2.0).scatter_reduce(0, lib.tensor(0), lib.tensor(3.0), "prod"),
+}
+
+
+@pytest.mark.parametrize("name", list(RESULTS))
+def test_results_match_pytorch(name):
+    torch = require_torch()
+    theirs, ours = RESULTS[name](torch), RESULTS[name](minitorch)
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_index_put_in_place_writes_into_memory_and_is_top_level():
+    torch = require_torch()
+    for lib in (minitorch, torch):
+        x = lib.zeros(2, 3)
+        row = x[1]
+        returned = lib.index_put_(x, (lib.tensor([1, 1]), lib.tensor([0, 2])), lib.tensor([4.0, 5.0]))
+        x.scatter_reduce_(1, lib.tensor([[2, 2]]), lib.tensor([[3.0, 7.0]]), "amax")
+        result = (returned is x, x.tolist(), row.tolist(), x._version)
+        if lib is minitorch:
+            ours = result
+    assert ours == result
+
+
+def test_later_top_level_names_exist_in_pytorch():
+    torch = require_torch()
+    names = ["ravel", "column_stack", "dstack", "hsplit", "vsplit", "dsplit", "narrow_copy", "combinations",
+             "index_fill", "index_put", "index_put_", "scatter_reduce"]
+    for name in names:
+        assert hasattr(minitorch, name) and hasattr(torch, name), name
+    methods = ["ravel", "hsplit", "vsplit", "dsplit", "narrow_copy", "index_fill", "index_fill_", "index_put",
+               "index_put_", "scatter_reduce", "scatter_reduce_"]
+    for name in methods:
+        assert hasattr(minitorch.Tensor, name) and hasattr(torch.Tensor, name), name
 
 
 def test_new_top_level_names_exist_in_pytorch():
