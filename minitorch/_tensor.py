@@ -62,7 +62,8 @@ class Tensor:
 
     __slots__ = (
         "_data", "_device", "_requires_grad", "_grad", "grad_fn", "_output_nr", "_version_counter", "_base",
-        "_retains_grad", "_backward_hooks", "_post_accumulate_hooks", "_accumulator_ref", "__weakref__",
+        "_base_history", "_retains_grad", "_backward_hooks", "_post_accumulate_hooks", "_accumulator_ref",
+        "__weakref__",
     )
     __array_priority__ = 1000  # NumPy defers to Tensor's operators: ndarray + Tensor -> Tensor
 
@@ -96,7 +97,7 @@ class Tensor:
         self.grad_fn = grad_fn
         self._output_nr = output_nr
         self._version_counter = version_counter if version_counter is not None else [0]
-        self._base = None
+        self._base = None  # a view's base; its history when the view's own was recorded: _base_history
         self._retains_grad = False
         self._backward_hooks = None
         self._post_accumulate_hooks = None

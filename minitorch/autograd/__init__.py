@@ -14,7 +14,7 @@ import warnings
 
 import numpy as _numpy
 
-from . import graph
+from . import function as _function_module, graph
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import BackwardStep, run_backward
 from .function import AccumulateGrad, Function, Node, once_differentiable
@@ -89,6 +89,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
     """
     outputs = _as_tuple(tensors)
     grad_outputs = _as_tuple(grad_tensors)
+    _bring_views_up_to_date(outputs, _as_tuple(inputs))
     if create_graph:
         # leaf.grad gets a grad_fn whose graph reaches back to the leaf: a cycle only the collector frees.
         warnings.warn(_CREATE_GRAPH_CYCLE_WARNING, UserWarning, stacklevel=3)
@@ -119,6 +120,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
     """
     outputs_tuple = _as_tuple(outputs)
     inputs_tuple = _as_tuple(inputs)
+    _bring_views_up_to_date(outputs_tuple, inputs_tuple)
     if not inputs_tuple:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if allow_unused is None:
@@ -145,6 +147,15 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
                 result = zeros_like(tensor)
         final.append(result)
     return tuple(final)
+
+
+def _bring_views_up_to_date(*groups) -> None:
+    """A view whose base was written in place since its history was recorded is read again first
+    (``ops/copy_slices.py``); ops do it for their inputs, this does it for backward's own arguments."""
+    for group in groups:
+        for tensor in group or ():
+            if getattr(tensor, "_base", None) is not None and tensor._base_history is not tensor._base.grad_fn:
+                _function_module._refresh_view(tensor)
 
 
 def _drain(steps):

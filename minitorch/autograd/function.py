@@ -333,6 +333,8 @@ class Function:
         inputs = []
         for arg in args:
             if isinstance(arg, Tensor):
+                if arg._base is not None and arg._base_history is not arg._base.grad_fn:
+                    _refresh_view(arg)  # its base was written in place since the view's history was recorded
                 if device is None:
                     device = arg._device
                 elif arg._device is not device:
@@ -413,18 +415,25 @@ def _wrap_output(cls, value, device, args, index):
     if cls.is_view and index == 0:
         base = args[0]
         output = Tensor._make(value, device, version_counter=base._version_counter)
-        output._base = base if base._base is None else base._base
-        root = output._base
-        if root.grad_fn is not None and _GradState.enabled:  # (a leaf's views may not be written while recording)
-            _remember_view(output)  # a later write through a sibling view must update its history
+        output._base = root = base if base._base is None else base._base
+        output._base_history = root.grad_fn if _GradState.enabled else _UNTRACKED
         return output
     return Tensor._make(value, device)
 
 
-def _remember_view(view) -> None:
-    from ..ops.copy_slices import remember_view
+class _Untracked:
+    """The ``_base_history`` of a view made without recording: its history is never refreshed (PyTorch's rule)."""
 
-    remember_view(view)
+
+_UNTRACKED = _Untracked()
+
+
+def _refresh_view(view) -> None:
+    """Give ``view`` a history read from its base's current one (``ops/copy_slices.py``), if recording."""
+    if _GradState.enabled and view._base_history is not _UNTRACKED:
+        from ..ops.copy_slices import refresh_view
+
+        refresh_view(view)
 
 
 def _connect(ctx, args, inputs, raw_outputs, outputs, device):

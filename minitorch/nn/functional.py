@@ -2313,6 +2313,10 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
                            f"{label_array.shape[1]} for argument #2 'targets' (while checking arguments for "
                            "ctc_loss_allocate_outputs)")  # fmt: skip
     label_array = xp.where(xp.arange(label_array.shape[1])[None, :] < lengths[:, None], label_array, blank)
+    outside = label_array[(label_array < 0) | (label_array >= classes)]
+    if outside.size:
+        raise RuntimeError(f"ctc_loss: target labels must lie in [0, {classes - 1}] (log_probs has {classes} classes), "
+                           f"but got a label {int(outside[0])}")  # fmt: skip
     losses = _ctc_ops.CTCLoss.apply(log_probs, label_array, inputs, lengths, blank, zero_infinity)
     if unbatched:
         losses = losses.squeeze(0)

@@ -10,62 +10,37 @@ replaced by ``op(old view elements, ...)``". minitorch records exactly that, as 
 
   Backward: at the overwritten positions the base's gradient goes through the op's backward
   (to the old elements and to the op's other inputs); everywhere else it passes through unchanged.
-* the view, and every other live view of the same base, is read again from the new base through
-  an ``AsStridedBackward0`` node, so what is computed from a view later flows into the base's new
-  history instead of its stale one.
+* the view is read again from the new base through an ``AsStridedBackward0`` node, so what is
+  computed from it later flows into the base's new history instead of its stale one.
+
+Other views of the same base go stale too, and so do all of them when the base itself is written
+in place. Each view remembers which history of its base its own history was read from
+(``_base_history``); when an op receives a view whose base has moved on, ``refresh_view`` reads it
+again from the base's current history first (``Function.apply`` checks). This is PyTorch's lazy
+rule: nothing is done for views that are never used again.
 
 ``positions`` are the flat (row-major) indices into the base of each element of the view. They
 come from the memory addresses of the two arrays, so any chain of views works (slices with steps,
 transposes, diagonals, reshapes) without remembering how the view was made.
 """
-
 from __future__ import annotations
-
-import weakref
 
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.function import Op
-
-# -- which views of a base are alive ---------------------------------------------------------------
-# id(base) -> (weak reference to the base, weak references to its views). Filled only for views made
-# while recording, of a base that is the output of an op: those are the ones whose history can go stale
-# (a leaf that requires grad refuses writes through its views; a base that requires no grad has no history).
-_views_of: dict[int, tuple[weakref.ref, list[weakref.ref]]] = {}
-
-
-def remember_view(view: Tensor) -> None:
-    """Note that ``view`` (of ``view._base``) is alive, so a later write through a sibling can update it."""
-    base = view._base
-    key = id(base)
-    entry = _views_of.get(key)
-    if entry is None or entry[0]() is not base:
-        entry = _views_of[key] = (weakref.ref(base, lambda ref, key=key: _forget(key, ref)), [])
-    views = entry[1]
-    if len(views) >= 64 and len(views) & (len(views) - 1) == 0:  # now and then, drop the dead ones
-        views[:] = [ref for ref in views if ref() is not None]
-    views.append(weakref.ref(view))
-
-
-def _forget(key: int, ref: weakref.ref) -> None:
-    entry = _views_of.get(key)
-    if entry is not None and entry[0] is ref:
-        del _views_of[key]
-
-
-def _live_views(base: Tensor) -> list[Tensor]:
-    entry = _views_of.get(id(base))
-    if entry is None or entry[0]() is not base:
-        return []
-    return [view for view in (ref() for ref in entry[1]) if view is not None]
+from ..autograd.function import _UNTRACKED, Op
+from . import indexing
+from ._util import array_module
 
 
 # -- where a view's elements sit in its base --------------------------------------------------------
+def _start(array, xp) -> int:
+    return array.__array_interface__["data"][0] if xp is np else array.data.ptr
+
+
 def _addresses(array, xp):
     """The memory address of every element of ``array`` (an integer array of its shape)."""
-    start = array.__array_interface__["data"][0] if xp is np else array.data.ptr
-    addresses = xp.full(array.shape, start, dtype=np.int64)
+    addresses = xp.full(array.shape, _start(array, xp), dtype=np.int64)
     for axis, (size, stride) in enumerate(zip(array.shape, array.strides)):
         steps = xp.arange(size, dtype=np.int64) * stride
         addresses += steps.reshape((size,) + (1,) * (array.ndim - axis - 1))
@@ -79,17 +54,16 @@ def view_positions(view: Tensor):
     if view_data.dtype != base_data.dtype or base_data.size == 0:
         return None
     xp = view._xp
-    base_addresses = _addresses(base_data, xp).reshape(-1)
     view_addresses = _addresses(view_data, xp)
-    if base_data.flags.c_contiguous:
-        positions = (view_addresses - base_addresses[0]) // base_data.itemsize
-    else:
-        order = xp.argsort(base_addresses)
-        positions = order[xp.clip(xp.searchsorted(base_addresses[order], view_addresses), 0, base_data.size - 1)]
-    inside = (positions >= 0) & (positions < base_data.size)
-    if not bool(inside.all()) or not bool((base_addresses[positions] == view_addresses).all()):
-        return None
-    return positions
+    if base_data.flags.c_contiguous:  # the usual case: an element's position is its offset from the start
+        offsets = view_addresses - _start(base_data, xp)
+        positions = offsets // base_data.itemsize
+        inside = (offsets >= 0) & (positions < base_data.size) & (offsets % base_data.itemsize == 0)
+        return positions if bool(inside.all()) else None
+    base_addresses = _addresses(base_data, xp).reshape(-1)
+    order = xp.argsort(base_addresses)
+    positions = order[xp.clip(xp.searchsorted(base_addresses[order], view_addresses), 0, base_data.size - 1)]
+    return positions if bool((base_addresses[positions] == view_addresses).all()) else None
 
 
 # -- the two nodes ----------------------------------------------------------------------------------
@@ -116,9 +90,8 @@ class ScatterIntoBase(Op):
     @staticmethod
     def forward(ctx, x, positions, base_shape):
         ctx.positions = positions
-        xp = np if isinstance(x, np.ndarray) else __import__("cupy")
-        result = xp.zeros(int(np.prod(base_shape)), dtype=x.dtype)
-        xp.add.at(result, positions.reshape(-1), x.reshape(-1))  # add: views may overlap (expand)
+        result = array_module(x).zeros(int(np.prod(base_shape)), dtype=x.dtype)
+        indexing._add_at(result, (positions.reshape(-1),), x.reshape(-1))  # add: views may overlap (expand)
         return result.reshape(base_shape)
 
     @staticmethod
@@ -150,21 +123,6 @@ class CopySlices(Op):
         return grad_base, grad_new, None
 
 
-class ModifiedPieceOfSplit(Op):
-    """A piece of ``split``/``chunk``/``unbind`` whose base was written in place after it was made.
-    PyTorch forbids using such a piece; minitorch lets the values through (they are right) and
-    raises PyTorch's error when backward reaches the piece."""
-
-    @staticmethod
-    def forward(ctx, base, positions, message):
-        ctx.message = message
-        return base.reshape(-1)[positions]
-
-    @staticmethod
-    def backward(ctx, grad):
-        raise RuntimeError(ctx.message)
-
-
 # -- the write --------------------------------------------------------------------------------------
 _MULTI_OUTPUT_ADVICE = (
     "This view is the output of a function that returns multiple views. Such functions do not allow the output "
@@ -184,7 +142,7 @@ def _check_view_may_be_written(view: Tensor, base: Tensor) -> None:
     """PyTorch's refusals, in its words."""
     if base._requires_grad and base.grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-    if base._requires_grad and not view._requires_grad:
+    if base._requires_grad and view._base_history is _UNTRACKED:
         raise RuntimeError(
             "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
             "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "
@@ -197,6 +155,28 @@ def _check_view_may_be_written(view: Tensor, base: Tensor) -> None:
                            + _MULTI_OUTPUT_ADVICE)  # fmt: skip
 
 
+def _read_again(view: Tensor, positions) -> None:
+    """``view``'s history: its elements read from its base's current history."""
+    base = view._base
+    reread = AsStrided.apply(base, positions)
+    view.grad_fn, view._output_nr, view._requires_grad = reread.grad_fn, 0, reread._requires_grad
+    view._base_history = base.grad_fn
+
+
+def refresh_view(view: Tensor) -> None:
+    """Bring a stale view's history up to date (module docstring); ``Function.apply`` calls it."""
+    base = view._base
+    function = _multi_output_view_name(view)
+    if function is not None and base._requires_grad:
+        raise RuntimeError(f"Output {view._output_nr} of {function} is a view and its base or another view of its "
+                           "base has been modified inplace. " + _MULTI_OUTPUT_ADVICE)  # fmt: skip
+    positions = view_positions(view)
+    if positions is None or not base._requires_grad:
+        view._base_history = base.grad_fn  # nothing to follow
+        return
+    _read_again(view, positions)
+
+
 def write_through_view(view: Tensor, positions, compute, others: tuple, store) -> Tensor:
     """``view`` overwritten with ``compute(view, *others)``, and the base's history rewritten (module docstring).
 
@@ -204,28 +184,18 @@ def write_through_view(view: Tensor, positions, compute, others: tuple, store) -
     view's dtype (``ops/inplace.py`` owns those checks).
     """
     base = view._base
+    if view._base_history is not base.grad_fn and view._base_history is not _UNTRACKED:
+        refresh_view(view)
     _check_view_may_be_written(view, base)
-    old_base = Tensor._make(
-        base._data.copy(), base._device, requires_grad=base._requires_grad,
-        grad_fn=base.grad_fn, output_nr=base._output_nr,
-    )  # fmt: skip
+    # The base's memory with its history so far: the two nodes below save none of its values, and
+    # the old elements are read (copied) before the write.
+    old_base = Tensor._make(base._data, base._device, requires_grad=base._requires_grad, grad_fn=base.grad_fn,
+                            output_nr=base._output_nr)  # fmt: skip
     old_view = AsStrided.apply(old_base, positions)
     new_view = store(view, compute(old_view, *others))
     new_base = CopySlices.apply(old_base, new_view, positions)
     if not new_base._requires_grad:  # nothing differentiable was written (integer data)
         return view
     base.grad_fn, base._output_nr, base._requires_grad = new_base.grad_fn, 0, True
-    siblings = _live_views(base)
-    for other in siblings if any(other is view for other in siblings) else [view, *siblings]:
-        other_positions = positions if other is view else view_positions(other)
-        if other_positions is None:
-            continue
-        function = _multi_output_view_name(other)
-        if function is None:
-            reread = AsStrided.apply(new_base, other_positions)
-        else:
-            message = (f"Output {other._output_nr} of {function} is a view and its base or another view of its base "
-                       "has been modified inplace. " + _MULTI_OUTPUT_ADVICE)  # fmt: skip
-            reread = ModifiedPieceOfSplit.apply(new_base, other_positions, message)
-        other.grad_fn, other._output_nr, other._requires_grad = reread.grad_fn, 0, True
+    _read_again(view, positions)  # the other views of the base are read again when next used
     return view

@@ -28,6 +28,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import Op, _first_order_only
+from . import indexing
 from ._util import array_module
 
 
@@ -84,6 +85,9 @@ class CTCLoss(Op):
         ends = 2 * target_lengths
         with np.errstate(invalid="ignore"):
             log_likelihood = xp.logaddexp(last[rows, ends], xp.where(ends > 0, last[rows, ends - 1], -xp.inf))
+        # no input steps at all: only an empty target can be read (probability 1), any other cannot
+        without_input = xp.where(target_lengths == 0, 0.0, -xp.inf).astype(log_likelihood.dtype)
+        log_likelihood = xp.where(input_lengths == 0, without_input, log_likelihood)
         losses = -log_likelihood
         ctx.infinite = xp.isinf(losses)
         if zero_infinity:
@@ -120,7 +124,8 @@ class CTCLoss(Op):
         within_input = (xp.arange(steps)[:, None] < input_lengths[None, :])[:, :, None]
         posterior = xp.where(within_input, posterior, xp.zeros((), dtype=posterior.dtype))  # steps past the input
         grad = xp.zeros(ctx.shape, dtype=alpha.dtype)
-        xp.add.at(grad, (xp.arange(steps)[:, None, None], xp.arange(batch)[None, :, None], extended[None]), -posterior)
+        where = (xp.arange(steps)[:, None, None], xp.arange(batch)[None, :, None], extended[None])
+        indexing._add_at(grad, tuple(xp.broadcast_arrays(*where)), -posterior)
         grad *= grad_losses._data[None, :, None]
         if ctx.zero_infinity:
             grad = xp.where(ctx.infinite[None, :, None], xp.zeros((), dtype=grad.dtype), grad)

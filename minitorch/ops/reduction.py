@@ -871,6 +871,7 @@ class Cumprod(Op):
     """
 
     @staticmethod
+    @np.errstate(over="ignore", invalid="ignore")  # inf * 0 is NaN and overflow inf, silently as in PyTorch
     def forward(ctx, x, axis):
         ctx.axis = axis
         result = array_module(x).cumprod(x, axis=axis)

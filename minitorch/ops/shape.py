@@ -19,10 +19,8 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Size, Tensor
 from ..autograd.function import Op
-from ..autograd.grad_mode import _GradState
 from . import indexing
 from ._util import array_module, cast, normalize_dims, shape_argument, wrap_dim
-from .copy_slices import remember_view
 
 
 # -- reshape and view --------------------------------------------------------------------
@@ -492,9 +490,7 @@ def _pieces_share_memory(x: Tensor, pieces: tuple) -> tuple:
     base = x if x._base is None else x._base
     for piece in pieces[1:]:
         piece._version_counter = x._version_counter
-        piece._base = base
-        if base.grad_fn is not None and _GradState.enabled:
-            remember_view(piece)
+        piece._base, piece._base_history = base, pieces[0]._base_history
     return pieces
 
 

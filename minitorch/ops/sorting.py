@@ -459,9 +459,14 @@ def searchsorted(
     if boundaries.ndim == 1:
         positions = xp.searchsorted(boundaries, values, side="right" if right else "left")
     else:
-        # one sequence per row: count the boundaries below each value (row by row, all at once)
+        # one sequence per row: count the boundaries below each value (row by row, all at once), with NaN
+        # the largest value, as in sorting and in the 1-D path
         rows, columns = boundaries[..., None, :], values[..., :, None]
-        positions = (rows <= columns if right else rows < columns).sum(axis=-1)
+        if right:
+            below = (rows <= columns) | xp.isnan(columns)
+        else:
+            below = (rows < columns) | (xp.isnan(columns) & ~xp.isnan(rows))
+        positions = below.sum(axis=-1)
     return Tensor._make(xp.asarray(positions, dtype=xp.int32 if out_int32 else xp.int64), device)
 
 

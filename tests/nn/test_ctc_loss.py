@@ -119,3 +119,17 @@ def test_bad_arguments_raise_pytorchs_errors(torch, call):
 
 def test_module_repr_matches_pytorch(torch):
     assert repr(minitorch.nn.CTCLoss()) == repr(torch.nn.CTCLoss())
+
+
+def test_an_input_of_no_steps_reads_only_the_empty_target(torch):
+    def losses(lib):
+        log_probs = lib.full((4, 2, 3), math.log(1 / 3), dtype=lib.float64)
+        return lib.nn.functional.ctc_loss(log_probs, lib.tensor([[1, 2], [1, 1]]), lib.tensor([0, 0]),
+                                          lib.tensor([0, 1]), reduction="none").tolist()  # fmt: skip
+
+    assert losses(minitorch) == losses(torch) == [0.0, math.inf]
+
+
+def test_a_label_outside_the_classes_is_refused_by_name():
+    with pytest.raises(RuntimeError, match=r"target labels must lie in \[0, 2\].*got a label 7"):
+        F.ctc_loss(minitorch.zeros(4, 2, 3), minitorch.tensor([[1, 7], [1, 1]]), [4, 4], [2, 2])

@@ -769,3 +769,14 @@ def test_special_function_derivative_chain_matches_pytorch():
                      lambda lib, x: x.i0(), lambda lib, x: x.erfc()):
         for ours, theirs in zip(derivatives(minitorch, function), derivatives(torch, function)):
             np.testing.assert_allclose(ours, theirs, rtol=1e-8)
+
+
+@pytest.mark.parametrize("right", [False, True])
+def test_searchsorted_puts_nan_values_last_in_every_layout(right):
+    torch = require_torch()
+    nan = float("nan")
+    for boundaries in ([1.0, 3.0, 5.0], [[1.0, 3.0, 5.0], [0.0, 2.0, 9.0]]):
+        values = [[nan, 4.0], [2.0, nan]] if isinstance(boundaries[0], list) else [nan, 4.0, -1.0]
+        ours = minitorch.searchsorted(minitorch.tensor(boundaries), minitorch.tensor(values), right=right)
+        theirs = torch.searchsorted(torch.tensor(boundaries), torch.tensor(values), right=right)
+        assert ours.tolist() == theirs.tolist()
