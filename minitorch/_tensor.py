@@ -62,8 +62,8 @@ class Tensor:
 
     __slots__ = (
         "_data", "_device", "_requires_grad", "_grad", "grad_fn", "_output_nr", "_version_counter", "_base",
-        "_base_history", "_retains_grad", "_backward_hooks", "_post_accumulate_hooks", "_accumulator_ref",
-        "__weakref__",
+        "_base_history", "_view_made_without_grad", "_retains_grad", "_backward_hooks", "_post_accumulate_hooks",
+        "_accumulator_ref", "__weakref__",
     )
     __array_priority__ = 1000  # NumPy defers to Tensor's operators: ndarray + Tensor -> Tensor
 

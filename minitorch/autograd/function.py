@@ -416,21 +416,15 @@ def _wrap_output(cls, value, device, args, index):
         base = args[0]
         output = Tensor._make(value, device, version_counter=base._version_counter)
         output._base = root = base if base._base is None else base._base
-        output._base_history = root.grad_fn if _GradState.enabled else _UNTRACKED
+        output._base_history, output._view_made_without_grad = root.grad_fn, not _GradState.enabled
         return output
     return Tensor._make(value, device)
 
 
-class _Untracked:
-    """The ``_base_history`` of a view made without recording: its history is never refreshed (PyTorch's rule)."""
-
-
-_UNTRACKED = _Untracked()
-
-
 def _refresh_view(view) -> None:
-    """Give ``view`` a history read from its base's current one (``ops/copy_slices.py``), if recording."""
-    if _GradState.enabled and view._base_history is not _UNTRACKED:
+    """Give ``view`` a history read from its base's current one (``ops/copy_slices.py``), if recording.
+    A view made without recording keeps none (PyTorch's rule)."""
+    if _GradState.enabled and not view._view_made_without_grad:
         from ..ops.copy_slices import refresh_view
 
         refresh_view(view)

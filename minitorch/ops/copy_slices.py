@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.function import _UNTRACKED, Op
+from ..autograd.function import Op
 from . import indexing
 from ._util import array_module
 
@@ -142,7 +142,7 @@ def _check_view_may_be_written(view: Tensor, base: Tensor) -> None:
     """PyTorch's refusals, in its words."""
     if base._requires_grad and base.grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-    if base._requires_grad and view._base_history is _UNTRACKED:
+    if base._requires_grad and view._view_made_without_grad:
         raise RuntimeError(
             "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
             "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "
@@ -184,7 +184,7 @@ def write_through_view(view: Tensor, positions, compute, others: tuple, store) -
     view's dtype (``ops/inplace.py`` owns those checks).
     """
     base = view._base
-    if view._base_history is not base.grad_fn and view._base_history is not _UNTRACKED:
+    if view._base_history is not base.grad_fn and not view._view_made_without_grad:
         refresh_view(view)
     _check_view_may_be_written(view, base)
     # The base's memory with its history so far: the two nodes below save none of its values, and

@@ -491,6 +491,7 @@ def _pieces_share_memory(x: Tensor, pieces: tuple) -> tuple:
     for piece in pieces[1:]:
         piece._version_counter = x._version_counter
         piece._base, piece._base_history = base, pieces[0]._base_history
+        piece._view_made_without_grad = pieces[0]._view_made_without_grad
     return pieces
 
 
