@@ -27,7 +27,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
-from . import copy_slices, shape as shape_ops
+from . import copy_slices, reduction, shape as shape_ops
 from ._util import array_module, broadcast_shapes, cast, check_broadcastable, check_same_device, wrap_dim
 
 
@@ -1040,8 +1040,8 @@ class ScatterReduceTwo(Op):
             grad_x, grad_src = grad, gather(grad, dim, index)
         elif reduce == "mean":
             xp, dtype = grad._xp, grad._data.dtype
-            counts = _constant(xp.full(tuple(grad.shape), 1.0 if ctx.include_self else 0.0, dtype), grad)
-            counts = scatter_add(counts, dim, index, _constant(xp.ones(tuple(src.shape), dtype), grad))
+            counts = reduction._constant(xp.full(tuple(grad.shape), 1.0 if ctx.include_self else 0.0, dtype), grad)
+            counts = scatter_add(counts, dim, index, reduction._constant(xp.ones(tuple(src.shape), dtype), grad))
             counts = counts + (counts == 0)
             grad_x = grad / counts
             grad_src = gather(grad_x, dim, index)
@@ -1052,7 +1052,7 @@ class ScatterReduceTwo(Op):
             others = scatter_reduce(nonzero_x, dim, index, src, "prod", include_self=ctx.include_self)
             grad_x = grad * others / nonzero_x
             src_is_zero = src == 0
-            zeros_at = scatter_add(_constant(x._xp.zeros(tuple(x.shape), np.int64), x), dim, index,
+            zeros_at = scatter_add(reduction._constant(x._xp.zeros(tuple(x.shape), np.int64), x), dim, index,
                                    src_is_zero.long())  # fmt: skip
             single_zero = src_is_zero & (gather(zeros_at, dim, index) == 1)
             others_of_src = scatter_reduce(x, dim, index, masked_fill(src, single_zero, 1), "prod",
@@ -1068,10 +1068,6 @@ class ScatterReduceTwo(Op):
         if not ctx.include_self:
             grad_x = scatter(grad_x, dim, index, 0.0)
         return grad_x, grad_src, None, None, None, None, None
-
-
-def _constant(array, like: Tensor) -> Tensor:
-    return Tensor._make(array, like._device)
 
 
 def _reduction_identity(reduce: str, dtype):

@@ -1121,9 +1121,7 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
         raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
-    first, second = np.triu_indices(input._data.shape[0], 1)
-    if input._device.type != "cpu":
-        first, second = (input._device.backend.to_device(i, input._device.index) for i in (first, second))
+    first, second = (shape_ops._on_device(i, input) for i in np.triu_indices(input._data.shape[0], 1))
     from .indexing import Index
 
     difference = Index.apply(input, (first, Ellipsis)) - Index.apply(input, (second, Ellipsis))
