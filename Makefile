@@ -12,20 +12,19 @@ BIN := $(VENV)/bin
 PYTEST_ARGS ?=
 LAB_ARGS ?=
 
-# The course: the learner edition when it exists, else the notebooks, else the repository root.
-LAB_ROOT := $(firstword $(wildcard notebooks/release) $(wildcard notebooks) .)
+# The course as a learner gets it: the chapters' learner edition and the widgets tour beside them.
+LAB_ROOT := notebooks/release
+
+# Programs that tools start by name (nbgrader runs `alembic`, nbclient starts kernels with `jupyter`
+# tools) come from .venv/bin, whether or not anyone activated the virtual environment.
+export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 # JupyterLab refuses to start as root unless told it may (containers often run as root).
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-# An editable install maps the top-level packages that exist when it runs, so a new one (widgets/,
-# grading/) needs a re-install. Each stamp's name therefore lists the packages present, and its
-# prerequisite is pyproject.toml: a changed pyproject.toml or a new package re-installs; otherwise
-# the install step is skipped.
-PACKAGES := $(patsubst %/__init__.py,%,$(wildcard minitorch/__init__.py widgets/__init__.py grading/__init__.py))
-empty :=
-PACKAGES_TAG := $(subst $(empty) $(empty),-,$(strip $(PACKAGES)))
-stamp = $(VENV)/.installed-$(1)-$(PACKAGES_TAG)
+# Each install leaves a stamp whose prerequisite is pyproject.toml: a changed pyproject.toml
+# re-installs; otherwise the install step is skipped.
+stamp = $(VENV)/.installed-$(1)
 
 # What each stamp installs: the kit, the kit with the test tools, and the test tools with CuPy.
 EXTRAS_base :=
@@ -50,7 +49,6 @@ $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10) and "Python 3.10+ is needed: $(PYTHON) is " + sys.version.split()[0])'
 	$(PYTHON) -m venv --upgrade-deps $(VENV)
 
-$(VENV)/.installed-%-$(PACKAGES_TAG): pyproject.toml | $(BIN)/python
+$(VENV)/.installed-%: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -e ".$(EXTRAS_$*)"
-	@rm -f $(VENV)/.installed-$*-*
 	@touch $@

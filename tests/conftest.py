@@ -90,3 +90,35 @@ def fake_cuda_for_module():
     """``fake_cuda`` for a whole test module (one registration for hundreds of parametrized cases)."""
     with use_fake_cuda(2) as backend:
         yield backend
+
+
+# -- under MINITORCH_CI=1 only the GPU may skip (tests/test_skips.py checks the source side) ---------
+_GPU_SKIP = ("GPU", "CUDA", "cuda")
+_unexpected_skips: list[str] = []
+
+
+def _note_skip(report) -> None:
+    if in_ci() and report.skipped and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        if not any(word in reason for word in _GPU_SKIP):
+            _unexpected_skips.append(f"{report.nodeid}: {reason}")
+
+
+def pytest_runtest_logreport(report):
+    _note_skip(report)
+
+
+def pytest_collectreport(report):
+    _note_skip(report)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _unexpected_skips and exitstatus == 0:
+        session.exitstatus = 1
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _unexpected_skips:
+        terminalreporter.section("skips that MINITORCH_CI=1 does not allow (only the GPU may skip)")
+        for line in _unexpected_skips:
+            terminalreporter.write_line(line)

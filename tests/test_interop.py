@@ -166,7 +166,6 @@ def test_minimize_module_fits_least_squares():
 
 
 # -- scikit-learn -----------------------------------------------------------------------------------
-sklearn = pytest.importorskip("sklearn", reason="scikit-learn is needed for the estimator wrapper tests")
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 from minitorch.interop.sklearn import NeuralNetClassifier, NeuralNetRegressor  # noqa: E402

@@ -425,8 +425,6 @@ def test_properties_match_torch(torch, name):
 
 
 def test_iteration_gives_rows(torch):
-    if not hasattr(minitorch.ops.shape, "unbind"):
-        pytest.skip("ops/shape.py has no unbind yet")
     _check_same(torch, lambda lib: [row for row in lib.tensor([[1, 2], [3, 4]])])
     _check_same(torch, lambda lib: list(lib.tensor([1.5, 2.5])))
 

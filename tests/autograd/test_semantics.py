@@ -976,8 +976,6 @@ def test_detach_shares_the_version_counter(torch):
             detached.mul_(2)
         return x._version, detached._version, x
 
-    if not _has_inplace():
-        pytest.skip("ops/inplace.py has no mul_ yet")
     mine, theirs = _both(torch, build)
     assert mine[:2] == theirs[:2]
     _assert_close(mine[2], theirs[2])
@@ -1038,8 +1036,6 @@ def test_integer_results_never_require_grad(torch):
         compared = x > 1.5
         return compared.requires_grad, compared.grad_fn is None
 
-    if not hasattr(minitorch.ops.pointwise, "gt"):
-        pytest.skip("comparison ops are not implemented yet")
     assert _both(torch, build) == ((False, True),) * 2
 
 
@@ -1529,14 +1525,6 @@ def test_gradcheck_without_differentiable_input_fails(torch):
 
 
 # -- in-place operations and version counters ---------------------------------------------------------
-def _has_inplace() -> bool:
-    return hasattr(minitorch.ops.inplace, "add_")
-
-
-needs_inplace = pytest.mark.skipif(not _has_inplace(), reason="ops/inplace.py is not written yet")
-
-
-@needs_inplace
 def test_inplace_change_of_saved_tensor_fails_backward(torch):
     def build(lib):
         x = _leaf(lib, [1.0, 2.0])
@@ -1552,7 +1540,6 @@ def test_inplace_change_of_saved_tensor_fails_backward(torch):
     assert "is at version 1; expected version 0 instead" in message
 
 
-@needs_inplace
 def test_inplace_change_of_saved_output_fails_backward(torch):
     def build(lib):
         x = _leaf(lib, [0.5, 1.0])
@@ -1563,7 +1550,6 @@ def test_inplace_change_of_saved_output_fails_backward(torch):
     _same_error(torch, build, prefix_length=95)
 
 
-@needs_inplace
 def test_inplace_change_of_unsaved_tensor_is_fine(torch):
     def build(lib):
         x = _leaf(lib, [1.0, 2.0])
@@ -1576,7 +1562,6 @@ def test_inplace_change_of_unsaved_tensor_is_fine(torch):
     _assert_close(*_both(torch, build))
 
 
-@needs_inplace
 def test_inplace_on_leaf_requiring_grad_fails(torch):
     def build(lib):
         x = _leaf(lib, [1.0, 2.0])
@@ -1585,7 +1570,6 @@ def test_inplace_on_leaf_requiring_grad_fails(torch):
     assert _same_error(torch, build) == "a leaf Variable that requires grad is being used in an in-place operation."
 
 
-@needs_inplace
 def test_inplace_on_leaf_allowed_inside_no_grad(torch):
     def build(lib):
         x = _leaf(lib, [1.0, 2.0])
@@ -1600,7 +1584,6 @@ def test_inplace_on_leaf_allowed_inside_no_grad(torch):
     assert mine[2:] == theirs[2:] == (True, True)
 
 
-@needs_inplace
 def test_inplace_on_non_leaf_is_recorded(torch):
     def build(lib):
         x = _leaf(lib, [1.0, 2.0])
@@ -1613,7 +1596,6 @@ def test_inplace_on_non_leaf_is_recorded(torch):
     _assert_close(*_both(torch, build))
 
 
-@needs_inplace
 def test_version_counter_increments_like_torch(torch):
     def build(lib):
         x = lib.tensor([1.0, 2.0, 3.0])
@@ -1642,9 +1624,6 @@ def test_version_counter_increments_like_torch(torch):
 
 
 def test_setitem_bumps_the_version_like_torch(torch):
-    if not hasattr(minitorch.ops.indexing, "setitem"):
-        pytest.skip("ops/indexing.py has no setitem yet")
-
     def build(lib):
         x = lib.tensor([1.0, 2.0, 3.0])
         versions = [x._version]
@@ -1660,9 +1639,6 @@ def test_setitem_bumps_the_version_like_torch(torch):
 
 
 def test_setitem_on_saved_tensor_fails_backward(torch):
-    if not hasattr(minitorch.ops.indexing, "setitem"):
-        pytest.skip("ops/indexing.py has no setitem yet")
-
     def build(lib):
         x = _leaf(lib, [1.0, 2.0])
         hidden = x * 1.0
@@ -1673,7 +1649,6 @@ def test_setitem_on_saved_tensor_fails_backward(torch):
     _same_error(torch, build, prefix_length=95)
 
 
-@needs_inplace
 def test_inplace_through_a_view_of_a_graph_tensor_is_never_silent(torch):
     # The write through the view bumps the base's version, so the saved base is caught (CopySlices).
     def build(lib):

@@ -94,7 +94,8 @@ def test_typical_mistake_fails_the_check(mistake, capsys):
 
 # -- the references are what the library does -------------------------------------------------------
 def test_layer_grad_norms_reference_matches_the_gradient_monitor():
-    widgets = pytest.importorskip("widgets")
+    import widgets
+
     x, target = minitorch.tensor(randn(8, 3, seed=1)), minitorch.tensor(randn(8, 2, seed=2))
     weights = [minitorch.tensor(randn(5, 3, seed=3)), minitorch.tensor(randn(5, seed=4)),
                minitorch.tensor(randn(2, 5, seed=5)), minitorch.tensor(randn(2, seed=6))]

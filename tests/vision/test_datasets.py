@@ -341,7 +341,8 @@ def test_fake_data_is_deterministic_per_index_and_leaves_the_global_generator_al
 
 
 def test_digits_split_sizes_and_values():
-    sklearn_datasets = pytest.importorskip("sklearn.datasets")
+    import sklearn.datasets as sklearn_datasets  # a dependency of the kit (the Digits data set)
+
     train, test = datasets.Digits(train=True), datasets.Digits(train=False)
     assert len(train) == 1437 and len(test) == 360
     assert train.data.dtype == minitorch.uint8 and train.data.shape == (1437, 8, 8)
@@ -375,7 +376,8 @@ def test_digits_enlarged_by_resizing_or_padding():
 
 
 def test_digits_feed_a_data_loader():
-    loader_module = pytest.importorskip("minitorch.utils.data")
+    import minitorch.utils.data as loader_module
+
     dataset = datasets.Digits(train=False, transform=transforms.Compose([
         transforms.ToTensor(), transforms.Normalize([0.5], [0.5])]))
     images, labels = next(iter(loader_module.DataLoader(dataset, batch_size=16)))

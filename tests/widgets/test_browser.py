@@ -29,7 +29,7 @@ from tests.support import require
 from tests.widgets.support import require_dot, require_program
 
 ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOK = ROOT / "notebooks" / "demo" / "widgets_demo.ipynb"
+NOTEBOOK = ROOT / "notebooks" / "release" / "widgets_tour.ipynb"
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM_FLAGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",

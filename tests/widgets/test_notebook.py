@@ -11,7 +11,7 @@ from tests.support import require
 from tests.widgets.support import require_dot
 
 ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOK = ROOT / "notebooks" / "demo" / "widgets_demo.ipynb"
+NOTEBOOK = ROOT / "notebooks" / "release" / "widgets_tour.ipynb"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
 
