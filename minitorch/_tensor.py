@@ -395,17 +395,17 @@ class Tensor:
         return builtins.bool(self.item())
 
     def __float__(self) -> float:
-        return builtins.float(self._scalar_for("float"))
+        return builtins.float(self._scalar())
 
     def __int__(self) -> int:
-        return builtins.int(self._scalar_for("int"))
+        return builtins.int(self._scalar())
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return builtins.int(self.item())
 
-    def _scalar_for(self, kind: str):
+    def _scalar(self):
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return self.item()

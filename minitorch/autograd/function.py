@@ -524,12 +524,8 @@ def _join_devices(args):
 def _raise_device_mismatch(first, second):
     raise RuntimeError(
         "Expected all tensors to be on the same device, but found at least two devices, "
-        f"{_device_text(first)} and {_device_text(second)}!"
+        f"{first} and {second}!"
     )
-
-
-def _device_text(device) -> str:
-    return str(device)
 
 
 def once_differentiable(backward):

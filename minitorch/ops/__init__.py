@@ -7,10 +7,18 @@ each other, with the derivative in the docstring. Each module also has plain fun
 ``Tensor`` methods and ``minitorch.mul`` are one-line calls to those.
 
 * ``pointwise``: elementwise math and comparisons, with broadcasting and type promotion
-* ``reduction``: sum, mean, max, var, norm, logsumexp, cumsum...
-* ``linalg``: matmul and friends, einsum
+* ``reduction``: sum, mean, max, var, norm, logsumexp, cumsum, median, quantile...
+* ``sorting``: sort, argsort, topk, unique, searchsorted...
+* ``linalg``: matmul and friends, einsum, decompositions (qr, svd, eigh, cholesky...)
 * ``shape``: reshape, view, permute, cat, split...
 * ``indexing``: ``x[...]``, gather, scatter, masked_fill...
 * ``inplace``: ``add_`` and the other in-place ops, with version counting
+* ``copy_slices``: writes through views rewrite the base's history (PyTorch's CopySlices)
 * ``conversion``: dtype and device moves (``.to``)
+* ``conv``: convolution as im2col plus one matrix product, and its transpose
+* ``pooling``: max, average and adaptive pooling, unpooling
+* ``recurrent``: the fused RNN, LSTM and GRU sequence ops
+* ``nn_ops``: fused ops for layers (linear, softmax, the normalizations, embedding, cross-entropy...)
+* ``ctc``: the CTC loss's alpha/beta recursions
+* ``_util``: what the ops share (argument conversion, device checks, dtype promotion)
 """

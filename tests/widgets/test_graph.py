@@ -42,7 +42,7 @@ def record_engine_order(loss, **backward_options) -> list:
         leaf = autograd_graph.leaf_tensor(node)
         if leaf is None:
             node.register_prehook(lambda grads, node=node: order.append(node))
-        else:  # minitorch's engine runs no node pre-hooks at AccumulateGrad; the leaf's own hook says when
+        else:  # a leaf: its post-accumulate hook fires once its gradient has landed, the step the stepper shows
             leaf.register_post_accumulate_grad_hook(lambda tensor, node=node: order.append(node))
     loss.backward(**backward_options)
     return order
