@@ -21,6 +21,7 @@ import numpy as np
 
 from . import _dtype
 from ._device import CPU, canonical, device as _device_type
+from ._shapes import wrap_dim as _wrap_dim
 
 
 class Size(tuple):
@@ -1495,14 +1496,6 @@ _T_DEPRECATED = (
     "error in a future release. Consider `x.mT` to transpose batches of matrices or "
     "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
 )
-
-
-def _wrap_dim(dim: int, ndim: int) -> int:
-    """A dimension index in ``[0, ndim)``: negative ones count from the end, as in PyTorch."""
-    bound = builtins.max(ndim, 1)
-    if not -bound <= dim < bound:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-bound}, {bound - 1}], but got {dim})")
-    return dim + bound if dim < 0 else dim
 
 
 # autograd's function and engine modules need the class on every op; hand it to them once.

@@ -25,6 +25,7 @@ import itertools
 from typing import NamedTuple
 
 from .._dtype import from_numpy_dtype
+from .._shapes import is_expandable
 from .function import AccumulateGrad
 from .grad_mode import _AnomalyState, _GradState
 
@@ -248,7 +249,7 @@ def _validate_gradient(node, index, grad, meta):
     """Reduce a gradient to its input's shape (undo broadcasting) and cast it to its dtype."""
     shape, numpy_dtype = meta
     if grad._data.shape != shape:
-        if not _expandable(shape, grad._data.shape):
+        if not is_expandable(shape, grad._data.shape):
             raise RuntimeError(
                 f"Function {node.name()} returned an invalid gradient at index {index} - got {list(grad._data.shape)} "
                 f"but expected shape compatible with {list(shape)}"
@@ -257,16 +258,6 @@ def _validate_gradient(node, index, grad, meta):
     if grad._data.dtype != numpy_dtype:
         grad = grad.to(from_numpy_dtype(numpy_dtype))
     return grad
-
-
-def _expandable(shape, target) -> bool:
-    """Can a tensor of ``shape`` be broadcast to ``target``?"""
-    if len(shape) > len(target):
-        return False
-    for small, large in zip(reversed(shape), reversed(target)):
-        if small != large and small != 1:
-            return False
-    return True
 
 
 def _zeros_for_missing(node, grad_outputs):

@@ -26,9 +26,9 @@ import numpy as np
 
 from .. import _dtype
 from .._random import numpy_generator
+from .._shapes import expand_mismatch, wrap_dim
 from .._tensor import Tensor
 from ..ops import inplace as _inplace_ops, nn_ops, pointwise
-from ..ops._util import wrap_dim
 
 _SCALAR_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long", "int32": "int",
                  "int16": "short", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
@@ -86,20 +86,14 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 def _check_expandable(shape, target) -> None:
     """PyTorch's error when ``shape`` cannot be broadcast (expanded) to ``target``."""
-    if len(shape) <= len(target):
-        offset = len(target) - len(shape)
-        for axis, extent in enumerate(shape):
-            if extent != 1 and extent != target[offset + axis]:
-                raise RuntimeError(
-                    f"The expanded size of the tensor ({target[offset + axis]}) must match the existing size "
-                    f"({extent}) at non-singleton dimension {offset + axis}.  Target sizes: {list(target)}.  "
-                    f"Tensor sizes: {list(shape)}"
-                )
-        return
-    raise RuntimeError(
-        f"The expanded size of the tensor ({len(target)}) must be greater or equal to the number of dimensions in "
-        f"the tensor ({len(shape)})"
-    )
+    if len(shape) > len(target):
+        raise RuntimeError(
+            f"The expanded size of the tensor ({len(target)}) must be greater or equal to the number of dimensions in "
+            f"the tensor ({len(shape)})"
+        )
+    mismatch = expand_mismatch(shape, target)
+    if mismatch is not None:
+        raise RuntimeError(mismatch)
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

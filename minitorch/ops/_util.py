@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 
 from .. import _dtype
+from .._shapes import broadcast_shapes, wrap_dim  # noqa: F401 (the ops import them from here)
 from .._tensor import Tensor
 
 
@@ -80,47 +81,10 @@ def promote(a, b, result: _dtype.dtype | None = None):
     return a, b, result
 
 
-def broadcast_shapes(*shapes) -> tuple:
-    """The broadcast shape of ``shapes``, or PyTorch's error naming the sizes that clash."""
-    ndim = max((len(s) for s in shapes), default=0)
-    result = [1] * ndim
-    for shape in shapes:
-        for offset, extent in enumerate(reversed(shape)):
-            position = ndim - 1 - offset
-            if result[position] == 1:
-                result[position] = extent
-            elif extent != 1 and extent != result[position]:
-                raise RuntimeError(
-                    f"The size of tensor a ({result[position]}) must match the size of tensor b ({extent}) "
-                    f"at non-singleton dimension {position}"
-                )
-    return tuple(result)
-
-
 def check_broadcastable(a, b) -> None:
     """PyTorch's error for shapes that do not broadcast: sizes and the dimension named."""
-    if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
-        return
-    shape_a, shape_b = a._data.shape, b._data.shape
-    if shape_a == shape_b:
-        return
-    ndim = max(len(shape_a), len(shape_b))
-    for offset in range(1, ndim + 1):
-        size_a = shape_a[-offset] if offset <= len(shape_a) else 1
-        size_b = shape_b[-offset] if offset <= len(shape_b) else 1
-        if size_a != size_b and size_a != 1 and size_b != 1:
-            raise RuntimeError(
-                f"The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) at non-singleton "
-                f"dimension {ndim - offset}"
-            )
-
-
-def wrap_dim(dim: int, ndim: int) -> int:
-    """A dimension index in ``[0, ndim)``; negative ones count from the end (0-d tensors accept 0 and -1)."""
-    bound = max(ndim, 1)
-    if not -bound <= dim < bound:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-bound}, {bound - 1}], but got {dim})")
-    return dim + bound if dim < 0 else dim
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.shape != b._data.shape:
+        broadcast_shapes(a._data.shape, b._data.shape)
 
 
 def normalize_dims(dim, ndim: int) -> tuple:

@@ -24,6 +24,7 @@ import re
 
 import numpy as np
 
+from .._shapes import expand_mismatch
 from .._tensor import Tensor
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
@@ -366,13 +367,8 @@ def _assignment_error(error: ValueError, x: Tensor, key, value) -> Exception:
             f"expand(torch.FloatTensor{{{source}}}, size={target}): the number of sizes provided ({len(target)}) must "
             f"be greater or equal to the number of dimensions in the tensor ({len(source)})"
         )
-    for offset in range(1, len(source) + 1):
-        if source[-offset] not in (1, target[-offset]):
-            return RuntimeError(
-                f"The expanded size of the tensor ({target[-offset]}) must match the existing size ({source[-offset]}) "
-                f"at non-singleton dimension {len(target) - offset}.  Target sizes: {target}.  Tensor sizes: {source}"
-            )
-    return RuntimeError(str(error))
+    mismatch = expand_mismatch(source, target)
+    return RuntimeError(mismatch if mismatch is not None else str(error))
 
 
 # -- gather and scatter: one index per element, along one dimension -------------------------------

@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype
+from .._shapes import broadcast_shapes as common_shape, expand_mismatch
 from .._tensor import Size, Tensor
 from ..autograd.function import Op
 from . import indexing
@@ -295,18 +296,12 @@ def expand(x: Tensor, *sizes) -> Tensor:
             f"expand(torch.FloatTensor{{{list(shape)}}}, size=[{', '.join(map(str, sizes))}]): the number of sizes "
             f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({len(shape)})"
         )
+    mismatch = expand_mismatch(shape, sizes)
+    if mismatch is not None:
+        raise RuntimeError(mismatch)
     leading = len(sizes) - len(shape)
-    target = list(sizes)
-    for axis, extent in enumerate(shape):
-        wanted = sizes[leading + axis]
-        if wanted == -1:
-            target[leading + axis] = extent
-        elif extent != 1 and extent != wanted:
-            raise RuntimeError(
-                f"The expanded size of the tensor ({wanted}) must match the existing size ({extent}) at non-singleton "
-                f"dimension {leading + axis}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(shape)}"
-            )
-    target = tuple(target)
+    target = tuple(sizes[:leading]) + tuple(extent if wanted == -1 else wanted
+                                            for wanted, extent in zip(sizes[leading:], shape))
     if target == shape:
         return x
     return Expand.apply(x, target)
@@ -691,8 +686,6 @@ def contiguous(x: Tensor) -> Tensor:
 
 def broadcast_shapes(*shapes) -> Size:
     """The shape that tensors of ``shapes`` broadcast to (``torch.broadcast_shapes``), or PyTorch's error."""
-    from ._util import broadcast_shapes as common_shape
-
     normalized = [(shape,) if isinstance(shape, int) else tuple(shape) for shape in shapes]
     for shape in normalized:
         for extent in shape:
