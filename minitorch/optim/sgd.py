@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import minitorch
 
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _check_non_negative
 
 
 class SGD(Optimizer):
@@ -54,12 +54,8 @@ class SGD(Optimizer):
         *,
         maximize: bool = False,
     ) -> None:
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if momentum < 0.0:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if weight_decay < 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        # The shared check also refuses NaN, which PyTorch's SGD alone lets through (its Adam refuses it).
+        _check_non_negative(lr=lr, momentum=momentum, weight_decay=weight_decay)
         defaults = {
             "lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
             "nesterov": nesterov, "maximize": maximize,
