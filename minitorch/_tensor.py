@@ -1516,5 +1516,8 @@ from .ops import (  # noqa: E402
     sorting,
 )
 
-for _name in inplace.IN_PLACE_FORMS:  # x.log_(), x.floor_(), x.eq_(y)... (ops/inplace.py)
-    setattr(Tensor, f"{_name}_", inplace.in_place_form(_name))
+# The in-place twins of ops/inplace.py's table IN_PLACE_FORMS (x.log_(), x.floor_(), x.eq_(y)...): each
+# is the out-of-place method written back into x. The ones with a rule of their own (add_, mul_,
+# copy_, zero_, fill_...) are written out in the class above.
+for _method_name in inplace.IN_PLACE_FORMS:
+    setattr(Tensor, _method_name, inplace.in_place_form(_method_name))

@@ -357,22 +357,26 @@ def exponential_(target: Tensor, lambd: float = 1.0, *, generator=None) -> Tenso
 
 
 # -- the other in-place forms: ``x.name_(...)`` is ``x.name(...)`` written back into ``x`` ---------------
-# PyTorch has an in-place twin for most pointwise ops (and a few others). Each is the out-of-place
-# method run through ``_inplace``, so versions, the leaf rule and writes through views behave as above.
+# PyTorch has an in-place twin for most pointwise ops (and a few others). These are not written out
+# one by one: _tensor.py makes each method in the table below with ``in_place_form``, which runs the
+# out-of-place method through ``_inplace``, so versions, the leaf rule and writes through views behave
+# as above. Looking for ``Tensor.log_``? It is the entry "log_" here.
 IN_PLACE_FORMS = (
-    "absolute", "acos", "asin", "atan", "arctan2", "atan2", "ceil", "cos", "cosh", "deg2rad", "erf", "erfinv", "exp2",
-    "expm1", "floor", "frac", "log", "log10", "log1p", "log2", "logit", "negative", "rad2deg", "reciprocal", "round",
-    "rsqrt", "sgn", "sign", "sin", "sinh", "square", "tan", "trunc", "clamp_max", "clamp_min", "divide",
-    "true_divide", "floor_divide", "fmod", "remainder", "hypot", "multiply", "subtract", "xlogy", "heaviside", "eq",
-    "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and",
-    "bitwise_or", "bitwise_xor", "bitwise_not", "cumsum", "cumprod", "tril", "triu", "scatter_add", "addmm", "addmv",
-    "addbmm", "baddbmm", "index_put", "scatter_reduce",
-    "erfc", "lgamma", "digamma", "polygamma", "i0", "sinc", "nextafter", "ldexp", "gcd", "lcm", "renorm",
+    "absolute_", "acos_", "asin_", "atan_", "arctan2_", "atan2_", "ceil_", "cos_", "cosh_", "deg2rad_", "erf_",
+    "erfinv_", "exp2_", "expm1_", "floor_", "frac_", "log_", "log10_", "log1p_", "log2_", "logit_", "negative_",
+    "rad2deg_", "reciprocal_", "round_", "rsqrt_", "sgn_", "sign_", "sin_", "sinh_", "square_", "tan_", "trunc_",
+    "clamp_max_", "clamp_min_", "divide_", "true_divide_", "floor_divide_", "fmod_", "remainder_", "hypot_",
+    "multiply_", "subtract_", "xlogy_", "heaviside_", "eq_", "ne_", "lt_", "le_", "gt_", "ge_", "logical_and_",
+    "logical_or_", "logical_xor_", "logical_not_", "bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_not_",
+    "cumsum_", "cumprod_", "tril_", "triu_", "scatter_add_", "addmm_", "addmv_", "addbmm_", "baddbmm_", "index_put_",
+    "scatter_reduce_", "erfc_", "lgamma_", "digamma_", "polygamma_", "i0_", "sinc_", "nextafter_", "ldexp_", "gcd_",
+    "lcm_", "renorm_",
 )  # fmt: skip
 
 
-def in_place_form(name: str):
-    """The method ``name + "_"``: ``x.name(*args, **options)`` computed, then written into ``x``."""
+def in_place_form(method_name: str):
+    """The method ``method_name`` (``"log_"``): ``x.log(*args, **options)`` computed, then written into ``x``."""
+    name = method_name[:-1]
     out_of_place = getattr(Tensor, name)
 
     def method(target: Tensor, *args, **options) -> Tensor:
