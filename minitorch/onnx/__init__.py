@@ -18,11 +18,9 @@ minitorch`` works without it.
 
 from __future__ import annotations
 
-from . import errors
+# The mapping modules (conv, indexing, ...) register themselves in the table of ``_registry``.
+from . import conv, conversion, errors, indexing, linalg, nn, pointwise, pooling, recurrent, reduction, shape  # noqa: F401
 from ._export import TrainingMode, export, is_in_onnx_export
 from .errors import OnnxExporterError, UnsupportedOperatorError
-
-# The mapping modules register themselves in the table of ``_registry``.
-from . import conv, indexing, linalg, nn, pointwise, pooling, recurrent, reduction, shape  # noqa: E402,F401,I001
 
 __all__ = ["export", "TrainingMode", "is_in_onnx_export", "errors", "OnnxExporterError", "UnsupportedOperatorError"]

@@ -27,7 +27,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..nn.modules.dropout import _DropoutNd
 from . import _registry
-from ._trace import Call, Tracer, TraceError, Value, values_in
+from ._trace import Call, TraceError, Tracer, Value, values_in
 from .errors import OnnxExporterError, UnsupportedOperatorError
 
 DEFAULT_OPSET = 20  # PyTorch 2.13's TorchScript-based exporter uses the same default
@@ -132,7 +132,9 @@ def export(
     del dump_exported_program, artifacts_dir, operator_export_type, custom_opsets, export_modules_as_functions
     opset = DEFAULT_OPSET if opset_version is None else int(opset_version)
     if not MIN_OPSET <= opset <= MAX_OPSET:
-        raise ValueError(f"Unsupported ONNX opset version: {opset}. minitorch exports opsets {MIN_OPSET} to {MAX_OPSET}")
+        raise ValueError(
+            f"Unsupported ONNX opset version: {opset}. minitorch exports opsets {MIN_OPSET} to {MAX_OPSET}"
+        )
     positional, keyword = _split_arguments(args, kwargs)
     inputs = _flatten_tensors((positional, keyword), "input")
     input_names = _names(input_names, len(inputs), _default_input_names(model, len(inputs)), "input_names")
@@ -460,8 +462,10 @@ def _emit(builder, call: Call) -> None:
         )
     if call.varying and not _registry.is_size_aware(call.op):
         raise TraceError(
-            f"The arguments of '{call.name}' at {call.where} change with the size of a dynamic axis (a size read "
-            "with x.shape or x.size()); this op cannot be exported with these dynamic_axes"
+            f"The non-tensor arguments of '{call.name}' at {call.where} depend on the input: they changed when the "
+            "model ran on other values or sizes (a Python number from .item(), or a size read with x.shape along a "
+            "dynamic axis), and the graph would keep one of them. Compute them with tensor ops, or export without "
+            "that dynamic axis."
         )
     results = mapping(builder, call)
     if not isinstance(results, tuple):

@@ -61,7 +61,7 @@ class GraphBuilder:
             raise TraceError(f"internal error: a value of shape {value.shape} is read before it is computed")
         elif value.kind == "param":
             name = value.name
-            self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(value.array), name))
+            self.initializers.append(numpy_helper.from_array(np.array(value.array, order="C"), name))
         else:  # a constant made inside forward
             name = self._constant_value(value)
         self.names[id(value)] = name
@@ -108,7 +108,7 @@ class GraphBuilder:
     def constant(self, array, stem: str = "const") -> str:
         array = np.asarray(array)
         name = self.fresh(stem)
-        self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
+        self.initializers.append(numpy_helper.from_array(np.array(array, order="C"), name))
         return name
 
     def int64s(self, values) -> str:

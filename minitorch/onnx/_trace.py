@@ -41,9 +41,10 @@ from ..ops import inplace as _inplace, pointwise as _pointwise
 # Non-differentiable functions that the trace records by name (they make no ``Function`` call).
 RECORDED_FUNCTIONS = ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "logical_not")
 
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 # Frames inside these folders are the machinery, not the place a learner called an op from.
-_MACHINERY = tuple(os.path.join(_PACKAGE_DIR, part) for part in ("ops", "autograd", "onnx", "_tensor.py"))
+_MACHINERY = tuple(os.path.join(_PACKAGE_DIR, part) for part in ("ops" + os.sep, "autograd" + os.sep, "onnx" + os.sep,
+                                                                  "_tensor.py"))
 
 
 @dataclass
@@ -99,11 +100,22 @@ class TraceError(RuntimeError):
 
 
 def call_site() -> str:
-    """``file:line in function`` of the innermost frame outside minitorch's ops and autograd machinery."""
-    for frame in reversed(traceback.extract_stack()[:-1]):
-        if not os.path.abspath(frame.filename).startswith(_MACHINERY):
-            return f"{frame.filename}:{frame.lineno} in {frame.name}" + (f": {frame.line}" if frame.line else "")
-    return "<unknown>"
+    """Where the op was called: the innermost line of the learner's code, and the minitorch function in between.
+
+    For ``nn.LSTM`` inside a model this reads ``model.py:12 in forward: ... (via minitorch/nn/functional.py:2435
+    in _run_direction: ...)``.
+    """
+    frames = traceback.extract_stack()[:-1]
+    user = next((f for f in reversed(frames) if not os.path.abspath(f.filename).startswith(_PACKAGE_DIR)), None)
+    library = next((f for f in reversed(frames) if not os.path.abspath(f.filename).startswith(_MACHINERY)), None)
+    text = _frame_text(user) if user is not None else "<unknown>"
+    if library is not None and library is not user:
+        text += f" (via {_frame_text(library)})"
+    return text
+
+
+def _frame_text(frame) -> str:
+    return f"{frame.filename}:{frame.lineno} in {frame.name}" + (f": {frame.line}" if frame.line else "")
 
 
 class Tracer:
