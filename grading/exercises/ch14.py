@@ -37,8 +37,10 @@ exercise(
     atol=1e-5,
     hint="Build nn.Sequential(nn.Linear(64, H), nn.ReLU(), nn.Linear(H, 10)), load_state_dict with "
     "minitorch.from_numpy, call .eval(); export with (minitorch.from_numpy(images[:1]),) into io.BytesIO(), "
-    "input_names=['images'], output_names=['scores'], dynamic_axes={'images': {0: 'batch'}, 'scores': {0: 'batch'}}; "
-    "then ort.InferenceSession(buffer.getvalue(), providers=['CPUExecutionProvider']).run(None, {'images': images})[0].",
+    "input_names=['images'], output_names=['scores'], "
+    "dynamic_axes={'images': {0: 'batch'}, 'scores': {0: 'batch'}}; "
+    "then ort.InferenceSession(buffer.getvalue(), providers=['CPUExecutionProvider'])"
+    ".run(None, {'images': images})[0].",
 )
 
 

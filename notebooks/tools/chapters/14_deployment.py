@@ -32,7 +32,6 @@ cells = [
 
     import minitorch
     import minitorch.nn as nn
-    import minitorch.nn.functional as F
     from grading import check, check_hidden, randn, summary
     from minitorch.utils.data import DataLoader
     from minitorch.vision import datasets, models
@@ -278,17 +277,20 @@ cells = [
                 model(x)
         return run
     runners["minitorch"] = {"1": minitorch_runner(one), "64": minitorch_runner(batch)}
-    runners["ONNX Runtime"] = {size: (lambda a=x.numpy(): session.run(None, {"image": a}))
-                               for size, x in (("1", one), ("64", batch))}
+    def onnx_runner(x):
+        array = x.numpy()
+        return lambda: session.run(None, {"image": array})
+    runners["ONNX Runtime"] = {"1": onnx_runner(one), "64": onnx_runner(batch)}
     if torch is not None:
         torch_model = torch.nn.Sequential(
             torch.nn.Sequential(torch.nn.Conv2d(1, 6, 5, padding=2), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
                                 torch.nn.Conv2d(6, 16, 5), torch.nn.ReLU(), torch.nn.MaxPool2d(2)),
-            torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(400, 120), torch.nn.ReLU(), torch.nn.Linear(120, 84),
-                                torch.nn.ReLU(), torch.nn.Linear(84, 10)),
+            torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(400, 120), torch.nn.ReLU(),
+                                torch.nn.Linear(120, 84), torch.nn.ReLU(), torch.nn.Linear(84, 10)),
         ).eval()
         torch_model.load_state_dict({name.replace("features", "0").replace("classifier", "1"):
-                                     torch.from_numpy(value.numpy().copy()) for name, value in model.state_dict().items()})
+                                     torch.from_numpy(value.numpy().copy())
+                                     for name, value in model.state_dict().items()})
         def torch_runner(x):
             tensor = torch.from_numpy(x.numpy())
             def run():
@@ -335,8 +337,8 @@ cells = [
         quantized = ort.InferenceSession(file, options, providers=["CPUExecutionProvider"])
         (scores,) = quantized.run(None, {"image": images.numpy()})
         accuracy = (scores.argmax(1) == labels.numpy()).mean()
-        one_image = median_seconds(lambda: quantized.run(None, {"image": one.numpy()}), 30)
-        many = median_seconds(lambda: quantized.run(None, {"image": batch.numpy()}), 7)
+        one_image = median_seconds(lambda runner=quantized: runner.run(None, {"image": one.numpy()}), 30)
+        many = median_seconds(lambda runner=quantized: runner.run(None, {"image": batch.numpy()}), 7)
         print(f"{label:20s}{os.path.getsize(file) / 1024:8.0f} kB{one_image * 1e6:8.0f} µs{many * 1e3:10.2f} ms"
               f"{accuracy:10.2%}")
     """),
