@@ -16,7 +16,7 @@ import pytest
 import minitorch
 from minitorch import nn
 from minitorch.vision import models
-from tests.onnx import course_models
+from benchmarks import _course_models as course_models
 from tests.support import require, require_torch
 
 onnx = require("onnx", "the ONNX export writes and checks models with it (the deploy extra)")
