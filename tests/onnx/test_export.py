@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 import minitorch
+from benchmarks import _course_models as course_models
 from minitorch import nn
 from minitorch.vision import models
-from benchmarks import _course_models as course_models
 from tests.support import require, require_torch
 
 onnx = require("onnx", "the ONNX export writes and checks models with it (the deploy extra)")
