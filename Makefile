@@ -26,8 +26,9 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 # re-installs; otherwise the install step is skipped.
 stamp = $(VENV)/.installed-$(1)
 
-# What each stamp installs: the kit, the kit with the test tools, and the test tools with CuPy.
-EXTRAS_base :=
+# What each stamp installs: the kit (with onnx and ONNX Runtime for the deployment chapter), the kit with the test
+# tools, and the test tools with CuPy.
+EXTRAS_base := [deploy]
 EXTRAS_test := [test]
 EXTRAS_gpu := [test,cuda]
 

@@ -134,3 +134,4 @@ from .serialization import load, save  # noqa: E402
 from . import utils  # noqa: E402
 from ._dlpack import from_dlpack  # noqa: E402
 from . import vision  # noqa: E402
+from . import onnx  # noqa: E402 - export to ONNX (needs the `onnx` package only when export runs)

@@ -69,10 +69,21 @@ def _pip_only() -> dict[str, str]:
     return dict(_split(line.replace("[wasmtime]", "")) for line in _pip_requirements() if line.strip() != "-e .")
 
 
+# Extras the conda route installs too (the course's deployment chapter runs ONNX Runtime).
+CONDA_EXTRAS = ("deploy",)
+
+
+def _runtime_requirements() -> list[str]:
+    """The requirements environment.yml mirrors: the dependencies and the extras in ``CONDA_EXTRAS``."""
+    project = _pyproject()["project"]
+    extras = [r for extra in CONDA_EXTRAS for r in project["optional-dependencies"][extra]]
+    return project["dependencies"] + extras
+
+
 def test_every_runtime_dependency_is_in_environment_yml():
     conda = _conda_requirements()
     pip_only = _pip_only()
-    for requirement in _pyproject()["project"]["dependencies"]:
+    for requirement in _runtime_requirements():
         name, spec = _split(requirement.replace("[wasmtime]", ""))
         if name in pip_only:
             assert pip_only[name] == spec, (
@@ -89,7 +100,7 @@ def test_every_runtime_dependency_is_in_environment_yml():
 def test_environment_yml_has_nothing_pyproject_lacks():
     python_names = {
         CONDA_NAME.get(name, name)
-        for name, _ in (_split(r.replace("[wasmtime]", "")) for r in _pyproject()["project"]["dependencies"])
+        for name, _ in (_split(r.replace("[wasmtime]", "")) for r in _runtime_requirements())
     }
     extra = set(_conda_requirements()) - python_names - CONDA_ONLY
     assert not extra, f"environment.yml installs {sorted(extra)}, which pyproject.toml does not list"

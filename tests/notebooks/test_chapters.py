@@ -123,6 +123,7 @@ TOPICS = {
     "gradient monitor": ["GradientMonitor"],
     "CPU vs GPU": ["DeviceTimer"],
     "ecosystem": ["scipy", "sklearn"],
+    "deployment": ["minitorch.onnx.export", "onnxruntime", "quantize_dynamic", "dynamic_axes", "TensorRT"],
 }
 
 

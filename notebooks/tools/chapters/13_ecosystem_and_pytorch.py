@@ -9,7 +9,7 @@ cells = [
 
     A tensor library is rarely used alone. Data arrives as NumPy arrays, SciPy has optimisers refined over decades,
     scikit-learn has the tools to compare models honestly, and sooner or later the code should run on PyTorch
-    itself. This last chapter connects minitorch to all of them.
+    itself. This chapter connects minitorch to all of them.
 
     By the end of it you will be able to:
 

@@ -1,0 +1,195 @@
+"""Building the ONNX graph from a recorded forward pass, one recorded call at a time.
+
+``GraphBuilder`` owns the ONNX pieces (nodes, initializers, names) and offers the mapping
+modules a small vocabulary: ``input(call, i)`` (the ONNX name of an argument, adding the
+initializer of a parameter or constant on first use), ``node(op_type, inputs, **attributes)``,
+``constant(array)`` and ``shape_of(value)``.
+
+Sizes and dynamic axes. Every value was seen twice (``_trace.py``): with the example
+inputs, and with inputs whose dynamic axes had other sizes. A dimension that kept its size
+is a number; one that changed is ``factor * symbol`` for one of the named dynamic axes
+(``batch``), found from the two sizes. ``shape_of`` turns such a shape into a 1-D int64
+tensor for ``Reshape``/``Expand``: numbers are constants, a dynamic size is read from the
+graph input that carries the axis (``Shape -> Gather``), times its factor.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+from ._trace import Call, TraceError, Value
+
+
+def onnx_dtype(dtype) -> int:
+    return helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+
+
+class GraphBuilder:
+    def __init__(self, opset: int, fold_constants: bool, export_params: bool, symbols: dict):
+        self.opset = opset
+        self.fold_constants = fold_constants
+        self.export_params = export_params
+        self.symbols = symbols  # name -> (graph input name, axis, size in trace 1, size in trace 2)
+        self.nodes: list = []
+        self.initializers: list = []
+        self.names: dict[int, str] = {}  # id(Value) -> ONNX name
+        self.used_names: set = set()
+        self._symbol_dims: dict = {}
+        self._counter = 0
+        self.call: Call | None = None
+
+    # -- names -----------------------------------------------------------------------------
+    def fresh(self, stem: str) -> str:
+        self._counter += 1
+        name = f"/{stem}_{self._counter}"
+        self.used_names.add(name)
+        return name
+
+    def bind(self, value: Value, name: str) -> None:
+        self.names[id(value)] = name
+
+    def name_of(self, value: Value) -> str:
+        """The ONNX name of a recorded value; parameters and constants become initializers on first use."""
+        name = self.names.get(id(value))
+        if name is not None:
+            return name
+        if value.kind == "op" and value.array is not None and self.fold_constants:
+            name = self.constant(value.array, stem="folded")
+        elif value.kind == "op":
+            raise TraceError(f"internal error: a value of shape {value.shape} is read before it is computed")
+        elif value.kind == "param":
+            name = value.name
+            self.initializers.append(numpy_helper.from_array(np.array(value.array, order="C"), name))
+        else:  # a constant made inside forward
+            name = self._constant_value(value)
+        self.names[id(value)] = name
+        return name
+
+    def _constant_value(self, value: Value) -> str:
+        other = value.other
+        if other is None or (other.shape == value.shape and np.array_equal(other.array, value.array, equal_nan=True)):
+            return self.constant(value.array)
+        flat, other_flat = value.array.reshape(-1), other.array.reshape(-1)
+        uniform = flat.size and other_flat.size and (flat == flat[0]).all() and (other_flat == flat[0]).all()
+        if uniform and other.shape != value.shape:  # zeros(batch, ...) made in forward: a filled tensor of a shape
+            return self.node("Expand", [self.constant(flat[:1].reshape(())), self.shape_of(value)])
+        raise TraceError(
+            f"A tensor read by '{self.call.name}' at {self.call.where} depends on the input, but no recorded op "
+            "computed it (it was made with a non-differentiable function such as argmax, .item(), .numpy(), "
+            "or a tensor built from x.shape inside forward). ONNX export cannot follow it: compute it with tensor ops."
+        )
+
+    # -- nodes -----------------------------------------------------------------------------
+    def input(self, call: Call, index: int) -> str | None:
+        """The ONNX name of tensor argument ``index`` of ``call`` (``None`` when the argument is None)."""
+        argument = call.args[index]
+        if argument is None:
+            return None
+        if not isinstance(argument, Value):
+            raise TraceError(f"'{call.name}' at {call.where}: argument {index} is not a tensor")
+        return self.name_of(argument)
+
+    def node(self, op_type: str, inputs: list, outputs: int | list = 1, domain: str = "", **attributes):
+        """Add one ONNX node; returns its output name (or the list of them when ``outputs`` > 1)."""
+        if isinstance(outputs, int):
+            names = [self.fresh(f"{op_type}_output") for _ in range(outputs)]
+        else:
+            names = outputs
+        attributes = {key: value for key, value in attributes.items() if value is not None}
+        inputs = ["" if name is None else name for name in inputs]
+        while inputs and inputs[-1] == "":
+            inputs.pop()
+        self.nodes.append(helper.make_node(op_type, inputs, names, name=self.fresh(op_type), domain=domain,
+                                           **attributes))
+        return names[0] if len(names) == 1 else names
+
+    def constant(self, array, stem: str = "const") -> str:
+        array = np.asarray(array)
+        name = self.fresh(stem)
+        self.initializers.append(numpy_helper.from_array(np.array(array, order="C"), name))
+        return name
+
+    def int64s(self, values) -> str:
+        return self.constant(np.asarray(values, dtype=np.int64))
+
+    def scalar_like(self, number, value: Value) -> str:
+        """A 0-d constant of ``value``'s dtype (an operand for Add, Mul, Pow...)."""
+        return self.constant(np.asarray(number, dtype=value.dtype))
+
+    # -- sizes ------------------------------------------------------------------------------
+    def dims(self, value: Value) -> list:
+        """Each dimension as an int, or ``(symbol, factor)`` when it follows a dynamic axis."""
+        other = value.other_shape if value.other_shape is not None else value.shape
+        if len(other) != len(value.shape):
+            raise TraceError(
+                f"'{self.call.name}' at {self.call.where}: a value's number of dimensions changes with the dynamic "
+                "axes; this cannot be exported"
+            )
+        return [a if a == b else self._symbol_for(a, b) for a, b in zip(value.shape, other)]
+
+    def _symbol_for(self, size: int, other_size: int):
+        for symbol, (_, _, first, second) in self.symbols.items():
+            if size % first == 0 and size * second == other_size * first:
+                return symbol, size // first
+        raise TraceError(
+            f"'{self.call.name}' at {self.call.where}: a size ({size}) changes with the dynamic axes but is no "
+            "multiple of one of them; this cannot be exported with these dynamic_axes"
+        )
+
+    def is_static(self, value: Value) -> bool:
+        return all(isinstance(dim, int) for dim in self.dims(value))
+
+    def symbol_size(self, symbol: str) -> str:
+        """A 1-element int64 tensor holding the run-time size of a dynamic axis."""
+        if symbol not in self._symbol_dims:
+            source, axis, _, _ = self.symbols[symbol]
+            shape = self.node("Shape", [source])
+            self._symbol_dims[symbol] = self.node("Gather", [shape, self.int64s([axis])], axis=0)
+        return self._symbol_dims[symbol]
+
+    def shape_of(self, value: Value) -> str:
+        """A 1-D int64 tensor with ``value``'s shape, dynamic dimensions computed at run time."""
+        dims = self.dims(value)
+        if all(isinstance(dim, int) for dim in dims):
+            return self.int64s(dims)
+        parts, pending = [], []
+        for dim in dims:
+            if isinstance(dim, int):
+                pending.append(dim)
+                continue
+            if pending:
+                parts.append(self.int64s(pending))
+                pending = []
+            symbol, factor = dim
+            size = self.symbol_size(symbol)
+            parts.append(size if factor == 1 else self.node("Mul", [size, self.int64s([factor])]))
+        if pending:
+            parts.append(self.int64s(pending))
+        return parts[0] if len(parts) == 1 else self.node("Concat", parts, axis=0)
+
+    # -- helpers shared by the mappings ------------------------------------------------------
+    def reduce(self, op_type: str, name: str, axes, keepdims: bool) -> str:
+        """``ReduceSum``/``ReduceMean``/``ReduceMax``... over ``axes`` (an input from opset 18, an attribute before)."""
+        axes = [int(axis) for axis in axes]
+        if op_type == "ReduceSum" or self.opset >= 18:
+            return self.node(op_type, [name, self.int64s(axes)], keepdims=int(keepdims))
+        return self.node(op_type, [name], axes=axes, keepdims=int(keepdims))
+
+    def unsqueeze(self, name: str, axes) -> str:
+        return self.node("Unsqueeze", [name, self.int64s(list(axes))])
+
+    def squeeze(self, name: str, axes) -> str:
+        return self.node("Squeeze", [name, self.int64s(list(axes))])
+
+    def cast(self, name: str, dtype) -> str:
+        return self.node("Cast", [name], to=onnx_dtype(dtype))
+
+
+def value_info(name: str, dtype, dims: list) -> onnx.ValueInfoProto:
+    """A graph input or output: ``dims`` entries are ints, symbol names, or None (unknown)."""
+    return helper.make_tensor_value_info(name, onnx_dtype(dtype), dims)
+
+
+__all__ = ["GraphBuilder", "value_info", "onnx_dtype", "TensorProto"]

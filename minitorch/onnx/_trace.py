@@ -1,0 +1,287 @@
+"""Recording one forward pass: which ops ran, on which tensors, with which settings.
+
+Every differentiable op of minitorch runs through ``Function.apply`` (``autograd/function.py``):
+that one entry point is where the graph for backward is recorded, so it is also where the
+exporter listens. While a ``Tracer`` is active, ``Function.apply`` is replaced by a version
+that runs the real ``apply`` and then writes down a ``Call``: the op class, its arguments
+(tensors and settings such as a convolution's geometry, exactly what ``forward`` receives),
+its outputs and the line of user code that called it. Nothing is computed twice and no op
+is re-implemented: the recorded outputs are the real ones.
+
+Three more entry points are swapped for the duration of the trace, because they make no
+graph node:
+
+* the comparisons and logical functions of ``ops/pointwise.py`` (``x > 0`` in
+  ``leaky_relu``; masks), which return bool tensors and never reach ``Function.apply``;
+* ``ops/inplace._store``, which writes an in-place result (``relu_``, ``x += y``) into the
+  target's memory: from then on the target tensor *is* that result.
+
+Only the outermost call is recorded: an op whose forward calls other ops (a ``Function``
+written with tensor ops) is one node. ``autograd_inlining`` records the inside of a
+``Function`` that has no ONNX mapping instead.
+
+A tensor that no recorded call produced is a *constant* of the graph (a parameter, a buffer,
+or something built with ``minitorch.tensor``/``zeros``/... inside ``forward``). The exporter
+traces twice (a second time on other input values and, with ``dynamic_axes``, other sizes)
+to tell true constants from values that came from the input through an op it could not see.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd import function as _function
+from ..ops import inplace as _inplace, pointwise as _pointwise
+
+# Non-differentiable functions that the trace records by name (they make no ``Function`` call).
+RECORDED_FUNCTIONS = ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "logical_not")
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+# Frames inside these folders are the machinery, not the place a learner called an op from.
+_MACHINERY = tuple(os.path.join(_PACKAGE_DIR, part) for part in ("ops" + os.sep, "autograd" + os.sep, "onnx" + os.sep,
+                                                                  "_tensor.py"))
+
+
+@dataclass
+class Value:
+    """One tensor of the recorded graph.
+
+    ``kind`` is ``"input"`` (a graph input), ``"op"`` (an output of a recorded call),
+    ``"param"`` (a parameter or buffer of the model, named as in its ``state_dict``) or
+    ``"constant"`` (any other tensor an op read). ``array`` holds the values of
+    parameters and constants.
+    """
+
+    kind: str
+    shape: tuple
+    dtype: np.dtype
+    name: str = ""
+    array: np.ndarray | None = None
+    producer: tuple | None = None  # (call index, output index) for kind "op"
+    position: int | None = None  # the input's position for kind "input"
+    other_shape: tuple | None = None  # the shape in the second trace
+    other: Value | None = None  # the same value in the second trace
+    from_input: bool = False  # computed from a graph input (else its recorded array may be folded in)
+
+
+@dataclass
+class Call:
+    """One recorded op: ``op`` (an ``Op``/``Function`` class, or a function name), its arguments
+    with every tensor replaced by its ``Value``, and its outputs (``Value``s, or None)."""
+
+    op: object
+    args: tuple
+    outputs: tuple
+    where: str
+    index: int = 0
+    kwargs: dict = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.op if isinstance(self.op, str) else self.op.__name__
+
+
+def values_in(arguments):
+    """The ``Value``s among recorded arguments (also inside a list argument, such as ``cat``'s tensors)."""
+    for argument in arguments:
+        if isinstance(argument, Value):
+            yield argument
+        elif isinstance(argument, (tuple, list)):
+            yield from (item for item in argument if isinstance(item, Value))
+
+
+class TraceError(RuntimeError):
+    """The forward pass did something the recording cannot follow (named, with where it happened)."""
+
+
+def call_site() -> str:
+    """Where the op was called: the innermost line of the learner's code, and the minitorch function in between.
+
+    For ``nn.LSTM`` inside a model this reads ``model.py:12 in forward: ... (via minitorch/nn/functional.py:2435
+    in _run_direction: ...)``.
+    """
+    frames = traceback.extract_stack()[:-1]
+    user = next((f for f in reversed(frames) if not os.path.abspath(f.filename).startswith(_PACKAGE_DIR)), None)
+    library = next((f for f in reversed(frames) if not os.path.abspath(f.filename).startswith(_MACHINERY)), None)
+    text = _frame_text(user) if user is not None else "<unknown>"
+    if library is not None and library is not user:
+        text += f" (via {_frame_text(library)})"
+    return text
+
+
+def _frame_text(frame) -> str:
+    return f"{frame.filename}:{frame.lineno} in {frame.name}" + (f": {frame.line}" if frame.line else "")
+
+
+class Tracer:
+    """Records the calls of one forward pass (use as a context manager around ``model(*inputs)``)."""
+
+    def __init__(self, parameters: dict, autograd_inlining: bool, mapped):
+        self.parameters = parameters  # id(tensor) -> state_dict name
+        self.autograd_inlining = autograd_inlining
+        self.mapped = mapped  # predicate: does the op class have an ONNX mapping?
+        self.calls: list[Call] = []
+        # id(tensor) -> (tensor, its version counter, the version then, Value); the tensor is kept alive
+        self.values: dict[int, tuple] = {}
+        self.inputs: list[Value] = []
+        self.constants: list[Value] = []
+
+    # -- values ---------------------------------------------------------------------------
+    def add_input(self, tensor: Tensor) -> Value:
+        value = Value("input", tuple(tensor.shape), tensor._data.dtype, position=len(self.inputs), from_input=True)
+        self.inputs.append(value)
+        self._remember(tensor, value)
+        return value
+
+    def _remember(self, tensor: Tensor, value: Value) -> None:
+        counter = tensor._version_counter
+        self.values[id(tensor)] = (tensor, counter, counter[0], value)
+
+    def value_of(self, tensor: Tensor, op_name: str) -> Value:
+        """The ``Value`` a tensor argument stands for (a new constant or parameter on first sight)."""
+        known = self.values.get(id(tensor))
+        if known is not None:
+            _, counter, version, value = known
+            # Only a write counts: split pieces and views may be given their base's counter after they are made.
+            if tensor._version_counter is counter and counter[0] != version:
+                raise TraceError(
+                    f"A tensor read by '{op_name}' at {call_site()} was changed in place in a way the ONNX export "
+                    "cannot follow (for example a write through a view or slice, x[...] = y). Write the model "
+                    "without that in-place write."
+                )
+            return value
+        name = self.parameters.get(id(tensor))
+        data = tensor._data
+        if not isinstance(data, np.ndarray):
+            raise TraceError(f"ONNX export records on the CPU only: move the model and inputs with .cpu() ({op_name})")
+        if name is not None:
+            value = Value("param", tuple(data.shape), data.dtype, name=name, array=data.copy())
+        else:
+            value = Value("constant", tuple(data.shape), data.dtype, array=data.copy())
+            self.constants.append(value)
+        self._remember(tensor, value)
+        return value
+
+    def _convert(self, argument, op_name: str):
+        if isinstance(argument, Tensor):
+            return self.value_of(argument, op_name)
+        if isinstance(argument, (list, tuple)) and any(isinstance(item, Tensor) for item in argument):
+            return type(argument)(self._convert(item, op_name) for item in argument)
+        return argument
+
+    def record(self, op, args, outputs, kwargs=None) -> None:
+        name = op if isinstance(op, str) else op.__name__
+        converted = tuple(self._convert(argument, name) for argument in args)
+        converted_kwargs = {key: self._convert(item, name) for key, item in (kwargs or {}).items()}
+        index = len(self.calls)
+        single = not isinstance(outputs, tuple)
+        from_input = any(value.from_input for value in values_in(converted + tuple(converted_kwargs.values())))
+        output_values = []
+        for number, output in enumerate((outputs,) if single else outputs):
+            if isinstance(output, Tensor):
+                value = Value("op", tuple(output.shape), output._data.dtype, producer=(index, number),
+                              from_input=from_input, array=None if from_input else output._data.copy())
+                self._remember(output, value)
+                output_values.append(value)
+            else:
+                output_values.append(None)
+        self.calls.append(Call(op, converted, tuple(output_values), call_site(), index, converted_kwargs))
+
+    def alias(self, target: Tensor, result: Tensor) -> None:
+        """``target`` now holds ``result``'s values (an in-place write): it stands for ``result``'s Value."""
+        known = self.values.get(id(result))
+        if known is not None:
+            self._remember(target, known[3])
+
+    # -- swapping the entry points ------------------------------------------------------------
+    def __enter__(self):
+        tracer = self
+        original_apply = _function.Function.__dict__["apply"].__func__
+        self._original_apply = original_apply
+
+        def traced_apply(cls, *args):
+            inline = tracer.autograd_inlining and not cls._forward_takes_arrays and not tracer.mapped(cls)
+            if inline:  # a Function built from tensor ops: record the ops inside it
+                outputs = original_apply(cls, *args)
+                tracer._alias_returned_inputs(args, outputs)
+                return outputs
+            with tracer.paused():
+                outputs = original_apply(cls, *args)
+            tracer.record(cls, args, outputs)
+            return outputs
+
+        self._saved = {"apply": _function.Function.__dict__["apply"]}
+        _function.Function.apply = classmethod(traced_apply)
+        for function_name in RECORDED_FUNCTIONS:
+            original = getattr(_pointwise, function_name)
+            self._saved[function_name] = original
+            setattr(_pointwise, function_name, self._recording(function_name, original))
+        original_store = _inplace._store
+        self._saved["_store"] = original_store
+
+        def traced_store(target, result):
+            stored = original_store(target, result)
+            tracer.alias(target, stored)
+            return stored
+
+        _inplace._store = traced_store
+        return self
+
+    def __exit__(self, *exc_info):
+        self._restore()
+        return False
+
+    def _restore(self) -> None:
+        _function.Function.apply = self._saved["apply"]
+        for function_name in RECORDED_FUNCTIONS:
+            setattr(_pointwise, function_name, self._saved[function_name])
+        _inplace._store = self._saved["_store"]
+
+    def _recording(self, function_name, original):
+        tracer = self
+
+        def recorded(*args, **kwargs):
+            with tracer.paused():
+                output = original(*args, **kwargs)
+            tracer.record(function_name, args, output, kwargs)
+            return output
+
+        recorded.__name__ = function_name
+        return recorded
+
+    def paused(self):
+        return _Paused(self)
+
+    def _alias_returned_inputs(self, args, outputs) -> None:
+        """A Function that returns its input gets a new Tensor on the same array: the same Value."""
+        for output in outputs if isinstance(outputs, tuple) else (outputs,):
+            if isinstance(output, Tensor) and id(output) not in self.values:
+                for argument in args:
+                    if isinstance(argument, Tensor) and argument._data is output._data and id(argument) in self.values:
+                        self._remember(output, self.values[id(argument)][3])
+
+
+class _Paused:
+    """Inside a recorded call: the ops it runs internally are not recorded again."""
+
+    def __init__(self, tracer: Tracer):
+        self.tracer = tracer
+
+    def __enter__(self):
+        saved = self.tracer._saved
+        self.swapped = (_function.Function.__dict__["apply"], {n: getattr(_pointwise, n) for n in RECORDED_FUNCTIONS})
+        _function.Function.apply = saved["apply"]
+        for function_name in RECORDED_FUNCTIONS:
+            setattr(_pointwise, function_name, saved[function_name])
+
+    def __exit__(self, *exc_info):
+        apply, functions = self.swapped
+        _function.Function.apply = apply
+        for function_name, function in functions.items():
+            setattr(_pointwise, function_name, function)
+        return False
