@@ -1,4 +1,8 @@
-"""minitorch.save / minitorch.load: exact round trips, sharing, map_location, hostile files, PyTorch weights.
+"""minitorch.save / minitorch.load: exact round trips, sharing, map_location, hostile files, the old format.
+
+The format is PyTorch's: files cross both ways (minitorch.save -> torch.load, torch.save ->
+minitorch.load) for every dtype, views, parameters, optimizer states and the course's models.
+safetensors files are tested in tests/utils/test_safetensors.py.
 
 Devices: the ``fake_cuda`` fixture stands a NumPy-backed ``cuda`` backend with two
 "GPUs" in for real ones (as tests/test_device.py does), so loading onto another device is
@@ -7,6 +11,9 @@ tested on any machine.
 Hostile files: each crafted file carries a payload that would create a marker file if
 anything in it were executed; the tests first prove the payload works (by unpickling it on
 purpose), then check that ``minitorch.load`` refuses the file and the marker never appears.
+
+The first format (a zip of ``.npy`` files and a JSON index, which the shipped weights use) is
+still read: ``old_format_file`` writes one with ``_npz_serialization.save_npz``.
 """
 
 from __future__ import annotations
@@ -16,6 +23,9 @@ import json
 import math
 import os
 import pickle
+import struct
+import subprocess
+import warnings
 import zipfile
 from collections import OrderedDict
 
@@ -24,7 +34,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import minitorch
-from minitorch import _device, nn
+from minitorch import _device, _npz_serialization, nn
 from tests.support import fake_cuda_backend, require_torch
 
 ALL_DTYPES = [minitorch.bool, minitorch.uint8, minitorch.int8, minitorch.int16, minitorch.int32, minitorch.int64,
@@ -108,31 +118,37 @@ def test_parameters_and_requires_grad_are_kept():
     np.testing.assert_array_equal(loaded["computed"].detach().numpy(), computed.detach().numpy())
 
 
-def test_nested_containers_and_plain_values_round_trip():
-    tensor = minitorch.arange(3)
-    obj = {
+def plain_values() -> dict:
+    """Every kind of non-tensor value a checkpoint holds (and PyTorch's allow-list accepts)."""
+    return {
         "none": None, "true": True, "false": False, "int": -(2**70), "float": 0.1, "nan": math.nan, "inf": -math.inf,
-        "string": "héllo\n\"quoted\"", "list": [1, [2, [3, tensor]]], "tuple": (0.9, 0.999), "empty": ([], (), {}),
-        "ordered": OrderedDict([("b", 1), ("a", 2)]), "size": minitorch.Size([2, 3]), "dtype": minitorch.float16,
-        "device": minitorch.device("cuda:1"), "array": np.arange(4, dtype=np.int16),
+        "string": "héllo\n\"quoted\"", "list": [1, [2, [3]]], "tuple": (0.9, 0.999), "empty": ([], (), {}),
+        "ordered": OrderedDict([("b", 1), ("a", 2)]), "bytes": b"\x00\xff", "set": {1, 2}, "complex": 1 - 2j,
         0: "integer key", 1.5: "float key", None: "None key", (1, "a"): "tuple key", True: "bool key",
     }
-    loaded = round_trip(obj)
-    assert list(loaded) == list(obj)
-    for key, value in obj.items():
+
+
+def assert_plain_values_equal(loaded, expected) -> None:
+    assert list(loaded) == list(expected)
+    for key, value in expected.items():
         got = loaded[key]
-        if key == "list":
-            assert got[:1] == [1] and got[1][0] == 2 and got[1][1][0] == 3
-            assert minitorch.equal(got[1][1][1], tensor)
-        elif key == "nan":
+        if key == "nan":
             assert math.isnan(got)
-        elif key == "array":
-            assert type(got) is np.ndarray and got.dtype == np.int16
-            np.testing.assert_array_equal(got, value)
         else:
             assert got == value and type(got) is type(value), key
+
+
+def test_nested_containers_and_plain_values_round_trip():
+    tensor = minitorch.arange(3)
+    obj = {**plain_values(), "nested": [1, [2, [3, tensor]]], "size": minitorch.Size([2, 3]),
+           "dtype": minitorch.float16, "device": minitorch.device("cuda:1")}
+    loaded = round_trip(obj)
+    assert_plain_values_equal({k: v for k, v in loaded.items() if k in plain_values()}, plain_values())
+    assert loaded["nested"][:1] == [1] and loaded["nested"][1][0] == 2 and loaded["nested"][1][1][0] == 3
+    assert minitorch.equal(loaded["nested"][1][1][1], tensor)
     assert type(loaded) is dict and type(loaded["ordered"]) is OrderedDict
-    assert loaded["dtype"] is minitorch.float16 and isinstance(loaded["size"], minitorch.Size)
+    assert loaded["dtype"] is minitorch.float16 and type(loaded["size"]) is minitorch.Size
+    assert loaded["size"] == (2, 3) and loaded["device"] == minitorch.device("cuda", 1)
 
 
 def test_model_state_dict_round_trip_through_a_path(tmp_path):
@@ -145,8 +161,8 @@ def test_model_state_dict_round_trip_through_a_path(tmp_path):
     copy.load_state_dict(state)
     x = minitorch.randn(3, 4)
     assert minitorch.equal(copy(x), model(x))
-    with np.load(path, allow_pickle=False) as archive:  # the file is a NumPy .npz holding an index and .npy files
-        assert "index.json" in archive.files and "data/0" in archive.files
+    with zipfile.ZipFile(path) as archive:  # torch.save's layout, in a folder named after the file
+        assert {"model/data.pkl", "model/byteorder", "model/version", "model/data/0"} <= set(archive.namelist())
 
 
 def test_optimizer_state_dict_round_trip_resumes_training():
@@ -238,17 +254,48 @@ def test_paths_and_file_objects(tmp_path):
         minitorch.load(tmp_path / "missing.mt")
 
 
-def test_unsupported_objects_are_refused_on_save():
-    with pytest.raises(TypeError, match=r"cannot store the saved object\['model'\], an object of type .*Linear"):
-        minitorch.save({"model": nn.Linear(2, 2)}, io.BytesIO())
-    with pytest.raises(TypeError, match="dict keys must be"):
-        minitorch.save({minitorch.device("cpu"): 1}, io.BytesIO())
+def test_a_whole_module_is_pickled_and_needs_weights_only_false():
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+    buffer = io.BytesIO()
+    minitorch.save(model, buffer)
+    buffer.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match=r"(?s)Weights only load failed.*Unsupported global: GLOBAL "
+                       r"minitorch\.nn\.modules\.container\.Sequential was not an allowed global by default"):
+        minitorch.load(buffer)
+    buffer.seek(0)
+    loaded = minitorch.load(buffer, weights_only=False)
+    assert type(loaded) is nn.Sequential and isinstance(loaded[0].weight, nn.Parameter)
+    x = minitorch.randn(5, 3)
+    assert minitorch.equal(loaded(x), model(x))
+
+
+def test_numpy_arrays_are_pickled_by_numpy_and_need_weights_only_false():
+    array = np.arange(4, dtype=np.int16)
+    buffer = io.BytesIO()
+    minitorch.save({"array": array}, buffer)
+    buffer.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match="Unsupported global: GLOBAL numpy"):
+        minitorch.load(buffer)
+    buffer.seek(0)
+    loaded = minitorch.load(buffer, weights_only=False)["array"]
+    assert type(loaded) is np.ndarray and loaded.dtype == np.int16 and loaded.tolist() == [0, 1, 2, 3]
+
+
+def test_what_pickle_cannot_store_is_refused_on_save():
+    with pytest.raises((pickle.PicklingError, AttributeError), match="lambda"):
+        minitorch.save({"function": lambda x: x}, io.BytesIO())
+    with pytest.raises(ValueError, match="pickle_module must be None"):
+        minitorch.save(1, io.BytesIO(), pickle_module=json)
+    with pytest.raises(ValueError, match="legacy format"):
+        minitorch.save(1, io.BytesIO(), _use_new_zipfile_serialization=False)
+
+
+def test_cycles_and_shared_containers_are_kept():
     cyclic = [1]
     cyclic.append(cyclic)
-    with pytest.raises(ValueError, match="contains itself"):
-        minitorch.save(cyclic, io.BytesIO())
-    with pytest.raises(ValueError, match="pickle_module must be None"):
-        minitorch.save(1, io.BytesIO(), pickle_module=pickle)
+    shared = {"a": 1}
+    loaded = round_trip({"cyclic": cyclic, "x": shared, "y": shared})
+    assert loaded["cyclic"][1] is loaded["cyclic"] and loaded["x"] is loaded["y"]
 
 
 # -- map_location --------------------------------------------------------------------------------------------
@@ -335,18 +382,18 @@ def zip_with(entries: dict) -> bytes:
     return buffer.getvalue()
 
 
-def test_a_malicious_pickle_is_refused_and_never_run(tmp_path):
+def test_a_bare_malicious_pickle_is_refused_and_never_run(tmp_path):
     marker = tmp_path / "pwned"
     path = tmp_path / "model.pt"
-    path.write_bytes(pickle.dumps({"weight": RunsCode(marker)}))
+    path.write_bytes(pickle.dumps({"weight": RunsCode(marker)}, protocol=2))
     check_payload_is_live(marker, lambda: pickle.loads(path.read_bytes()))
-    for weights_only in (True, False):
-        with pytest.raises(RuntimeError, match=rf"cannot read '{path}': it is a pickle.*never unpickles"):
+    for weights_only in (True, False):  # not a zip: neither a checkpoint of today's format nor minitorch's old one
+        with pytest.raises(RuntimeError, match=rf"cannot read '{path}': it is a bare pickle.*never unpickles"):
             minitorch.load(path, weights_only=weights_only)
     assert not marker.exists()
 
 
-def test_an_object_array_inside_the_archive_is_refused_and_never_run(tmp_path):
+def test_an_object_array_inside_an_old_format_archive_is_refused_and_never_run(tmp_path):
     marker = tmp_path / "pwned"
     payload = io.BytesIO()
     np.save(payload, np.array([RunsCode(marker)], dtype=object), allow_pickle=True)
@@ -358,36 +405,281 @@ def test_an_object_array_inside_the_archive_is_refused_and_never_run(tmp_path):
     path = tmp_path / "evil.mt"
     path.write_bytes(zip_with({"index.json": json.dumps(index), "data/0.npy": payload.getvalue()}))
     check_payload_is_live(marker, lambda: np.load(path, allow_pickle=True)["data/0"])
-    with pytest.raises(RuntimeError, match=rf"cannot read '{path}'.*Object arrays cannot be loaded"):
-        minitorch.load(path)
+    for weights_only in (True, False):  # the old format never unpickles, whatever is asked
+        with pytest.raises(RuntimeError, match=rf"cannot read '{path}'.*Object arrays cannot be loaded"):
+            minitorch.load(path, weights_only=weights_only)
     assert not marker.exists()
 
 
-def test_a_torch_save_style_archive_is_refused_and_never_run(tmp_path):
+def torch_style_archive(data_pkl: bytes, storages: dict | None = None, folder: str = "archive", **records) -> bytes:
+    """A zip laid out as torch.save lays it out, holding the given pickle and storage records."""
+    entries = {f"{folder}/data.pkl": data_pkl, f"{folder}/byteorder": b"little"}
+    entries.update({f"{folder}/data/{key}": data for key, data in (storages or {}).items()})
+    entries.update({f"{folder}/{name}": data for name, data in records.items()})
+    entries[f"{folder}/version"] = b"3\n"
+    return zip_with(entries)
+
+
+def global_call(module: str, name: str, *args) -> bytes:
+    """A protocol-2 pickle that calls ``module.name(*args)`` (string arguments), written instruction by instruction."""
+    text = b"".join(b"X" + struct.pack("<I", len(a.encode())) + a.encode() for a in args)
+    return b"\x80\x02c" + f"{module}\n{name}\n".encode() + b"(" + text + b"tR."
+
+
+def stack_global_call(module: str, name: str, argument: str) -> bytes:
+    """The same call through protocol 4's STACK_GLOBAL (the module and name taken from the stack)."""
+    strings = b"".join(b"\x8c" + bytes([len(t)]) + t.encode() for t in (module, name))
+    return b"\x80\x04" + strings + b"\x93\x8c" + bytes([len(argument)]) + argument.encode() + b"\x85R."
+
+
+def hostile_pickles(marker) -> dict:
+    """Pickles that create ``marker`` when unpickled carelessly, and the refusal expected of each."""
+    command = f"touch '{marker}'"
+    code = f"__import__('os').system({command!r})"
+    return {
+        "pickled os.system": (pickle.dumps({"weight": RunsCode(marker)}, protocol=2),
+                              "Trying to load unsupported GLOBAL posix.system whose module posix is blocked."),
+        "os.system": (global_call("os", "system", command),
+                      "Trying to load unsupported GLOBAL os.system whose module os is blocked."),
+        "eval": (global_call("builtins", "eval", code),
+                 "Unsupported global: GLOBAL eval was not an allowed global by default. Please use "
+                 "`torch.serialization.add_safe_globals([eval])`"),
+        # protocol 2 writes subprocess.call under its Python 2 name, commands.call
+        "subprocess": (pickle.dumps(Subprocess(marker), protocol=2), "Unsupported global: GLOBAL commands.call"),
+        "STACK_GLOBAL exec": (stack_global_call("builtins", "exec", code), "Unsupported global: GLOBAL exec"),
+        "INST": (b"(" + global_call("", "", command)[len(b"\x80\x02c\n\n("):-3] + b"ios\nsystem\n.",
+                 "Unsupported operand 105"),
+    }
+
+
+class Subprocess:
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (subprocess.call, (["touch", self.marker],))
+
+
+@pytest.mark.parametrize("case", list(hostile_pickles("marker")))
+def test_a_checkpoint_that_runs_code_is_refused_like_torch_and_runs_nothing(torch, tmp_path, case):
     marker = tmp_path / "pwned"
-    path = tmp_path / "torch_model.pt"
-    path.write_bytes(zip_with({"archive/data.pkl": pickle.dumps(RunsCode(marker)), "archive/version": "3\n"}))
-    with pytest.raises(RuntimeError, match=rf"cannot read '{path}': it was written by torch.save"):
+    data_pkl, refusal = hostile_pickles(marker)[case]
+    check_payload_is_live(marker, lambda: pickle.loads(data_pkl))
+    path = tmp_path / "model.pt"
+    path.write_bytes(torch_style_archive(data_pkl))
+    with pytest.raises(pickle.UnpicklingError) as refused:
         minitorch.load(path)
+    assert str(refused.value).startswith("Weights only load failed.") and refusal in str(refused.value)
+    assert not marker.exists()
+    with pytest.raises(pickle.UnpicklingError) as refused_by_torch, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PyTorch warns that protocol 4 is not its own
+        torch.load(path)
+    if case != "STACK_GLOBAL exec":  # PyTorch's unpickler knows protocol 2 only, and refuses STACK_GLOBAL itself
+        assert str(refused.value) == str(refused_by_torch.value)  # PyTorch's words, exactly
     assert not marker.exists()
 
 
-def test_a_real_torch_save_file_is_refused_with_advice(torch, tmp_path):
-    path = tmp_path / "real_torch.pt"
-    torch.save(torch.nn.Linear(2, 2).state_dict(), path)
-    with pytest.raises(RuntimeError, match="written by torch.save.*through NumPy arrays"):
+def test_with_weights_only_false_the_file_runs_as_pytorch_documents(tmp_path):
+    marker = tmp_path / "pwned"
+    path = tmp_path / "model.pt"
+    path.write_bytes(torch_style_archive(pickle.dumps({"weight": RunsCode(marker)}, protocol=2)))
+    assert minitorch.load(path, weights_only=False) == {"weight": 0}  # os.system's exit status
+    assert marker.exists()  # the user asked for it: "do it only if you got the file from a trusted source"
+
+
+def minimal_tensor_pickle(storage_numel: int, offset: int = 0, size=(6,), stride=(1,), storage_id=None) -> bytes:
+    """The pickle of one float32 tensor, as torch.save writes it, with the numbers under the test's control."""
+    storage_id = storage_id or ("storage", StorageName("torch", "FloatStorage"), "0", "cpu", storage_numel)
+    return RawPickler.dumps(Call(Name("torch._utils", "_rebuild_tensor_v2"),
+                                 (Persistent(storage_id), offset, tuple(size), tuple(stride), False, OrderedDict())))
+
+
+class Name:
+    """A global (module.name) written into a test pickle without importing it."""
+
+    def __init__(self, module, name):
+        self.module, self.name = module, name
+
+
+StorageName = Name
+
+
+class Call:
+    def __init__(self, function, args):
+        self.function, self.args = function, args
+
+
+class Persistent:
+    def __init__(self, pid):
+        self.pid = pid
+
+
+class RawPickler(pickle._Pickler):
+    """Writes test pickles naming arbitrary globals (``Name``), calls (``Call``) and persistent ids."""
+
+    dispatch = pickle._Pickler.dispatch.copy()
+
+    def persistent_id(self, obj):
+        return obj.pid if type(obj) is Persistent else None
+
+    def save_name(self, obj):
+        self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode())
+
+    def save_call(self, obj):
+        self.save(obj.function)
+        self.save(obj.args)
+        self.write(pickle.REDUCE)
+
+    dispatch[Name] = save_name
+    dispatch[Call] = save_call
+
+    @classmethod
+    def dumps(cls, obj) -> bytes:
+        buffer = io.BytesIO()
+        cls(buffer, protocol=2).dump(obj)
+        return buffer.getvalue()
+
+
+SIX_FLOATS = np.arange(6, dtype=np.float32).tobytes()
+
+
+def test_a_well_formed_hand_written_checkpoint_loads():
+    loaded = minitorch.load(io.BytesIO(torch_style_archive(minimal_tensor_pickle(6), {"0": SIX_FLOATS})))
+    assert loaded.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+
+
+HOSTILE_ARCHIVES = {
+    "storage larger than its record": (
+        lambda: torch_style_archive(minimal_tensor_pickle(10), {"0": SIX_FLOATS}),
+        "storage '0' should hold 10 float32 elements (40 bytes), but its record 'archive/data/0' has 24 bytes"),
+    "storage of 2**40 elements": (
+        lambda: torch_style_archive(minimal_tensor_pickle(2**40), {"0": SIX_FLOATS}), "should hold 1099511627776"),
+    "storage smaller than its record": (
+        lambda: torch_style_archive(minimal_tensor_pickle(2), {"0": SIX_FLOATS}), "should hold 2 float32"),
+    "negative storage size": (
+        lambda: torch_style_archive(minimal_tensor_pickle(-1), {"0": SIX_FLOATS}), "invalid size -1"),
+    "view past the end": (
+        lambda: torch_style_archive(minimal_tensor_pickle(6, offset=4, size=(3,)), {"0": SIX_FLOATS}),
+        "view (offset 4, size (3,), stride (1,)) reaches outside its storage '0' of 6 elements"),
+    "huge stride": (
+        lambda: torch_style_archive(minimal_tensor_pickle(6, size=(2, 2), stride=(2**61, 1)), {"0": SIX_FLOATS}),
+        "reaches outside"),
+    "negative size": (
+        lambda: torch_style_archive(minimal_tensor_pickle(6, size=(-1,)), {"0": SIX_FLOATS}), "invalid view"),
+    "missing storage record": (
+        lambda: torch_style_archive(minimal_tensor_pickle(6)), "its record 'archive/data/0' is missing"),
+    "storage type that is no storage": (
+        lambda: torch_style_archive(minimal_tensor_pickle(6, storage_id=("storage", "float", "0", "cpu", 6)),
+                                    {"0": SIX_FLOATS}), "a storage's type must be a torch storage class"),
+    "persistent id that is no storage": (
+        lambda: torch_style_archive(minimal_tensor_pickle(6, storage_id=("module", "os", "0", "cpu", 6))),
+        "Only persistent_load of storage is allowed"),
+    "unknown byte order": (
+        lambda: torch_style_archive(minimal_tensor_pickle(6), {"0": SIX_FLOATS}, byteorder=b"middle"),
+        "Unknown endianness type: middle"),
+    "TorchScript archive": (
+        lambda: torch_style_archive(minimal_tensor_pickle(6), {"0": SIX_FLOATS}, **{"constants.pkl": b""}),
+        "TorchScript archive"),
+    "zip without data.pkl": (lambda: zip_with({"weights.npy": b""}), "neither torch.save nor minitorch.save"),
+    "truncated": (lambda: good_file()[: len(good_file()) // 2], "damaged"),
+    "truncated pickle": (
+        lambda: torch_style_archive(minimal_tensor_pickle(6)[:-9], {"0": SIX_FLOATS}), "damaged"),
+    "bytearray(10**12)": (
+        lambda: torch_style_archive(RawPickler.dumps(Call(Name("builtins", "bytearray"), (10**12,)))),
+        "bytearray is allowed only from text or bytes"),
+    "BUILD on a dtype": (
+        lambda: torch_style_archive(RawPickler.dumps(Build(Name("torch", "float32"), (None, {"name": "float64"})))),
+        "Can only build Tensor, Parameter, OrderedDict"),
+    "BUILD on a device": (
+        lambda: torch_style_archive(RawPickler.dumps(Build(Call(Name("torch", "device"), ("cpu",)),
+                                                           (None, {"type": "cuda"})))), "Can only build"),
+    "APPEND to a tensor": (
+        lambda: torch_style_archive(minimal_tensor_pickle(6)[:-1] + b"K\x01a.", {"0": SIX_FLOATS}),
+        "Can only append to lists"),
+    "bfloat16": (
+        lambda: torch_style_archive(minimal_tensor_pickle(6, storage_id=(
+            "storage", StorageName("torch", "BFloat16Storage"), "0", "cpu", 6)), {"0": SIX_FLOATS}),
+        "torch.BFloat16Storage, whose dtype minitorch does not have"),
+}
+
+
+class Build:
+    def __init__(self, target, state):
+        self.target, self.state = target, state
+
+
+def _save_build(pickler, obj):
+    pickler.save(obj.target)
+    pickler.save(obj.state)
+    pickler.write(pickle.BUILD)
+
+
+RawPickler.dispatch[Build] = _save_build
+
+
+@pytest.mark.parametrize("case", list(HOSTILE_ARCHIVES))
+def test_hostile_and_broken_checkpoints_raise_a_clear_error_and_run_nothing(tmp_path, case):
+    make, reason = HOSTILE_ARCHIVES[case]
+    path = tmp_path / "hostile.pt"
+    path.write_bytes(make())
+    with pytest.raises((RuntimeError, pickle.UnpicklingError)) as info:
         minitorch.load(path)
+    message = str(info.value)
+    assert reason in message
+    if isinstance(info.value, RuntimeError):
+        assert message.startswith(f"minitorch.load cannot read '{path}': ")
+    assert minitorch.float32.name == "float32" and minitorch.device("cpu").type == "cpu"
+
+
+def test_a_zip_bomb_is_refused_before_it_expands(tmp_path):
+    path = tmp_path / "bomb.pt"
+    path.write_bytes(zip_bomb(minimal_tensor_pickle(2**24), 64 << 20))
+    assert path.stat().st_size < 200_000
+    with pytest.raises(RuntimeError, match=r"'archive/data/0' would expand from \d+ to 67108864 bytes: a zip bomb"):
+        minitorch.load(path)
+
+
+def zip_bomb(data_pkl: bytes, expanded_bytes: int) -> bytes:
+    """A torch.save-like archive whose storage record is ``expanded_bytes`` zeros, deflated to a few kilobytes."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("archive/data.pkl", data_pkl)
+        info = zipfile.ZipInfo("archive/data/0")
+        info.compress_type = zipfile.ZIP_DEFLATED
+        with archive.open(info, "w", force_zip64=True) as member:
+            chunk = bytes(1 << 20)
+            for _ in range(expanded_bytes >> 20):
+                member.write(chunk)
+    return buffer.getvalue()
+
+
+GOOD_CONTENTS = {"weight": minitorch.arange(6.0).reshape(2, 3), "step": 3}
 
 
 def good_file() -> bytes:
     buffer = io.BytesIO()
-    minitorch.save({"weight": minitorch.arange(6.0).reshape(2, 3), "step": 3}, buffer)
+    minitorch.save(GOOD_CONTENTS, buffer)
     return buffer.getvalue()
 
 
+def old_format_file() -> bytes:
+    """The same contents in minitorch's first format (a zip of .npy files and a JSON index)."""
+    buffer = io.BytesIO()
+    _npz_serialization.save_npz(GOOD_CONTENTS, buffer)
+    return buffer.getvalue()
+
+
+def test_the_old_format_is_still_read():
+    data = old_format_file()
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        assert "index.json" in archive.namelist()
+    loaded = minitorch.load(io.BytesIO(data))
+    assert loaded["step"] == 3 and minitorch.equal(loaded["weight"], GOOD_CONTENTS["weight"])
+
+
 def with_index(change) -> bytes:
-    """A copy of ``good_file()`` whose index.json was edited by ``change(index)``."""
-    with zipfile.ZipFile(io.BytesIO(good_file())) as archive:
+    """A copy of ``old_format_file()`` whose index.json was edited by ``change(index)``."""
+    with zipfile.ZipFile(io.BytesIO(old_format_file())) as archive:
         entries = {name: archive.read(name) for name in archive.namelist()}
     index = json.loads(entries["index.json"])
     change(index)
@@ -409,8 +701,7 @@ BROKEN_FILES = {
     "empty": (lambda: b"", "the file is empty"),
     "not a zip": (lambda: b"hello, this is text", "not a zip archive"),
     "npy": (lambda: _npy_bytes(), "single NumPy .npy array"),
-    "truncated": (lambda: good_file()[: len(good_file()) // 2], "damaged"),
-    "no index": (lambda: zip_with({"weights.npy": b""}), "no index.json"),
+    "truncated": (lambda: old_format_file()[: len(old_format_file()) // 2], "damaged"),
     "index not json": (lambda: zip_with({"index.json": b"{not json"}), "damaged"),
     "wrong format": (lambda: with_index(set_in(["format"], "other")), "does not name the format"),
     "future version": (lambda: with_index(set_in(["version"], 99)), "format version 99"),
@@ -448,11 +739,16 @@ def test_broken_files_raise_a_clear_error_naming_the_file(tmp_path, case):
 
 
 # -- weights from PyTorch ------------------------------------------------------------------------------------
-def torch_to_minitorch_through_a_file(torch_model, model, tmp_path):
-    """The documented route: PyTorch state dict -> NumPy -> minitorch.save -> minitorch.load -> load_state_dict."""
-    state = {k: minitorch.from_numpy(v.detach().cpu().numpy()) for k, v in torch_model.state_dict().items()}
-    minitorch.save(state, tmp_path / "weights.mt")
-    model.load_state_dict(minitorch.load(tmp_path / "weights.mt"))
+def torch_to_minitorch_through_a_file(torch, torch_model, model, tmp_path):
+    """torch.save(state_dict) -> minitorch.load -> load_state_dict."""
+    torch.save(torch_model.state_dict(), tmp_path / "weights.pt")
+    model.load_state_dict(minitorch.load(tmp_path / "weights.pt"))
+
+
+def minitorch_to_torch_through_a_file(torch, model, torch_model, tmp_path):
+    """minitorch.save(state_dict) -> torch.load (weights_only) -> load_state_dict."""
+    minitorch.save(model.state_dict(), tmp_path / "weights.pt")
+    torch_model.load_state_dict(torch.load(tmp_path / "weights.pt"))
 
 
 def assert_same_outputs(torch, torch_model, model, array, tolerance=1e-12):
@@ -471,11 +767,11 @@ def test_pytorch_mlp_weights_load_and_give_the_same_outputs(torch, tmp_path):
     theirs = torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.ReLU(), torch.nn.Linear(16, 8), torch.nn.Tanh(),
                                  torch.nn.Linear(8, 3)).double()
     ours = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 8), nn.Tanh(), nn.Linear(8, 3)).double()
-    torch_to_minitorch_through_a_file(theirs, ours, tmp_path)
+    torch_to_minitorch_through_a_file(torch, theirs, ours, tmp_path)
     assert_same_outputs(torch, theirs, ours, np.random.default_rng(0).standard_normal((5, 6)))
-    # and back: minitorch -> PyTorch through NumPy
+    # and back: minitorch -> PyTorch
     ours[0].weight.data = ours[0].weight.data * 2
-    theirs.load_state_dict({k: torch.from_numpy(v.numpy()) for k, v in ours.state_dict().items()})
+    minitorch_to_torch_through_a_file(torch, ours, theirs, tmp_path)
     assert_same_outputs(torch, theirs, ours, np.random.default_rng(1).standard_normal((5, 6)))
 
 
@@ -519,14 +815,19 @@ def test_pytorch_weights_load_into_the_same_architecture(torch, tmp_path, name):
     torch.manual_seed(0)
     theirs, ours = build(torch), build(minitorch)
     assert list(ours.state_dict()) == list(theirs.state_dict())
-    torch_to_minitorch_through_a_file(theirs, ours, tmp_path)
+    torch_to_minitorch_through_a_file(torch, theirs, ours, tmp_path)
     assert_same_outputs(torch, theirs, ours, np.random.default_rng(0).standard_normal(input_shape), tolerance=1e-10)
+    again = build(torch)
+    minitorch_to_torch_through_a_file(torch, ours, again, tmp_path)
+    for key, value in theirs.state_dict().items():
+        assert torch.equal(again.state_dict()[key], value), key
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.parametrize("make", [good_file, old_format_file], ids=["torch format", "old format"])
+@settings(max_examples=200, deadline=None)
 @given(data=st.data())
-def test_corrupted_bytes_load_correctly_or_raise_runtime_error(data):
-    original = good_file()
+def test_corrupted_bytes_load_correctly_or_raise_a_clear_error(make, data):
+    original = make()
     damaged = bytearray(original)
     for _ in range(data.draw(st.integers(1, 4), label="flips")):
         position = data.draw(st.integers(0, len(damaged) - 1), label="position")
@@ -536,18 +837,23 @@ def test_corrupted_bytes_load_correctly_or_raise_runtime_error(data):
         loaded = minitorch.load(io.BytesIO(bytes(damaged[:cut])))
     except RuntimeError as error:
         assert str(error).startswith("minitorch.load cannot read '<BytesIO>': ")
-    else:  # the damage missed everything that matters (zip comments, unused header fields)
+    except pickle.UnpicklingError as error:  # a damaged name in the pickle is refused as any unknown name is
+        assert str(error).startswith("Weights only load failed.")
+    else:  # the damage missed everything that matters (padding, zip comments, unused header fields)
         assert loaded["step"] == 3 and loaded["weight"].tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
 
 
 def test_big_endian_storages_are_read_in_native_order():
-    with zipfile.ZipFile(io.BytesIO(good_file())) as archive:
+    with zipfile.ZipFile(io.BytesIO(old_format_file())) as archive:
         entries = {name: archive.read(name) for name in archive.namelist()}
     swapped = io.BytesIO()
     np.save(swapped, np.arange(6.0, dtype=">f4"))
     entries["data/0.npy"] = swapped.getvalue()
     loaded = minitorch.load(io.BytesIO(zip_with(entries)))
     assert loaded["weight"].dtype == minitorch.float32 and loaded["weight"].tolist() == [[0, 1, 2], [3, 4, 5]]
+    # PyTorch's format records the byte order of its storages in "byteorder"
+    big = torch_style_archive(minimal_tensor_pickle(6), {"0": np.arange(6, dtype=">f4").tobytes()}, byteorder=b"big")
+    assert minitorch.load(io.BytesIO(big)).tolist() == [0, 1, 2, 3, 4, 5]
 
 
 def test_map_location_must_only_move_storages():
