@@ -862,3 +862,257 @@ def test_map_location_must_only_move_storages():
         minitorch.load(io.BytesIO(data), map_location=lambda storage, location: storage[:1])
     with pytest.raises(TypeError, match="map_location should be a string"):
         minitorch.load(io.BytesIO(data), map_location=3)
+
+
+# -- crossing between minitorch and PyTorch --------------------------------------------------------------------
+TORCH_DTYPE_NAMES = {dtype: dtype.name for dtype in ALL_DTYPES}
+
+
+def torch_bits(tensor) -> bytes:
+    return tensor.detach().contiguous().numpy().tobytes()
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (2, 0, 3), (5,), (3, 4)], ids=str)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_torch_load_reads_minitorch_save_bit_exact(torch, tmp_path, dtype, shape):
+    tensor = minitorch.from_numpy(special_values(dtype, shape))
+    if dtype.is_floating_point:
+        tensor.requires_grad_(True)
+    minitorch.save({"tensor": tensor}, tmp_path / "from_minitorch.pt")
+    loaded = torch.load(tmp_path / "from_minitorch.pt")["tensor"]  # PyTorch's default: weights_only=True
+    assert loaded.dtype == getattr(torch, dtype.name) and tuple(loaded.shape) == shape
+    assert loaded.requires_grad == dtype.is_floating_point and loaded.is_leaf
+    assert torch_bits(loaded) == np.ascontiguousarray(tensor.detach().numpy()).tobytes()
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (2, 0, 3), (5,), (3, 4)], ids=str)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_minitorch_load_reads_torch_save_bit_exact(torch, tmp_path, dtype, shape):
+    original = torch.from_numpy(special_values(dtype, shape).copy())
+    if dtype.is_floating_point:
+        original.requires_grad_(True)
+    torch.save({"tensor": original}, tmp_path / "from_torch.pt")
+    loaded = minitorch.load(tmp_path / "from_torch.pt")["tensor"]
+    assert type(loaded) is minitorch.Tensor and loaded.dtype is dtype and loaded.shape == shape
+    assert loaded.requires_grad == dtype.is_floating_point and loaded.is_leaf
+    assert np.ascontiguousarray(loaded.detach().numpy()).tobytes() == torch_bits(original)
+
+
+def storage_of(torch_tensor) -> int:
+    return torch_tensor.untyped_storage().data_ptr()
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_views_cross_to_torch_as_views_of_one_storage(torch, tmp_path, dtype):
+    base = minitorch.from_numpy(special_values(dtype, (4, 6)))
+    views = {"base": base, "transposed": base.t(), "sliced": base[1:3, ::2], "expanded": base[:1].expand(3, 6),
+             "permuted": base.reshape(2, 2, 6).permute(2, 0, 1), "row": base[2]}
+    minitorch.save(views, tmp_path / "views.pt")
+    loaded = torch.load(tmp_path / "views.pt")
+    for name, view in views.items():
+        np.testing.assert_array_equal(loaded[name].numpy(), view.numpy(), err_msg=name)
+        assert storage_of(loaded[name]) == storage_of(loaded["base"]), name  # one storage, as saved
+    assert loaded["transposed"].stride() == (1, 6) and loaded["row"].storage_offset() == 12
+    assert loaded["expanded"].stride() == (0, 1)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_views_cross_from_torch_as_views_of_one_storage(torch, tmp_path, dtype):
+    base = torch.from_numpy(special_values(dtype, (4, 6)).copy())
+    views = {"base": base, "transposed": base.t(), "sliced": base[1:3, ::2], "expanded": base[:1].expand(3, 6),
+             "narrowed": base.narrow(1, 2, 3), "row": base[2], "diagonal": base.diagonal()}
+    torch.save(views, tmp_path / "views.pt")
+    loaded = minitorch.load(tmp_path / "views.pt")
+    for name, view in views.items():
+        np.testing.assert_array_equal(loaded[name].numpy(), view.numpy(), err_msg=name)
+    if dtype.is_floating_point or dtype is not minitorch.bool:
+        loaded["base"][2, 3] = 1  # written through the base, seen through every view of that element
+        assert loaded["row"][3].item() == 1 and loaded["transposed"][3, 2].item() == 1
+        assert loaded["narrowed"][2, 1].item() == 1 and loaded["sliced"][1, 0].item() == loaded["base"][2, 0].item()
+
+
+def test_plain_values_cross_both_ways(torch, tmp_path):
+    minitorch.save({**plain_values(), "size": minitorch.Size([2, 3]), "dtype": minitorch.float16,
+                    "device": minitorch.device("cuda", 1)}, tmp_path / "from_minitorch.pt")
+    loaded = torch.load(tmp_path / "from_minitorch.pt")
+    assert_plain_values_equal({k: v for k, v in loaded.items() if k in plain_values()}, plain_values())
+    assert type(loaded["size"]) is torch.Size and loaded["size"] == (2, 3)
+    assert loaded["dtype"] is torch.float16 and loaded["device"] == torch.device("cuda", 1)
+    torch.save(loaded, tmp_path / "from_torch.pt")
+    back = minitorch.load(tmp_path / "from_torch.pt")
+    assert_plain_values_equal({k: v for k, v in back.items() if k in plain_values()}, plain_values())
+    assert type(back["size"]) is minitorch.Size and back["dtype"] is minitorch.float16
+    assert back["device"] is minitorch.device("cuda:1")
+
+
+def test_parameters_cross_both_ways(torch, tmp_path):
+    ours = {"trained": nn.Parameter(minitorch.randn(3, 2)), "frozen": nn.Parameter(minitorch.randn(2),
+                                                                                   requires_grad=False)}
+    minitorch.save(ours, tmp_path / "from_minitorch.pt")
+    theirs = torch.load(tmp_path / "from_minitorch.pt")
+    assert type(theirs["trained"]) is torch.nn.Parameter and theirs["trained"].requires_grad
+    assert type(theirs["frozen"]) is torch.nn.Parameter and not theirs["frozen"].requires_grad
+    torch.save(theirs, tmp_path / "from_torch.pt")
+    back = minitorch.load(tmp_path / "from_torch.pt")
+    for name in ours:
+        assert type(back[name]) is nn.Parameter and back[name].requires_grad == ours[name].requires_grad
+        assert minitorch.equal(back[name], ours[name])
+
+
+OPTIMIZERS = {
+    "Adam": ({"lr": 0.1, "betas": (0.8, 0.9)}, 3),
+    "AdamW": ({"lr": 0.05, "weight_decay": 0.1, "amsgrad": True}, 3),
+    "SGD": ({"lr": 0.1, "momentum": 0.9, "nesterov": True}, 3),
+    "RMSprop": ({"lr": 0.01, "momentum": 0.5, "centered": True}, 3),
+}
+
+
+def train_steps(lib, model, optimizer, steps: int, array) -> None:
+    for _ in range(steps):
+        optimizer.zero_grad()
+        model(lib.from_numpy(array)).pow(2).sum().backward()
+        optimizer.step()
+
+
+@pytest.mark.parametrize("name", list(OPTIMIZERS))
+def test_optimizer_states_cross_both_ways_and_training_resumes(torch, tmp_path, name):
+    settings_, steps = OPTIMIZERS[name]
+    array = np.random.default_rng(0).standard_normal((4, 3))
+    minitorch.manual_seed(0)
+    ours = nn.Linear(3, 2).double()
+    our_optimizer = getattr(minitorch.optim, name)(ours.parameters(), **settings_)
+    train_steps(minitorch, ours, our_optimizer, steps, array)
+    # minitorch -> PyTorch: both continue from the same state and stay together
+    minitorch.save({"model": ours.state_dict(), "optimizer": our_optimizer.state_dict()}, tmp_path / "ours.pt")
+    checkpoint = torch.load(tmp_path / "ours.pt")
+    theirs = torch.nn.Linear(3, 2).double()
+    theirs.load_state_dict(checkpoint["model"])
+    their_optimizer = getattr(torch.optim, name)(theirs.parameters(), **settings_)
+    their_optimizer.load_state_dict(checkpoint["optimizer"])
+    train_steps(minitorch, ours, our_optimizer, steps, array)
+    train_steps(torch, theirs, their_optimizer, steps, array)
+    for key, value in theirs.state_dict().items():
+        np.testing.assert_allclose(ours.state_dict()[key].detach().numpy(), value.numpy(), rtol=1e-12, atol=1e-14)
+    # PyTorch -> minitorch
+    torch.save({"model": theirs.state_dict(), "optimizer": their_optimizer.state_dict()}, tmp_path / "theirs.pt")
+    checkpoint = minitorch.load(tmp_path / "theirs.pt")
+    resumed = nn.Linear(3, 2).double()
+    resumed.load_state_dict(checkpoint["model"])
+    resumed_optimizer = getattr(minitorch.optim, name)(resumed.parameters(), **settings_)
+    resumed_optimizer.load_state_dict(checkpoint["optimizer"])
+    train_steps(minitorch, resumed, resumed_optimizer, steps, array)
+    train_steps(torch, theirs, their_optimizer, steps, array)
+    for key, value in theirs.state_dict().items():
+        np.testing.assert_allclose(resumed.state_dict()[key].detach().numpy(), value.numpy(), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("name", ["lenet5", "resnet8", "mlp"])
+def test_the_shipped_pretrained_weights_cross_to_torch_and_back(torch, tmp_path, name):
+    from minitorch.vision import models
+
+    builder = getattr(models, name)
+    pretrained = builder(weights="DEFAULT")  # the shipped file, in the old format, hash-checked
+    entry = {"lenet5": models.LeNet5_Weights, "resnet8": models.ResNet8_Weights, "mlp": models.MLP_Weights}[name]
+    state = entry.DEFAULT.get_state_dict()
+    minitorch.save(state, tmp_path / "pretrained.pt")
+    theirs = torch.load(tmp_path / "pretrained.pt")
+    assert list(theirs) == list(state)
+    for key, value in state.items():
+        assert torch_bits(theirs[key]) == np.ascontiguousarray(value.numpy()).tobytes(), key
+    torch.save(theirs, tmp_path / "back.pt")
+    model = builder(**({"in_channels": 1} if name == "resnet8" else {}))
+    model.load_state_dict(minitorch.load(tmp_path / "back.pt"))
+    model.eval()
+    size = entry.DEFAULT.meta["image_size"]
+    x = minitorch.randn(2, 1, size, size)
+    with minitorch.no_grad():
+        assert minitorch.equal(model(x), pretrained(x))
+
+
+@pytest.mark.parametrize("name", ["resnet20", "vgg8"])
+def test_vision_model_state_dicts_cross_both_ways(torch, tmp_path, name):
+    from minitorch.vision import models
+
+    minitorch.manual_seed(0)
+    model = models.get_model(name)
+    minitorch.save(model.state_dict(), tmp_path / "model.pt")
+    theirs = torch.load(tmp_path / "model.pt")
+    torch.save(theirs, tmp_path / "back.pt")
+    back = minitorch.load(tmp_path / "back.pt")
+    for key, value in model.state_dict().items():
+        assert torch_bits(theirs[key]) == np.ascontiguousarray(value.numpy()).tobytes(), key
+        assert back[key].dtype == value.dtype and minitorch.equal(back[key], value), key
+
+
+def test_a_whole_pytorch_module_loads_as_minitorch_module_with_weights_only_false(torch, tmp_path):
+    torch.manual_seed(0)
+    theirs = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 2)).double()
+    torch.save(theirs, tmp_path / "module.pt")
+    with pytest.raises(pickle.UnpicklingError, match="GLOBAL torch.nn.modules.container.Sequential was not an allowed"):
+        minitorch.load(tmp_path / "module.pt")
+    ours = minitorch.load(tmp_path / "module.pt", weights_only=False)  # minitorch mirrors PyTorch's module paths
+    assert type(ours) is nn.Sequential and type(ours[0]) is nn.Linear and isinstance(ours[0].weight, nn.Parameter)
+    assert_same_outputs(torch, theirs, ours, np.random.default_rng(0).standard_normal((5, 3)))
+
+
+def test_the_archive_is_laid_out_as_torch_save_lays_it_out(torch, tmp_path):
+    state = {"weight": minitorch.arange(6.0).reshape(2, 3), "mask": minitorch.ones(5, dtype=minitorch.bool)}
+    (tmp_path / "ours").mkdir()
+    (tmp_path / "theirs").mkdir()
+    minitorch.save(state, tmp_path / "ours" / "model.pt")
+    torch.save({k: torch.from_numpy(v.numpy()) for k, v in state.items()}, tmp_path / "theirs" / "model.pt")
+    with zipfile.ZipFile(tmp_path / "ours" / "model.pt") as ours, \
+            zipfile.ZipFile(tmp_path / "theirs" / "model.pt") as theirs:
+        assert ours.namelist() == theirs.namelist()  # the same records, in the same order
+        for info in ours.infolist():
+            assert info.compress_type == zipfile.ZIP_STORED
+            if info.filename != "model/.data/serialization_id":
+                assert ours.read(info) == theirs.read(info.filename), info.filename  # same pickle, same bytes
+            with open(tmp_path / "ours" / "model.pt", "rb") as file:  # every record's data starts at a multiple of 64
+                file.seek(info.header_offset + 26)
+                name_length, extra_length = struct.unpack("<HH", file.read(4))
+            assert (info.header_offset + 30 + name_length + extra_length) % 64 == 0
+    again = io.BytesIO()
+    minitorch.save(state, again)
+    first = io.BytesIO()
+    minitorch.save(state, first)
+    assert again.getvalue() == first.getvalue()  # the same weights give the same bytes (and hash)
+
+
+def test_storages_saved_on_a_gpu_load_in_torch_with_map_location(torch, fake_cuda, tmp_path):
+    minitorch.save({"on1": minitorch.arange(3.0, device="cuda:1")}, tmp_path / "gpu.pt")
+    with pytest.raises(RuntimeError):  # as from a real GPU: PyTorch on this machine has none
+        torch.load(tmp_path / "gpu.pt")
+    assert torch.load(tmp_path / "gpu.pt", map_location="cpu")["on1"].tolist() == [0.0, 1.0, 2.0]
+    assert devices_of(minitorch.load(tmp_path / "gpu.pt")) == {"on1": "cuda:1"}
+
+
+class Settings:
+    """A user's class, pickled into a checkpoint (a training configuration)."""
+
+    def __init__(self, lr):
+        self.lr = lr
+
+    def __eq__(self, other):
+        return type(other) is Settings and other.lr == self.lr
+
+
+def test_safe_globals_allow_a_trusted_class_and_never_os(tmp_path):
+    minitorch.save({"settings": Settings(0.1), "weight": minitorch.ones(2)}, tmp_path / "checkpoint.pt")
+    with pytest.raises(pickle.UnpicklingError, match=r"GLOBAL tests\.test_serialization\.Settings was not an allowed"):
+        minitorch.load(tmp_path / "checkpoint.pt")
+    with minitorch.serialization.safe_globals([Settings]):
+        assert minitorch.load(tmp_path / "checkpoint.pt")["settings"] == Settings(0.1)
+    assert Settings not in minitorch.serialization.get_safe_globals()
+    minitorch.serialization.add_safe_globals([Settings, os.system])
+    try:
+        assert minitorch.load(tmp_path / "checkpoint.pt")["settings"] == Settings(0.1)
+        marker = tmp_path / "pwned"
+        path = tmp_path / "evil.pt"
+        path.write_bytes(torch_style_archive(pickle.dumps(RunsCode(marker), protocol=2)))
+        with pytest.raises(pickle.UnpicklingError, match="whose module posix is blocked"):
+            minitorch.load(path)  # os, sys, posix and nt stay blocked, whatever is added
+        assert not marker.exists()
+    finally:
+        minitorch.serialization.clear_safe_globals()
+    assert minitorch.serialization.get_safe_globals() == []
