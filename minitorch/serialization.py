@@ -77,6 +77,7 @@ import os
 import pickle
 import struct
 import sys
+import warnings
 import zipfile
 from collections import OrderedDict
 from typing import IO, Any
@@ -298,6 +299,7 @@ def _write_record(archive: zipfile.ZipFile, name: str, data) -> None:
         info.extra = b"FB" + struct.pack("<H", padding - 4) + b"Z" * (padding - 4)  # PyTorch's padding field
     with archive.open(info, "w", force_zip64=zip64) as member:
         member.write(data)
+    info.extra = b""  # the padding is needed in the local header only; the central directory stays compact
 
 
 # ==================================================================================================
@@ -319,6 +321,8 @@ def load(f: FileLike, map_location=None, pickle_module=None, *, weights_only: bo
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     if mmap:
         raise ValueError("minitorch.load does not support mmap=True: files are read into memory")
+    if pickle_load_args and weights_only:
+        warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
     name = _describe(f)
     if isinstance(f, (str, os.PathLike)) and os.fspath(f).endswith(".safetensors"):
         return _load_safetensors(os.fspath(f), map_location)

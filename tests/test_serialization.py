@@ -254,6 +254,31 @@ def test_paths_and_file_objects(tmp_path):
         minitorch.load(tmp_path / "missing.mt")
 
 
+class WriteOnlyPipe(io.RawIOBase):
+    """A stream that can only be written forward (a pipe, a socket)."""
+
+    def __init__(self):
+        self.chunks = []
+
+    def writable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def write(self, data) -> int:
+        self.chunks.append(bytes(data))
+        return len(data)
+
+
+def test_saving_to_a_stream_that_cannot_seek(torch):
+    pipe = WriteOnlyPipe()
+    minitorch.save(GOOD_CONTENTS, pipe)
+    data = b"".join(pipe.chunks)
+    assert minitorch.load(io.BytesIO(data))["weight"].tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert torch.load(io.BytesIO(data))["weight"].tolist() == [[0, 1, 2], [3, 4, 5]]
+
+
 def test_a_whole_module_is_pickled_and_needs_weights_only_false():
     model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
     buffer = io.BytesIO()
