@@ -269,7 +269,13 @@ class Unpickler(pickle._Unpickler):
             raise WeightsOnlyError(f"Trying to call reduce for unrecognized function {function!r:.80}")
         if not isinstance(args, tuple):
             raise pickle.UnpicklingError("REDUCE expects a tuple of arguments")
-        self.stack[-1] = function(*args)
+        try:
+            self.stack[-1] = function(*args)
+        except (_utils.CheckpointError, pickle.UnpicklingError):
+            raise
+        except Exception as error:  # an allowed function refused its arguments (torch.device("nowhere"))
+            name = getattr(function, "__qualname__", type(function).__name__)
+            raise _utils.CheckpointError(f"{name}{args!r:.80} failed: {type(error).__name__}: {error}") from error
 
     def load_newobj(self):
         args = self.stack.pop()

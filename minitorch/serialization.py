@@ -350,7 +350,7 @@ def _seekable(f):
 
 def _load_safetensors(path: str, map_location):
     # torch.load reads a path ending in .safetensors with safetensors' loader, onto one device.
-    from .utils import safetensors
+    from .utils import safetensors  # minitorch.utils is imported after this module (it sits above the core)
 
     if isinstance(map_location, dict) or (callable(map_location) and not isinstance(map_location, (str, Device))):
         kind = "dict" if isinstance(map_location, dict) else "callable"
@@ -504,6 +504,12 @@ class _TorchArchive:
             raise _utils.CheckpointError(f"storage '{key}' has an invalid size {numel!r}")
         loaded = self.storages.get(key)
         if loaded is None:
+            if self.map_location is None:  # the file's own location, used as it is: it must name a device
+                try:
+                    Device(location)
+                except (RuntimeError, ValueError, TypeError):
+                    raise _utils.CheckpointError(f"storage '{key}' was saved from an unknown device {location!r}") \
+                        from None
             host = self._read_storage(key, storage_type.dtype, numel)
             try:
                 array, device = place(host, location, self.map_location)

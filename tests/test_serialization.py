@@ -599,6 +599,13 @@ HOSTILE_ARCHIVES = {
     "persistent id that is no storage": (
         lambda: torch_style_archive(minimal_tensor_pickle(6, storage_id=("module", "os", "0", "cpu", 6))),
         "Only persistent_load of storage is allowed"),
+    "unknown storage location": (
+        lambda: torch_style_archive(minimal_tensor_pickle(6, storage_id=(
+            "storage", StorageName("torch", "FloatStorage"), "0", "nowhere:0", 6)), {"0": SIX_FLOATS}),
+        "storage '0' was saved from an unknown device 'nowhere:0'"),
+    "allowed function, bad arguments": (
+        lambda: torch_style_archive(RawPickler.dumps(Call(Name("torch", "device"), ("nowhere",)))),
+        "device('nowhere',) failed: RuntimeError"),
     "unknown byte order": (
         lambda: torch_style_archive(minimal_tensor_pickle(6), {"0": SIX_FLOATS}, byteorder=b"middle"),
         "Unknown endianness type: middle"),
@@ -866,6 +873,29 @@ def test_corrupted_bytes_load_correctly_or_raise_a_clear_error(make, data):
         assert str(error).startswith("Weights only load failed.")
     else:  # the damage missed everything that matters (padding, zip comments, unused header fields)
         assert loaded["step"] == 3 and loaded["weight"].tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_a_damaged_pickle_with_a_valid_checksum_loads_correctly_or_raises_a_clear_error(data):
+    """The zip's checksums catch random damage; this damages data.pkl behind them, to exercise the unpickler."""
+    with zipfile.ZipFile(io.BytesIO(good_file())) as archive:
+        entries = {name: archive.read(name) for name in archive.namelist()}
+    pickled = bytearray(entries["archive/data.pkl"])
+    for _ in range(data.draw(st.integers(1, 4), label="flips")):
+        position = data.draw(st.integers(0, len(pickled) - 1), label="position")
+        pickled[position] = data.draw(st.integers(0, 255), label="byte")
+    cut = data.draw(st.integers(0, len(pickled)), label="length")
+    entries["archive/data.pkl"] = bytes(pickled[:cut])
+    try:
+        loaded = minitorch.load(io.BytesIO(zip_with(entries)))
+    except RuntimeError as error:
+        assert str(error).startswith("minitorch.load cannot read '<BytesIO>': ")
+    except pickle.UnpicklingError as error:
+        assert str(error).startswith("Weights only load failed.")
+    else:  # still a valid pickle: whatever it holds was built from allowed names only
+        assert isinstance(loaded, (dict, list, tuple, int, float, str, bytes, type(None), minitorch.Tensor))
+    assert minitorch.float32.name == "float32"
 
 
 def test_big_endian_storages_are_read_in_native_order():
