@@ -1014,6 +1014,19 @@ def test_parameters_cross_both_ways(torch, tmp_path):
         assert minitorch.equal(back[name], ours[name])
 
 
+def test_python_attributes_of_torch_tensors(torch, tmp_path):
+    parameter = torch.nn.Parameter(torch.ones(2))
+    parameter.note = "frozen"  # pickled by _rebuild_parameter_with_state
+    torch.save({"p": parameter}, tmp_path / "parameter.pt")
+    loaded = minitorch.load(tmp_path / "parameter.pt")["p"]
+    assert type(loaded) is nn.Parameter and loaded.note == "frozen" and loaded.tolist() == [1.0, 1.0]
+    tensor = torch.ones(3)
+    tensor.tag = 7  # pickled by _rebuild_from_type_v2 with its state
+    torch.save({"t": tensor}, tmp_path / "tensor.pt")
+    with pytest.raises(RuntimeError, match="carries the Python attribute 'tag', and a minitorch Tensor holds none"):
+        minitorch.load(tmp_path / "tensor.pt")
+
+
 OPTIMIZERS = {
     "Adam": ({"lr": 0.1, "betas": (0.8, 0.9)}, 3),
     "AdamW": ({"lr": 0.05, "weight_decay": 0.1, "amsgrad": True}, 3),
