@@ -1,12 +1,12 @@
 """The allow-list unpickler behind ``minitorch.load(f)`` (``weights_only=True``), after PyTorch's own.
 
 Unpickling an ordinary pickle can run any code its author wanted: a pickle is a small
-program whose ``GLOBAL`` instruction imports any function (``os.system``) and whose
+program whose ``GLOBAL`` instruction imports any function (``os.system``, ``eval``) and whose
 ``REDUCE`` instruction calls it. A checkpoint only needs a handful of functions (those that
 rebuild tensors), dtypes, storage types and plain containers, so this unpickler knows only
-those (``_get_allowed_globals``) and refuses every other name with PyTorch's message:
+those (``torch_globals()``) and refuses every other name with PyTorch's message:
 
-    Unsupported global: GLOBAL os.system was not an allowed global by default. ...
+    Unsupported global: GLOBAL eval was not an allowed global by default. ...
 
 Like ``torch/_weights_only_unpickler.py`` it also restricts what the other instructions may
 touch: ``BUILD`` (set an object's attributes) only on a ``Parameter``, an ``OrderedDict`` or
@@ -220,7 +220,9 @@ _CONTAINER_CLASSES = (OrderedDict, Counter, set)
 
 
 class Unpickler(pickle._Unpickler):
-    """An unpickler that builds only what ``_get_allowed_globals`` names: ``Unpickler(file, persistent_load).load()``.
+    """An unpickler that builds only what ``torch_globals()`` and the user allow.
+
+    ``Unpickler(file, persistent_load).load()`` returns the object.
 
     ``persistent_load(pid)`` answers the storage references (``('storage', ...)`` tuples);
     any other persistent id is refused.
