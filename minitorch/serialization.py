@@ -61,6 +61,10 @@ Other formats ``minitorch.load`` reads
 * a path ending in ``.safetensors``, as ``torch.load`` does (``minitorch.utils.safetensors``
   writes and reads those files).
 
+Not read (refused with a message that says so, before anything is unpickled): PyTorch's
+legacy format (a bare pickle stream, written before PyTorch 1.6 or with
+``_use_new_zipfile_serialization=False``) and TorchScript archives (``torch.jit.save``).
+
 Loading onto another device: ``map_location``
 ---------------------------------------------
 As in ``torch.load`` (see ``minitorch._map_location``): ``None`` puts each storage back on the
