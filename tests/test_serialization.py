@@ -1184,3 +1184,9 @@ def test_safe_globals_allow_a_trusted_class_and_never_os(tmp_path):
     finally:
         minitorch.serialization.clear_safe_globals()
     assert minitorch.serialization.get_safe_globals() == []
+
+
+def test_pytorchs_legacy_format_is_refused_with_advice(torch, tmp_path):
+    torch.save({"w": torch.ones(2)}, tmp_path / "legacy.pt", _use_new_zipfile_serialization=False)
+    with pytest.raises(RuntimeError, match=r"it is a bare pickle.*legacy format \(before PyTorch 1\.6.*re-save"):
+        minitorch.load(tmp_path / "legacy.pt")
