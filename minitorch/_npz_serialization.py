@@ -130,14 +130,14 @@ class _Writer:
         if isinstance(value, (list, tuple, dict)):
             return self._encode_container(value, where)
         raise TypeError(
-            f"minitorch.save cannot store {where}, an object of type {type(value).__module__}."
+            f"save_npz cannot store {where}, an object of type {type(value).__module__}."
             f"{type(value).__qualname__}: only tensors, NumPy arrays, numbers, strings, bools, None, dtypes, devices "
             "and lists, tuples and dicts of them can be saved (the file format holds no code)."
         )
 
     def _encode_container(self, value, where: str):
         if id(value) in self._open_containers:
-            raise ValueError(f"minitorch.save cannot store {where}: it contains itself")
+            raise ValueError(f"save_npz cannot store {where}: it contains itself")
         self._open_containers.add(id(value))
         try:
             if isinstance(value, dict):
@@ -158,7 +158,7 @@ class _Writer:
         if key is None or isinstance(key, (str, bool, int, float, np.integer, np.floating, np.bool_)):
             return self.encode(key, where)
         raise TypeError(
-            f"minitorch.save cannot store {where}: its key {key!r} is a {type(key).__name__}; dict keys must be "
+            f"save_npz cannot store {where}: its key {key!r} is a {type(key).__name__}; dict keys must be "
             "strings, numbers, bools, None or tuples of these"
         )
 
@@ -170,7 +170,7 @@ class _Writer:
         try:
             dtype = _dtype.from_numpy_dtype(array.dtype)
         except TypeError as error:
-            raise TypeError(f"minitorch.save cannot store {where}: {error}") from None
+            raise TypeError(f"save_npz cannot store {where}: {error}") from None
         storage, offset, strides = self._storage_for(array, device)
         if isinstance(owner, np.ndarray):
             kind, requires_grad = "ndarray", False
@@ -230,7 +230,7 @@ def _float_to_json(value: float):
 # Loading
 # ==================================================================================================
 class _FormatError(Exception):
-    """Something in the file is not what ``minitorch.save`` writes (turned into a RuntimeError naming the file)."""
+    """Something in the file is not what ``save_npz`` writes (turned into a RuntimeError naming the file)."""
 
 
 def is_npz_archive(names) -> bool:
