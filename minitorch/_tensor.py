@@ -426,7 +426,7 @@ class Tensor:
 
     def __reduce_ex__(self, protocol):
         # Lets DataLoader worker processes send tensors back (multiprocessing pickles them);
-        # model files never use pickle (see minitorch.serialization).
+        # model files pickle tensors under PyTorch's names instead (minitorch.serialization).
         return (_rebuild_tensor, (self._device.backend.to_host(self._data), str(self._device), self._requires_grad))
 
     def __deepcopy__(self, memo):

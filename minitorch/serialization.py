@@ -1,4 +1,4 @@
-"""Saving and loading tensors and state dicts: ``minitorch.save`` and ``minitorch.load``.
+"""Saving and loading: ``minitorch.save`` and ``minitorch.load``, in PyTorch's own file format.
 
     >>> import io, minitorch
     >>> buffer = io.BytesIO()
@@ -8,339 +8,332 @@
     {'weight': tensor([[1., 1., 1.],
             [1., 1., 1.]]), 'step': 10}
 
-Why not pickle
---------------
-``torch.save`` writes a *pickle*, and loading a pickle may run any code the file names:
-a downloaded checkpoint can delete your files. (PyTorch's ``weights_only=True`` loads
-through a restricted unpickler to limit that.) minitorch's format cannot hold code at all:
-loading reads a JSON document and raw numbers, nothing else, so a malicious file can only
-fail to load.
+A file written by ``minitorch.save`` is the file ``torch.save`` writes, so ``torch.load``
+reads it, and ``minitorch.load`` reads what ``torch.save`` wrote: checkpoints move both
+ways between minitorch and PyTorch.
 
 The file format
 ---------------
-A file is a zip archive in NumPy's ``.npz`` layout (``numpy.load`` opens it too):
+A zip archive (uncompressed) whose members all sit in one folder (``archive/``, or the
+file's name without its extension):
 
-* ``index.json`` describes what was saved, in three lists:
+* ``data.pkl``: the saved object as a *pickle* (protocol 2). A tensor is pickled as the call
+  ``torch._utils._rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad,
+  backward_hooks)``: a view of a flat storage, offset and strides counted in elements. A
+  storage is not in the pickle; it is a *persistent id*, the tuple
+  ``('storage', torch.FloatStorage, key, location, numel)``, whose numbers are in
+  ``data/<key>``. A ``Parameter`` is ``torch._utils._rebuild_parameter(tensor,
+  requires_grad, backward_hooks)``; dtypes are the globals ``torch.float32``...;
+* ``data/0``, ``data/1``...: each storage's raw bytes, in the byte order of ``byteorder``,
+  each aligned to 64 bytes in the file (so a reader can map it into memory);
+* ``byteorder`` (``little``), ``version`` (``3``), ``.format_version`` (``1``),
+  ``.storage_alignment`` (``64``) and ``.data/serialization_id``.
 
-  - ``storages``: flat blocks of numbers, one ``.npy`` file each (``data/0.npy``...), with
-    their dtype, length and the device they were saved from (``"cpu"``, ``"cuda:1"``);
-  - ``tensors``: each tensor is a *view* of a storage: a dtype, a shape, an offset and
-    strides (in elements), ``requires_grad``, and whether it is a ``Parameter``;
-  - ``object``: the saved object itself, as a tree of tagged nodes
-    (``{"kind": "dict", "items": [[key, value], ...]}``, ``{"kind": "tensor", "index": 0}``,
-    ``{"kind": "float", "value": 0.001}``...).
+Tensors that are views of one array (``w``, ``w.t()``, ``w[1]``) become views of one storage,
+so they load as views of one storage again; the same tensor saved twice (tied weights)
+loads as one tensor. Like PyTorch, a view saves its whole base: call ``.clone()`` first to
+save only the slice. Gradients (``.grad``) are not saved.
 
-* ``data/<n>.npy``: the numbers, written and read with ``allow_pickle=False``.
+What can be saved: anything Python can pickle, as with ``torch.save``: state dicts,
+optimizer state dicts, nested containers of tensors and numbers, and whole modules
+(``minitorch.save(model, f)`` pickles the module object itself).
 
-What can be saved: tensors (and ``Parameter``), NumPy arrays, ``None``, bools, ints, floats,
-strings, dtypes, devices, ``Size``, and lists, tuples, dicts and ``OrderedDict`` of these,
-nested to any depth; dict keys may be strings, numbers, bools, ``None`` or tuples of those
-(an optimizer's state dict uses integer keys). Anything else raises ``TypeError`` on save.
+Loading safely: ``weights_only``
+--------------------------------
+Unpickling can run any code the file names: a downloaded checkpoint can delete your
+files. So ``minitorch.load``, like ``torch.load`` since PyTorch 2.6, unpickles with an
+*allow-list* by default (``weights_only=True``, see ``minitorch._weights_only_unpickler``):
+it rebuilds tensors, parameters, storages, dtypes, devices, ``Size`` and plain containers
+(dict, list, tuple, set, ``OrderedDict``) and refuses everything else, so nothing in the
+file runs. A whole module is a pickle of classes, so loading one needs
+``weights_only=False``: do that only for files you trust. ``add_safe_globals([MyClass])``
+allows more classes in ``weights_only`` loads.
 
-Round trips are bit exact for every dtype (NaN payloads, ``-0.0``, subnormals: the bytes
-are copied), shapes are kept (0-d and empty tensors too), and so is ``requires_grad``.
-Sharing is kept as in PyTorch: the same tensor saved twice (tied weights) loads as one
-tensor, and tensors that are views of one array (a tensor and its slice or transpose)
-load as views of one storage again. Like PyTorch, a view saves its whole base: call
-``.clone()`` first to save only the slice. Gradients (``.grad``) are not saved.
+Every check a hostile file could defeat is made before its numbers are used: a storage's
+bytes must be exactly ``numel`` elements, a view must lie inside its storage, a member may
+not be compressed beyond reason (a zip bomb), and a damaged file raises a ``RuntimeError``
+that names the file and says why.
+
+Other formats ``minitorch.load`` reads
+--------------------------------------
+* the zip of ``.npy`` files and a JSON index that ``minitorch.save`` wrote before it wrote
+  PyTorch's format (``minitorch/_npz_serialization.py``; the shipped pretrained weights);
+* a path ending in ``.safetensors``, as ``torch.load`` does (``minitorch.utils.safetensors``
+  writes and reads those files).
+
+Not read (refused with a message that says so, before anything is unpickled): PyTorch's
+legacy format (a bare pickle stream, written before PyTorch 1.6 or with
+``_use_new_zipfile_serialization=False``) and TorchScript archives (``torch.jit.save``).
 
 Loading onto another device: ``map_location``
 ---------------------------------------------
-As in ``torch.load``: ``None`` puts each storage back on the device it was saved from;
-a device (``"cpu"``, ``"cuda:0"``, ``minitorch.device(...)``) puts everything there; a
-dict maps saved locations (``{"cuda:1": "cpu"}``; other locations stay); a callable is
-called as ``map_location(storage, location)`` with the storage as a 1-D CPU tensor and
-its saved location string, and returns the storage moved where it should go (or ``None``
-for the default). ``lambda storage, location: storage`` loads everything onto the CPU.
-
-Moving weights between minitorch and PyTorch
---------------------------------------------
-The two libraries name parameters alike (``"0.weight"``, ``"lstm.weight_ih_l0"``) and store
-them in the same layout, so a state dict crosses over through NumPy arrays::
-
-    # PyTorch -> minitorch (the same architecture built with minitorch.nn)
-    state = {k: minitorch.from_numpy(v.detach().cpu().numpy()) for k, v in torch_model.state_dict().items()}
-    model.load_state_dict(state)
-
-    # minitorch -> PyTorch
-    torch_model.load_state_dict({k: torch.from_numpy(v.numpy()) for k, v in model.state_dict().items()})
-
-``from_numpy`` shares memory and ``load_state_dict`` copies, so nothing is left tied
-together. Through a file, use NumPy's own format, which both sides read without pickle::
-
-    numpy.savez("weights.npz", **{k: v.detach().cpu().numpy() for k, v in torch_model.state_dict().items()})
-    with numpy.load("weights.npz", allow_pickle=False) as arrays:
-        model.load_state_dict({k: minitorch.from_numpy(arrays[k]) for k in arrays.files})
-
-``minitorch.load`` does not read ``torch.save`` files (they are pickles) and says so.
+As in ``torch.load`` (see ``minitorch._map_location``): ``None`` puts each storage back on the
+device it was saved from; a device puts everything there; a dict maps saved locations
+(``{"cuda:1": "cpu"}``); a callable ``map_location(storage, location)`` returns the storage
+moved, or ``None``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
-import json
-import math
 import os
+import pickle
+import struct
+import sys
+import warnings
 import zipfile
 from collections import OrderedDict
 from typing import IO, Any
 
 import numpy as np
 
-from . import _dtype
-from ._device import CPU, Backend, canonical, device as Device
+from . import _dtype, _npz_serialization, _utils
+from ._device import device as Device
+from ._map_location import place
+from ._storage import LARGEST, contiguous_strides, storage_view
 from ._tensor import Size, Tensor
+from ._weights_only_unpickler import (
+    Unpickler as _WeightsOnlyUnpickler,
+    WeightsOnlyError,
+    add_safe_globals,
+    clear_safe_globals,
+    get_safe_globals,
+    safe_globals,
+    torch_globals,
+)
 
-__all__ = ["save", "load"]
+__all__ = ["save", "load", "add_safe_globals", "clear_safe_globals", "get_safe_globals", "safe_globals",
+           "DEFAULT_PROTOCOL"]
 
-FORMAT_NAME = "minitorch.save"
-FORMAT_VERSION = 1
-INDEX_NAME = "index.json"
-_DTYPES = {d.name: d for d in _dtype.ALL_DTYPES}
-_TENSOR_CLASSES = ("Tensor", "Parameter", "ndarray")
+DEFAULT_PROTOCOL = 2  # torch.save's: the protocol PyTorch's weights-only unpickler reads
+STORAGE_ALIGNMENT = 64  # storages start at multiples of 64 bytes in the file, as PyTorch writes them
+FORMAT_VERSION = b"3\n"  # the archive version PyTorch 2 writes ("version")
+
+UNSAFE_MESSAGE = (
+    "In PyTorch 2.6, we changed the default value of the `weights_only` argument in `torch.load` "
+    "from `False` to `True`. Re-running `torch.load` with `weights_only` set to `False` will likely succeed, "
+    "but it can result in arbitrary code execution. Do it only if you got the file from a "
+    "trusted source."
+)
+DOCS_MESSAGE = (
+    "\n\nCheck the documentation of torch.load to learn more about types accepted by default with "
+    "weights_only https://pytorch.org/docs/stable/generated/torch.load.html."
+)
+
+FileLike = str | os.PathLike | IO[bytes]  # a path, or a binary file object
 
 
 # ==================================================================================================
 # Saving
 # ==================================================================================================
-FileLike = str | os.PathLike | IO[bytes]  # a path, or a binary file object
-
-
-def save(obj: Any, f: FileLike, pickle_module=None, pickle_protocol: int = 2,
+def save(obj: Any, f: FileLike, pickle_module=None, pickle_protocol: int = DEFAULT_PROTOCOL,
          _use_new_zipfile_serialization: bool = True, _disable_byteorder_record: bool = False) -> None:
-    """Write ``obj`` (a tensor, a state dict, nested containers of tensors and numbers) to ``f``.
+    """Write ``obj`` to ``f`` (a path or a binary file object) in ``torch.save``'s format.
 
-    ``f`` is a path or a binary file object opened for writing. The pickle arguments exist
-    so PyTorch code runs unchanged; minitorch never pickles.
+    ``pickle_module`` is accepted for PyTorch compatibility and must be ``None`` or ``pickle``.
     """
-    if pickle_module is not None:
-        raise ValueError("minitorch.save never uses pickle, so pickle_module must be None")
-    writer = _Writer()
-    tree = writer.encode(obj, where="the saved object")
-    index = {
-        "format": FORMAT_NAME,
-        "version": FORMAT_VERSION,
-        "storages": writer.storage_entries,
-        "tensors": writer.tensor_entries,
-        "object": tree,
-    }
-    text = json.dumps(index, allow_nan=False, separators=(",", ":"))
+    if pickle_module not in (None, pickle):
+        raise ValueError("minitorch.save pickles with Python's pickle module only, so pickle_module must be None")
+    if not _use_new_zipfile_serialization:
+        raise ValueError(
+            "minitorch.save writes PyTorch's zip format only (_use_new_zipfile_serialization=True); the legacy "
+            "format before PyTorch 1.6 is not written"
+        )
+    storages = _StorageTable()
+    buffer = io.BytesIO()
+    _Pickler(buffer, pickle_protocol, storages).dump(obj)
+    records = [("data.pkl", buffer.getbuffer()), (".format_version", b"1"),
+               (".storage_alignment", str(STORAGE_ALIGNMENT).encode())]
+    if not _disable_byteorder_record:
+        records.append(("byteorder", sys.byteorder.encode()))
+    records += [(f"data/{storage.key}", storage.data()) for storage in storages.saved]
+    records.append(("version", FORMAT_VERSION))
     if isinstance(f, (str, os.PathLike)):
+        archive_name = os.path.splitext(os.path.basename(os.fspath(f)))[0] or "archive"
         with open(f, "wb") as stream:
-            _write_archive(stream, text, writer.storage_arrays)
+            _write_archive(stream, archive_name, records)
     else:
-        _write_archive(f, text, writer.storage_arrays)
+        _write_archive(f, "archive", records)
 
 
-def _write_archive(stream, index_text: str, storages: list) -> None:
-    # ZIP_STORED (no compression): weights hardly compress, and reading stays fast. Every entry
-    # carries the same fixed timestamp, so saving the same weights twice gives the same bytes
-    # (and the same hash: the shipped pretrained weights are checked by theirs).
-    with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_STORED) as archive:
-        archive.writestr(_entry(INDEX_NAME), index_text)
-        for number, array in enumerate(storages):
-            with archive.open(_entry(f"data/{number}.npy"), "w", force_zip64=True) as member:
-                np.lib.format.write_array(member, array, allow_pickle=False)
+class _TorchGlobal:
+    """A PyTorch name (``torch._utils._rebuild_tensor_v2``) as minitorch's pickler writes it: a ``GLOBAL`` instruction.
+
+    Writing the name does not need PyTorch: the pickle only *names* the function; whoever
+    loads the file (``torch.load`` or ``minitorch.load``) looks the name up.
+    """
+
+    __slots__ = ("module", "name")
+
+    def __init__(self, module: str, name: str):
+        self.module, self.name = module, name
+
+    def __call__(self, *args):  # pickle insists that what a reduction calls is callable
+        raise TypeError(f"{self.module}.{self.name} is a name written into a file, not a function to call here")
 
 
-def _entry(name: str) -> zipfile.ZipInfo:
-    return zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+_REBUILD_TENSOR_V2 = _TorchGlobal("torch._utils", "_rebuild_tensor_v2")
+_REBUILD_PARAMETER = _TorchGlobal("torch._utils", "_rebuild_parameter")
+_TORCH_SIZE = _TorchGlobal("torch", "Size")
+_TORCH_DEVICE = _TorchGlobal("torch", "device")
+_DTYPE_NAMES = {dtype: _TorchGlobal("torch", dtype.name) for dtype in _dtype.ALL_DTYPES}
+_STORAGE_NAMES = {dtype: _TorchGlobal("torch", _utils.STORAGE_CLASS_NAMES[dtype.name]) for dtype in _dtype.ALL_DTYPES}
 
 
-class _Writer:
-    """Turns an object into the JSON tree, collecting tensors and the storages behind them."""
+class _SavedStorage:
+    """One storage being saved: the flat host array behind one or more tensors, and its key in the file."""
+
+    __slots__ = ("key", "dtype", "location", "array")
+
+    def __init__(self, key: str, dtype: _dtype.dtype, location: str, array):
+        self.key, self.dtype, self.location, self.array = key, dtype, location, array
+
+    def persistent_id(self) -> tuple:
+        return ("storage", _STORAGE_NAMES[self.dtype], self.key, self.location, int(self.array.size))
+
+    def data(self) -> memoryview:
+        return memoryview(np.ascontiguousarray(self.array).reshape(-1)).cast("B")
+
+
+class _StorageTable:
+    """The storages of one save: tensors that view one base array share that base's storage."""
 
     def __init__(self):
-        self.storage_entries: list = []
-        self.storage_arrays: list = []  # host (NumPy) arrays, one per storage entry
-        self.tensor_entries: list = []
-        self._tensor_numbers: dict = {}  # id(tensor) -> its entry (the same tensor twice is saved once)
-        self._storage_numbers: dict = {}  # id(base array) -> its storage number
-        self._keep_alive: list = []  # ids above stay unique only while their objects live
-        self._open_containers: set = set()  # containers on the current path (to refuse cycles)
+        self.saved: list[_SavedStorage] = []
+        self._by_base: dict = {}  # id(base array) -> its _SavedStorage
+        self._keep_alive: list = []  # the ids above stay unique only while their arrays live
 
-    def encode(self, value, where: str):
-        if isinstance(value, Tensor):
-            return {"kind": "tensor", "index": self._add_tensor(value, value._data, value._device, where)}
-        if isinstance(value, np.ndarray):
-            return {"kind": "tensor", "index": self._add_tensor(value, value, CPU, where)}
-        if value is None:
-            return {"kind": "none"}
-        if isinstance(value, (bool, np.bool_)):  # before int: bool is a subclass of int
-            return {"kind": "bool", "value": bool(value)}
-        if isinstance(value, (int, np.integer)):
-            return {"kind": "int", "value": int(value)}
-        if isinstance(value, (float, np.floating)):
-            return {"kind": "float", "value": _float_to_json(float(value))}
-        if isinstance(value, str):
-            return {"kind": "str", "value": value}
-        if isinstance(value, _dtype.dtype):
-            return {"kind": "dtype", "value": value.name}
-        if isinstance(value, Device):
-            return {"kind": "device", "value": str(value)}
-        if isinstance(value, (list, tuple, dict)):
-            return self._encode_container(value, where)
-        raise TypeError(
-            f"minitorch.save cannot store {where}, an object of type {type(value).__module__}."
-            f"{type(value).__qualname__}: only tensors, NumPy arrays, numbers, strings, bools, None, dtypes, devices "
-            "and lists, tuples and dicts of them can be saved (the file format holds no code)."
-        )
+    def view_of(self, tensor: Tensor) -> tuple[_SavedStorage, int, tuple]:
+        """(storage, element offset, element strides) of ``tensor``."""
+        array, device = tensor._data, tensor._device
+        found = storage_view(array, allow_negative_strides=False)
+        if found is None:  # saved as a compact storage of its own
+            compact = array.reshape(-1) if array.flags.c_contiguous else array.copy().reshape(-1)
+            return self._add(compact, tensor.dtype, device), 0, tuple(contiguous_strides(array.shape))
+        base, offset, strides = found
+        storage = self._by_base.get(id(base))
+        if storage is None:
+            # ravel(order="K") lists the elements in memory order, without a copy.
+            storage = self._add(base.ravel(order="K"), tensor.dtype, device)
+            self._by_base[id(base)] = storage
+            self._keep_alive.append(base)
+        return storage, offset, tuple(strides)
 
-    def _encode_container(self, value, where: str):
-        if id(value) in self._open_containers:
-            raise ValueError(f"minitorch.save cannot store {where}: it contains itself")
-        self._open_containers.add(id(value))
-        try:
-            if isinstance(value, dict):
-                kind = "ordered_dict" if isinstance(value, OrderedDict) else "dict"
-                items = [
-                    [self._encode_key(key, where), self.encode(item, f"{where}[{key!r}]")]
-                    for key, item in value.items()
-                ]
-                return {"kind": kind, "items": items}
-            kind = "size" if isinstance(value, Size) else "tuple" if isinstance(value, tuple) else "list"
-            return {"kind": kind, "items": [self.encode(item, f"{where}[{i}]") for i, item in enumerate(value)]}
-        finally:
-            self._open_containers.discard(id(value))
-
-    def _encode_key(self, key, where: str):
-        if isinstance(key, tuple):
-            return {"kind": "tuple", "items": [self._encode_key(part, where) for part in key]}
-        if key is None or isinstance(key, (str, bool, int, float, np.integer, np.floating, np.bool_)):
-            return self.encode(key, where)
-        raise TypeError(
-            f"minitorch.save cannot store {where}: its key {key!r} is a {type(key).__name__}; dict keys must be "
-            "strings, numbers, bools, None or tuples of these"
-        )
-
-    def _add_tensor(self, owner, array, device, where: str) -> int:
-        """The number of ``owner``'s entry in the tensor list (adding it, and its storage, the first time)."""
-        number = self._tensor_numbers.get(id(owner))
-        if number is not None:
-            return number
-        try:
-            dtype = _dtype.from_numpy_dtype(array.dtype)
-        except TypeError as error:
-            raise TypeError(f"minitorch.save cannot store {where}: {error}") from None
-        storage, offset, strides = self._storage_for(array, device)
-        if isinstance(owner, np.ndarray):
-            kind, requires_grad = "ndarray", False
-        else:
-            from .nn.parameter import Parameter
-
-            kind, requires_grad = ("Parameter" if isinstance(owner, Parameter) else "Tensor"), owner.requires_grad
-        number = len(self.tensor_entries)
-        self.tensor_entries.append({
-            "class": kind, "storage": storage, "dtype": dtype.name, "shape": list(array.shape), "offset": offset,
-            "strides": strides, "requires_grad": requires_grad,
-        })
-        self._tensor_numbers[id(owner)] = number
-        self._keep_alive.append(owner)
-        return number
-
-    def _storage_for(self, array, device) -> tuple[int, int, list]:
-        """(storage number, element offset, element strides) of ``array`` inside the storage that holds it.
-
-        Arrays that are views of one contiguous base array share that base as their storage,
-        so views of one another load as views again. Anything else (an empty array, a view
-        that reinterprets the dtype) is saved as its own compact storage.
-        """
-        base = _base_array(array)
-        itemsize = array.itemsize
-        if array.size > 0 and base.dtype == array.dtype and (base.flags.c_contiguous or base.flags.f_contiguous):
-            byte_offset = _address(array) - _address(base)
-            offset, strides = byte_offset // itemsize, [stride // itemsize for stride in array.strides]
-            aligned = byte_offset % itemsize == 0 and all(stride % itemsize == 0 for stride in array.strides)
-            if aligned and _view_fits(offset, array.shape, strides, base.size):
-                number = self._storage_numbers.get(id(base))
-                if number is None:
-                    # ravel(order="K") lists the elements in memory order, without a copy.
-                    number = self._add_storage(base.ravel(order="K"), device)
-                    self._storage_numbers[id(base)] = number
-                    self._keep_alive.append(base)
-                return number, offset, strides
-        compact = array.reshape(-1) if array.flags.c_contiguous else array.copy().reshape(-1)
-        return self._add_storage(compact, device), 0, _contiguous_strides(array.shape)
-
-    def _add_storage(self, flat_array, device) -> int:
+    def _add(self, flat_array, dtype: _dtype.dtype, device) -> _SavedStorage:
         host = flat_array if device.type == "cpu" else device.backend.to_host(flat_array)
-        number = len(self.storage_entries)
-        self.storage_entries.append({
-            "file": f"data/{number}.npy", "dtype": _dtype.from_numpy_dtype(host.dtype).name, "size": int(host.size),
-            "device": str(device),
-        })
-        self.storage_arrays.append(host)
-        return number
+        storage = _SavedStorage(str(len(self.saved)), dtype, str(device), host)
+        self.saved.append(storage)
+        return storage
 
 
-def _base_array(array):
-    """The array that owns the memory ``array`` looks into (following ``.base`` through views)."""
-    array_type = np.ndarray if isinstance(array, np.ndarray) else type(array)  # NumPy or CuPy
-    base = array
-    while isinstance(base.base, array_type):
-        base = base.base
-    return base
+class _Pickler(pickle._Pickler):
+    """Python's pickler, writing minitorch's tensors, dtypes, devices and sizes under PyTorch's names.
+
+    It is the pure-Python pickler (``pickle._Pickler``) because writing a *name* of a
+    function that is not importable here (``torch._utils._rebuild_tensor_v2``) needs its
+    ``GLOBAL`` instruction written by hand (``_save_torch_global``); the C pickler insists
+    on importing every name it writes.
+    """
+
+    dispatch = pickle._Pickler.dispatch.copy()
+
+    def __init__(self, file, protocol: int, storages: _StorageTable):
+        super().__init__(file, protocol=protocol)
+        self.storages = storages
+
+    def persistent_id(self, obj):
+        return obj.persistent_id() if type(obj) is _SavedStorage else None
+
+    def reducer_override(self, obj):
+        if isinstance(obj, Tensor):
+            return self._reduce_tensor(obj)
+        if type(obj) is Size:
+            return (_TORCH_SIZE, (tuple(obj),))
+        if type(obj) is Device:
+            return (_TORCH_DEVICE, (obj.type,) if obj.index is None else (obj.type, obj.index))
+        return NotImplemented
+
+    def _reduce_tensor(self, tensor: Tensor):
+        from .nn.parameter import Parameter  # nn sits above the core that this module belongs to
+
+        if isinstance(tensor, Parameter):
+            # As PyTorch: the parameter's data as a plain tensor (requires_grad False), then the flag.
+            data = Tensor._make(tensor._data, tensor._device, version_counter=tensor._version_counter)
+            return (_REBUILD_PARAMETER, (data, tensor.requires_grad, OrderedDict()))
+        storage, offset, strides = self.storages.view_of(tensor)
+        return (_REBUILD_TENSOR_V2, (storage, offset, tuple(tensor.shape), strides, tensor.requires_grad,
+                                     OrderedDict()))
+
+    def _save_torch_global(self, obj: _TorchGlobal) -> None:
+        self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode())
+        self.memoize(obj)
+
+    def _save_dtype(self, obj: _dtype.dtype) -> None:
+        self.save(_DTYPE_NAMES[obj])
+
+    dispatch[_TorchGlobal] = _save_torch_global
+    dispatch[_dtype.dtype] = _save_dtype
 
 
-def _view_fits(offset: int, shape, strides, storage_size: int) -> bool:
-    """Does the view (element ``offset``, ``shape``, element ``strides``) read only elements of the storage?"""
-    if not 0 <= offset <= storage_size:
-        return False
-    if any(extent == 0 for extent in shape):
-        return True  # an empty view reads nothing
-    lowest = offset + sum((extent - 1) * stride for extent, stride in zip(shape, strides) if stride < 0)
-    highest = offset + sum((extent - 1) * stride for extent, stride in zip(shape, strides) if stride > 0)
-    return 0 <= lowest and highest < storage_size
+def _write_archive(stream, archive_name: str, records: list) -> None:
+    """Write the records as an uncompressed zip, each record's data starting at a multiple of 64 bytes."""
+    with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_STORED) as archive:
+        for name, data in records:
+            _write_record(archive, f"{archive_name}/{name}", data)
+        # A name for this save, as PyTorch records one; derived from the contents, so saving the
+        # same weights twice gives the same bytes (and the same hash).
+        digest = hashlib.sha1(b"".join(struct.pack("<IQ", info.CRC, info.file_size) for info in archive.infolist()))
+        serialization_id = f"{int.from_bytes(digest.digest()[:16], 'big'):040d}"
+        _write_record(archive, f"{archive_name}/.data/serialization_id", serialization_id.encode())
 
 
-def _address(array) -> int:
-    interface = getattr(array, "__array_interface__", None) or array.__cuda_array_interface__
-    return interface["data"][0]
-
-
-def _contiguous_strides(shape) -> list:
-    strides, step = [], 1
-    for extent in reversed(shape):
-        strides.append(step)
-        step *= max(extent, 1)
-    return strides[::-1]
-
-
-def _float_to_json(value: float):
-    # Strict JSON has no NaN or infinity; those are written as strings. Finite floats round-trip
-    # exactly: JSON writes the shortest decimal that reads back as the same float.
-    if math.isfinite(value):
-        return value
-    return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+def _write_record(archive: zipfile.ZipFile, name: str, data) -> None:
+    size = len(data)
+    # A fixed timestamp: the same weights give the same bytes (the shipped weights are checked by hash).
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_STORED
+    info.file_size = size
+    zip64 = size * 1.05 > zipfile.ZIP64_LIMIT  # zipfile's own rule; a zip64 header carries 20 more bytes
+    data_start = archive.start_dir + 30 + len(name.encode("utf-8")) + (20 if zip64 else 0)
+    padding = -data_start % STORAGE_ALIGNMENT
+    if padding:
+        if padding < 4:  # an extra field is at least its 4-byte header
+            padding += STORAGE_ALIGNMENT
+        info.extra = b"FB" + struct.pack("<H", padding - 4) + b"Z" * (padding - 4)  # PyTorch's padding field
+    with archive.open(info, "w", force_zip64=zip64) as member:
+        member.write(data)
+    info.extra = b""  # the padding is needed in the local header only; the central directory stays compact
 
 
 # ==================================================================================================
 # Loading
 # ==================================================================================================
-class _FormatError(Exception):
-    """Something in the file is not what ``minitorch.save`` writes (turned into a RuntimeError naming the file)."""
+def load(f: FileLike, map_location=None, pickle_module=None, *, weights_only: bool | None = None, mmap=None,
+         **pickle_load_args) -> Any:
+    """Read back what ``torch.save`` or ``minitorch.save`` wrote to ``f`` (a path or a binary file object).
 
-
-def load(f: FileLike, map_location=None, pickle_module=None, *, weights_only: bool = True, mmap=None) -> Any:
-    """Read back what ``minitorch.save`` wrote to ``f`` (a path or a binary file object).
-
-    ``map_location`` moves storages onto another device (see the module docstring).
-    ``weights_only`` is accepted for PyTorch compatibility; either way nothing in the file
-    is ever executed, because the format holds only JSON and numbers. A file that is
-    malformed, truncated, not a zip, a pickle, or written by ``torch.save`` raises a
-    ``RuntimeError`` that names the file.
+    ``weights_only`` (default ``True``, as in PyTorch) loads through the allow-list unpickler;
+    ``weights_only=False`` unpickles anything, running whatever code the file holds: only
+    for files you trust. ``map_location`` moves storages onto another device (see
+    ``minitorch._map_location``). A file that is damaged or hostile raises an error that names
+    the file; a refusal of the allow-list raises ``pickle.UnpicklingError`` in PyTorch's words.
     """
-    if pickle_module is not None:
-        raise ValueError("minitorch.load never unpickles, so pickle_module must be None")
+    if weights_only is None:
+        weights_only = pickle_module is None
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     if mmap:
         raise ValueError("minitorch.load does not support mmap=True: files are read into memory")
+    if pickle_load_args and weights_only:
+        warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
     name = _describe(f)
+    if isinstance(f, (str, os.PathLike)) and os.fspath(f).endswith(".safetensors"):
+        return _load_safetensors(os.fspath(f), map_location)
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as stream:
-            raw = _read_file(stream, name)
-    else:
-        raw = _read_file(_seekable(f), name)
-    return _Placer(raw, map_location).build()
+            return _load_stream(stream, name, map_location, weights_only, pickle_module, pickle_load_args)
+    return _load_stream(_seekable(f), name, map_location, weights_only, pickle_module, pickle_load_args)
 
 
 def _describe(f) -> str:
@@ -359,33 +352,80 @@ def _seekable(f):
     return io.BytesIO(f.read())
 
 
-class _RawContents:
-    """What the file holds, checked: host storages, tensor entries and the object tree."""
+def _load_safetensors(path: str, map_location):
+    # torch.load reads a path ending in .safetensors with safetensors' loader, onto one device.
+    from .utils import safetensors  # minitorch.utils is imported after this module (it sits above the core)
 
-    def __init__(self, storages, storage_locations, tensor_entries, tree):
-        self.storages, self.storage_locations = storages, storage_locations
-        self.tensor_entries, self.tree = tensor_entries, tree
+    if isinstance(map_location, dict) or (callable(map_location) and not isinstance(map_location, (str, Device))):
+        kind = "dict" if isinstance(map_location, dict) else "callable"
+        raise RuntimeError(
+            f"Loading safetensors file with {kind} map_location is not supported. Use a device string or torch.device "
+            "instead."
+        )
+    return safetensors.load_file(path, device="cpu" if map_location is None else str(map_location))
 
 
-def _read_file(stream, name: str) -> _RawContents:
-    """Parse and check everything in the file, or raise a RuntimeError that names it and says why."""
+class _Unreadable(Exception):
+    """The file is not something minitorch.load reads, or is damaged (becomes a RuntimeError naming the file)."""
+
+
+class _PlacingFailed(Exception):
+    """``map_location`` raised: its error reaches the caller as it is, not as a damaged file."""
+
+    def __init__(self, error: Exception):
+        super().__init__(str(error))
+        self.error = error
+
+
+_DAMAGE = (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, KeyError, TypeError, IndexError, OverflowError,
+           RecursionError, EOFError, UnicodeDecodeError, NotImplementedError, MemoryError, OSError, AttributeError,
+           struct.error, pickle.UnpicklingError)
+
+
+def _load_stream(stream, name: str, map_location, weights_only: bool, pickle_module, pickle_load_args):
     start = stream.tell()
     head = stream.read(8)
     stream.seek(start)
     try:
         if not head.startswith(b"PK"):
-            raise _FormatError(_not_a_zip_reason(head))
-        with zipfile.ZipFile(stream) as archive:
-            return _read_archive(archive)
-    except _FormatError as error:
+            raise _Unreadable(_not_a_zip_reason(head))
+        try:
+            archive = zipfile.ZipFile(stream)
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
+            raise _Unreadable(f"the file is damaged ({type(error).__name__}: {error})") from None
+        with archive:
+            names = archive.namelist()
+            if _npz_serialization.is_npz_archive(names):
+                return _npz_serialization.read(archive, name, map_location)
+            reader = _TorchArchive(archive, names, map_location)
+            return reader.load(weights_only, pickle_module, pickle_load_args)
+    except _PlacingFailed as failure:
+        raise failure.error from None
+    except WeightsOnlyError as error:
+        raise pickle.UnpicklingError(_weights_only_message(str(error))) from None
+    except (_Unreadable, _utils.CheckpointError) as error:
         raise RuntimeError(f"minitorch.load cannot read '{name}': {error}") from None
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, KeyError, TypeError, IndexError, OverflowError,
-            RecursionError, EOFError, UnicodeDecodeError, NotImplementedError, MemoryError, OSError,
-            RuntimeError) as error:  # zipfile raises RuntimeError for entries marked as encrypted
+    except _DAMAGE as error:
         raise RuntimeError(
-            f"minitorch.load cannot read '{name}': the file is damaged or was not written by minitorch.save "
+            f"minitorch.load cannot read '{name}': the file is damaged or is not a checkpoint "
             f"({type(error).__name__}: {error})"
         ) from error
+
+
+def _weights_only_message(message: str) -> str:
+    """PyTorch's text around a refusal of the weights-only unpickler (``torch.load``'s ``_get_wo_message``)."""
+    if "was not an allowed global by default" in message:
+        return (
+            "Weights only load failed. This file can still be loaded, to do so you have two options, "
+            "\033[1mdo those steps only if you trust the source of the checkpoint\033[0m. "
+            f"\n\t(1) {UNSAFE_MESSAGE}\n\t(2) Alternatively, to load with `weights_only=True` please check "
+            f"the recommended steps in the following error message.\n\tWeightsUnpickler error: {message}{DOCS_MESSAGE}"
+        )
+    updated = f"Weights only load failed. {UNSAFE_MESSAGE}\n"
+    if "is blocked" not in message:
+        updated += ("Please file an issue with the following so that we can make `weights_only=True` compatible "
+                    "with your use case: WeightsUnpickler error: ")
+    return f"{updated}\n\n{message}{DOCS_MESSAGE}"
 
 
 def _not_a_zip_reason(head: bytes) -> str:
@@ -393,268 +433,140 @@ def _not_a_zip_reason(head: bytes) -> str:
         return "the file is empty"
     if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):  # a pickle's opening bytes
         return (
-            "it is a pickle, not a minitorch.save archive. minitorch never unpickles, because unpickling can run "
-            "any code the file contains; convert the weights through NumPy arrays instead (see "
-            "minitorch.serialization)"
+            "it is a bare pickle, not a zip archive: a file of torch.save's legacy format (before PyTorch 1.6, "
+            "_use_new_zipfile_serialization=False) or of pickle.dump. minitorch does not read those, and never "
+            "unpickles them; re-save the object with torch.save in its default (zip) format"
         )
     if head.startswith(b"\x93NUMPY"):
-        return (
-            "it is a single NumPy .npy array: read it with numpy.load(f, allow_pickle=False) and minitorch.from_numpy"
-        )
-    return "it is not a zip archive (a minitorch.save file is a zip in NumPy's .npz layout)"
+        return "it is a single NumPy .npy array: read it with numpy.load(f, allow_pickle=False) and from_numpy"
+    return "it is not a zip archive (torch.save and minitorch.save write zip archives)"
 
 
-def _read_archive(archive: zipfile.ZipFile) -> _RawContents:
-    names = set(archive.namelist())
-    if INDEX_NAME not in names:
-        if any(n == "data.pkl" or n.endswith("/data.pkl") for n in names):
-            raise _FormatError(
-                "it was written by torch.save (a pickle inside a zip). minitorch never unpickles, because unpickling "
-                "can run any code the file contains; move the weights through NumPy arrays instead (see "
-                "minitorch.serialization)"
+# A compressed member may not expand more than this (PyTorch and minitorch never compress their members;
+# a zip bomb expands a small file into gigabytes).
+_MAX_EXPANSION = 100
+_SMALL_MEMBER = 1 << 20
+
+
+class _TorchArchive:
+    """A ``torch.save`` zip archive: its records, read with every check a hostile file could defeat."""
+
+    def __init__(self, archive: zipfile.ZipFile, names: list, map_location):
+        self.archive, self.map_location = archive, map_location
+        self.infos = {info.filename: info for info in archive.infolist()}
+        pickles = [n for n in names if n.endswith("/data.pkl") and n.count("/") == 1]
+        if len(pickles) != 1:
+            if any(n.endswith("data.pkl") for n in names):
+                raise _Unreadable("its data.pkl is not in a single top-level folder, as torch.save writes it")
+            raise _Unreadable("it is a zip archive, but neither torch.save nor minitorch.save wrote it (no data.pkl)")
+        self.prefix = pickles[0][: -len("data.pkl")]
+        if self.prefix + "constants.pkl" in self.infos:
+            raise _Unreadable("it is a TorchScript archive (torch.jit.save), which minitorch cannot load")
+        byteorder = self._read(self.prefix + "byteorder") if self.prefix + "byteorder" in self.infos else b"little"
+        if byteorder not in (b"little", b"big"):
+            raise _Unreadable("Unknown endianness type: " + byteorder.decode("ascii", "replace"))
+        self.swap_bytes = byteorder.decode() != sys.byteorder
+        self.storages: dict[str, _utils.LoadedStorage] = {}
+
+    def load(self, weights_only: bool, pickle_module, pickle_load_args: dict):
+        data = io.BytesIO(self._read(self.prefix + "data.pkl"))
+        if weights_only:
+            return _WeightsOnlyUnpickler(data, self.storage).load()
+        unpickler_class = _full_unpickler_class(pickle_module or pickle)
+        unpickler = unpickler_class(data, **{"encoding": "utf-8", **pickle_load_args})
+        unpickler.persistent_load = self.storage
+        return unpickler.load()
+
+    def _member(self, name: str) -> zipfile.ZipInfo:
+        info = self.infos.get(name)
+        if info is None:
+            raise _Unreadable(f"its record {name!r} is missing")
+        if info.compress_type == zipfile.ZIP_STORED:
+            if info.compress_size != info.file_size:
+                raise _Unreadable(f"its record {name!r} claims {info.file_size} bytes but holds {info.compress_size}")
+        elif info.file_size > max(_SMALL_MEMBER, _MAX_EXPANSION * info.compress_size):
+            raise _Unreadable(
+                f"its record {name!r} would expand from {info.compress_size} to {info.file_size} bytes: a zip bomb? "
+                "(torch.save and minitorch.save never compress)"
             )
-        raise _FormatError(f"it has no {INDEX_NAME}, so it was not written by minitorch.save")
-    if archive.getinfo(INDEX_NAME).file_size > 256 * 2**20:
-        raise _FormatError(f"its {INDEX_NAME} is implausibly large")
-    index = json.loads(archive.read(INDEX_NAME).decode("utf-8"))
-    _expect(isinstance(index, dict), f"{INDEX_NAME} is not a JSON object")
-    _expect(index.get("format") == FORMAT_NAME, f"{INDEX_NAME} does not name the format {FORMAT_NAME!r}")
-    version = index.get("version")
-    _expect(_is_int(version) and 1 <= version <= FORMAT_VERSION,
-            f"format version {version!r} is not one this minitorch reads (up to {FORMAT_VERSION})")
-    storage_entries, tensor_entries = index.get("storages"), index.get("tensors")
-    _expect(isinstance(storage_entries, list) and isinstance(tensor_entries, list),
-            f"{INDEX_NAME} lacks its storages and tensors lists")
+        return info
 
-    storages, locations = [], []
-    for number, entry in enumerate(storage_entries):
-        storages.append(_read_storage(archive, names, number, entry))
-        locations.append(entry["device"])
-    for number, entry in enumerate(tensor_entries):
-        _check_tensor_entry(number, entry, storages)
-    tree = index.get("object")
-    _check_tree(tree, len(tensor_entries))
-    return _RawContents(storages, locations, tensor_entries, tree)
+    def _read(self, name: str) -> bytes:
+        return self.archive.read(self._member(name))
 
+    def storage(self, saved_id) -> _utils.LoadedStorage:
+        """The persistent id ``('storage', storage_type, key, location, numel)``: read, checked and placed."""
+        if not isinstance(saved_id, tuple) or len(saved_id) != 5 or _ascii(saved_id[0]) != "storage":
+            raise _utils.CheckpointError(f"unknown persistent id {saved_id!r:.100}")
+        _, storage_type, key, location, numel = saved_id
+        key, location = _ascii(key), _ascii(location)
+        if not isinstance(storage_type, _utils.StorageType):
+            raise _utils.CheckpointError(f"a storage's type must be a torch storage class, not {storage_type!r:.80}")
+        if not isinstance(key, str) or not isinstance(location, str):
+            raise _utils.CheckpointError(f"a storage's key and location must be strings: {saved_id!r:.100}")
+        if not isinstance(numel, int) or isinstance(numel, bool) or not 0 <= numel < LARGEST // 16:
+            raise _utils.CheckpointError(f"storage '{key}' has an invalid size {numel!r}")
+        loaded = self.storages.get(key)
+        if loaded is None:
+            if self.map_location is None:  # the file's own location, used as it is: it must name a device
+                try:
+                    Device(location)
+                except (RuntimeError, ValueError, TypeError):
+                    raise _utils.CheckpointError(f"storage '{key}' was saved from an unknown device {location!r}") \
+                        from None
+            host = self._read_storage(key, storage_type.dtype, numel)
+            try:
+                array, device = place(host, location, self.map_location)
+            except Exception as error:
+                raise _PlacingFailed(error) from error
+            loaded = _utils.LoadedStorage(array, device, storage_type.dtype, key)
+            self.storages[key] = loaded
+        elif loaded.dtype is not storage_type.dtype or loaded.array.size != numel:
+            raise _utils.CheckpointError(f"storage '{key}' is named twice with different types or sizes")
+        return loaded
 
-def _expect(condition: bool, reason: str) -> None:
-    if not condition:
-        raise _FormatError(reason)
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _read_storage(archive: zipfile.ZipFile, names: set, number: int, entry) -> np.ndarray:
-    _expect(isinstance(entry, dict), f"storage {number} is not described by an object")
-    file_name, dtype_name, size, location = (entry.get(k) for k in ("file", "dtype", "size", "device"))
-    _expect(isinstance(file_name, str) and file_name in names, f"storage {number}: its file {file_name!r} is missing")
-    _expect(dtype_name in _DTYPES, f"storage {number}: unknown dtype {dtype_name!r}")
-    _expect(_is_int(size) and size >= 0, f"storage {number}: bad size {size!r}")
-    _expect(isinstance(location, str), f"storage {number}: bad device {location!r}")
-    expected = _DTYPES[dtype_name].numpy_dtype
-    with archive.open(file_name) as member:
-        # allow_pickle=False: an object array (which NumPy would unpickle) is refused, not run.
-        array = np.lib.format.read_array(member, allow_pickle=False)
-    _expect(array.ndim == 1 and array.size == size, f"storage {number} holds shape {array.shape}, expected ({size},)")
-    _expect(array.dtype.kind == expected.kind and array.dtype.itemsize == expected.itemsize,
-            f"storage {number} holds {array.dtype}, expected {dtype_name}")
-    if array.dtype != expected:  # the same numbers in the other byte order: convert to this machine's
-        array = array.astype(expected)
-    return array
-
-
-def _check_tensor_entry(number: int, entry, storages: list) -> None:
-    """Check that a tensor's view lies inside its storage (an out-of-range view would read stray memory)."""
-    _expect(isinstance(entry, dict), f"tensor {number} is not described by an object")
-    kind, storage, dtype_name = entry.get("class"), entry.get("storage"), entry.get("dtype")
-    shape, strides, offset = entry.get("shape"), entry.get("strides"), entry.get("offset")
-    _expect(kind in _TENSOR_CLASSES, f"tensor {number}: unknown class {kind!r}")
-    _expect(_is_int(storage) and 0 <= storage < len(storages), f"tensor {number}: no storage {storage!r}")
-    _expect(dtype_name in _DTYPES and _DTYPES[dtype_name].numpy_dtype == storages[storage].dtype,
-            f"tensor {number}: dtype {dtype_name!r} differs from its storage's")
-    _expect(isinstance(shape, list) and all(_is_int(n) and n >= 0 for n in shape), f"tensor {number}: bad shape")
-    _expect(isinstance(strides, list) and len(strides) == len(shape) and all(_is_int(s) for s in strides),
-            f"tensor {number}: bad strides")
-    _expect(isinstance(entry.get("requires_grad"), bool), f"tensor {number}: bad requires_grad")
-    _expect(not entry["requires_grad"] or dtype_name in ("float16", "float32", "float64"),
-            f"tensor {number}: only floating point tensors can require grad")
-    size = storages[storage].size
-    _expect(_is_int(offset) and 0 <= offset <= size, f"tensor {number}: offset {offset!r} outside its storage")
-    # Sizes NumPy can index (a product or stride beyond 2**62 bytes would overflow its index arithmetic).
-    _expect(math.prod(shape) < _LARGEST and all(abs(s) < _LARGEST // 8 for s in strides),
-            f"tensor {number}: shape or strides too large")
-    _expect(_view_fits(offset, shape, strides, size), f"tensor {number}: its view reaches outside its storage")
+    def _read_storage(self, key: str, dtype: _dtype.dtype, numel: int) -> np.ndarray:
+        name = f"{self.prefix}data/{key}"
+        info = self._member(name)
+        expected = numel * dtype.itemsize
+        if info.file_size != expected:
+            raise _utils.CheckpointError(
+                f"storage '{key}' should hold {numel} {dtype.name} elements ({expected} bytes), but its record "
+                f"{name!r} has {info.file_size} bytes"
+            )
+        buffer = bytearray(expected)  # writable, so tensors over it are too
+        with self.archive.open(info) as member:
+            filled = member.readinto(buffer) if expected else 0
+            while filled < expected:
+                more = member.readinto(memoryview(buffer)[filled:])
+                if not more:
+                    raise _utils.CheckpointError(f"its record {name!r} is truncated")
+                filled += more
+        array = np.frombuffer(buffer, dtype=dtype.numpy_dtype)
+        if self.swap_bytes and dtype.itemsize > 1:
+            array.byteswap(inplace=True)
+        return array
 
 
-_LARGEST = 2**62
-_LEAF_KINDS = {"none": None, "bool": bool, "int": int, "str": str}
+def _ascii(value):
+    return value.decode("ascii") if isinstance(value, bytes) else value
 
 
-def _check_tree(node, tensor_count: int, depth: int = 0) -> None:
-    _expect(depth < 500, "the saved object is nested too deeply")
-    _expect(isinstance(node, dict), "a node of the saved object is not a JSON object")
-    kind = node.get("kind")
-    if kind == "none":
-        return
-    if kind in ("bool", "str"):
-        _expect(isinstance(node.get("value"), _LEAF_KINDS[kind]), f"a {kind} node holds {node.get('value')!r}")
-    elif kind == "int":
-        _expect(_is_int(node.get("value")), f"an int node holds {node.get('value')!r}")
-    elif kind == "float":
-        value = node.get("value")
-        _expect(isinstance(value, (int, float)) and not isinstance(value, bool) or value in ("nan", "inf", "-inf"),
-                f"a float node holds {value!r}")
-    elif kind == "dtype":
-        _expect(node.get("value") in _DTYPES, f"unknown dtype {node.get('value')!r}")
-    elif kind == "device":
-        _expect(isinstance(node.get("value"), str), "a device node holds no string")
-    elif kind == "tensor":
-        index = node.get("index")
-        _expect(_is_int(index) and 0 <= index < tensor_count, f"a tensor node refers to a missing tensor {index!r}")
-    elif kind in ("list", "tuple", "size"):
-        items = node.get("items")
-        _expect(isinstance(items, list), f"a {kind} node has no items list")
-        for item in items:
-            _check_tree(item, tensor_count, depth + 1)
-    elif kind in ("dict", "ordered_dict"):
-        items = node.get("items")
-        _expect(isinstance(items, list), f"a {kind} node has no items list")
-        for pair in items:
-            _expect(isinstance(pair, list) and len(pair) == 2, f"a {kind} item is not a [key, value] pair")
-            _check_key(pair[0], depth + 1)
-            _check_tree(pair[1], tensor_count, depth + 1)
-    else:
-        raise _FormatError(f"unknown node kind {kind!r}")
+def _full_unpickler_class(pickle_module):
+    """The unpickler of ``weights_only=False``: any name at all, PyTorch's rebuild names mapped to minitorch's."""
 
+    class FullUnpickler(pickle_module.Unpickler):
+        def find_class(self, module: str, name: str):
+            mapped = torch_globals().get(f"{module}.{name}")
+            if mapped is not None:
+                return mapped
+            if module == "torch" or module.startswith("torch."):
+                # minitorch mirrors PyTorch's module paths: torch.nn.modules.linear.Linear is
+                # minitorch.nn.modules.linear.Linear, so a whole PyTorch module loads as minitorch's.
+                try:
+                    return super().find_class("minitorch" + module[len("torch"):], name)
+                except (ImportError, AttributeError):
+                    pass
+            return super().find_class(module, name)
 
-def _check_key(node, depth: int) -> None:
-    _expect(isinstance(node, dict) and node.get("kind") in ("none", "bool", "int", "float", "str", "tuple"),
-            "a dict key is not a string, number, bool, None or tuple")
-    if node["kind"] == "tuple":
-        _expect(depth < 500 and isinstance(node.get("items"), list), "a tuple key has no items list")
-        for part in node["items"]:
-            _check_key(part, depth + 1)
-    else:
-        _check_tree(node, 0, depth)
-
-
-class _Placer:
-    """Puts the checked storages on their devices (``map_location``) and rebuilds the object."""
-
-    def __init__(self, raw: _RawContents, map_location):
-        self.raw = raw
-        self.map_location = map_location
-        self.placed_storages: dict = {}  # storage number -> (array on its device, device, version counter)
-        self.tensors: dict = {}  # tensor number -> the loaded Tensor (one object per saved tensor)
-
-    def build(self):
-        return self._decode(self.raw.tree)
-
-    def _decode(self, node):
-        kind = node["kind"]
-        if kind == "none":
-            return None
-        if kind in ("bool", "int", "str"):
-            return node["value"]
-        if kind == "float":
-            return float(node["value"])  # float("nan"), float("inf") and plain numbers alike
-        if kind == "dtype":
-            return _DTYPES[node["value"]]
-        if kind == "device":
-            return Device(node["value"])
-        if kind == "tensor":
-            return self._tensor(node["index"])
-        if kind in ("list", "tuple", "size"):
-            items = [self._decode(item) for item in node["items"]]
-            return items if kind == "list" else tuple(items) if kind == "tuple" else Size(items)
-        pairs = [(self._decode(key), self._decode(value)) for key, value in node["items"]]
-        return OrderedDict(pairs) if kind == "ordered_dict" else dict(pairs)
-
-    def _tensor(self, number: int):
-        tensor = self.tensors.get(number)
-        if tensor is not None:
-            return tensor
-        entry = self.raw.tensor_entries[number]
-        if entry["class"] == "ndarray":  # NumPy arrays come back as NumPy arrays, on the host
-            storage, device, version_counter = self.raw.storages[entry["storage"]], CPU, None
-        else:
-            storage, device, version_counter = self._storage(entry["storage"])
-        xp = np if entry["class"] == "ndarray" else device.backend.array_module
-        byte_strides = tuple(stride * storage.itemsize for stride in entry["strides"])
-        # Safe: _check_tensor_entry proved that this view stays inside the storage.
-        start = storage[entry["offset"]:]
-        view = xp.lib.stride_tricks.as_strided(start, shape=tuple(entry["shape"]), strides=byte_strides)
-        if entry["class"] == "ndarray":
-            result = view
-        else:
-            result = Tensor._make(view, device, version_counter=version_counter)
-            if entry["class"] == "Parameter":
-                from .nn.parameter import Parameter
-
-                result = Parameter(result, requires_grad=entry["requires_grad"])
-            elif entry["requires_grad"]:
-                result.requires_grad_(True)
-        self.tensors[number] = result
-        return result
-
-    def _storage(self, number: int):
-        placed = self.placed_storages.get(number)
-        if placed is None:
-            host, location = self.raw.storages[number], self.raw.storage_locations[number]
-            array, device = _place(host, location, self.map_location)
-            placed = (array, device, [0])  # tensors of one storage share a version counter, as views do
-            self.placed_storages[number] = placed
-        return placed
-
-
-def _place(host: np.ndarray, location: str, map_location):
-    """(array, device): the storage ``host`` saved from ``location``, moved where ``map_location`` says."""
-    if callable(map_location) and not isinstance(map_location, (str, Device, dict)):
-        moved = map_location(Tensor._make(host, CPU), location)
-        if moved is not None:
-            if not isinstance(moved, Tensor):
-                raise TypeError(
-                    f"map_location must return a storage (a minitorch Tensor) or None, got {type(moved).__name__}"
-                )
-            if moved._data.shape != host.shape or moved._data.dtype != host.dtype:
-                raise RuntimeError(
-                    f"map_location returned a storage of {moved.numel()} {moved.dtype.name} elements for one of "
-                    f"{host.size} {_dtype.from_numpy_dtype(host.dtype).name} elements: it may only move the storage"
-                )
-            return moved._xp.ascontiguousarray(moved._data), moved._device
-        target = location
-    elif map_location is None:
-        target = location
-    elif isinstance(map_location, (str, Device)):
-        target = map_location
-    elif isinstance(map_location, dict):
-        mapping = {str(key): value for key, value in map_location.items()}
-        target = mapping.get(location, location)
-    else:
-        raise TypeError(
-            "map_location should be a string, a minitorch.device, a dict or a callable, "
-            f"not {type(map_location).__name__}"
-        )
-    device = canonical(Device(target))
-    if device.type == "cpu":
-        return host, device
-    _check_available(device)
-    return device.backend.to_device(host, device.index), device
-
-
-def _check_available(device) -> None:
-    backend: Backend = device.backend
-    if device.type == "cuda" and not backend.is_available():
-        raise RuntimeError(
-            "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are "
-            "running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your "
-            "storages to the CPU."
-        )
-    if device.index is not None and device.index >= backend.device_count():
-        raise RuntimeError(
-            f"Attempting to deserialize object on CUDA device {device.index} but torch.cuda.device_count() is "
-            f"{backend.device_count()}. Please use torch.load with map_location to map your storages to an existing "
-            "device."
-        )
+    return FullUnpickler

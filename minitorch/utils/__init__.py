@@ -2,8 +2,10 @@
 
 * ``minitorch.utils.data``: datasets, samplers and the ``DataLoader`` that feeds a training
   loop with mini-batches, loading them in parallel worker processes when asked.
+* ``minitorch.utils.safetensors``: reading and writing safetensors files (``save_file``,
+  ``load_file``), the code-free weights format of model hubs, as ``safetensors.torch`` does.
 """
 
-from . import data
+from . import data, safetensors
 
-__all__ = ["data"]
+__all__ = ["data", "safetensors"]

@@ -5,8 +5,9 @@ As in torchvision, each model with pretrained weights has an enum of them
 name (``"DIGITS_V1"``, ``"LeNet5_Weights.DIGITS_V1"``), ``"DEFAULT"`` or ``None``.
 
 The kit *ships* its weights: files in ``minitorch/vision/models/weights/`` written with
-``minitorch.save`` (a zip of JSON and raw numbers, never a pickle), made by
-``python -m minitorch.vision.models.train``. That script also writes ``manifest.json``,
+``minitorch.save`` by ``python -m minitorch.vision.models.train`` (the shipped files are in
+minitorch's first format, a zip of JSON and raw numbers that holds no code; files made again
+are in PyTorch's format; ``minitorch.load`` reads both, allow-list only). That script also writes ``manifest.json``,
 which records for each file its SHA-256 and how it was made (data, epochs, accuracy). The
 hash is checked before a file is read, so a corrupt or swapped file is refused with its
 name, instead of loading wrong numbers.

@@ -114,7 +114,8 @@ for 28x28 models the images are enlarged by antialiased bilinear resizing.
 
 **Training.** Seeded (`minitorch.manual_seed({seed})`), batch size {batch_size}, cross-entropy loss,
 SGD with momentum 0.9 and weight decay {weight_decay}, cosine learning-rate decay over all steps,
-random shifts by `RandomCrop` with padding. Saved with `minitorch.save` (no pickle); the SHA-256 of
+random shifts by `RandomCrop` with padding. Saved with `minitorch.save`, read by `minitorch.load`'s allow-list
+loading (no code in a file runs); the SHA-256 of
 each file is in `weights/manifest.json` and is checked on every load.
 
 | Weights | Model | Input | Parameters | Epochs | Test accuracy (360 images) | File size | Training time |

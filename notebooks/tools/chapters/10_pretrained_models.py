@@ -63,10 +63,12 @@ cells = [
     display(Markdown(card.read_text()))
     """),
     md(r"""
-    A weights file is data you did not write. PyTorch's `torch.save` files are *pickles*, and loading a pickle can
-    run any code its author put in it; that is why `torch.load` now defaults to `weights_only=True`. minitorch's
-    format (`minitorch/serialization.py`) cannot hold code at all: it is a zip of a JSON index and raw NumPy arrays.
-    And before reading it, the loader compares the file's SHA-256 hash with the one recorded in `manifest.json`
+    A weights file is data you did not write. A `torch.save` file holds a *pickle*, and unpickling can run any code
+    its author put in it; that is why `torch.load` now defaults to `weights_only=True`: it unpickles through an
+    allow-list that rebuilds tensors, numbers and containers and refuses everything else. `minitorch.load` reads
+    the same files and follows the same rule (`minitorch/serialization.py`). The shipped weights are in minitorch's
+    first format, which cannot hold code at all: a zip of a JSON index and raw NumPy arrays. And before reading a
+    file, the loader compares the file's SHA-256 hash with the one recorded in `manifest.json`
     when the weights were made (`minitorch/vision/models/_api.py`), so a corrupted or swapped file is refused
     rather than silently giving wrong answers.
     """),

@@ -20,11 +20,13 @@ cells = [
       (`minitorch.interop.sklearn`);
     * run the *same* training code on minitorch and on PyTorch, from the same initial weights, and get the same
       losses;
-    * save weights in one library and load them in the other, through NumPy.
+    * save weights in one library and load them in the other: `minitorch.save` writes PyTorch's own file format.
     """),
     code("""
     import importlib.util
+    import pickle
     import tempfile
+    import zipfile
     from pathlib import Path
 
     import matplotlib.pyplot as plt
@@ -404,14 +406,16 @@ cells = [
     ## 6. Weights across the two libraries
 
     Both libraries name parameters the same way (`"0.weight"`, `"2.bias"`: the path to the module, then the
-    parameter) and store them in the same layout (a Linear's weight is `(out, in)`), so a `state_dict` crosses over
-    as a dictionary of NumPy arrays.
+    parameter) and store them in the same layout (a Linear's weight is `(out, in)`), so a `state_dict` crosses over.
 
-    * `minitorch.save(obj, path)` / `minitorch.load(path)` are minitorch's own format: a zip of a JSON index and
-      `.npy` arrays, never a pickle (`minitorch/serialization.py` explains why).
-    * Between libraries, use NumPy's own file format, `np.savez`, which both sides read without pickle
-      (`np.load(..., allow_pickle=False)`).
-    * `torch.save` writes a pickle; `minitorch.load` refuses to read one, and says so.
+    * `minitorch.save(obj, path)` writes the file `torch.save` writes: a zip holding a pickle of the object
+      (`data.pkl`, where each tensor is a call to `torch._utils._rebuild_tensor_v2`) and each storage's raw bytes
+      (`data/0`, `data/1`...). So `torch.load` reads it, and `minitorch.load` reads what `torch.save` wrote.
+    * Loading unpickles through an allow-list (`weights_only=True`, the default in both libraries): tensors,
+      numbers and containers are rebuilt, and a file that names anything else is refused before anything in it
+      runs. A whole pickled module needs `weights_only=False`: only for files you trust.
+    * A dictionary of NumPy arrays works too (`np.savez`, read back with `np.load(..., allow_pickle=False)`), and
+      so do safetensors files (`minitorch.utils.safetensors`).
     """),
     code("""
     minitorch.manual_seed(0)
@@ -419,43 +423,40 @@ cells = [
     scratch = tempfile.TemporaryDirectory()              # deleted when the kernel stops
     folder = Path(scratch.name)
 
-    minitorch.save(mt_model.state_dict(), folder / "model.mt")            # minitorch's own format
+    minitorch.save(mt_model.state_dict(), folder / "model.pt")            # PyTorch's file format
     restored = nn.Sequential(nn.Linear(64, 32), nn.Tanh(), nn.Linear(32, 10))
-    restored.load_state_dict(minitorch.load(folder / "model.mt"))
+    restored.load_state_dict(minitorch.load(folder / "model.pt"))
     probe = minitorch.tensor(data[0][:5])
     print("minitorch.save -> minitorch.load, same outputs:", minitorch.equal(mt_model(probe), restored(probe)))
+    with zipfile.ZipFile(folder / "model.pt") as archive:
+        print("model.pt holds:", archive.namelist())
 
-    arrays = {name: tensor.detach().cpu().numpy() for name, tensor in mt_model.state_dict().items()}
-    np.savez(folder / "weights.npz", **arrays)                            # the bridge: plain NumPy arrays
-    print("weights.npz holds:", {name: array.shape for name, array in arrays.items()})
+    minitorch.save(mt_model, folder / "whole_model.pt")                   # a pickle of the module object itself
+    try:
+        minitorch.load(folder / "whole_model.pt")                        # weights_only=True: classes are refused
+    except pickle.UnpicklingError as error:
+        print("loading a whole module with weights_only=True:", str(error).split("WeightsUnpickler error: ")[-1][:96])
+    print("with weights_only=False:", type(minitorch.load(folder / "whole_model.pt", weights_only=False)).__name__)
     """),
     code("""
     if torch is None:
-        print("With PyTorch: torch.nn.Sequential(...).load_state_dict({k: torch.from_numpy(v) ...}) gives the same\\n"
-              "outputs, and torch.save files (pickles) are refused by minitorch.load.")
+        print("With PyTorch: torch.load('model.pt') reads minitorch's file, and minitorch.load reads torch.save's.")
     else:
         pt_model = torch.nn.Sequential(torch.nn.Linear(64, 32), torch.nn.Tanh(), torch.nn.Linear(32, 10))
-        with np.load(folder / "weights.npz", allow_pickle=False) as stored:
-            pt_model.load_state_dict({name: torch.from_numpy(stored[name]) for name in stored.files})
+        pt_model.load_state_dict(torch.load(folder / "model.pt"))     # minitorch's file, PyTorch's loader
         with torch.no_grad():
             pt_out = pt_model(torch.from_numpy(data[0][:5])).numpy()
         with minitorch.no_grad():
             mt_out = mt_model(probe).numpy()
-        print("minitorch -> NumPy -> PyTorch, largest output difference:", np.abs(pt_out - mt_out).max())
+        print("minitorch.save -> torch.load, largest output difference:", np.abs(pt_out - mt_out).max())
 
-        # and back: a PyTorch state_dict into a minitorch model
+        # and back: a PyTorch checkpoint into a minitorch model
         with torch.no_grad():
             pt_model[0].weight.mul_(0.5)                                  # change it in PyTorch
-        mt_model.load_state_dict({name: minitorch.from_numpy(value.detach().cpu().numpy())
-                                  for name, value in pt_model.state_dict().items()})
-        print("PyTorch -> NumPy -> minitorch, same first weight:",
-              np.array_equal(mt_model[0].weight.detach().numpy(), pt_model[0].weight.detach().numpy()))
-
         torch.save(pt_model.state_dict(), folder / "pytorch.pt")
-        try:
-            minitorch.load(folder / "pytorch.pt")
-        except Exception as error:
-            print(f"minitorch.load on a torch.save file: {type(error).__name__}: {error}")
+        mt_model.load_state_dict(minitorch.load(folder / "pytorch.pt"))
+        print("torch.save -> minitorch.load, same first weight:",
+              np.array_equal(mt_model[0].weight.detach().numpy(), pt_model[0].weight.detach().numpy()))
     """),
     md(r"""
     ### Exercise 3: weights from NumPy arrays
@@ -521,7 +522,8 @@ cells = [
     * `minitorch.interop.sklearn.NeuralNetClassifier` makes a network a scikit-learn estimator, so `Pipeline`,
       `cross_val_score` and `GridSearchCV` work with it.
     * The same program runs on minitorch and PyTorch and, from the same weights and data, gives the same losses up to
-      float32 rounding; weights cross between them as dictionaries of NumPy arrays (`np.savez`), never as pickles.
+      float32 rounding; weights cross between them in PyTorch's file format (`minitorch.save` / `torch.load` and
+      `torch.save` / `minitorch.load`), loaded through an allow-list so that nothing in a file runs.
     """),
     code("""
     summary("ch13")
