@@ -18,7 +18,17 @@ import datetime
 import sys
 
 import numpy as np
-from training_cases import CLASSES, EPOCHS, FEATURES, HIDDEN, LEARNING_RATE, LOCAL_BATCH, SAMPLES, data_arrays, start_weights
+from training_cases import (
+    CLASSES,
+    EPOCHS,
+    FEATURES,
+    HIDDEN,
+    LEARNING_RATE,
+    LOCAL_BATCH,
+    SAMPLES,
+    data_arrays,
+    start_weights,
+)
 
 if sys.argv[1] == "torch":
     import torch

@@ -1,4 +1,4 @@
-"""The data and start weights of scripts/train.py, as NumPy arrays (the test builds its one-process reference from them)."""
+"""The data and start weights of scripts/train.py, as NumPy arrays (the test builds its reference from them)."""
 
 import numpy as np
 
