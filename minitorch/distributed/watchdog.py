@@ -231,6 +231,10 @@ class Watchdog:
                 sys.excepthook = self._previous_excepthook
 
 
+for _error_class in (DistError, DistBackendError, DistStoreError):
+    _error_class.__module__ = "minitorch.distributed"  # tracebacks name them where users import them from
+
+
 def record_error(run_dir: str | None, rank, text: str, secondary: bool = False) -> None:
     """Leave the error for the launcher (``run.py``), which names the rank that failed first with it.
 
