@@ -132,7 +132,12 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     seconds = timeout.total_seconds()
     if backend == Backend.MPI:
         group = _mpi.world_group(seconds, os.environ.get(RUN_DIR_VARIABLE))
-        _check_mpi_world(group, world_size, rank)
+        try:
+            _check_mpi_world(group, world_size, rank)
+        except ValueError:
+            group.watchdog.close()
+            group.destroy()
+            raise
     elif backend == Backend.NCCL:
         world_size = world_size if world_size >= 0 else int(os.environ.get("WORLD_SIZE", "-1"))
         rank = rank if rank >= 0 else int(os.environ.get("RANK", "-1"))
