@@ -142,3 +142,38 @@ def test_the_same_script_on_pytorch_with_gloo_gives_the_same_parameters(tmp_path
         for name in NAMES:
             np.testing.assert_allclose(torch_run[name], results[("ordered", rank)][name], rtol=0, atol=1e-12)
         assert torch_run["keys"].tolist() == results[("ordered", rank)]["keys"].tolist()
+
+
+@pytest.fixture(scope="module")
+def features(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("ddp-features")
+    run_mpiexec(2, "ddp_features.py", folder, timeout=180)
+    return [dict(np.load(folder / f"features-rank{rank}.npz")) for rank in range(2)]
+
+
+def test_find_unused_parameters(features):
+    """A layer used on rank 0 only: both ranks get rank 0's gradient / 2; a layer no rank uses keeps grad None."""
+    x0 = features[0]["x"]
+    rank0_only = np.tile(x0.sum(axis=0), (2, 1)) / 2  # d(sum of outputs)/d(weight) = column sums of x, averaged
+    for rank in range(2):
+        np.testing.assert_allclose(features[rank]["rank0_only_grad"], rank0_only, rtol=1e-12)
+        shared = np.tile((features[0]["x"].sum(axis=0) + features[1]["x"].sum(axis=0)) / 2, (2, 1))
+        np.testing.assert_allclose(features[rank]["shared_grad"], shared, rtol=1e-12)
+        assert bool(features[rank]["never_grad_is_none"])
+
+
+def test_an_unused_parameter_without_find_unused_is_pytorchs_error(features):
+    message = str(features[0]["unfinished_error"])
+    assert message.startswith("Expected to have finished reduction in the prior iteration before starting a new "
+                              "one.")
+    assert "Parameter indices which did not receive grad for rank 0: 4 5" in message
+    assert "never.weight, never.bias" in message
+    assert "for rank 1: 2 3 4 5" in str(features[1]["unfinished_error"])
+
+
+def test_parameters_and_buffers_come_from_rank_0(features):
+    np.testing.assert_array_equal(features[0]["weight"], features[1]["weight"])
+    for rank in range(2):
+        np.testing.assert_array_equal(features[rank]["running_mean_after_construction"], np.ones(4))
+        # each rank set 10 * (rank + 1); the forward started from rank 0's 10, then moved 10% toward its batch mean
+        assert np.all(np.abs(features[rank]["running_mean_after_forward"] - 9.0) < 0.5)

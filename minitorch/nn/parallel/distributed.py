@@ -290,7 +290,8 @@ class DistributedDataParallel(Module):
 
     def _raise_unfinished_reduction(self) -> None:
         names = [self._names.get(id(p), "?") for p in self._reduction_unfinished]
-        indices = [self._parameters_in_order.index(p) for p in self._reduction_unfinished]
+        position = {id(p): index for index, p in enumerate(self._parameters_in_order)}
+        indices = [position[id(p)] for p in self._reduction_unfinished]
         self._reduction_unfinished = None
         raise RuntimeError(
             "Expected to have finished reduction in the prior iteration before starting a new one. This error "
