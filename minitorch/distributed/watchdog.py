@@ -20,9 +20,10 @@ channel*) that the collectives never use:
   are. A rank waiting somewhere answers (its own collective and count); a rank busy outside
   any collective, stuck, or gone does not. The timeout error lists both.
 
-Waiting itself polls the request (``MPI_Test``) and the control channel in a loop: first
-spinning (low latency for the small messages of a training step), after a second sleeping a
-millisecond between polls (a straggler is late anyway). Only one thread calls MPI at a time.
+Waiting itself polls the request (``MPI_Test``) in a loop, and the control channel every 20 ms:
+first spinning (low latency for the small messages of a training step, yielding the core now and
+then), after a second sleeping a millisecond between polls (a straggler is late anyway). Only one
+thread calls MPI at a time.
 """
 
 from __future__ import annotations
@@ -105,40 +106,44 @@ class Watchdog:
             elif kind == "exited":
                 self.exited[sender] = payload
             elif kind == "status?":
-                self._send(sender, ("status", self.rank, (dict(self.issued), self.waiting_in)))
+                waiting_in = self.waiting_in() if self.waiting_in is not None else None
+                self._send(sender, ("status", self.rank, (dict(self.issued), waiting_in)))
             elif kind == "status":
                 self.statuses[sender] = payload
             elif kind == "ack":
                 self.acknowledged.add(sender)
 
     # -- waiting ---------------------------------------------------------------------
-    def wait(self, test, description: str, group_id: int, sequence: int, members, timeout_seconds=None) -> None:
+    def wait(self, test, describe, group_id: int, sequence: int, members, timeout_seconds=None) -> None:
         """Poll ``test()`` until it says done; raise ``DistBackendError`` naming the rank that keeps it from it.
 
-        ``sequence`` is this collective's number in its group (0 for point-to-point), ``members``
-        the global ranks that must join it.
+        ``describe()`` says what is waited for ("all_reduce (collective #3 of group 0, ...)"; made
+        only when needed), ``sequence`` is its number in its group (0 for point-to-point),
+        ``members`` the global ranks that must join it.
         """
         if test():
             return
         timeout = self.timeout if timeout_seconds is None else timeout_seconds
         start = time.monotonic()
-        next_check = start
-        self.waiting_in = description
+        next_check = start + _CHECK_EVERY
+        self.waiting_in = describe
+        polls = 0
         try:
-            while True:
-                if test():
-                    return
+            while not test():
+                polls += 1
+                if polls % 64:
+                    continue  # spin, as MPI's own blocking calls do: the other ranks are about to answer
                 now = time.monotonic()
                 if now >= next_check:
                     self.read_notices()
-                    self._raise_if_a_member_is_gone(description, group_id, sequence, members)
+                    self._raise_if_a_member_is_gone(describe(), group_id, sequence, members)
                     if now - start > timeout:
-                        self._raise_timeout(test, description, group_id, sequence, members, now - start)
+                        self._raise_timeout(test, describe(), group_id, sequence, members, now - start)
                     next_check = now + _CHECK_EVERY
                 if now - start > _SPIN_SECONDS:
                     time.sleep(0.001)
                 else:
-                    os.sched_yield() if hasattr(os, "sched_yield") else time.sleep(0)
+                    os.sched_yield()  # give the core away now and then: several ranks may share one
         finally:
             self.waiting_in = None
 

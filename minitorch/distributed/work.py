@@ -27,10 +27,14 @@ class Work:
     """A collective in flight: ``wait()``, ``is_completed()``, ``is_success()``, ``exception()``."""
 
     def __init__(self, description: str, finish=None):
-        self.description = description  # "all_reduce (collective #3 of group 0, ranks [0, 1])"
+        self._description = description  # "all_reduce (collective #3 of group 0, ranks [0, 1])"
         self._finish_steps = [finish] if finish is not None else []
         self._completed = False
         self._error = None
+
+    @property
+    def description(self) -> str:
+        return self._description
 
     # -- what a backend provides --------------------------------------------------
     def _test(self) -> bool:  # pragma: no cover - every backend overrides it

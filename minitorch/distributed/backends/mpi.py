@@ -165,13 +165,23 @@ class _Reducible:
 class MPIWork(Work):
     """One MPI request (or several), waited for through the job's watchdog."""
 
-    def __init__(self, group, requests, description: str, sequence: int, members, finish=None):
-        super().__init__(description, finish)
+    def __init__(self, group, requests, name: str, sequence: int, members, peer=None, finish=None):
+        super().__init__(name, finish)
         self.group = group
         self.requests = requests
         self.sequence = sequence
         self.members = members
+        self.peer = peer  # point-to-point: the other rank (global), or "any"
         self.status = None
+
+    @property
+    def description(self) -> str:  # made only for messages: a training step never formats it
+        if self.peer == "any":
+            return f"{self._description} from any rank"
+        if self.peer is not None:
+            return f"{self._description} with rank {self.peer}"
+        return f"{self._description} (collective #{self.sequence} of group {self.group.group_id}, ranks " \
+               f"{self.group.ranks})"
 
     def _test(self) -> bool:
         MPI = _MPI
@@ -184,8 +194,8 @@ class MPIWork(Work):
         return MPI.Request.Testall(self.requests)
 
     def _block(self, timeout_seconds) -> None:
-        self.group.watchdog.wait(self._test, self.description, self.group.group_id, self.sequence, self.members,
-                                 timeout_seconds)
+        self.group.watchdog.wait(self._test, lambda: self.description, self.group.group_id, self.sequence,
+                                 self.members, timeout_seconds)
 
     def source_rank(self) -> int:
         """For a receive: the global rank the message came from."""
@@ -219,12 +229,9 @@ class ProcessGroupMPI:
         if point_to_point_peer is None:
             sequence = self.watchdog.issued.get(self.group_id, 0) + 1
             self.watchdog.issued[self.group_id] = sequence
-            members = self.ranks
-            description = f"{name} (collective #{sequence} of group {self.group_id}, ranks {self.ranks})"
-        else:
-            sequence, members = 0, [self.ranks[point_to_point_peer]]
-            description = f"{name} with rank {members[0]}"
-        return MPIWork(self, requests, description, sequence, members, finish)
+            return MPIWork(self, requests, name, sequence, self.ranks, finish=finish)
+        peer = self.ranks[point_to_point_peer]
+        return MPIWork(self, requests, name, 0, [peer], peer=peer, finish=finish)
 
     # -- reductions ------------------------------------------------------------------
     def allreduce(self, array: np.ndarray, op: RedOpType) -> MPIWork:
@@ -278,7 +285,7 @@ class ProcessGroupMPI:
         work = self._work("recv", [request], point_to_point_peer=0 if any_source else source)
         if any_source:
             work.members = [r for r in self.ranks if r != self.ranks[self.rank()]]
-            work.description = "recv from any rank"
+            work.peer = "any"
         return work
 
     def new_subgroup(self, ranks: list[int], group_id: int):
