@@ -84,7 +84,11 @@ class DistributedDataParallel(Module):
     Arguments as in PyTorch: ``device_ids`` (None for CPU modules; ``[local_rank]`` for a GPU
     module), ``broadcast_buffers``, ``process_group`` (default: the default group),
     ``bucket_cap_mb`` (default 25), ``find_unused_parameters``. The wrapped model is
-    ``.module``; the state dict has its keys under ``"module."``.
+    ``.module``; the state dict has its keys under ``"module."``. ``gradient_as_bucket_view``
+    and ``static_graph`` are accepted and have no effect: in PyTorch they save memory and time,
+    never change the results. ``output_device`` and ``dim`` are kept, as PyTorch keeps them.
+    ``reduction_log`` records, per backward, the order of gradient hooks and bucket
+    all-reduces (a minitorch addition, to watch the overlap).
     """
 
     def __init__(self, module: Module, device_ids=None, output_device=None, dim: int = 0,
@@ -225,6 +229,7 @@ class DistributedDataParallel(Module):
 
     def _start_backward(self) -> None:
         self._in_backward = True
+        self.reduction_log = []
         queue_callback(self._finish_backward)
         for bucket in self._buckets:
             bucket.pending, bucket.work = len(bucket.parameters), None
