@@ -129,6 +129,7 @@ from .ops.indexing import index_fill, index_put, scatter_reduce  # noqa: E402
 index_put_ = Tensor.index_put_
 
 from . import optim  # noqa: E402
+from . import distributed  # noqa: E402 - process groups and collectives (mpi4py is imported only when used)
 from . import nn  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from . import utils  # noqa: E402

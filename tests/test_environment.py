@@ -69,8 +69,9 @@ def _pip_only() -> dict[str, str]:
     return dict(_split(line.replace("[wasmtime]", "")) for line in _pip_requirements() if line.strip() != "-e .")
 
 
-# Extras the conda route installs too (the course's deployment chapter runs ONNX Runtime).
-CONDA_EXTRAS = ("deploy",)
+# Extras the conda route installs too (the course's deployment chapter runs ONNX Runtime; chapter 12 runs
+# DistributedDataParallel through mpi4py and MPICH's mpiexec).
+CONDA_EXTRAS = ("deploy", "distributed")
 
 
 def _runtime_requirements() -> list[str]:
@@ -95,6 +96,11 @@ def test_every_runtime_dependency_is_in_environment_yml():
         assert conda[conda_name] == spec, (
             f"{name}: pyproject.toml asks for {spec!r} but environment.yml for {conda[conda_name]!r}"
         )
+
+
+def test_the_test_extra_includes_the_distributed_extra():
+    extras = _pyproject()["project"]["optional-dependencies"]
+    assert set(extras["distributed"]) <= set(extras["test"])
 
 
 def test_environment_yml_has_nothing_pyproject_lacks():

@@ -1,7 +1,10 @@
-"""Chapter 12 (multiple devices): scatter, gather, averaging replica gradients, a data-parallel Linear.
+"""Chapter 12 (multiple devices): scatter, gather, averaging replica gradients, a data-parallel Linear; the
+ring all-reduce and DistributedSampler's partition (DistributedDataParallel).
 
-References: minitorch's own ``chunk``, ``nn.parallel.gather`` and ``nn.functional.linear`` (with its
-gradients from autograd), so the expected values are what one device computes on the whole batch.
+References: minitorch's own ``chunk``, ``nn.parallel.gather``, ``nn.functional.linear`` (with its
+gradients from autograd), so the expected values are what one device computes on the whole batch; the
+sum that an all-reduce leaves on every rank; ``minitorch.utils.data.distributed.partition`` (the
+partition of ``DistributedSampler``, PyTorch's, checked against PyTorch in tests/utils).
 """
 
 import numpy as np
@@ -83,4 +86,47 @@ exercise(
     hint="Cut x and grad_output into the same pieces (exercise 1). Per piece: output x_k @ weight.T + bias, "
     "grad_weight_k = grad_output_k.T @ x_k, grad_bias_k = grad_output_k.sum(0). Concatenate the outputs, SUM the "
     "gradients over the pieces.",
+)
+
+
+def _ring_all_reduce(buffers):
+    # What every rank holds after an all-reduce (SUM): the sum of all the ranks' buffers, on each of them.
+    return buffers.sum(dim=0, keepdim=True).expand(buffers.shape[0], buffers.shape[1]).contiguous()
+
+
+exercise(
+    "ch12.ring_all_reduce",
+    function="ring_all_reduce",
+    reference=_ring_all_reduce,
+    public=[
+        (randn(2, 6, seed=1223),),
+        (randn(3, 7, seed=1224),),
+        (randn(4, 8, seed=1225),),
+    ],
+    hint="chunks = buffers.tensor_split(W, dim=1) gives each rank's W chunks (work on a clone). Reduce-scatter: in "
+    "step s (0 .. W-2) rank k sends its chunk (k - s) % W to rank (k + 1) % W, which ADDS it to its own copy of that "
+    "chunk; compute all the sends of a step from the values before the step. All-gather: in step s rank k sends chunk "
+    "(k + 1 - s) % W to rank (k + 1) % W, which REPLACES its copy.",
+)
+
+
+def _rank_indices(indices, num_replicas, rank, drop_last):
+    from minitorch.utils.data.distributed import partition
+
+    return minitorch.tensor(partition(indices.tolist(), num_replicas, rank, drop_last), dtype=minitorch.int64)
+
+
+exercise(
+    "ch12.rank_indices",
+    function="rank_indices",
+    reference=_rank_indices,
+    public=[
+        (np.arange(10, dtype=np.int64), 4, 2, False),
+        (np.random.default_rng(1226).permutation(10).astype(np.int64), 3, 0, False),
+        (np.random.default_rng(1227).permutation(10).astype(np.int64), 4, 3, True),
+        (np.arange(12, dtype=np.int64), 4, 1, True),
+    ],
+    hint="Without drop_last, pad the list to ceil(N / W) * W entries by repeating it from its beginning; with "
+    "drop_last, cut it to floor(N / W) * W. Then rank r takes every W-th entry starting at position r: "
+    "padded[r::W].",
 )

@@ -16,12 +16,15 @@ The walk:
    then add it into the buffer of the node it flows to.
 4. At a leaf, the ``AccumulateGrad`` node adds the gradient into ``leaf.grad``.
 5. Unless ``retain_graph`` is set, free each node's saved tensors once it has run.
+6. When every node has run, call the functions queued with ``queue_callback`` during
+   the walk (``DistributedDataParallel`` waits there for its gradient all-reduces).
 """
 
 from __future__ import annotations
 
 import heapq
 import itertools
+import threading
 from typing import NamedTuple
 
 from .._dtype import from_numpy_dtype
@@ -30,6 +33,23 @@ from .function import AccumulateGrad
 from .grad_mode import _AnomalyState, _GradState
 
 Tensor = None  # set by minitorch/_tensor.py (the two modules need each other)
+
+# The callbacks queued by ``queue_callback``: one list per backward pass now running on this thread
+# (a backward started inside a hook is nested and gets its own list).
+_final_callbacks = threading.local()
+
+
+def queue_callback(callback) -> None:
+    """Call ``callback()`` once the backward pass now running has walked its whole graph.
+
+    PyTorch's ``Variable._execution_engine.queue_callback``: a hook that fires in the middle of
+    backward (a gradient hook) uses it to finish something at the end, after every gradient has
+    been accumulated: ``DistributedDataParallel`` waits there for the all-reduces it launched.
+    """
+    stack = getattr(_final_callbacks, "stack", None)
+    if not stack:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    stack[-1].append(callback)
 
 
 class BackwardStep(NamedTuple):
@@ -75,6 +95,10 @@ def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs
 
     previous_mode = _GradState.enabled
     _GradState.enabled = create_graph
+    callbacks = []
+    if not hasattr(_final_callbacks, "stack"):
+        _final_callbacks.stack = []
+    _final_callbacks.stack.append(callbacks)
     try:
         seen = set()
         for node in root_nodes:
@@ -126,6 +150,10 @@ def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs
             yield BackwardStep(node, tuple(grad_outputs), grad_inputs)
     finally:
         _GradState.enabled = previous_mode
+        _final_callbacks.stack.pop()
+    # Only a walk that reached its end runs them (a stepper that stops half-way does not).
+    for callback in callbacks:
+        callback()
     return results
 
 

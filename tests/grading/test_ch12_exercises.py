@@ -1,7 +1,9 @@
 """Chapter 12's exercise checks accept ``chunk`` itself as scatter_batch and reject the typical
 mistakes: chunks split evenly or floor-sized, outputs stacked, or concatenated even when they are 0-d, a
 plain mean or sum of the replicas' gradients, a replicated Linear that averages its gradients, takes
-the bias gradient as a mean or forgets the bias.
+the bias gradient as a mean or forgets the bias; a ring all-reduce that stops after the reduce-scatter,
+averages instead of summing, or passes the wrong chunks in its all-gather; a rank's share taken as a
+block, not padded, padded with the last index, or ignoring drop_last.
 
 The checks every chapter shares (the solutions pass, the blank stubs report "not implemented yet")
 are in test_chapter_exercises.py.
@@ -76,6 +78,72 @@ def output_without_bias(x, weight, bias, grad_output, num_replicas):
     return output, sum(grad.T @ piece for piece, grad in pieces), sum(grad.sum(dim=0) for _, grad in pieces)
 
 
+def _ring_chunks(buffers):
+    world = buffers.shape[0]
+    return world, [list(row.tensor_split(world)) for row in buffers.clone()]
+
+
+def _reduce_scatter(world, chunks):
+    for step in range(world - 1):
+        sent = [chunks[k][(k - step) % world].clone() for k in range(world)]
+        for k in range(world):
+            c = (k - step) % world
+            chunks[(k + 1) % world][c] = chunks[(k + 1) % world][c] + sent[k]
+
+
+def _all_gather(world, chunks):
+    for step in range(world - 1):
+        sent = [chunks[k][(k + 1 - step) % world].clone() for k in range(world)]
+        for k in range(world):
+            chunks[(k + 1) % world][(k + 1 - step) % world] = sent[k]
+
+
+def reduce_scatter_only(buffers):
+    world, chunks = _ring_chunks(buffers)
+    _reduce_scatter(world, chunks)
+    return minitorch.stack([minitorch.cat(row) for row in chunks])
+
+
+def ring_average(buffers):
+    world, chunks = _ring_chunks(buffers)
+    _reduce_scatter(world, chunks)
+    _all_gather(world, chunks)
+    return minitorch.stack([minitorch.cat(row) for row in chunks]) / world
+
+
+def all_gather_with_the_wrong_chunks(buffers):
+    """The all-gather phase sends chunk (k - s) % W, as the reduce-scatter did: not the complete chunk it holds."""
+    world, chunks = _ring_chunks(buffers)
+    _reduce_scatter(world, chunks)
+    for step in range(world - 1):
+        sent = [chunks[k][(k - step) % world].clone() for k in range(world)]
+        for k in range(world):
+            chunks[(k + 1) % world][(k - step) % world] = sent[k]
+    return minitorch.stack([minitorch.cat(row) for row in chunks])
+
+
+def block_share(indices, num_replicas, rank, drop_last):
+    size = -(-indices.shape[0] // num_replicas)
+    return indices[rank * size:(rank + 1) * size]
+
+
+def no_padding(indices, num_replicas, rank, drop_last):
+    return indices[rank::num_replicas]
+
+
+def padded_with_last(indices, num_replicas, rank, drop_last):
+    count = indices.shape[0]
+    total = -(-count // num_replicas) * num_replicas
+    padded = minitorch.cat([indices, indices[-1:].repeat(total - count)])
+    return padded[rank::num_replicas]
+
+
+def drop_last_ignored(indices, num_replicas, rank, drop_last):
+    count = indices.shape[0]
+    total = -(-count // num_replicas) * num_replicas
+    return indices.repeat(2)[:total][rank::num_replicas]
+
+
 @pytest.mark.parametrize(
     "name, wrong",
     [
@@ -88,6 +156,13 @@ def output_without_bias(x, weight, bias, grad_output, num_replicas):
         ("replicated_linear", averaged_gradients),
         ("replicated_linear", bias_gradient_as_mean),
         ("replicated_linear", output_without_bias),
+        ("ring_all_reduce", reduce_scatter_only),
+        ("ring_all_reduce", ring_average),
+        ("ring_all_reduce", all_gather_with_the_wrong_chunks),
+        ("rank_indices", block_share),
+        ("rank_indices", no_padding),
+        ("rank_indices", padded_with_last),
+        ("rank_indices", drop_last_ignored),
     ],
 )
 def test_typical_mistakes_fail(name, wrong, capsys):

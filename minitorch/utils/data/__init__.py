@@ -7,6 +7,7 @@
   ``SubsetRandomSampler``, ``WeightedRandomSampler``) and their grouping into batches
   (``BatchSampler``).
 * ``collate.py``: ``default_collate`` stacks a list of samples into a batch of tensors.
+* ``distributed.py``: ``DistributedSampler``, each rank's share of the dataset in a distributed job.
 * ``dataloader.py``: ``DataLoader`` ties them together, in the main process or in parallel
   worker processes (``_worker.py`` is the workers' side).
 
@@ -45,6 +46,7 @@ from .dataset import (
     TensorDataset,
     random_split,
 )
+from .distributed import DistributedSampler
 from .sampler import (
     BatchSampler,
     RandomSampler,
@@ -60,6 +62,7 @@ __all__ = [
     "ConcatDataset",
     "DataLoader",
     "Dataset",
+    "DistributedSampler",
     "IterableDataset",
     "RandomSampler",
     "Sampler",
