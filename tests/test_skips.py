@@ -5,7 +5,8 @@ regressions. So every skip in the tree is one of:
 
 * a missing optional piece, through a helper that skips locally and fails under ``MINITORCH_CI=1``
   (``tests.support.require`` and its kind: the function holding the ``pytest.skip`` asks ``in_ci()``);
-* the hardware or platform: no CUDA GPU, no ``fork``/``spawn`` start method.
+* the hardware or platform: no CUDA GPU (or CuPy present where its absence is tested), no ``fork``/``spawn``
+  start method.
 
 ``pytest.importorskip`` is refused outright (it skips in CI too; use ``tests.support.require``), and
 an ``xfail`` must be ``strict=True`` so a fixed test cannot stay marked. ``tests/conftest.py`` adds the
@@ -21,7 +22,7 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parent
 
 # What a skip's reason may name when the skip is not an in_ci()-guarded helper.
-HARDWARE_OR_PLATFORM = re.compile(r"GPU|CUDA|cuda|start method", re.IGNORECASE)
+HARDWARE_OR_PLATFORM = re.compile(r"GPU|CUDA|CuPy|start method", re.IGNORECASE)
 # Words of a feature that is missing from the kit itself, never a reason to skip.
 UNFINISHED = re.compile(r"\byet\b|not implemented|not written|TODO|FIXME|\blater\b", re.IGNORECASE)
 
