@@ -1,0 +1,144 @@
+"""The corpus: public PyTorch code that learners run, under ``import minitorch as torch`` and under PyTorch.
+
+Each file in ``tests/corpus/programs/`` follows a tutorial, a recipe, an example or a lecture
+(its header names the source and its licence), with downloads replaced by data made on the spot
+and training loops shortened. Each program runs twice in a fresh interpreter: once as written,
+on PyTorch, and once with ``tests/corpus/shim`` first on ``PYTHONPATH``, whose ``sitecustomize``
+maps ``torch``, ``torch.*`` and ``torchvision`` to minitorch. The two outputs must agree
+(``tests/corpus/compare.py`` says how numbers are compared).
+
+Two tests per program:
+
+* ``test_runs_on_pytorch``: the program runs cleanly on PyTorch (the reference is sound);
+* ``test_prints_what_pytorch_prints``: minitorch runs it and prints the same.
+
+``MISSING`` lists the programs that fail on minitorch today because an API is missing, naming
+it. Those tests are strict expected failures: when the API lands, the test passes, pytest
+reports the unexpected pass as a failure, and the entry must be removed from the table.
+
+Run: ``PYTHONPATH=$PWD .venv/bin/python -m pytest tests/corpus -q`` (the programs run in
+parallel, one process per core; the summary line gives the pass rate).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.corpus.compare import as_torch_names, first_difference, tolerance_of
+from tests.support import require_torch
+
+HERE = Path(__file__).resolve().parent
+PROGRAMS = HERE / "programs"
+SHIM = HERE / "shim"
+ROOT = HERE.parent.parent
+TIMEOUT_S = 120
+
+# Programs that fail on minitorch today, and the API each one lacks. Strict: remove an entry
+# when its API lands (the test then reports an unexpected pass).
+MISSING: dict[str, str] = {
+    "basics_autograd": "torch.nn.functional.binary_cross_entropy_with_logits as one autograd node "
+                       "(grad_fn BinaryCrossEntropyWithLogitsBackward0; minitorch records MeanBackward0)",
+    "basics_tensors": "out= arguments (torch.matmul(a, b, out=c), torch.mul(a, b, out=c))",
+    "basics_transforms": "torch.Tensor.scatter_ with a 0-d index on a 1-d tensor",
+    "blitz_neural_networks": "torch.nn.MSELoss as one autograd node (grad_fn MseLossBackward0; "
+                             "minitorch records MeanBackward0)",
+    "examples_polynomial_autograd": "torch.set_default_device",
+}
+
+PROGRAM_NAMES = sorted(path.stem for path in PROGRAMS.glob("*.py"))
+
+
+def _environment(library: str) -> dict[str, str]:
+    environment = {
+        key: value for key, value in os.environ.items() if not key.startswith(("PYTHON", "MINITORCH_TEST"))
+    }
+    paths = [str(SHIM), str(ROOT)] if library == "minitorch" else [str(ROOT)]
+    environment.update(
+        PYTHONPATH=os.pathsep.join(paths),
+        PYTHONHASHSEED="0",
+        PYTHONDONTWRITEBYTECODE="1",
+        # One thread per program: the programs are small, and the cores run programs side by side.
+        OMP_NUM_THREADS="1",
+        OPENBLAS_NUM_THREADS="1",
+        MKL_NUM_THREADS="1",
+        CORPUS_JOBS=str(max(1, (os.cpu_count() or 2) // 2)),
+        CORPUS_TIMEOUT_S=str(TIMEOUT_S),
+    )
+    return environment
+
+
+@pytest.fixture(scope="session")
+def runs(request, tmp_path_factory):
+    """Every selected program's result under both libraries: ``runs[library][program]``.
+
+    Both libraries' runners start at once (``tests/corpus/runner.py``: one import, one fork per
+    program), each using half the cores, so the corpus takes about as long as its slower half.
+    """
+    require_torch()
+    selected = sorted({
+        item.callspec.params["program"] for item in request.session.items
+        if item.path == Path(__file__) and getattr(item, "callspec", None) and "program" in item.callspec.params
+    })
+    folder = tmp_path_factory.mktemp("corpus")
+    started = {}
+    for library in ("pytorch", "minitorch"):
+        out = folder / f"{library}.json"
+        command = [sys.executable, str(HERE / "runner.py"), library, str(out)]
+        command += [str(PROGRAMS / f"{name}.py") for name in selected]
+        started[library] = (subprocess.Popen(command, env=_environment(library), cwd=folder,
+                                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), out)
+    results = {}
+    for library, (process, out) in started.items():
+        stdout, stderr = process.communicate(timeout=TIMEOUT_S * max(1, len(selected)))
+        assert process.returncode == 0, f"the {library} runner failed:\n{stdout}\n{stderr}"
+        results[library] = json.loads(out.read_text())
+    return results
+
+
+def _report(result: dict) -> str:
+    return (f"exit status {result['returncode']}\n--- stdout (end) ---\n{result['stdout'][-2000:]}\n"
+            f"--- stderr (end) ---\n{result['stderr'][-3000:]}")
+
+
+@pytest.mark.parametrize("program", PROGRAM_NAMES)
+def test_runs_on_pytorch(runs, program):
+    result = runs["pytorch"][program]
+    assert result["returncode"] == 0, f"{program} fails on PyTorch itself:\n{_report(result)}"
+    assert result["stdout"].strip(), f"{program} printed nothing on PyTorch"
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=f"missing: {MISSING[name]}"))
+        if name in MISSING else name
+        for name in PROGRAM_NAMES
+    ],
+)
+def test_prints_what_pytorch_prints(runs, program):
+    reference = runs["pytorch"][program]
+    if reference["returncode"] != 0:
+        pytest.skip("the program fails on PyTorch (test_runs_on_pytorch reports it)")
+    result = runs["minitorch"][program]
+    assert result["returncode"] == 0, f"{program} fails on minitorch:\n{_report(result)}"
+    tolerance = tolerance_of((PROGRAMS / f"{program}.py").read_text())
+    difference = first_difference(as_torch_names(result["stdout"]), reference["stdout"], tolerance)
+    assert difference is None, f"{program}: {difference}"
+
+
+def test_every_entry_of_the_missing_table_is_a_program():
+    assert sorted(set(MISSING) - set(PROGRAM_NAMES)) == []
+
+
+@pytest.mark.parametrize("program", PROGRAM_NAMES)
+def test_header_names_source_licence_and_randomness(program):
+    lines = (PROGRAMS / f"{program}.py").read_text().splitlines()
+    header = "\n".join(line for line in lines[: next(i for i, line in enumerate(lines + [""]) if not line.startswith("#"))])
+    for field in ("# Source:", "# Licence:", "# Changes:", "# Randomness:"):
+        assert field in header, f"{program}.py: its header comment lacks {field!r}"
