@@ -121,6 +121,7 @@ def main(arguments: list[str]) -> None:
     else:
         raise SystemExit(f"runner: unknown library {library!r} (pytorch or minitorch)")
     import numpy  # noqa: F401 - most programs use it; import once here, not in every child
+    import sklearn.datasets  # noqa: F401 - the bundled digits stand in for MNIST; its import takes seconds
 
     jobs = int(os.environ.get("CORPUS_JOBS", "1"))
     timeout_s = float(os.environ.get("CORPUS_TIMEOUT_S", "120"))

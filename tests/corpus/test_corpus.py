@@ -49,6 +49,11 @@ MISSING: dict[str, str] = {
     "blitz_neural_networks": "torch.nn.MSELoss as one autograd node (grad_fn MseLossBackward0; "
                              "minitorch records MeanBackward0)",
     "examples_polynomial_autograd": "torch.set_default_device",
+    "introyt_autograd": "grad_fn.next_functions entries (None, 0) for constant operands (d = c + 1)",
+    "introyt_models": "the torch.functional module (import torch.functional as F)",
+    "introyt_tensors_deeper": "torch.sin_ (in-place functions in the torch namespace)",
+    "nlp_deep_learning_tutorial": "torch.LongTensor",
+    "nn_tutorial_from_scratch": "indexing with a range (input[range(n), target])",
 }
 
 PROGRAM_NAMES = sorted(path.stem for path in PROGRAMS.glob("*.py"))
