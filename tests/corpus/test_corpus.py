@@ -48,11 +48,17 @@ MISSING: dict[str, str] = {
     "basics_transforms": "torch.Tensor.scatter_ with a 0-d index on a 1-d tensor",
     "blitz_neural_networks": "torch.nn.MSELoss as one autograd node (grad_fn MseLossBackward0; "
                              "minitorch records MeanBackward0)",
+    "char_rnn_generation": "torch.LongTensor",
     "examples_polynomial_autograd": "torch.set_default_device",
     "introyt_autograd": "grad_fn.next_functions entries (None, 0) for constant operands (d = c + 1)",
     "introyt_models": "the torch.functional module (import torch.functional as F)",
     "introyt_tensors_deeper": "torch.sin_ (in-place functions in the torch namespace)",
+    "recipe_general_checkpoint": "the optimizer param_group flags 'foreach', 'differentiable', 'fused' "
+                                 "(torch.optim.SGD(...).state_dict())",
+    "recipe_what_is_state_dict": "the optimizer param_group flags 'foreach', 'differentiable', 'fused' "
+                                 "(torch.optim.SGD(...).state_dict())",
     "nlp_deep_learning_tutorial": "torch.LongTensor",
+    "seq2seq_translation": "torch.LongTensor",
     "nn_tutorial_from_scratch": "indexing with a range (input[range(n), target])",
 }
 
