@@ -49,7 +49,9 @@ MISSING: dict[str, str] = {
     "blitz_neural_networks": "torch.nn.MSELoss as one autograd node (grad_fn MseLossBackward0; "
                              "minitorch records MeanBackward0)",
     "char_rnn_generation": "torch.LongTensor",
+    "examples_mnist_forward_forward": "indexing with a range (x_[range(n), y] = x.max())",
     "examples_polynomial_autograd": "torch.set_default_device",
+    "examples_time_sequence_prediction": "torch.optim.LBFGS",
     "introyt_autograd": "grad_fn.next_functions entries (None, 0) for constant operands (d = c + 1)",
     "introyt_models": "the torch.functional module (import torch.functional as F)",
     "introyt_tensors_deeper": "torch.sin_ (in-place functions in the torch namespace)",
