@@ -49,6 +49,10 @@ MISSING: dict[str, str] = {
     "blitz_neural_networks": "torch.nn.MSELoss as one autograd node (grad_fn MseLossBackward0; "
                              "minitorch records MeanBackward0)",
     "char_rnn_generation": "torch.LongTensor",
+    "d2l_linear_regression_scratch": "grad_fn RsubBackward1 for a Python number minus a tensor (true_b - b); "
+                                     "minitorch records SubBackward0",
+    "d2l_mlp_scratch": "the axis= alias of dim= (y_hat.argmax(axis=1))",
+    "d2l_softmax_regression_concise": "the axis= alias of dim= (y_hat.argmax(axis=1))",
     "examples_mnist_forward_forward": "indexing with a range (x_[range(n), y] = x.max())",
     "examples_polynomial_autograd": "torch.set_default_device",
     "examples_time_sequence_prediction": "torch.optim.LBFGS",
