@@ -63,7 +63,9 @@ MISSING: dict[str, str] = {
                                  "(torch.optim.SGD(...).state_dict())",
     "recipe_what_is_state_dict": "the optimizer param_group flags 'foreach', 'differentiable', 'fused' "
                                  "(torch.optim.SGD(...).state_dict())",
+    "makemore_backprop": "indexing with a range (logprobs[range(n), Yb])",
     "makemore_bigram": "the keepdims= alias of keepdim= (P.sum(1, keepdims=True))",
+    "spatial_transformer": "torch.nn.functional.affine_grid and torch.nn.functional.grid_sample",
     "nlp_deep_learning_tutorial": "torch.LongTensor",
     "seq2seq_translation": "torch.LongTensor",
     "nn_tutorial_from_scratch": "indexing with a range (input[range(n), target])",
