@@ -1,16 +1,18 @@
 """Compare what a program printed under minitorch with what it printed under PyTorch.
 
-The output is cut into text and numbers. Text must match exactly, except that a run of
-spaces counts as one space (tensor printing pads columns to the widest entry, so one value
-of a different width moves the spaces, not the meaning) and memory addresses (``0x7f...``) are
-ignored. Numbers written as integers (shapes, counts, indices, labels) must match exactly. Numbers
-with a decimal point or an exponent are compared with a tolerance:
+The output is cut into text and numbers. Text must match exactly, except for spaces that touch
+a number (tensor printing pads columns to the widest entry, so one value of a different width
+moves the spaces, not the meaning), runs of other spaces (they count as one) and memory
+addresses (``0x7f...``), which are ignored. Numbers written as integers (shapes, counts, indices,
+labels) must match exactly. Numbers with a decimal point or an exponent are compared with a
+tolerance:
 
     |minitorch - pytorch| <= atol + rtol * |pytorch|
 
-where ``atol`` defaults to one and a half units in the last decimal printed by PyTorch (a program
-prints with a fixed number of decimals, and two correct float32 results may round to neighbouring
-last digits: one unit, plus room for the decimal-to-binary error of the printed numbers) and ``rtol`` defaults to 0. A program may widen both in a header line such as
+where ``atol`` is one and a half units in the last decimal printed by PyTorch (a program prints
+with a fixed number of decimals, and two correct float32 results may round to neighbouring last
+digits: one unit, plus room for the decimal-to-binary error of the printed numbers) and ``rtol`` is
+0. A program may widen both, never narrow them, in a header line such as
 ``# corpus-tolerance: rtol=1e-4 atol=1e-6``, with its reason written beside it.
 
 One spelling differs by design: minitorch names itself where PyTorch says ``torch``
@@ -39,7 +41,7 @@ def as_torch_names(text: str) -> str:
 @dataclass(frozen=True)
 class Tolerance:
     rtol: float = 0.0
-    atol: float | None = None  # None: 1.5 units in the last printed decimal of the reference
+    atol: float | None = None  # added room; 1.5 units in the last printed decimal always apply
 
 
 def tolerance_of(source: str) -> Tolerance:
@@ -56,13 +58,22 @@ def tolerance_of(source: str) -> Tolerance:
 def tokens(text: str) -> list[tuple[str, str]]:
     """``[("text", ...), ("number", ...), ...]`` with addresses masked and whitespace runs collapsed."""
     text = ADDRESS.sub("0x?", text)
-    parts: list[tuple[str, str]] = []
-    position = 0
+    pieces, numbers, position = [], [], 0
     for match in NUMBER.finditer(text):
-        parts.append(("text", re.sub(r"[ \t]+", " ", text[position : match.start()])))
-        parts.append(("number", match.group()))
+        pieces.append(text[position : match.start()])
+        numbers.append(match.group())
         position = match.end()
-    parts.append(("text", re.sub(r"[ \t]+", " ", text[position:])))
+    pieces.append(text[position:])
+    parts: list[tuple[str, str]] = []
+    for index, piece in enumerate(pieces):
+        # Spaces that touch a number are padding (tensor columns); other runs of spaces count as one.
+        if index > 0:
+            piece = piece.lstrip(" \t")
+        if index < len(numbers):
+            piece = piece.rstrip(" \t")
+        parts.append(("text", re.sub(r"[ \t]+", " ", piece)))
+        if index < len(numbers):
+            parts.append(("number", numbers[index]))
     return parts
 
 
@@ -83,7 +94,7 @@ def _numbers_agree(got: str, expected: str, tolerance: Tolerance) -> bool:
     got_value, expected_value = float(got), float(expected)
     if math.isnan(expected_value) or math.isinf(expected_value):
         return got_value == expected_value or (math.isnan(got_value) and math.isnan(expected_value))
-    atol = 1.5 * _last_place(expected) if tolerance.atol is None else tolerance.atol
+    atol = max(1.5 * _last_place(expected), tolerance.atol or 0.0)  # a declared atol widens, never narrows
     return abs(got_value - expected_value) <= atol + tolerance.rtol * abs(expected_value)
 
 
@@ -101,8 +112,8 @@ def first_difference(got: str, expected: str, tolerance: Tolerance) -> str | Non
         if not same:
             return (
                 f"minitorch printed {got_text!r} where PyTorch printed {expected_text!r}\n"
-                f"  minitorch line: {_line_at(got_tokens, got_position)}\n"
-                f"  PyTorch line:   {_line_at(expected_tokens, expected_position)}"
+                f"  minitorch line: {_line_at(got_tokens, got_position, got)}\n"
+                f"  PyTorch line:   {_line_at(expected_tokens, expected_position, expected)}"
             )
         got_position += 1
         expected_position += 1
@@ -114,7 +125,8 @@ def first_difference(got: str, expected: str, tolerance: Tolerance) -> str | Non
     return None
 
 
-def _line_at(parts: list[tuple[str, str]], index: int) -> str:
-    before = "".join(text for _, text in parts[:index])
-    after = "".join(text for _, text in parts[index:])
-    return (before.rpartition("\n")[2] + after.partition("\n")[0]).strip()[:200]
+def _line_at(parts: list[tuple[str, str]], index: int, original: str) -> str:
+    """The line of ``original`` where token ``index`` sits (found by counting the newlines before it)."""
+    line_number = sum(text.count("\n") for kind, text in parts[:index] if kind == "text")
+    lines = original.splitlines() or [""]
+    return lines[min(line_number, len(lines) - 1)].strip()[:200]

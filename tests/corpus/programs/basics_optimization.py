@@ -42,7 +42,8 @@ weights = np.random.default_rng(0)
 with torch.no_grad():
     for parameter in model.parameters():
         fan_in = parameter[0].numel() if parameter.dim() > 1 else parameter.numel()
-        parameter.copy_(torch.from_numpy((weights.uniform(-1, 1, tuple(parameter.shape)) / fan_in**0.5).astype(np.float32)))
+        values = weights.uniform(-1, 1, tuple(parameter.shape)) / fan_in**0.5
+        parameter.copy_(torch.from_numpy(values.astype(np.float32)))
 
 learning_rate = 1e-2
 batch_size = 64

@@ -9,7 +9,6 @@
 import numpy as np
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 import torch.optim as optim
 from torch.utils.data import DataLoader, TensorDataset
 
@@ -128,7 +127,8 @@ def train_knowledge_distillation(teacher, student, train_loader, epochs, learnin
             student_logits = student(inputs)
             soft_targets = nn.functional.softmax(teacher_logits / T, dim=-1)
             soft_prob = nn.functional.log_softmax(student_logits / T, dim=-1)
-            soft_targets_loss = torch.sum(soft_targets * (soft_targets.log() - soft_prob)) / soft_prob.size()[0] * (T**2)
+            soft_targets_loss = (torch.sum(soft_targets * (soft_targets.log() - soft_prob))
+                                 / soft_prob.size()[0] * (T**2))
             label_loss = ce_loss(student_logits, labels)
             loss = soft_target_loss_weight * soft_targets_loss + ce_loss_weight * label_loss
             loss.backward()

@@ -10,7 +10,13 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-words = "emma olivia ava isabella sophia charlotte mia amelia harper evelyn abigail emily elizabeth mila ella avery sofia camila aria scarlett victoria madison luna grace chloe penelope layla riley zoey nora lily eleanor hannah lillian addison aubrey ellie stella natalie zoe leah hazel violet aurora savannah audrey brooklyn bella claire skylar lucy paisley everly anna caroline nova genesis emilia kennedy".split()
+words = (
+    "emma olivia ava isabella sophia charlotte mia amelia harper evelyn abigail emily elizabeth mila ella "
+    "avery sofia camila aria scarlett victoria madison luna grace chloe penelope layla riley zoey nora "
+    "lily eleanor hannah lillian addison aubrey ellie stella natalie zoe leah hazel violet aurora "
+    "savannah audrey brooklyn bella claire skylar lucy paisley everly anna caroline nova genesis emilia "
+    "kennedy"
+).split()
 print(words[:10])
 print(len(words))
 print(min(len(w) for w in words), max(len(w) for w in words))

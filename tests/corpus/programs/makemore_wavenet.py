@@ -12,7 +12,13 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-words = "emma olivia ava isabella sophia charlotte mia amelia harper evelyn abigail emily elizabeth mila ella avery sofia camila aria scarlett victoria madison luna grace chloe penelope layla riley zoey nora lily eleanor hannah lillian addison aubrey ellie stella natalie zoe leah hazel violet aurora savannah audrey brooklyn bella claire skylar lucy paisley everly anna caroline nova genesis emilia kennedy".split()
+words = (
+    "emma olivia ava isabella sophia charlotte mia amelia harper evelyn abigail emily elizabeth mila ella "
+    "avery sofia camila aria scarlett victoria madison luna grace chloe penelope layla riley zoey nora "
+    "lily eleanor hannah lillian addison aubrey ellie stella natalie zoe leah hazel violet aurora "
+    "savannah audrey brooklyn bella claire skylar lucy paisley everly anna caroline nova genesis emilia "
+    "kennedy"
+).split()
 chars = sorted(list(set("".join(words))))
 stoi = {s: i + 1 for i, s in enumerate(chars)}
 stoi["."] = 0
