@@ -1,6 +1,8 @@
-"""The corpus's pass rate, printed at the end of a run that includes it."""
+"""The corpus's pass rate and its slowest programs, printed at the end of a run that includes it."""
 
 from __future__ import annotations
+
+from tests.corpus.test_corpus import CORPUS_TIMES
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -20,3 +22,11 @@ def pytest_terminal_summary(terminalreporter):
         f"{counts.get('xfailed', 0)} expected failures (missing APIs, tests/corpus/test_corpus.py MISSING), "
         f"{counts.get('failed', 0) + counts.get('xpassed', 0)} failures, {counts.get('skipped', 0)} skipped"
     )
+    times = terminalreporter.config.stash.get(CORPUS_TIMES, None)
+    if times:
+        for library, seconds in times.items():
+            slowest = sorted(seconds.items(), key=lambda item: -item[1])[:3]
+            terminalreporter.write_line(
+                f"corpus on {library}: {sum(seconds.values()):.0f} s of program time in all; slowest "
+                + ", ".join(f"{name} {value:.1f} s" for name, value in slowest)
+            )

@@ -121,11 +121,13 @@ def main(arguments: list[str]) -> None:
     else:
         raise SystemExit(f"runner: unknown library {library!r} (pytorch or minitorch)")
     import numpy  # noqa: F401 - most programs use it; import once here, not in every child
-    import sklearn.datasets  # noqa: F401 - the bundled digits stand in for MNIST; its import takes seconds
 
+    paths = [Path(program).resolve() for program in programs]
+    if any("sklearn" in path.read_text() for path in paths):
+        import sklearn.datasets  # noqa: F401 - the bundled digits stand in for MNIST; its import takes seconds
     jobs = int(os.environ.get("CORPUS_JOBS", "1"))
     timeout_s = float(os.environ.get("CORPUS_TIMEOUT_S", "120"))
-    results = run_all([Path(program).resolve() for program in programs], jobs, timeout_s)
+    results = run_all(paths, jobs, timeout_s)
     Path(out_path).write_text(json.dumps(results))
 
 

@@ -68,6 +68,7 @@ MISSING: dict[str, str] = {
 }
 
 PROGRAM_NAMES = sorted(path.stem for path in PROGRAMS.glob("*.py"))
+CORPUS_TIMES = pytest.StashKey[dict]()  # seconds per program and library, for the summary (conftest.py)
 
 
 def _environment(library: str) -> dict[str, str]:
@@ -114,6 +115,10 @@ def runs(request, tmp_path_factory):
         stdout, stderr = process.communicate(timeout=TIMEOUT_S * max(1, len(selected)))
         assert process.returncode == 0, f"the {library} runner failed:\n{stdout}\n{stderr}"
         results[library] = json.loads(out.read_text())
+    request.config.stash[CORPUS_TIMES] = {
+        library: {name: result["seconds"] for name, result in by_program.items()}
+        for library, by_program in results.items()
+    }
     return results
 
 
