@@ -17,7 +17,9 @@ digits: one unit, plus room for the decimal-to-binary error of the printed numbe
 
 One spelling differs by design: minitorch names itself where PyTorch says ``torch``
 (``minitorch.float32``, ``minitorch.Size([2, 3])``); ``as_torch_names`` rewrites those before the
-comparison, and nothing else.
+comparison. The longer name can make a printed tensor's suffixes (``dtype=...``, ``grad_fn=...``)
+wrap onto the next line where PyTorch's fit on one, so a line break before such a suffix counts
+as a space in both outputs.
 """
 
 from __future__ import annotations
@@ -55,9 +57,12 @@ def tolerance_of(source: str) -> Tolerance:
     )
 
 
+SUFFIX_BREAK = re.compile(r",\n\s+(?=(?:dtype|grad_fn|requires_grad|device)=)")
+
+
 def tokens(text: str) -> list[tuple[str, str]]:
     """``[("text", ...), ("number", ...), ...]`` with addresses masked and whitespace runs collapsed."""
-    text = ADDRESS.sub("0x?", text)
+    text = SUFFIX_BREAK.sub(", ", ADDRESS.sub("0x?", text))
     pieces, numbers, position = [], [], 0
     for match in NUMBER.finditer(text):
         pieces.append(text[position : match.start()])

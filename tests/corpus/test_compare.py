@@ -30,6 +30,13 @@ def test_text_matches_exactly_except_space_runs_and_addresses():
     assert first_difference("Epoch  one", "Epochone", Tolerance()) is not None
 
 
+def test_a_tensor_suffix_may_wrap_onto_the_next_line():
+    wrapped = "tensor([[1.0000, 2.0000]], dtype=torch.float64,\n       grad_fn=<SubBackward0>)"
+    assert first_difference(wrapped, "tensor([[1.0000, 2.0000]], dtype=torch.float64, grad_fn=<SubBackward0>)",
+                            Tolerance()) is None
+    assert first_difference("tensor([1.,\n        2.])", "tensor([1., 2.])", Tolerance()) is not None
+
+
 def test_declared_tolerance_widens_and_never_narrows():
     source = "# corpus-tolerance: rtol=1e-3 atol=1e-6 -- the reason\nimport torch\n"
     tolerance = tolerance_of(source)

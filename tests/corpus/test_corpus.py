@@ -59,6 +59,7 @@ MISSING: dict[str, str] = {
     "makemore_bigram": "the keepdims= alias of keepdim= (P.sum(1, keepdims=True))",
     "nlp_deep_learning_tutorial": "torch.LongTensor",
     "nn_tutorial_from_scratch": "indexing with a range (input[range(n), target])",
+    "parametrizations_tutorial": "torch.nn.utils.parametrize (register_parametrization)",
     "recipe_general_checkpoint": "the optimizer param_group flags 'foreach', 'differentiable', 'fused' "
                                  "(torch.optim.SGD(...).state_dict())",
     "recipe_what_is_state_dict": "the optimizer param_group flags 'foreach', 'differentiable', 'fused' "
