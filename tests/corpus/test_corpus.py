@@ -2,10 +2,16 @@
 
 Each file in ``tests/corpus/programs/`` follows a tutorial, a recipe, an example or a lecture
 (its header names the source and its licence), with downloads replaced by data made on the spot
-and training loops shortened. Each program runs twice in a fresh interpreter: once as written,
-on PyTorch, and once with ``tests/corpus/shim`` first on ``PYTHONPATH``, whose ``sitecustomize``
-maps ``torch``, ``torch.*`` and ``torchvision`` to minitorch. The two outputs must agree
-(``tests/corpus/compare.py`` says how numbers are compared).
+and training loops shortened. Each program runs twice, each time in a process of its own forked
+from a fresh interpreter that has only imported the library (``tests/corpus/runner.py``): once as
+written, on PyTorch, and once with ``tests/corpus/shim`` first on ``PYTHONPATH``, whose
+``sitecustomize`` maps ``torch``, ``torch.*`` and ``torchvision`` to minitorch. The two outputs
+must agree (``tests/corpus/compare.py`` says how text and numbers are compared).
+
+The libraries draw different random numbers from the same seed, so every program takes its data
+and its starting weights from NumPy (or prints only what does not depend on them); its
+``# Randomness:`` header line says how. PyTorch's ``torchvision`` is not installed (its wheel needs
+PyTorch's CUDA build), so no program imports it; the shim maps it all the same.
 
 Two tests per program:
 
@@ -16,8 +22,9 @@ Two tests per program:
 it. Those tests are strict expected failures: when the API lands, the test passes, pytest
 reports the unexpected pass as a failure, and the entry must be removed from the table.
 
-Run: ``PYTHONPATH=$PWD .venv/bin/python -m pytest tests/corpus -q`` (the programs run in
-parallel, one process per core; the summary line gives the pass rate).
+Run: ``PYTHONPATH=$PWD .venv/bin/python -m pytest tests/corpus -q`` (PyTorch's and minitorch's
+runs go side by side, each on half the cores; the summary gives the pass rate and the slowest
+programs).
 """
 
 from __future__ import annotations
