@@ -94,6 +94,7 @@ from .ops.linalg import (  # noqa: E402
     cholesky, diagflat, matrix_exp, matrix_power, pdist, pinverse, qr, svd, tensordot, vdot,
 )
 from . import linalg  # noqa: E402 - the torch.linalg namespace (minitorch/linalg.py), not ops/linalg.py
+from . import functional  # noqa: E402 - the torch.functional namespace (re-exports)
 
 # --- shape exports (ops/shape.py) ---
 from .ops.shape import broadcast_shapes, broadcast_tensors  # noqa: E402

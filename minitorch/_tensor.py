@@ -508,7 +508,7 @@ class Tensor:
         return pointwise.sub(self, other)
 
     def __rsub__(self, other):
-        return pointwise.sub(other, self)
+        return pointwise.rsub(self, other)
 
     def __mul__(self, other):
         return pointwise.mul(self, other)

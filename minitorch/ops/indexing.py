@@ -471,6 +471,12 @@ def _scatter_arguments(x: Tensor, dim: int, index: Tensor, src, op_name: str) ->
     """Check scatter's arguments (PyTorch's messages); return the key and ``src`` cut to ``index``'s shape."""
     _check_integer_index(index, op_name)
     check_same_device(x, index, src)
+    if x._data.ndim == 1:
+        # PyTorch counts a 0-d index or src as 1-d here: zeros(10).scatter_(0, tensor(3), value=1) writes one place
+        if index._data.ndim == 0:
+            index = shape_ops.reshape(index, (1,))
+        if isinstance(src, Tensor) and src._data.ndim == 0:
+            src = shape_ops.reshape(src, (1,))
     shape, index_shape = x._data.shape, index._data.shape
     dim = wrap_dim(dim, len(shape))
     if len(index_shape) != len(shape):

@@ -383,6 +383,11 @@ def add(input, other, *, alpha=1) -> Tensor:
 
 def sub(input, other, *, alpha=1) -> Tensor:
     """``input - alpha * other`` with broadcasting (not defined for bool tensors)."""
+    return _subtract(Sub, input, other, alpha)
+
+
+def _subtract(op, input, other, alpha) -> Tensor:
+    """``input - alpha * other`` recorded as ``op`` (``Sub``, or one of the ``Rsub`` names)."""
     if _bool_operand(input) or _bool_operand(other):
         if _bool_operand(input) and _bool_operand(other):
             raise RuntimeError(
@@ -395,15 +400,25 @@ def sub(input, other, *, alpha=1) -> Tensor:
         )
     if alpha != 1:
         other = _scaled(other, alpha, input)
-    return _binary(Sub, input, other, "sub")
+    return _binary(op, input, other, "sub")
 
 
 subtract = sub
 
 
+class Rsub(Sub):
+    """``y = b - a`` for ``torch.rsub(a, b)``: ``Sub`` on the swapped operands, under PyTorch's name."""
+
+    node_name = "RsubBackward0"
+
+
+class RsubScalar(Sub):
+    node_name = "RsubBackward1"  # PyTorch's name when a number comes first: 2 - x is rsub(x, 2)
+
+
 def rsub(input, other, *, alpha=1) -> Tensor:
-    """``other - alpha * input`` (``torch.rsub``)."""
-    return sub(other, input, alpha=alpha)
+    """``other - alpha * input`` (``torch.rsub``; also what ``number - tensor`` computes)."""
+    return _subtract(Rsub if isinstance(other, Tensor) else RsubScalar, other, input, alpha)
 
 
 def mul(input, other) -> Tensor:

@@ -1081,6 +1081,8 @@ NODE_NAMES = {
     "-x": lambda x, y: -x,
     "x * 2": lambda x, y: x * 2.0,
     "x + 2": lambda x, y: x + 2.0,
+    "2 - x": lambda x, y: 2.0 - x,
+    "x - 2": lambda x, y: x - 2.0,
     "x.sum()": lambda x, y: x.sum(),
     "x.sum(0)": lambda x, y: x.sum(0),
     "x.sum(0, keepdim=True)": lambda x, y: x.sum(0, keepdim=True),
@@ -1100,6 +1102,15 @@ def test_node_names_match_torch_overloads(torch, expression):
 
     mine, theirs = _both(torch, build)
     assert mine == theirs
+
+
+def test_rsub_node_names_match_torch(torch):
+    def build(lib):
+        x = lib.ones(2, 3, requires_grad=True)
+        return lib.rsub(x, 2.0).grad_fn.name(), lib.rsub(x, lib.ones(2, 3)).grad_fn.name()
+
+    mine, theirs = _both(torch, build)
+    assert mine == theirs == ("RsubBackward1", "RsubBackward0")
 
 
 def test_accumulate_grad_node_is_shared_and_holds_the_leaf(torch):

@@ -110,6 +110,11 @@ OPS = [
     OpInfo("scatter_dim1", lambda lib, x, i, s: lib.scatter(x, -1, i, s),
            [(Arg((2, 3)), _index((2, 2), 3, values=[[2, 0], [1, 2]]), Arg((2, 2)))]),
     OpInfo("scatter_value", lambda lib, x, i: x.scatter(1, i, 2.5), [(Arg((3, 4)), _index((3, 2), 4))]),
+    # a 0-d index or src counts as 1-d on a vector (the one-hot target transform of PyTorch's tutorials)
+    OpInfo("scatter_0d_index", lambda lib, x, i, s: x.scatter(0, i, s),
+           [(Arg((5,)), _index((), 5), Arg(()))]),
+    OpInfo("scatter_value_0d_index", lambda lib, x, i: x.scatter(0, i, value=1.0), [(Arg((5,)), _index((), 5))]),
+    OpInfo("scatter_add_0d_index", lambda lib, x, i, s: x.scatter_add(0, i, s), [(Arg((5,)), _index((), 5), Arg(()))]),
     OpInfo("scatter_add", lambda lib, x, i, s: x.scatter_add(1, i, s), [(Arg((3, 4)), _index((3, 6), 4), Arg((3, 6))),
                                                                         (Arg((3, 4)), _index((2, 2), 4), Arg((2, 2)))]),
     OpInfo("scatter_add_function", lambda lib, x, i, s: lib.scatter_add(x, 0, i, s),

@@ -1,0 +1,79 @@
+# Corpus program: "Word Embeddings: Encoding Lexical Semantics" (N-gram language model).
+# Source: pytorch/tutorials, beginner_source/nlp/word_embeddings_tutorial.py
+# Licence: BSD-3-Clause (PyTorch tutorials); re-written here following the tutorial's steps.
+# Changes: 3 epochs instead of 10; embeddings and weights set from NumPy.
+# Randomness: weights set from NumPy after construction.
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.optim as optim
+
+rng = np.random.default_rng(25)
+
+
+def fill(module):
+    with torch.no_grad():
+        for p in module.parameters():
+            fan_in = p[0].numel() if p.dim() > 1 else p.numel()
+            p.copy_(torch.from_numpy((rng.uniform(-1, 1, tuple(p.shape)) / fan_in**0.5).astype(np.float32)))
+    return module
+
+
+word_to_ix = {"hello": 0, "world": 1}
+embeds = fill(nn.Embedding(2, 5))
+lookup_tensor = torch.tensor([word_to_ix["hello"]], dtype=torch.long)
+hello_embed = embeds(lookup_tensor)
+print(hello_embed)
+
+CONTEXT_SIZE = 2
+EMBEDDING_DIM = 10
+test_sentence = """When forty winters shall besiege thy brow,
+And dig deep trenches in thy beauty's field,
+Thy youth's proud livery so gazed on now,
+Will be a totter'd weed of small worth held:
+Then being asked, where all thy beauty lies,
+Where all the treasure of thy lusty days;
+To say, within thine own deep sunken eyes,
+Were an all-eating shame, and thriftless praise.""".split()
+ngrams = [
+    ([test_sentence[i - j - 1] for j in range(CONTEXT_SIZE)], test_sentence[i])
+    for i in range(CONTEXT_SIZE, len(test_sentence))
+]
+print(ngrams[:3])
+vocab = set(test_sentence)
+word_to_ix = {word: i for i, word in enumerate(sorted(vocab))}
+
+
+class NGramLanguageModeler(nn.Module):
+    def __init__(self, vocab_size, embedding_dim, context_size):
+        super().__init__()
+        self.embeddings = nn.Embedding(vocab_size, embedding_dim)
+        self.linear1 = nn.Linear(context_size * embedding_dim, 128)
+        self.linear2 = nn.Linear(128, vocab_size)
+
+    def forward(self, inputs):
+        embeds = self.embeddings(inputs).view((1, -1))
+        out = F.relu(self.linear1(embeds))
+        out = self.linear2(out)
+        log_probs = F.log_softmax(out, dim=1)
+        return log_probs
+
+
+losses = []
+loss_function = nn.NLLLoss()
+model = fill(NGramLanguageModeler(len(vocab), EMBEDDING_DIM, CONTEXT_SIZE))
+optimizer = optim.SGD(model.parameters(), lr=0.001)
+for epoch in range(3):
+    total_loss = 0
+    for context, target in ngrams:
+        context_idxs = torch.tensor([word_to_ix[w] for w in context], dtype=torch.long)
+        model.zero_grad()
+        log_probs = model(context_idxs)
+        loss = loss_function(log_probs, torch.tensor([word_to_ix[target]], dtype=torch.long))
+        loss.backward()
+        optimizer.step()
+        total_loss += loss.item()
+    losses.append(total_loss)
+print([f"{loss:.4f}" for loss in losses])
+print(model.embeddings.weight[word_to_ix["beauty"]])
