@@ -155,7 +155,7 @@ class GradientMonitor(StaticFallback):
         # Work done at the end of a cell (the last step, the last drawing) does not slow the loop: its own account.
         self.time = TimeBudget(budget, {"measuring": 0.5, "showing": 0.5, "after the loop": 0.0},
                                clock=lambda: _clock(),
-                               costs={"histograms": 2e-4 + 2e-8 * total_size, "drawing": 0.1})
+                               costs={"histograms": 2e-4 + 2e-8 * total_size, "drawing": 0.5})
         self._drawn_step = -1
         self._widget = None
         self._ipython = None

@@ -23,7 +23,10 @@ class StaticFallback:
         raise NotImplementedError
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        bundle = dict(self.widget._repr_mimebundle_(include=include, exclude=exclude) or {})
+        bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude) or {}
+        if isinstance(bundle, tuple):  # (data, metadata), as anywidget returns it
+            bundle = bundle[0]
+        bundle = dict(bundle)
         bundle["text/html"] = self.static_html()
         return bundle
 
