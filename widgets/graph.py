@@ -221,7 +221,8 @@ class GraphStepper(StaticFallback):
         note = ("Static picture of the last step (run the notebook to step through it): "
                 + self.caption(last))
         if self.view.template is None:
-            body = f"<div class='minitorch-graph-error'><b>Cannot draw the graph.</b> {html.escape(self.view.error)}</div>"
+            message = html.escape(self.view.error)
+            body = f"<div class='minitorch-graph-error'><b>Cannot draw the graph.</b> {message}</div>"
         else:
             body = self.frame_svg(last)
         return (f"<div class='minitorch-static minitorch-graph-static'><p style='margin:2px 0'>{html.escape(note)}</p>"
@@ -281,7 +282,9 @@ def _stepper_view_class():
                 self.captions = [stepper.caption(frame) for frame in range(count)]
                 self.item_labels = [_item_label(item) for item in items]
                 self.item_units = [view.unit_of[item.key].key for item in items]
-                self.unit_items = {item.key: index for index, item in enumerate(items) if view.unit_of[item.key] is item}
+                self.unit_items = {
+                    item.key: index for index, item in enumerate(items) if view.unit_of[item.key] is item
+                }
                 self.details = [
                     [[frame, timeline.details_html(item, frame)] for frame in timeline.detail_frames(item)]
                     for item in items

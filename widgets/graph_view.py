@@ -220,7 +220,7 @@ class GraphView:
         for edge in self.edge_units:
             a, b = edge.members
             titles[edge.key] = f"{_name(a)} -> {_name(b)}"
-        for path, cluster in self.cluster_units.items():
+        for cluster in self.cluster_units.values():
             titles[cluster.key] = f"module {cluster.title}"
         return titles
 
