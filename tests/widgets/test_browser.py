@@ -161,7 +161,7 @@ def _open_and_run(page, url, token, expect, run=True):
             continue
     expect(page.locator(".minitorch-graph-stepper")).to_have_count(4, timeout=120_000)
     expect(page.locator(".minitorch-graph-stepper .mt-graph svg")).to_have_count(4, timeout=60_000)
-    page.wait_for_selector(".minitorch-device-timer svg", timeout=60_000)
+    page.wait_for_selector(".minitorch-device-timer svg", state="attached", timeout=120_000)
 
 
 def _inside(box, area, margin=0.0) -> bool:
@@ -333,16 +333,24 @@ def test_widgets_in_jupyterlab_in_headless_chromium(jupyterlab, tmp_path, viewpo
             # saved with JupyterLab's defaults (no widget state): every widget's output holds a static picture
             # beside the widget view, which GitHub, nbviewer and an HTML export show
             _write_json(widget_manager, {"saveState": False})
+            _notebook_with_chapter_2(root / NOTEBOOK.name)  # a fresh copy: no state from the save above
             page.reload()
             _open_and_run(page, url, token, expect)
+            page.wait_for_timeout(1000)
+            page.locator(".jp-NotebookPanel .jp-Notebook").click(position={"x": 5, "y": 5})
             page.keyboard.press("Control+s")
-            page.wait_for_timeout(2000)
+            expect(page.locator(".lm-TabBar-tab.jp-mod-dirty")).to_have_count(0, timeout=20_000)
+            page.wait_for_timeout(1000)
+            shot("saved_default_settings")
             saved = json.loads((root / NOTEBOOK.name).read_text())
+            kinds = [sorted(o.get("data", {})) for cell in saved["cells"] for o in cell.get("outputs", [])]
             assert "widgets" not in saved["metadata"]  # no widget state: the default
             outputs = [o for cell in saved["cells"] for o in cell.get("outputs", [])
                        if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
-            statics = [o["data"]["text/html"] for o in outputs if "minitorch-static" in o["data"].get("text/html", "")]
-            assert len(statics) == 6 and all("<svg" in html for html in statics)  # 4 graphs, monitor, timer
+            statics = ["".join(o["data"].get("text/html", "")) for o in outputs]  # saved as a list of lines
+            statics = [html for html in statics if "minitorch-static" in html]
+            assert len(statics) == 6, kinds  # 4 graphs, monitor, timer
+            assert all("<svg" in html for html in statics)
             nbconvert = require("nbconvert", "the HTML export of the saved notebook")
             exported = tmp_path / "exported.html"
             exported.write_text(nbconvert.HTMLExporter().from_filename(str(root / NOTEBOOK.name))[0])

@@ -251,8 +251,9 @@ function render({ model, el }) {
     if (model.get("frame") >= model.get("frame_count") - 1) go(0);
     play.textContent = "\u23f8 pause";
     timer = setInterval(() => {
-      if (model.get("frame") >= model.get("frame_count") - 1) stop();
-      else go(model.get("frame") + 1);
+      const frame = model.get("frame") + 1;
+      go(frame);
+      if (frame >= model.get("frame_count") - 1) stop(); // at the end: the button says play again at once
     }, model.get("interval_ms"));
   });
   previous.addEventListener("click", () => { stop(); go(model.get("frame") - 1); });
