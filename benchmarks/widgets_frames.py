@@ -85,8 +85,8 @@ def _frames_setup(make):
 
         def step():
             model.zero_grad()
-            stepper = widgets.GraphStepper(loss(), names=dict(model.named_parameters()), offline=True)
-            stepper.widget  # noqa: B018 -- builds the Stack of every frame
+            stepper = widgets.GraphStepper(loss(), names=dict(model.named_parameters()))
+            stepper.widget  # noqa: B018 -- builds the browser view: the drawing and every frame's changes
             return tuple(p.grad for p in model.parameters())
 
         return step
@@ -168,7 +168,7 @@ def frames_seconds(make, rounds: int) -> tuple[float, dict]:
         model.zero_grad()
         output = loss()
         start = time.perf_counter()
-        stepper = widgets.GraphStepper(output, names=dict(model.named_parameters()), offline=True)
+        stepper = widgets.GraphStepper(output, names=dict(model.named_parameters()))
         stepper.widget  # noqa: B018
         times.append(time.perf_counter() - start)
     from minitorch.autograd import graph

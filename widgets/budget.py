@@ -69,6 +69,14 @@ class TimeBudget:
             return True
         return self.spent[account] + cost <= self.parts[account] * self.share * self.training_time
 
+    def affordable_overall(self, cost: float) -> bool:
+        """Would ``cost`` more seconds keep everything spent within the whole budget (other accounts' unused
+        parts included)?"""
+        if self.share is None:
+            return True
+        spent = sum(self.spent[name] for name, part in self.parts.items() if part > 0)
+        return spent + cost <= self.share * self.training_time
+
     def over(self, account: str) -> bool:
         """Has ``account`` already spent more than its part?"""
         return not self.affordable(account, 0.0)

@@ -34,15 +34,16 @@ run whatever its length (``EvenSteps`` in ``budget.py``): while fewer than 128 a
 stride stays, and when there are more, it doubles and every other one is dropped, so any run
 keeps between 64 and 128 evenly spaced steps (all of them up to 128 steps). The last step is
 added when the cell ends (or at ``refresh()``), and the charts say where the data stops.
-Histograms are kept the same way on a coarser grid (at least 8 steps once the run has 29), so
-the step slider scrubs through the run.
+Histograms are kept the same way on a coarser grid (8 steps or more once the run has 29, never
+fewer than 5 for the budget's sake), so the step slider scrubs through the run.
 
 Monitoring must not slow training down much. The monitor times itself (``TimeBudget``) and
 keeps within ``budget`` (4%) of the training time (the time from one backward to the next,
 pauses left out): half of that for measuring steps, half for histograms and drawings, so one
-slow drawing never stops the measuring. When measuring costs more than its share, the stride
-doubles, but never below 50 kept steps: on a short run of a fast model those 50 may cost more
-than the budget (about 6% of a 150-step run of the course's MLP). Drawings wait until the
+slow drawing never stops the measuring (a drawing may also use what measuring left unused, so
+live updates come as often as the whole budget allows). When measuring costs more than its
+share, the stride doubles, but never below 50 kept steps: on a short run of a fast model those
+50 may cost more than the budget (about 6% of a 150-step run of the course's MLP). Drawings wait until the
 budget has room for them; the work at the end of a cell (the last step, the last drawing) is
 done after the loop and is not counted as overhead.
 
@@ -155,7 +156,7 @@ class GradientMonitor(StaticFallback):
         # Work done at the end of a cell (the last step, the last drawing) does not slow the loop: its own account.
         self.time = TimeBudget(budget, {"measuring": 0.5, "showing": 0.5, "after the loop": 0.0},
                                clock=lambda: _clock(),
-                               costs={"histograms": 2e-4 + 2e-8 * total_size, "drawing": 0.5})
+                               costs={"histograms": 2e-4 + 2e-8 * total_size, "drawing": 0.3})
         self._drawn_step = -1
         self._widget = None
         self._ipython = None
@@ -280,7 +281,8 @@ class GradientMonitor(StaticFallback):
     def _maybe_draw(self, force: bool = False) -> None:
         if self._widget is None or not self.history:
             return
-        if not (force or self.time.affordable("showing", self.time.costs["drawing"])):
+        # A drawing may also use what measuring left unused: live updates come as often as the budget allows.
+        if not (force or self.time.affordable_overall(self.time.costs["drawing"])):
             return
         start = _clock()
         self._widget.draw()

@@ -138,8 +138,9 @@ def test_measuring_histograms_and_redraws_keep_to_the_budget(monkeypatch):
     stride = monitor.sampled.stride
     assert stride >= 32 and len(steps) >= 50
     assert steps == list(range(1, 3001, stride))[: len(steps)]
-    # 30 s of training: half of the 10% pays for about 30 drawings of 50 ms, spread over the run
-    assert 10 <= len(draws) <= 31 and draws[-1] > 2500
+    # 30 s of training: the 10% that measuring leaves unused pays for some dozens of 50-ms drawings, spread
+    # over the run (never more than the whole budget: 60)
+    assert 10 <= len(draws) <= 60 and draws[-1] > 2500 and draws[0] < 1000
     assert monitor.overhead <= 0.1 + 0.05  # within budget, give or take the first 100 samples and one drawing
     monitor._widget.draw = original
     monitor.refresh()

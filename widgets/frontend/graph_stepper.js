@@ -142,9 +142,7 @@ function render({ model, el }) {
     if (!panZoom) return;
     const sizes = panZoom.getSizes();
     if (!sizes.viewBox.width) return;
-    const fit = sizes.width / sizes.viewBox.width; // the whole width in view
-    const target = Math.max(Math.min(fit, READING_SCALE), READING_SCALE * 0.8);
-    panZoom.zoom(panZoom.getZoom() * target / sizes.realZoom);
+    panZoom.zoom(panZoom.getZoom() * READING_SCALE / sizes.realZoom);
     panZoom.pan({ x: 8, y: 8 });
     // svg-pan-zoom moves the drawing at the next animation frame: measure after it
     requestAnimationFrame(() => follow(true));
