@@ -281,8 +281,10 @@ class GradientMonitor(StaticFallback):
     def _maybe_draw(self, force: bool = False) -> None:
         if self._widget is None or not self.history:
             return
-        # A drawing may also use what measuring left unused: live updates come as often as the budget allows.
-        if not (force or self.time.affordable_overall(self.time.costs["drawing"])):
+        # A drawing uses its own part, or what measuring left unused: live updates come as often as the budget
+        # allows, and the first 50 samples (which may overrun measuring's part) do not hold them back.
+        cost = self.time.costs["drawing"]
+        if not (force or self.time.affordable("showing", cost) or self.time.affordable_overall(cost)):
             return
         start = _clock()
         self._widget.draw()
