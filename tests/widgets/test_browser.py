@@ -160,7 +160,6 @@ def _open_and_run(page, url, token, expect, run=True):
         except AssertionError:
             continue
     expect(page.locator(".minitorch-graph-stepper")).to_have_count(4, timeout=120_000)
-    expect(page.locator(".minitorch-graph-stepper .mt-graph svg")).to_have_count(4, timeout=60_000)
     page.wait_for_selector(".minitorch-device-timer svg", state="attached", timeout=120_000)
 
 
@@ -174,6 +173,7 @@ def _step_to_first_backward_step(page, stepper, expect):
     """Press next until the caption says backward step 1; return the ids of what changed there."""
     caption = stepper.locator(".mt-caption")
     stepper.locator(".mt-controls").scroll_into_view_if_needed()
+    expect(stepper.locator(".mt-graph svg")).to_have_count(1)  # drawn once the view has a size
     for _ in range(60):
         if caption.text_content().startswith("Backward step 1 "):
             break
@@ -357,11 +357,13 @@ def test_widgets_in_jupyterlab_in_headless_chromium(jupyterlab, tmp_path, viewpo
             errors.clear()
             page.goto(f"file://{exported}")
             page.wait_for_timeout(1000)
+            # the export's template asks a CDN for its scripts (no network here): only those may fail
+            offline = "Failed to load resource: net::ERR_NAME_NOT_RESOLVED"
             expect(page.locator(".minitorch-static")).to_have_count(6)
             assert "model not found" not in page.locator("body").inner_text()
             page.locator(".minitorch-graph-static").first.scroll_into_view_if_needed()
             shot("saved_default_settings_exported_html")
-            assert errors == [], errors
+            assert [e for e in errors if not e.startswith(offline)] == [], errors
         except Exception:
             shot("failure")
             raise
