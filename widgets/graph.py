@@ -54,6 +54,7 @@ This file holds the widget that steps through them.
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 
 from .graph_record import ForwardRecord, record_forward
@@ -223,10 +224,20 @@ class GraphStepper(StaticFallback):
         if self.view.template is None:
             message = html.escape(self.view.error)
             body = f"<div class='minitorch-graph-error'><b>Cannot draw the graph.</b> {message}</div>"
-        else:
-            body = self.frame_svg(last)
+        else:  # at the reading size (the live view's), scrolling sideways when wider than the page
+            body = _reading_size(self.frame_svg(last))
         return (f"<div class='minitorch-static minitorch-graph-static'><p style='margin:2px 0'>{html.escape(note)}</p>"
                 f"<div style='max-width:100%;overflow:auto'>{body}</div></div>")
+
+
+def _reading_size(svg: str) -> str:
+    """The SVG at 1.25 px per point of the drawing, the size the live view opens at (one font size)."""
+    match = re.search(r'viewBox="[-0-9.]+ [-0-9.]+ ([0-9.]+) ([0-9.]+)"', svg)
+    if match is None:
+        return svg
+    width = float(match.group(1)) * 1.25
+    return re.sub(r'<svg([^>]*?) width="100%"', rf'<svg\1 width="{width:.0f}px"', svg, count=1).replace(
+        "height:auto", "height:auto;max-width:none", 1)
 
 
 def _read(name: str) -> str:
