@@ -152,21 +152,33 @@ function render({ model, el }) {
     if (!panZoom) return;
     const keys = model.get("focus")[model.get("frame")] || [];
     graph.dataset.focus = keys.join(" ");
-    const boxes = keys.map((key) => svg.getElementById(key)).filter((node) => node)
-      .map((node) => node.getBoundingClientRect()).filter((box) => box.width || box.height);
-    if (!boxes.length) return;
+    const elements = keys.map((key) => svg.getElementById(key)).filter((node) => node);
+    const measure = (nodes) => {
+      const boxes = nodes.map((node) => node.getBoundingClientRect()).filter((box) => box.width || box.height);
+      if (!boxes.length) return null;
+      return {
+        left: Math.min(...boxes.map((b) => b.left)), right: Math.max(...boxes.map((b) => b.right)),
+        top: Math.min(...boxes.map((b) => b.top)), bottom: Math.max(...boxes.map((b) => b.bottom)),
+      };
+    };
     const view = graph.getBoundingClientRect();
-    const left = Math.min(...boxes.map((b) => b.left)), right = Math.max(...boxes.map((b) => b.right));
-    const top = Math.min(...boxes.map((b) => b.top)), bottom = Math.max(...boxes.map((b) => b.bottom));
     const margin = 24;
-    const inside = left >= view.left + margin && right <= view.right - margin &&
-      top >= view.top + margin && bottom <= view.bottom - margin;
+    const fits = (box) => box.right - box.left <= view.width - 2 * margin && box.bottom - box.top <= view.height - 2 * margin;
+    // Everything that changed when it fits; else the nodes that changed (the gradients' labels may
+    // lie far along their edges); else the first of them.
+    const nodes = elements.filter((node) => node.classList.contains("node"));
+    let box = measure(elements);
+    if (box && !fits(box)) box = measure(nodes) || box;
+    if (box && !fits(box) && nodes.length) box = measure(nodes.slice(0, 1));
+    if (!box) return;
+    const inside = box.left >= view.left + margin && box.right <= view.right - margin &&
+      box.top >= view.top + margin && box.bottom <= view.bottom - margin;
     if (inside && !always) return;
-    // centre the changed nodes; when they do not fit, their top left corner comes first
-    let dx = view.left + view.width / 2 - (left + right) / 2;
-    let dy = view.top + view.height / 2 - (top + bottom) / 2;
-    if (right - left > view.width - 2 * margin) dx = view.left + margin - left;
-    if (bottom - top > view.height - 2 * margin) dy = view.top + margin - top;
+    // centre it; when it does not fit, its top left corner comes first
+    let dx = view.left + view.width / 2 - (box.left + box.right) / 2;
+    let dy = view.top + view.height / 2 - (box.top + box.bottom) / 2;
+    if (box.right - box.left > view.width - 2 * margin) dx = view.left + margin - box.left;
+    if (box.bottom - box.top > view.height - 2 * margin) dy = view.top + margin - box.top;
     panZoom.panBy({ x: dx, y: dy });
   }
 
