@@ -78,7 +78,10 @@ def python_value(value):
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, (tuple, list)):
-        return type(value)(python_value(item) for item in value)
+        items = [python_value(item) for item in value]
+        if hasattr(value, "_fields"):  # a named tuple takes its fields as arguments
+            return type(value)(*items)
+        return type(value)(items)
     return value
 
 

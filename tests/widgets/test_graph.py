@@ -412,6 +412,12 @@ def test_settings_read_as_python_and_are_never_cut_inside_a_word():
     stepper = widgets.GraphStepper(a.sum(dim=np.int64(0), keepdim=False).sum(), names={"a": a})
     text = " ".join(" ".join(texts) for _, texts in drawn(stepper.frame_svg(stepper.frame_count - 1)).values())
     assert "np.int64" not in text and "keepdim=False" in text and "..." not in text
+    from collections import namedtuple
+
+    from widgets.graph_values import python_value
+
+    Geometry = namedtuple("Geometry", "stride padding")
+    assert python_value(Geometry(np.int64(1), (np.int64(0), 2))) == Geometry(1, (0, 2))
 
 
 def test_tall_graphs_are_laid_out_left_to_right():
