@@ -5,7 +5,7 @@ Workloads for ``benchmarks/run.py`` (minitorch only: the widgets have no PyTorch
 * ``widgets_mlp_frames``: one training step of an MLP whose graph has 102 nodes (25
   ``Linear`` layers of width 32 with ``Tanh`` between them, batch 16, mean squared error), then a
   ``GraphStepper`` with every frame pre-rendered (timeline, one Graphviz layout, 155
-  frames, the ipywidgets Stack). Target: under 2 s.
+  frames, the browser view's per-frame changes). Target: under 2 s.
 * ``widgets_cnn_frames``: the same for the course's small CNN (``Conv2d(1, 8, 3)`` ->
   ReLU -> MaxPool -> ``Conv2d(8, 16, 3)`` -> ReLU -> Flatten -> Linear, cross-entropy,
   batch 64 of 16x16 images).
@@ -85,8 +85,8 @@ def _frames_setup(make):
 
         def step():
             model.zero_grad()
-            stepper = widgets.GraphStepper(loss(), names=dict(model.named_parameters()), offline=True)
-            stepper.widget  # noqa: B018 -- builds the Stack of every frame
+            stepper = widgets.GraphStepper(loss(), names=dict(model.named_parameters()))
+            stepper.widget  # noqa: B018 -- builds the browser view: the drawing and every frame's changes
             return tuple(p.grad for p in model.parameters())
 
         return step
@@ -168,7 +168,7 @@ def frames_seconds(make, rounds: int) -> tuple[float, dict]:
         model.zero_grad()
         output = loss()
         start = time.perf_counter()
-        stepper = widgets.GraphStepper(output, names=dict(model.named_parameters()), offline=True)
+        stepper = widgets.GraphStepper(output, names=dict(model.named_parameters()))
         stepper.widget  # noqa: B018
         times.append(time.perf_counter() - start)
     from minitorch.autograd import graph

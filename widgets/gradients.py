@@ -29,18 +29,27 @@ It needs nothing from the training loop: hooks on the parameters
 (``register_post_accumulate_grad_hook``) see each gradient as backward stores it, and the
 weights seen at the next backward show what the optimizer changed.
 
-Monitoring must not slow training down much. The monitor times itself and does its work
-only while its own time stays under ``budget`` (4%) of the training time (the time from
-one backward to the next, pauses left out): half of that for measuring steps, half for
-histograms and drawings, so one slow drawing never stops the measuring. A slow model is
-measured every step, a very fast one every few steps (``StepRecord.step`` says which). The
-copies it makes also cool the processor's caches for the training step that follows, which
-its clock cannot see: on the course's MLP a 4% budget costs about 8% of the training time
-(``benchmarks/widgets_frames.py`` measures it; the target is at most 10%).
+Which steps are measured: every ``stride``-th step from the first, evenly spread over the
+run whatever its length (``EvenSteps`` in ``budget.py``): while fewer than 128 are kept the
+stride stays, and when there are more, it doubles and every other one is dropped, so any run
+keeps between 64 and 128 evenly spaced steps (all of them up to 128 steps). The last step is
+added when the cell ends (or at ``refresh()``), and the charts say where the data stops.
+Histograms are kept the same way on a coarser grid (8 steps or more once the run has 29, never
+fewer than 5 for the budget's sake), so the step slider scrubs through the run.
 
-In a notebook the charts are redrawn at the end of each cell as well, so the last measured
-step is always shown. matplotlib draws the charts into PNG images, which a saved notebook
-keeps (the last frame, statically).
+Monitoring must not slow training down much. The monitor times itself (``TimeBudget``) and
+keeps within ``budget`` (4%) of the training time (the time from one backward to the next,
+pauses left out): half of that for measuring steps, half for histograms and drawings, so one
+slow drawing never stops the measuring (a drawing may also use what measuring left unused, so
+live updates come as often as the whole budget allows). When measuring costs more than its
+share, the stride doubles, but never below 50 kept steps: on a short run of a fast model those
+50 may cost more than the budget (about 6% of a 150-step run of the course's MLP). Drawings wait until the
+budget has room for them; the work at the end of a cell (the last step, the last drawing) is
+done after the loop and is not counted as overhead.
+
+In a notebook the charts are redrawn at the end of each cell as well, so the last step is
+always shown. matplotlib draws them as SVG (crisp at any zoom); the output also keeps a static
+copy of the charts, which a saved notebook, GitHub, nbviewer and an HTML export show.
 """
 
 from __future__ import annotations
@@ -48,10 +57,14 @@ from __future__ import annotations
 import html
 import io
 import math
+import re
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from .budget import EvenSteps, TimeBudget
+from .static import StaticFallback
 
 __all__ = ["GradientMonitor", "LayerStatistics", "StepRecord"]
 
@@ -73,6 +86,9 @@ class LayerStatistics:
 class StepRecord:
     step: int
     layers: dict = field(default_factory=dict)  # layer name -> LayerStatistics
+    # True for the last step measured after the loop (at the end of the cell): its gradients are
+    # that step's, its weights already include the step's update.
+    after_update: bool = False
     # layer name -> (sum of squared weight changes, sum of squared weights before), filled at the next backward
     update_sums: dict = field(default_factory=dict, repr=False)
 
@@ -93,7 +109,7 @@ def _as_numpy(tensor) -> np.ndarray:
     return tensor.numpy() if tensor.device.type == "cpu" else tensor.cpu().numpy()
 
 
-class GradientMonitor:
+class GradientMonitor(StaticFallback):
     """Watch ``model``'s gradients while it trains; display it to see the charts.
 
     ``vanishing`` / ``exploding``: gradient-norm thresholds that flag a layer; ``budget``: the
@@ -101,6 +117,10 @@ class GradientMonitor:
     take every histogram, redraw after every step, whatever it costs); ``bins``:
     histogram bins. ``detach()`` removes the hooks.
     """
+
+    MIN_SAMPLES = 50  # a run keeps at least this many evenly spaced steps (once it has that many)
+    CAPACITY = 128  # ... and at most this many
+    HISTOGRAM_CAPACITY = 16  # histograms: at most this many steps, at least half of it once thinned
 
     def __init__(self, model, vanishing: float = 1e-6, exploding: float = 1e2, budget: float | None = 0.04,
                  bins: int = 30, draw_in_notebook: bool = True):
@@ -118,29 +138,25 @@ class GradientMonitor:
                     self._layer_of[id(parameter)] = name
         self.layers = list(self._parameters)
         self.steps_seen = 0  # backward passes seen; ``history`` holds the ones measured
+        self.sampled = EvenSteps(self.CAPACITY)  # which steps are measured
+        # ... and which get histograms (a coarser grid; every measured step without a budget)
+        self.histogram_steps = EvenSteps(self.HISTOGRAM_CAPACITY, stride=1 if budget is None else 4)
         self._seen = set()  # id(parameter) of the parameters that reported in the current step
         self._measuring = False  # whether the current step is measured
         self._pending = {}  # id(parameter) -> (sum of squared gradient, sum of squared weight) this step
-        self._previous_weights = {}  # id(parameter) -> its weights at the last measured step
+        self._previous = None  # (record, {id(parameter): weights}) of the last measured step, for its update ratio
+        self._collecting = {}  # the weights of the step being measured, becoming ``_previous`` when it ends
         self._handles = [
             parameter.register_post_accumulate_grad_hook(self._on_gradient)
             for parameters in self._parameters.values() for parameter in parameters
         ]
-        # Training time: the time between one backward and the next, without pauses (a gap much longer
-        # than a usual step is the learner reading, not training). The budget is a share of this.
-        self._training_time = 0.0
-        self._last_step_clock = None
-        self._usual_step = None
-        # Seconds the monitor has used, in two accounts that may each take half the budget: measuring
-        # steps, and showing them (histograms, drawings), so a slow first drawing never stops the measuring.
-        self._spent_measuring = 0.0
-        self._spent_showing = 0.0
-        # The cost of measuring one step, one round of histograms and one drawing: guesses until measured
-        # (so the first drawing also waits until training has run long enough to pay for it).
+        # The monitor's own time: measuring may use half of the budget, showing (histograms,
+        # drawings) the rest. Costs are guesses until measured.
         total_size = sum(p.numel() for parameters in self._parameters.values() for p in parameters)
-        self._step_cost = 0.0
-        self._histogram_cost = 2e-4 + 2e-8 * total_size
-        self._draw_cost = 0.1
+        # Work done at the end of a cell (the last step, the last drawing) does not slow the loop: its own account.
+        self.time = TimeBudget(budget, {"measuring": 0.5, "showing": 0.5, "after the loop": 0.0},
+                               clock=lambda: _clock(),
+                               costs={"histograms": 2e-4 + 2e-8 * total_size, "drawing": 0.3})
         self._drawn_step = -1
         self._widget = None
         self._ipython = None
@@ -153,16 +169,17 @@ class GradientMonitor:
         key = id(parameter)
         if key in self._seen:  # this parameter already reported: a new step began
             self._finish_step()
-        if not self._seen:  # the first parameter of a step: measure this step if the budget allows
+        if not self._seen:  # the first parameter of a step
             self.steps_seen += 1
-            self._count_training_time()
-            self._measuring = not self.history or self._affordable(self._step_cost, self._spent_measuring)
-            self._step_start_spent = self._spent_measuring
+            self.time.step()
+            self._drop_after_update_record()
+            self._measuring = self.sampled.wants(self.steps_seen)
         self._seen.add(key)
-        if self._measuring or self._previous_weights:  # else nothing to do: keep unmeasured steps cheap
+        if self._measuring or self._previous is not None:  # else nothing to do: keep unmeasured steps cheap
             start = _clock()
-            previous = self._previous_weights.pop(key, None)
-            if previous is not None:  # the weights of the last measured step, seen again after its update
+            if self._previous is not None and key in self._previous[1]:
+                # the weights of the last measured step, seen again after its update
+                previous = self._previous[1].pop(key)
                 weights = _as_numpy(parameter).ravel()
                 change = weights - previous
                 self._add_update(parameter, float(np.dot(change, change)), float(np.dot(previous, previous)))
@@ -170,69 +187,79 @@ class GradientMonitor:
                 gradient = _as_numpy(parameter.grad).ravel()
                 weights = _as_numpy(parameter).ravel()
                 self._pending[key] = (float(np.dot(gradient, gradient)), float(np.dot(weights, weights)))
-                self._previous_weights[key] = weights.copy()
-            self._spent_measuring += _clock() - start
+                self._collecting[key] = weights.copy()
+            self.time.charge("measuring", start)
         if len(self._seen) == len(self._layer_of):
             self._finish_step()
 
     def _add_update(self, parameter, change_squared: float, previous_squared: float) -> None:
         """Accumulate ``||w_now - w_before||`` for the measured step whose weights were ``w_before``."""
-        record = self.history[-1]
-        sums = record.update_sums
+        record = self._previous[0]
         name = self._layer_of[id(parameter)]
-        change, before = sums.get(name, (0.0, 0.0))
-        sums[name] = (change + change_squared, before + previous_squared)
+        change, before = record.update_sums.get(name, (0.0, 0.0))
+        change, before = change + change_squared, before + previous_squared
+        record.update_sums[name] = (change, before)
         stats = record.layers.get(name)
         if stats is not None:
-            change, before = sums[name]
             stats.update_ratio = math.sqrt(change) / math.sqrt(before) if before > 0 else float("nan")
 
     def _finish_step(self) -> None:
         self._seen = set()
-        if self._previous_weights and not self._measuring:
-            self._previous_weights = {}  # parameters that got no gradient this step: no update to report
+        if self._previous is not None and (not self._previous[1] or not self._measuring):
+            self._previous = None  # its update is read (parameters that got no gradient have nothing to report)
         if not self._measuring or not self._pending:
             self._measuring = False
             return
         self._measuring = False
         start = _clock()
-        record = StepRecord(step=self.steps_seen)
-        for name, parameters in self._parameters.items():
-            sums = [self._pending[id(p)] for p in parameters if id(p) in self._pending]
-            if sums:
-                record.layers[name] = LayerStatistics(
-                    grad_norm=math.sqrt(sum(g for g, _ in sums)), weight_norm=math.sqrt(sum(w for _, w in sums))
-                )
+        record = self._record(self.steps_seen, self._pending)
         self._pending = {}
+        self._previous = (record, self._collecting)
+        self._collecting = {}
         self.history.append(record)
-        self._spent_measuring += _clock() - start
-        self._step_cost = self._spent_measuring - self._step_start_spent  # what measuring this step cost
-        self._maybe_take_histograms(record)
+        dropped = self.sampled.keep(record.step) or []
+        # Measuring over its share: measure half as often (never keeping fewer than MIN_SAMPLES steps).
+        if self.time.over("measuring") and len(self.sampled.kept) >= 2 * self.MIN_SAMPLES:
+            dropped += self.sampled.thin()
+        self._forget(dropped)
+        self.time.charge("measuring", start)
+        if self.histogram_steps.wants(record.step):
+            self._take_histograms(record)
         self._maybe_draw()
 
+    def _record(self, step: int, sums: dict) -> StepRecord:
+        record = StepRecord(step=step)
+        for name, parameters in self._parameters.items():
+            found = [sums[id(p)] for p in parameters if id(p) in sums]
+            if found:
+                record.layers[name] = LayerStatistics(
+                    grad_norm=math.sqrt(sum(g for g, _ in found)), weight_norm=math.sqrt(sum(w for _, w in found))
+                )
+        return record
+
+    def _forget(self, steps) -> None:
+        """Drop the records of ``steps`` (off the doubled grid), and keep the histogram grid no finer."""
+        if steps:
+            gone = set(steps)
+            self.history = [record for record in self.history if record.step not in gone]
+        for step in self.histogram_steps.at_least(self.sampled.stride):
+            self._drop_histograms(step)
+
+    def _drop_histograms(self, step: int) -> None:
+        for record in self.history:
+            if record.step == step:
+                for stats in record.layers.values():
+                    stats.weight_histogram = stats.grad_histogram = None
+
+    def _drop_after_update_record(self) -> None:
+        """Training goes on: the record of the last step, taken after the loop, is no longer the last."""
+        if self.history and self.history[-1].after_update:
+            record = self.history.pop()
+            if record.step in self.histogram_steps.kept:
+                self.histogram_steps.kept.remove(record.step)
+
     # -- throttled work -----------------------------------------------------------------------------
-    def _count_training_time(self) -> None:
-        """Add the time since the previous step, at most five usual steps (longer is a pause)."""
-        now = _clock()
-        if self._last_step_clock is not None:
-            interval = now - self._last_step_clock
-            usual = self._usual_step
-            counted = min(interval, 1.0) if usual is None else min(interval, 5 * usual)
-            self._training_time += counted
-            self._usual_step = counted if usual is None else 0.9 * usual + 0.1 * counted
-        self._last_step_clock = now
-
-    def _affordable(self, cost: float, spent: float) -> bool:
-        """Would ``cost`` more seconds keep an account that has ``spent`` within half the budget so far?"""
-        if self.budget is None:
-            return True
-        return spent + cost <= 0.5 * self.budget * self._training_time
-
-    def _maybe_take_histograms(self, record, force: bool = False) -> None:
-        # Histograms wait while the account could not also pay for the next drawing: drawing comes first.
-        room_for_drawing = self._draw_cost if self._widget is not None else 0.0
-        if not (force or self._affordable(self._histogram_cost + room_for_drawing, self._spent_showing)):
-            return
+    def _take_histograms(self, record, count: bool = True, account: str = "showing") -> None:
         start = _clock()
         for name, parameters in self._parameters.items():
             stats = record.layers.get(name)
@@ -243,35 +270,71 @@ class GradientMonitor:
             stats.weight_histogram = _histogram(weights, self.bins)
             if grads:
                 stats.grad_histogram = _histogram(np.concatenate(grads), self.bins)
-        self._histogram_cost = _clock() - start
-        self._spent_showing += self._histogram_cost
+        if count:
+            for step in self.histogram_steps.keep(record.step) or []:
+                self._drop_histograms(step)
+            if self.time.over("showing") and len(self.histogram_steps.kept) >= 2 * 5:
+                for step in self.histogram_steps.thin():
+                    self._drop_histograms(step)
+        self.time.charge(account, start, "histograms")
 
     def _maybe_draw(self, force: bool = False) -> None:
         if self._widget is None or not self.history:
             return
-        if not (force or self._affordable(self._draw_cost, self._spent_showing)):
+        # A drawing uses its own part, or what measuring left unused: live updates come as often as the budget
+        # allows, and the first 50 samples (which may overrun measuring's part) do not hold them back.
+        cost = self.time.costs["drawing"]
+        if not (force or self.time.affordable("showing", cost) or self.time.affordable_overall(cost)):
             return
         start = _clock()
         self._widget.draw()
         self._drawn_step = self.history[-1].step
-        self._draw_cost = _clock() - start
-        self._spent_showing += self._draw_cost
+        self.time.charge("after the loop" if force else "showing", start, "drawing")
+
+    def _measure_last_step(self) -> None:
+        """After the loop: measure the last step from the gradients it left (its weights are already updated)."""
+        start = _clock()
+        self._read_last_step()
+        self.time.charge("after the loop", start)
+
+    def _read_last_step(self) -> None:
+        if not self.steps_seen or (self.history and self.history[-1].step == self.steps_seen):
+            return
+        sums = {}
+        for parameters in self._parameters.values():
+            for parameter in parameters:
+                if parameter.grad is None:
+                    return  # zero_grad(set_to_none=True) ran after the last backward: nothing to read
+                gradient, weights = _as_numpy(parameter.grad).ravel(), _as_numpy(parameter).ravel()
+                sums[id(parameter)] = (float(np.dot(gradient, gradient)), float(np.dot(weights, weights)))
+        record = self._record(self.steps_seen, sums)
+        record.after_update = True
+        self.history.append(record)
+        self._take_histograms(record, count=False, account="after the loop")
+        self.histogram_steps.kept.append(record.step)
 
     def refresh(self) -> None:
-        """Close the current step, take its histograms and redraw now, whatever the budget."""
-        self._finish_step()
+        """Close the current step, add the last step, take its histograms and redraw now, whatever the budget."""
+        if self._seen:
+            self._finish_step()
+        self._measure_last_step()
         if self.history and not any(
             stats.grad_histogram is not None for stats in self.history[-1].layers.values()
         ):
-            self._maybe_take_histograms(self.history[-1], force=True)
+            self._take_histograms(self.history[-1], count=False, account="after the loop")
         if self.history and self._drawn_step != self.history[-1].step:
             self._maybe_draw(force=True)
+        self.update_static()
 
     @property
     def overhead(self) -> float:
         """The monitor's own time as a share of the training time it has seen (by its own clock)."""
-        elapsed = self._training_time
-        return (self._spent_measuring + self._spent_showing) / elapsed if elapsed > 0 else 0.0
+        return self.time.overhead
+
+    @property
+    def last_step(self) -> int | None:
+        """The last step the charts show (``None`` before the first)."""
+        return self.history[-1].step if self.history else None
 
     def detach(self) -> None:
         """Remove the hooks: the model trains unobserved again."""
@@ -296,7 +359,9 @@ class GradientMonitor:
             self._ipython = shell
 
     def _after_cell(self, result=None) -> None:
-        if self._widget is not None and (self._seen or (self.history and self._drawn_step != self.history[-1].step)):
+        if self._seen or (self.history and self.history[-1].step != self.steps_seen) or (
+            self.history and self._drawn_step != self.history[-1].step
+        ):
             self.refresh()
 
     # -- what the charts say ------------------------------------------------------------------------
@@ -339,29 +404,61 @@ class GradientMonitor:
                 self._maybe_draw(force=True)
         return self._widget.box
 
-    def _ipython_display_(self):
-        from IPython.display import display
+    def status_text(self) -> str:
+        """Where the data comes from and where it stops, in words."""
+        if not self.history:
+            return "Gradient monitor: waiting for the first training step (the charts appear after backward())."
+        last = self.history[-1]
+        stride = self.sampled.stride
+        every = "every step" if stride == 1 else f"one step in {stride}, from step 1"
+        text = (
+            f"Gradient monitor: {self.steps_seen} steps seen, {len(self.history)} measured ({every}"
+            f"{', and the last' if last.after_update or (last.step - 1) % stride else ''}); "
+            f"the data ends at step {last.step}"
+        )
+        if last.step < self.steps_seen:
+            text += f" (steps {last.step + 1} to {self.steps_seen} are not shown yet)"
+        histogram_steps = sum(1 for record in self.history if _has_histograms(record))
+        text += f"; histograms at {histogram_steps} steps; {len(self.layers)} layers"
+        text += f"; monitoring used {100 * self.overhead:.1f}% of the time"
+        return text + (f" (budget {100 * self.budget:.0f}%)." if self.budget is not None else ".")
 
-        display(self.widget)
+    def static_html(self) -> str:
+        """The charts as they are now, as HTML with inline SVG (what a saved notebook shows)."""
+        if not self.history:
+            return f"<div class='minitorch-static'><p>{html.escape(self.status_text())}</p></div>"
+        record = next((r for r in reversed(self.history) if _has_histograms(r)), None)
+        parts = [f"<p>{html.escape(self.status_text())}</p>", _flags_html(self.flags()), _overview_svg(self)]
+        if record is not None:
+            layer = next(name for name, stats in record.layers.items() if stats.grad_histogram is not None)
+            parts.append(_histogram_svg(layer, record.step, record.layers[layer]))
+        return "<div class='minitorch-static minitorch-gradient-monitor-static'>" + "".join(parts) + "</div>"
 
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        return self.widget._repr_mimebundle_(include=include, exclude=exclude)
+
+def _has_histograms(record: StepRecord) -> bool:
+    return any(stats.grad_histogram is not None for stats in record.layers.values())
+
+
+def _flags_html(flags: list[str]) -> str:
+    if not flags:
+        return "<span style='color:#15803d'>No vanishing or exploding gradients at the last step.</span>"
+    return "<ul style='color:#b91c1c;margin:0'>" + "".join(f"<li>{html.escape(f)}</li>" for f in flags) + "</ul>"
 
 
 class _MonitorWidgets:
-    """The charts (matplotlib PNGs in ipywidgets Images), the histogram scrubber and the flags."""
+    """The charts (matplotlib SVG in ipywidgets HTML), the histogram scrubber and the flags."""
 
     def __init__(self, monitor: GradientMonitor):
         import ipywidgets as w
 
         self.monitor = monitor
-        self.overview = w.Image(format="png", layout=w.Layout(width="100%", max_width="900px"))
-        self.histograms = w.Image(format="png", layout=w.Layout(width="100%", max_width="900px"))
+        self.overview = w.HTML(layout=w.Layout(width="100%", max_width="960px"))
+        self.histograms = w.HTML(layout=w.Layout(width="100%", max_width="960px"))
         self.layer = w.Dropdown(options=monitor.layers, description="layer")
         self.step = w.SelectionSlider(options=[0], value=0, description="step", continuous_update=False,
                                       layout=w.Layout(width="420px"))
         self.flags = w.HTML()
-        self.status = w.HTML()
+        self.status = w.HTML(f"<b>{html.escape(monitor.status_text())}</b>")
         self._updating = False
         self.layer.observe(lambda _: self.draw_histograms(), names="value")
         self.step.observe(lambda _: self.draw_histograms(), names="value")
@@ -373,9 +470,8 @@ class _MonitorWidgets:
 
     def draw(self) -> None:
         monitor = self.monitor
-        self.overview.value = _overview_png(monitor)
-        steps = [record.step for record in monitor.history
-                 if any(s.grad_histogram is not None for s in record.layers.values())]
+        self.overview.value = _overview_svg(monitor)
+        steps = [record.step for record in monitor.history if _has_histograms(record)]
         if steps:
             self._updating = True  # new options reset the value: draw once, after both are set
             try:
@@ -384,17 +480,8 @@ class _MonitorWidgets:
             finally:
                 self._updating = False
         self.draw_histograms()
-        flags = monitor.flags()
-        self.flags.value = (
-            "<ul style='color:#b91c1c;margin:0'>" + "".join(f"<li>{html.escape(f)}</li>" for f in flags) + "</ul>"
-            if flags else "<span style='color:#15803d'>No vanishing or exploding gradients at the last step.</span>"
-        )
-        self.status.value = (
-            f"<b>Gradient monitor</b>: {monitor.steps_seen} steps seen, {len(monitor.history)} measured, "
-            f"{len(monitor.layers)} layers; "
-            f"monitoring used {100 * monitor.overhead:.1f}% of the time"
-            + (f" (budget {100 * monitor.budget:.0f}%)." if monitor.budget is not None else ".")
-        )
+        self.flags.value = _flags_html(monitor.flags())
+        self.status.value = f"<b>{html.escape(monitor.status_text())}</b>"
 
     def draw_histograms(self) -> None:
         if self._updating:
@@ -404,53 +491,95 @@ class _MonitorWidgets:
         stats = record.layers.get(self.layer.value) if record is not None else None
         if stats is None or stats.grad_histogram is None:
             return
-        self.histograms.value = _histogram_png(self.layer.value, record.step, stats)
+        self.histograms.value = _histogram_svg(self.layer.value, record.step, stats)
 
 
 # -- matplotlib, without pyplot (no global figures, no inline backend needed) -------------------------
+# Line styles change every 10 layers, so colours never repeat with the same style.
+_STYLES = ["-", "--", ":", "-."]
+
+
+def _layer_style(index: int) -> dict:
+    from matplotlib import colormaps
+
+    return {"color": colormaps["tab10"](index % 10), "linestyle": _STYLES[(index // 10) % len(_STYLES)]}
+
+
 def _figure(width: float, height: float, columns: int):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(width, height), dpi=90)
-    FigureCanvasAgg(figure)
+    figure = Figure(figsize=(width, height))
+    FigureCanvasSVG(figure)
     return figure, figure.subplots(1, columns)
 
 
-def _png(figure) -> bytes:
-    buffer = io.BytesIO()
-    figure.tight_layout()
-    figure.savefig(buffer, format="png")
-    return buffer.getvalue()
+_SVG_START = re.compile(r"^.*?(?=<svg)", re.DOTALL)
 
 
-def _overview_png(monitor: GradientMonitor) -> bytes:
+def _svg(figure) -> str:
+    """The figure as inline SVG text that scales to its container's width."""
+    from matplotlib import rc_context
+
+    buffer = io.StringIO()
+    with rc_context({"svg.fonttype": "none"}):  # text stays text: smaller, sharp, selectable
+        figure.savefig(buffer, format="svg")
+    text = _SVG_START.sub("", buffer.getvalue(), count=1)
+    return re.sub(r'<svg([^>]*?) width="[^"]*" height="[^"]*"', r'<svg\1 width="100%" style="height:auto"', text,
+                  count=1)
+
+
+def _few_ticks(axes) -> None:
+    """Integer steps on x, powers of ten on y, few enough that no two labels overlap (and quick to lay out)."""
+    from matplotlib.ticker import LogLocator, MaxNLocator, NullLocator
+
+    axes.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
+    axes.yaxis.set_major_locator(LogLocator(numticks=6))
+    axes.yaxis.set_minor_locator(NullLocator())
+
+
+def _overview_svg(monitor: GradientMonitor) -> str:
     figure, (norms, ratios) = _figure(10, 3.4, 2)
-    for layer in monitor.layers:
+    for index, layer in enumerate(monitor.layers):
+        style = _layer_style(index)
         steps, values = monitor.series(layer, "grad_norm")
-        norms.plot(steps, [max(v, 1e-30) for v in values], label=layer, linewidth=1.2)
+        norms.plot(steps, [max(v, 1e-30) for v in values], label=layer, linewidth=1.2, **style)
         steps, values = monitor.series(layer, "update_ratio")
         if values:
-            ratios.plot(steps, [max(v, 1e-30) for v in values], label=layer, linewidth=1.2)
+            ratios.plot(steps, [max(v, 1e-30) for v in values], label=layer, linewidth=1.2, **style)
+    last = monitor.history[-1].step if monitor.history else 1
+    for axes in (norms, ratios):
+        axes.set_xlim(1, max(monitor.steps_seen, last, 2))
+        if last < monitor.steps_seen:
+            axes.axvspan(last, monitor.steps_seen, color="#f3f4f6", zorder=0)
+        axes.set_yscale("log")
+        axes.set_xlabel("step")
+        _few_ticks(axes)
+        axes.tick_params(labelsize=8)
     norms.axhline(monitor.vanishing, color="#9ca3af", linestyle=":", linewidth=1)
     norms.axhline(monitor.exploding, color="#dc2626", linestyle=":", linewidth=1)
-    norms.set_yscale("log")
-    norms.set_title("gradient norm per layer")
-    norms.set_xlabel("step")
+    norms.set_title(f"gradient norm per layer (data up to step {last})", fontsize=10)
     ratios.axhline(1e-3, color="#9ca3af", linestyle=":", linewidth=1)
-    ratios.set_yscale("log")
-    ratios.set_title("update / weight ratio")
-    ratios.set_xlabel("step")
-    norms.legend(fontsize=7, loc="best")
-    return _png(figure)
+    ratios.set_title("update / weight ratio", fontsize=10)
+    columns = 1 if len(monitor.layers) <= 8 else 2
+    norms.legend(fontsize=7, loc="best", ncol=columns)
+    # Fixed margins: tight_layout measures every label twice and costs more than the drawing itself.
+    figure.subplots_adjust(left=0.07, right=0.99, bottom=0.15, top=0.9, wspace=0.18)
+    return _svg(figure)
 
 
-def _histogram_png(layer: str, step: int, stats: LayerStatistics) -> bytes:
+def _histogram_svg(layer: str, step: int, stats: LayerStatistics) -> str:
+    from matplotlib.ticker import MaxNLocator
+
     figure, (weights, grads) = _figure(10, 2.6, 2)
     for axes, (counts, edges), title, color in (
         (weights, stats.weight_histogram, "weights", "#2563eb"),
         (grads, stats.grad_histogram, "gradients", "#dc2626"),
     ):
         axes.stairs(counts, edges, fill=True, color=color, alpha=0.6)
-        axes.set_title(f"{layer}: {title} at step {step}")
-    return _png(figure)
+        axes.set_title(f"{layer}: {title} at step {step}", fontsize=10)
+        axes.xaxis.set_major_locator(MaxNLocator(nbins=5))
+        axes.ticklabel_format(axis="x", style="sci", scilimits=(-3, 3))
+        axes.tick_params(labelsize=8)
+    figure.subplots_adjust(left=0.06, right=0.99, bottom=0.17, top=0.87, wspace=0.15)
+    return _svg(figure)

@@ -37,9 +37,13 @@ Building a stepper runs backward once (exactly ``loss.backward()``: leaves get t
 copied at that moment, so an optimizer step afterwards does not change the pictures.
 
 The layout is computed once per graph, with every node that will ever exist; a frame only
-hides nodes not yet created and recolours the rest, so nothing jumps while stepping. The
-frames can be pre-rendered into an ipywidgets ``Stack`` driven by ``jslink`` from the slider,
-so a saved notebook still steps in the browser without a kernel.
+hides nodes not yet created and recolours the rest, so nothing jumps while stepping. The view
+in the notebook is an anywidget (``frontend/graph_stepper.js``): the browser gets the drawing
+once and, per frame, only what changes, so it steps, plays, pans and zooms without a kernel
+(a notebook saved with its widget state); each step pans to what changed, clicking a node
+shows what is known about it at that frame, and folding modules (a new layout) asks the
+kernel. The output also keeps a static picture of the whole graph after backward, for
+viewers without the widget (GitHub, nbviewer, an HTML export).
 
 The parts, one file each: ``graph_values.py`` (values and ops in words), ``graph_record.py``
 (watching a forward pass), ``graph_timeline.py`` (what happens at each frame),
@@ -50,19 +54,22 @@ This file holds the widget that steps through them.
 from __future__ import annotations
 
 import html
+import re
+from pathlib import Path
 
 from .graph_record import ForwardRecord, record_forward
 from .graph_timeline import GraphTimeline, _item_label
 from .graph_view import GraphView, module_order
+from .static import StaticFallback
 
 __all__ = ["GraphStepper", "GraphTimeline", "ForwardRecord", "record_forward"]
 
-OFFLINE_BYTES = 24_000_000  # above this much SVG in all frames, frames are drawn on demand by the kernel
 AUTO_COLLAPSE_ITEMS = 150  # bigger graphs start folded into one box per module
+_FRONTEND = Path(__file__).parent / "frontend"
 
 
 # == the widget ====================================================================================
-class GraphStepper:
+class GraphStepper(StaticFallback):
     """Step through a graph's forward pass and the real engine's backward pass, in a notebook.
 
     ``GraphStepper(output, names=None, record=None, gradient=None, retain_graph=False,
@@ -75,15 +82,16 @@ class GraphStepper:
     * ``group``: ``"auto"`` (frames around modules; graphs above 150 items start folded one
       box per top-level module), ``"modules"`` (frames), ``"none"``; ``collapsed``: the module
       paths to fold (``stepper.collapse(...)`` / ``expand(...)`` change it later).
-    * ``offline``: pre-render every frame into a ``Stack`` stepped by the browser alone (works in
-      a saved notebook without a kernel). ``None`` decides by size.
+    * ``rankdir``: ``"TB"`` (top to bottom), ``"LR"`` (left to right) or ``"auto"``: left to
+      right when top to bottom would be taller than wide.
+    * ``offline``: kept for compatibility; the browser always steps on its own.
 
     Display it as the last expression of a cell (or ``display(stepper)``).
     """
 
     def __init__(self, output, names=None, record=None, gradient=None, retain_graph: bool = False,
                  backward: bool = True, group: str = "auto", collapsed=None, offline: bool | None = None,
-                 interval_ms: int = 900):
+                 interval_ms: int = 900, rankdir: str = "auto"):
         if group not in ("auto", "modules", "none"):
             raise ValueError(f"group must be 'auto', 'modules' or 'none', got {group!r}")
         self.timeline = GraphTimeline(output, names, record, gradient, retain_graph, backward)
@@ -98,11 +106,10 @@ class GraphStepper:
             large = len(self.timeline.items) > AUTO_COLLAPSE_ITEMS
             collapsed = [path for path in self.modules if "." not in path] if (group == "auto" and large) else []
         self.group = group
-        self._offline_choice = offline
+        self.rankdir = rankdir
         self.interval_ms = interval_ms
-        self.view = GraphView(self.timeline, collapsed, clusters=group != "none")
+        self.view = GraphView(self.timeline, collapsed, clusters=group != "none", rankdir=rankdir)
         self._widget = None
-        self._frames_cache = {}
 
     @classmethod
     def capture(cls, function, *args, model=None, names=None, **options):
@@ -150,8 +157,14 @@ class GraphStepper:
             f"{body}</div>"
         )
 
-    def details_html(self, index: int) -> str:
-        return self.timeline.details_html(self.timeline.items[index])
+    def details_html(self, index: int, frame: int | None = None) -> str:
+        """What is known about item ``index`` at ``frame`` (default: the last frame)."""
+        return self.timeline.details_html(self.timeline.items[index], frame)
+
+    def module_label(self, path: str) -> str:
+        """``encoder.0 (Linear)``: a module as a learner knows it."""
+        type_name = self.timeline.record.modules.get(path, "")
+        return f"{path} ({type_name})" if type_name else path
 
     def backward_order(self) -> list:
         """The nodes in the order the engine ran them (one per backward step)."""
@@ -174,120 +187,135 @@ class GraphStepper:
         unknown = [path for path in collapsed if path not in self.modules]
         if unknown:
             raise ValueError(f"no module {unknown[0]!r} made nodes of this graph; modules: {self.modules}")
-        self.view = GraphView(self.timeline, collapsed, clusters=self.group != "none")
+        self.view = GraphView(self.timeline, collapsed, clusters=self.group != "none", rankdir=self.rankdir)
         if self._widget is not None:
-            self._refresh_frames()
-            if sorted(self._widget.group_select.value) != sorted(self.view.collapsed):
-                self._widget.group_select.value = tuple(self.view.collapsed)
+            self._widget.load(self)
+            self.update_static()
 
-    # -- the ipywidgets --------------------------------------------------------------------------------
+    # -- the widget ------------------------------------------------------------------------------------
     @property
     def offline(self) -> bool:
-        """True when every frame is pre-rendered into a ``Stack`` (steps in the browser without a kernel)."""
-        if self._offline_choice is not None:
-            return bool(self._offline_choice)
-        if self.view.template is None:
-            return True
-        return len(self.frame_svg(self.frame_count - 1)) * self.frame_count <= OFFLINE_BYTES
+        """Always true: the browser steps through every frame on its own (also without a kernel)."""
+        return True
 
     @property
     def widget(self):
-        """The ipywidgets box: controls, the drawing, and the detail panel."""
+        """The anywidget view: controls, the pannable drawing, and the detail panel."""
         if self._widget is None:
-            self._widget = _StepperWidgets(self)
-        return self._widget.box
+            self._widget = _stepper_view_class()()
+            self._widget.load(self)
+            self._widget.on_msg(self._on_message)
+            self._widget.observe(self._on_collapsed, names="collapsed")
+        return self._widget
 
-    def _refresh_frames(self) -> None:
-        self._widget.refresh()
+    def _on_message(self, widget, content, buffers) -> None:
+        if isinstance(content, dict) and content.get("type") == "ping":  # the view asks whether a kernel is here
+            widget.send({"type": "pong"})
 
-    def _ipython_display_(self):
-        from IPython.display import display
+    def _on_collapsed(self, change) -> None:
+        if sorted(change["new"]) != sorted(self.view.collapsed):
+            self._regroup(set(change["new"]))
 
-        display(self.widget)
+    def static_html(self) -> str:
+        """The whole graph after backward (or the error), for viewers without the widget."""
+        last = self.frame_count - 1
+        note = ("Static picture of the last step (run the notebook to step through it): "
+                + self.caption(last))
+        if self.view.template is None:
+            message = html.escape(self.view.error)
+            body = f"<div class='minitorch-graph-error'><b>Cannot draw the graph.</b> {message}</div>"
+        else:  # at the reading size (the live view's), scrolling sideways when wider than the page
+            body = _reading_size(self.frame_svg(last))
+        return (f"<div class='minitorch-static minitorch-graph-static'><p style='margin:2px 0'>{html.escape(note)}</p>"
+                f"<div style='max-width:100%;overflow:auto'>{body}</div></div>")
 
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        return self.widget._repr_mimebundle_(include=include, exclude=exclude)
+
+def _reading_size(svg: str) -> str:
+    """The SVG at 1.25 px per point of the drawing, the size the live view opens at (one font size)."""
+    match = re.search(r'viewBox="[-0-9.]+ [-0-9.]+ ([0-9.]+) ([0-9.]+)"', svg)
+    if match is None:
+        return svg
+    width = float(match.group(1)) * 1.25
+    return re.sub(r'<svg([^>]*?) width="100%"', rf'<svg\1 width="{width:.0f}px"', svg, count=1).replace(
+        "height:auto", "height:auto;max-width:none", 1)
 
 
-class _StepperWidgets:
-    """The ipywidgets of one stepper (kept apart so the stepper itself can be used without them)."""
+def _read(name: str) -> str:
+    return (_FRONTEND / name).read_text(encoding="utf-8")
 
-    def __init__(self, stepper: GraphStepper):
-        import ipywidgets as w
 
-        self.stepper = stepper
-        last = stepper.frame_count - 1
-        self.play = w.Play(value=0, min=0, max=last, step=1, interval=stepper.interval_ms, show_repeat=False,
-                           description="play")
-        self.slider = w.IntSlider(value=0, min=0, max=last, description="step", continuous_update=True,
-                                  layout=w.Layout(width="420px"))
-        self.previous = w.Button(description="◀ previous", tooltip="previous step", layout=w.Layout(width="110px"))
-        self.next = w.Button(description="next ▶", tooltip="next step", layout=w.Layout(width="90px"))
-        self.previous.on_click(lambda _: self._move(-1))
-        self.next.on_click(lambda _: self._move(+1))
-        w.jslink((self.play, "value"), (self.slider, "value"))
-        self.frame_area = w.Box(layout=w.Layout(flex="3 1 0%", min_width="0"))
-        options = [(_item_label(item), index) for index, item in enumerate(stepper.items)]
-        self.node_select = w.Dropdown(options=options, value=len(options) - 1 if options else None,
-                                      description="node", layout=w.Layout(width="100%"))
-        self.details_area = w.Box(layout=w.Layout(width="100%"))
-        side = w.VBox(
-            [w.HTML("<b>Selected node</b>"), self.node_select, self.details_area],
-            layout=w.Layout(flex="1 1 0%", min_width="240px", max_height="640px", overflow="auto"),
-        )
-        self.group_select = w.SelectMultiple(
-            options=stepper.modules, value=tuple(stepper.view.collapsed), description="fold",
-            rows=min(6, max(2, len(stepper.modules))),
-            layout=w.Layout(display="flex" if stepper.modules else "none"),
-        )
-        self.group_select.observe(self._on_group, names="value")
-        controls = w.HBox([self.play, self.previous, self.next, self.slider])
-        main = w.HBox([self.frame_area, side], layout=w.Layout(width="100%"))
-        self.box = w.VBox([controls, main, self.group_select], layout=w.Layout(width="100%"))
-        self.box.add_class("minitorch-graph-stepper")
-        self._links = []
-        self._observers = []
-        self.refresh()
+_VIEW_CLASS = None
 
-    def _move(self, delta: int) -> None:
-        self.slider.value = max(self.slider.min, min(self.slider.max, self.slider.value + delta))
 
-    def _on_group(self, change) -> None:
-        if sorted(change["new"]) != sorted(self.stepper.view.collapsed):
-            self.stepper._regroup(set(change["new"]))
+def _stepper_view_class():
+    """The anywidget class, made on first use (so the stepper works headless without anywidget)."""
+    global _VIEW_CLASS
+    if _VIEW_CLASS is not None:
+        return _VIEW_CLASS
+    import anywidget
+    import traitlets as t
 
-    def refresh(self) -> None:
-        """Build the frame and detail displays (pre-rendered Stacks, or HTML redrawn by the kernel)."""
-        import ipywidgets as w
+    # svg-pan-zoom is a UMD bundle: with ``define`` shadowed it puts itself on ``window.svgPanZoom``.
+    esm = ("const define = undefined;\n" + _read("vendor/svg-pan-zoom.min.js") + "\n" + _read("graph_stepper.js"))
 
-        for link in self._links:
-            link.unlink()
-        for handler, target in self._observers:
-            target.unobserve(handler, names="value")
-        self._links, self._observers = [], []
-        stepper = self.stepper
-        if stepper.offline:
-            frames = w.Stack([w.HTML(stepper.frame_html(k)) for k in range(stepper.frame_count)],
-                             selected_index=self.slider.value)
-            details = w.Stack([w.HTML(stepper.details_html(i)) for i in range(len(stepper.items))],
-                              selected_index=self.node_select.index)
-            self._links.append(w.jslink((self.slider, "value"), (frames, "selected_index")))
-            self._links.append(w.jslink((self.node_select, "index"), (details, "selected_index")))
-        else:
-            frames = w.HTML(stepper.frame_html(self.slider.value))
-            details = w.HTML(stepper.details_html(self.node_select.index or 0) if stepper.items else "")
+    class GraphStepperView(anywidget.AnyWidget):
+        """The stepper in the browser: the drawing once, per frame only what changes, and the panels."""
 
-            def show_frame(change):
-                frames.value = stepper.frame_html(change["new"])
+        _esm = esm
+        _css = _read("graph_stepper.css")
+        svg_parts = t.List(t.Unicode()).tag(sync=True)
+        slot_keys = t.List(t.Int()).tag(sync=True)
+        initial = t.List(t.Unicode()).tag(sync=True)
+        changes = t.List(t.List()).tag(sync=True)
+        focus = t.List(t.List(t.Unicode())).tag(sync=True)
+        captions = t.List(t.Unicode()).tag(sync=True)
+        frame_count = t.Int(1).tag(sync=True)
+        frame = t.Int(0).tag(sync=True)
+        interval_ms = t.Int(900).tag(sync=True)
+        item_labels = t.List(t.Unicode()).tag(sync=True)
+        item_units = t.List(t.Unicode()).tag(sync=True)  # the drawn unit of each item (its folded box)
+        unit_items = t.Dict().tag(sync=True)  # drawn node id -> item index
+        details = t.List(t.List()).tag(sync=True)  # per item: [[from frame, html], ...]
+        selected = t.Int(0).tag(sync=True)
+        modules = t.List(t.List(t.Unicode())).tag(sync=True)  # [[label, path], ...]
+        collapsed = t.List(t.Unicode()).tag(sync=True)
+        error = t.Unicode("").tag(sync=True)
 
-            def show_details(change):
-                details.value = stepper.details_html(change["new"])
+        def load(self, stepper: GraphStepper) -> None:
+            """Send ``stepper``'s drawing and panels (again after folding)."""
+            view, timeline = stepper.view, stepper.timeline
+            count = stepper.frame_count
+            items = timeline.items
+            with self.hold_sync():
+                self.frame_count = count
+                self.frame = min(self.frame, count - 1)
+                self.interval_ms = stepper.interval_ms
+                self.captions = [stepper.caption(frame) for frame in range(count)]
+                self.item_labels = [_item_label(item) for item in items]
+                self.item_units = [view.unit_of[item.key].key for item in items]
+                self.unit_items = {
+                    item.key: index for index, item in enumerate(items) if view.unit_of[item.key] is item
+                }
+                self.details = [
+                    [[frame, timeline.details_html(item, frame)] for frame in timeline.detail_frames(item)]
+                    for item in items
+                ]
+                if not 0 <= self.selected < len(items):
+                    self.selected = len(items) - 1
+                self.modules = [[stepper.module_label(path), path] for path in stepper.modules]
+                self.collapsed = list(view.collapsed)
+                if view.template is None:
+                    self.error = view.error
+                    self.svg_parts, self.slot_keys, self.initial, self.focus = [], [], [], [[] for _ in range(count)]
+                    self.changes = [[] for _ in range(count)]
+                else:
+                    initial, changes = view.frame_changes(count)
+                    self.error = ""
+                    self.svg_parts = view.template.parts
+                    self.slot_keys = view.template.slot_keys
+                    self.initial = initial
+                    self.focus = view.focus(count)
+                    self.changes = changes  # last: the view rebuilds the drawing when it changes
 
-            self.slider.observe(show_frame, names="value")
-            self.node_select.observe(show_details, names="value")
-            self._observers = [(show_frame, self.slider), (show_details, self.node_select)]
-        frames.add_class("minitorch-graph-frames")
-        details.add_class("minitorch-graph-detail-panel")
-        self.frame_area.children = (frames,)
-        self.details_area.children = (details,)
-        self.frames_widget, self.details_widget = frames, details
+    _VIEW_CLASS = GraphStepperView
+    return _VIEW_CLASS

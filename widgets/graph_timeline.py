@@ -146,7 +146,8 @@ class GraphTimeline:
                 self._given_values[key] = to_numpy(tensor)
         self.items: list[Item] = []
         self.edges: list[tuple[Item, Item, int]] = []  # (source, target, input_nr); input_nr -1: op -> its output
-        self.edge_gradients: dict = {}  # (source key, target key) -> (frame, gradient) sent along that edge
+        # (source key, target key, input_nr) -> (frame, gradient) sent back along that use of the source
+        self.edge_gradients: dict = {}
         self.inputs_of: dict = {}  # op item key -> {input_nr: source item}
         self.arrivals: dict = {}  # tensor item key -> frames at which a part of its gradient arrived
         self.backward_error = None
@@ -291,7 +292,7 @@ class GraphTimeline:
         for input_nr, grad in enumerate(item.details["grad_inputs"]):
             source = sources.get(input_nr)
             if source is not None:
-                self.edge_gradients[(source.key, item.key)] = (frame, grad)
+                self.edge_gradients[(source.key, item.key, input_nr)] = (frame, grad)
                 if grad is not None:
                     self.arrivals.setdefault(source.key, []).append(frame)
 
@@ -330,9 +331,8 @@ class GraphTimeline:
         arguments = {
             key: value for key, value in autograd_graph.arguments(node).items() if not isinstance(value, np.ndarray)
         }
-        if arguments:
-            text = ", ".join(f"{key}={_short(value, 24)}" for key, value in arguments.items())
-            item.lines.append(Line(text if len(text) <= 48 else text[:45] + "...", "#4b5563"))
+        for text in _wrapped([f"{key}={_short(value, 28)}" for key, value in arguments.items()], 36):
+            item.lines.append(Line(text, "#4b5563"))
         status = Line(f"sequence number {autograd_graph.sequence_number(node)}", "#6b7280")
         if item.ran is not None:
             status.change(item.ran, f"backward ran (step {item.ran - self.forward_steps})", "#b91c1c")
@@ -416,9 +416,26 @@ class GraphTimeline:
         )
 
     # -- details for the side panel --------------------------------------------------------------------
-    def details_html(self, item: Item) -> str:
-        """Everything known about ``item``: value, gradient, saved tensors, settings, when it ran."""
+    def detail_frames(self, item: Item) -> list[int]:
+        """The frames at which what is known about ``item`` changes (its detail panel is redrawn there)."""
+        frames = {0, item.created}
+        if item.ran is not None:
+            frames.add(item.ran)
+        return sorted(frames)
+
+    def details_html(self, item: Item, frame: int | None = None) -> str:
+        """What is known about ``item`` at ``frame`` (default: the last): value, gradient, saved tensors, settings.
+
+        Nothing from a later frame shows: before its forward step an op is "not run yet", before
+        its backward step a gradient is "not computed yet".
+        """
+        last = self.frame_count - 1
+        frame = last if frame is None else frame
         parts = [f"<b>{html.escape(_item_label(item))}</b>"]
+        if frame < item.created:
+            parts.append(f"not created yet: forward step {item.created} makes it")
+            return "<div class='minitorch-graph-details'>" + "<br>".join(parts) + "</div>"
+        ran = item.ran is not None and item.ran <= frame
         meta = item.details.get("meta")
         if item.module:
             type_name = self.record.modules.get(item.module, "")
@@ -440,37 +457,50 @@ class GraphTimeline:
             for index, (description, array) in enumerate(saved):
                 text = description if array is None else f"{description}\n{full_text(array)}"
                 parts.append(f"<pre>saved[{index}]: {html.escape(text)}</pre>")
-            if item.ran is not None:
+            if ran:
                 parts.append(f"backward ran at step {item.ran - self.forward_steps}")
                 for index, grad in enumerate(item.details.get("grad_outputs", [])):
-                    parts.append(f"<pre>received grad[{index}]: {html.escape(_full(grad))}</pre>")
+                    parts.append(f"<pre>received grad[{index}]:\n{html.escape(_full(grad))}</pre>")
                 for index, grad in enumerate(item.details.get("grad_inputs", [])):
-                    parts.append(f"<pre>sent grad to input {index}: {html.escape(_full(grad))}</pre>")
+                    parts.append(f"<pre>sent grad to input {index}:\n{html.escape(_full(grad))}</pre>")
             else:
-                parts.append("backward has not run on this node")
+                parts.append("backward has not run on this node yet")
         else:
             if meta is not None:
                 parts.append(html.escape(_shape_line(meta.shape, meta.dtype, meta.device)))
             value = item.details.get("value")
             parts.append(
-                f"<pre>value: {html.escape(full_text(value))}</pre>" if value is not None
+                f"<pre>value:\n{html.escape(full_text(value))}</pre>" if value is not None
                 else "value: not kept by the graph (capture the forward pass to see it)"
             )
             if item.kind == "leaf":
                 before = item.details.get("grad_before")
                 if before is not None:
-                    parts.append(f"<pre>.grad before this backward: {html.escape(full_text(before))}</pre>")
-                if item.ran is not None:
+                    parts.append(f"<pre>.grad before this backward:\n{html.escape(full_text(before))}</pre>")
+                if ran:
                     parts.append(f"AccumulateGrad ran at backward step {item.ran - self.forward_steps}")
-                    parts.append(f"<pre>.grad: {html.escape(_full(item.details.get('grad_after')))}</pre>")
+                    parts.append(f"<pre>.grad:\n{html.escape(_full(item.details.get('grad_after')))}</pre>")
                 else:
-                    parts.append("grad: not computed")
-            elif item.ran is not None:
+                    parts.append("grad: not computed yet")
+            elif ran:
                 parts.append(f"gradient (known at backward step {item.ran - self.forward_steps}):")
                 parts.append(f"<pre>{html.escape(_full(item.details.get('grad')))}</pre>")
             else:
-                parts.append("grad: not computed")
+                parts.append("grad: not computed yet")
         return "<div class='minitorch-graph-details'>" + "<br>".join(parts) + "</div>"
+
+
+def _wrapped(pieces: list[str], width: int) -> list[str]:
+    """Join ``pieces`` with ", " into lines of about ``width`` characters, breaking only between pieces."""
+    lines, current = [], ""
+    for piece in pieces:
+        candidate = f"{current}, {piece}" if current else piece
+        if current and len(candidate) > width:
+            lines.append(current + ",")
+            current = piece
+        else:
+            current = candidate
+    return lines + ([current] if current else [])
 
 
 def _destination(item) -> str:

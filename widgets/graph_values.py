@@ -19,7 +19,7 @@ import numpy as np
 import minitorch
 from minitorch.autograd import graph as autograd_graph
 
-__all__ = ["INLINE_VALUES", "to_numpy", "summary", "value_lines", "full_text"]
+__all__ = ["INLINE_VALUES", "to_numpy", "summary", "value_lines", "full_text", "python_value"]
 
 INLINE_VALUES = 8  # tensors with at most this many elements show their values inside the node
 
@@ -61,18 +61,39 @@ def value_lines(array: np.ndarray, prefix: str = "") -> list[str]:
 
 
 def full_text(array: np.ndarray) -> str:
-    """The values for the detail panel: all of them up to 200, else a summary and the first few."""
+    """The values for the detail panel, in the graph's number format: all up to 200, else a summary.
+
+    Lines are at most 44 characters and break between numbers, never inside one.
+    """
     if array.size <= 200:
-        return np.array2string(array, precision=4, separator=", ", max_line_width=90)
-    first = np.array2string(array.ravel()[:8], precision=4, separator=", ", max_line_width=90)
-    return f"{summary(array)}\nfirst values (flattened): {first[:-1]}, ...]"
+        if array.ndim == 0:
+            return _number(array)
+        return np.array2string(array, precision=3, separator=", ", suppress_small=True, max_line_width=44)
+    first = np.array2string(array.ravel()[:6], precision=3, separator=", ", suppress_small=True, max_line_width=44)
+    return f"{summary(array)}\nfirst values (flattened):\n{first[:-1]}, ...]"
+
+
+def python_value(value):
+    """NumPy scalars as the Python numbers they hold (``np.int64(0)`` -> ``0``), inside tuples and lists too."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (tuple, list)):
+        items = [python_value(item) for item in value]
+        if hasattr(value, "_fields"):  # a named tuple takes its fields as arguments
+            return type(value)(*items)
+        return type(value)(items)
+    return value
 
 
 def _short(value, limit: int = 40) -> str:
+    """A setting as Python prints it; a long one is cut after a whole item, never inside a word."""
     if isinstance(value, minitorch.Tensor):
         return f"tensor{tuple(value.shape)}"
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    text = repr(python_value(value))
+    if len(text) <= limit:
+        return text
+    cut = max(text.rfind(",", 0, limit - 4), text.rfind(" ", 0, limit - 4))
+    return (text[:cut] if cut > 0 else text[: limit - 4]) + " ..."
 
 
 def _dtype_name(dtype) -> str:

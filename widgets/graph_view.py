@@ -1,8 +1,14 @@
 """Drawing a timeline: which units are drawn, the DOT source, and the SVG of every frame.
 
-``GraphView`` decides what is drawn (each item, or one box per folded module), merges the edges
-between drawn units, frames each unfolded module in a cluster, and writes the DOT source with
-every node that will ever exist. Graphviz lays it out once (``render.py``); each frame then
+``GraphView`` decides what is drawn (each item, or one box per folded module), draws one edge
+per use of a tensor (``x * x`` has two edges from ``x``; edges into a folded box are merged),
+frames each unfolded module in a cluster, and writes the DOT source with every node that will
+ever exist. Backward is drawn as *gradient edges*: for every use of a tensor, a red edge from
+the op back to the tensor, labelled with the gradient that op sent along it (its values for a
+small tensor, shape and norm for a large one). They appear at the backward step that sends
+them, so ``y = x * x + x`` shows three gradients meeting at ``x`` (3 + 3 + 1 = x.grad = 7).
+Layout: top to bottom, or left to right when top to bottom would be taller than wide
+(``rankdir="auto"``). Graphviz lays it out once (``render.py``); each frame then
 fills that one SVG template with the frame's visibility, colours and label text, so nothing
 moves while stepping. Folding other modules means a new ``GraphView`` of the same timeline.
 
@@ -12,9 +18,14 @@ moves while stepping. Folding other modules means a new ``GraphView`` of the sam
 
 from __future__ import annotations
 
+import html
+import re
 from bisect import bisect_right
 
-from .graph_timeline import GraphTimeline, Line, Unit
+import numpy as np
+
+from .graph_timeline import GraphTimeline, Line, Unit, _item_label
+from .graph_values import INLINE_VALUES, _inline
 from .render import GraphvizUnavailable, SvgTemplate, render_svg
 
 __all__ = ["GraphView", "module_order"]
@@ -41,6 +52,11 @@ _PALETTE["edge"] = {
     "done": ("none", "#f87171", "1.5"),
     "nograd": ("none", "#d1d5db", "1"),
 }
+_PALETTE["gradient"] = {
+    "hidden": ("none", "#dc2626", "1"),
+    "active": ("none", "#dc2626", "2.5"),
+    "done": ("none", "#f87171", "1.2"),
+}
 _PALETTE["cluster"] = {"hidden": ("#faf5ff", "#a78bfa", "1"), "normal": ("#faf5ff", "#a78bfa", "1")}
 _PALETTE["cluster"].update({key: _PALETTE["cluster"]["normal"] for key in ("new", "active", "done", "output")})
 _SHAPES = {"leaf": "box", "op": "box", "tensor": "box", "output": "box", "module": "box3d"}
@@ -54,18 +70,26 @@ class GraphView:
     ``clusters``: draw a labelled frame around the nodes of each unfolded module.
     """
 
-    def __init__(self, timeline: GraphTimeline, collapsed=(), clusters: bool = True):
+    def __init__(self, timeline: GraphTimeline, collapsed=(), clusters: bool = True, rankdir: str = "auto"):
+        if rankdir not in ("auto", "TB", "LR"):
+            raise ValueError(f"rankdir must be 'auto', 'TB' or 'LR', got {rankdir!r}")
         self.timeline = timeline
         self.collapsed = sorted(set(collapsed), key=module_order)
         self.clusters = clusters
         self.units: list[Unit] = []
         self.unit_of = {}  # item key -> unit (the item itself, or the box of its folded module)
         self._build_units()
-        self.dot_source = self._dot()
         self.template = None
         self.error = None
+        self.rankdir = "TB" if rankdir == "auto" else rankdir
+        self.dot_source = self._dot()
         try:
-            self.template = SvgTemplate(render_svg(self.dot_source))
+            svg = render_svg(self.dot_source)
+            if rankdir == "auto" and _is_tall(svg):  # a screen is wider than tall: lay it out left to right
+                self.rankdir = "LR"
+                self.dot_source = self._dot()
+                svg = render_svg(self.dot_source)
+            self.template = SvgTemplate(svg, titles=self._titles())
         except GraphvizUnavailable as error:
             self.error = str(error)
 
@@ -96,13 +120,15 @@ class GraphView:
         for path, box in boxes.items():
             self._module_box(box, path)
 
-        # Edges between units: one per pair, styled by the most telling of its member edges.
+        # Edges between units: one per use of a tensor; into or out of a folded box, one per pair of
+        # units, styled by the most telling of its member edges.
         merged = {}
         for source, target, input_nr in timeline.edges:
             a, b = self.unit_of[source.key], self.unit_of[target.key]
             if a is b:
                 continue
-            merged.setdefault((a.key, b.key), (a, b, []))[2].append((source, target, input_nr))
+            key = (a.key, b.key) if "module" in (a.kind, b.kind) else (a.key, b.key, input_nr)
+            merged.setdefault(key, (a, b, []))[2].append((source, target, input_nr))
         self.edge_units = []
         order = {"normal": 0, "done": 1, "nograd": 1, "new": 2, "active": 3}
         for index, (a, b, members) in enumerate(merged.values()):
@@ -115,6 +141,7 @@ class GraphView:
                         events[frame] = style
             edge.set_styles(events)
             self.edge_units.append(edge)
+        self._gradient_edges()
 
         # Module frames (clusters) around unfolded modules with at least one drawn item.
         self.cluster_units = {}
@@ -138,7 +165,7 @@ class GraphView:
         created = target.created if input_nr >= 0 else source.created
         events = {created: "new" if created > 0 else "normal", created + 1: "normal"}
         if input_nr >= 0:  # tensor -> op: the gradient flows back when the op runs
-            sent = timeline.edge_gradients.get((source.key, target.key))
+            sent = timeline.edge_gradients.get((source.key, target.key, input_nr))
             if sent is not None:
                 frame, grad = sent
                 events[frame] = "active" if grad is not None else "nograd"
@@ -147,6 +174,55 @@ class GraphView:
             events[target.ran] = "active"
             events[target.ran + 1] = "done"
         return events
+
+    def _gradient_edges(self) -> None:
+        """One red edge back along every use of a tensor, labelled with the gradient sent along it."""
+        timeline = self.timeline
+        self.gradient_units = []
+        uses = {}
+        for source, target, input_nr in timeline.edges:
+            if input_nr >= 0:
+                uses.setdefault(source.key, []).append((target, input_nr))
+        for source, target, input_nr in timeline.edges:
+            a, b = self.unit_of[source.key], self.unit_of[target.key]
+            if a is not source or b is not target:
+                continue  # inside or across a folded module: the box says how far backward got
+            if input_nr >= 0:  # the op sent this gradient to one of its inputs
+                sent = timeline.edge_gradients.get((source.key, target.key, input_nr))
+                if sent is None or sent[1] is None:
+                    continue
+                frame, grad = sent
+                count = len(uses.get(source.key, []))
+                number = uses[source.key].index((target, input_nr)) + 1
+                use = f" (use {number} of {count})" if count > 1 else ""
+                title = f"gradient {_inline(grad)} sent back from {target.title} to {_name(source)}{use}"
+                edge = Unit(f"g{len(self.gradient_units)}", "gradient", title)
+                edge.members = [b, a]  # drawn from the op back to the tensor
+            else:  # op -> its output: the output's gradient enters the op when it runs
+                grad = source.details.get("grad_outputs", [None] * (target.output_nr + 1))[target.output_nr]
+                if source.ran is None or grad is None:
+                    continue
+                frame = source.ran
+                title = f"gradient {_inline(grad)} of {_name(target)} enters {source.title}"
+                edge = Unit(f"g{len(self.gradient_units)}", "gradient", title)
+                edge.members = [b, a]
+            edge.lines.append(Line(_gradient_label(grad)))
+            edge.set_styles({frame: "active", frame + 1: "done"})
+            self.gradient_units.append(edge)
+
+    def _titles(self) -> dict:
+        """What hovering shows: a node's name in words, an edge's gradient."""
+        titles = {}
+        for unit in self.units:
+            titles[unit.key] = _item_label(unit) if unit.kind != "module" else f"{unit.title} (folded module)"
+        for edge in self.gradient_units:
+            titles[edge.key] = edge.title
+        for edge in self.edge_units:
+            a, b = edge.members
+            titles[edge.key] = f"{_name(a)} -> {_name(b)}"
+        for cluster in self.cluster_units.values():
+            titles[cluster.key] = f"module {cluster.title}"
+        return titles
 
     def _module_box(self, box: Unit, path: str) -> None:
         timeline = self.timeline
@@ -188,9 +264,10 @@ class GraphView:
     def _dot(self) -> str:
         lines = [
             "digraph minitorch_graph {",
-            '  graph [rankdir=TB nodesep=0.25 ranksep=0.3 fontname="Helvetica" fontsize=10 bgcolor="white"];',
+            f'  graph [rankdir={self.rankdir} nodesep=0.3 ranksep=0.45 fontname="Helvetica" fontsize=10 '
+            'bgcolor="white"];',
             '  node [fontname="Helvetica" fontsize=10 margin="0.16,0.05" penwidth=1];',
-            "  edge [arrowsize=0.6];",
+            '  edge [arrowsize=0.6 fontname="Helvetica" fontsize=10];',
         ]
         in_cluster = {}
         for path, cluster in self.cluster_units.items():
@@ -214,6 +291,13 @@ class GraphView:
         for edge in self.edge_units:
             a, b = edge.members
             lines.append(f'  {a.key} -> {b.key} [id="{edge.key}"];')
+        for edge in self.gradient_units:
+            a, b = edge.members
+            label = _dot_escape(edge.lines[0].longest())
+            lines.append(
+                f'  {a.key} -> {b.key} [id="{edge.key}" constraint=false style=dashed color="#dc2626" '
+                f'fontcolor="#b91c1c" label=" {label} "];'
+            )
         lines.append("}")
         return "\n".join(lines)
 
@@ -240,43 +324,102 @@ class GraphView:
         return f'{unit.key} [id="{unit.key}" shape={shape} style="{style}" fillcolor="{fill}" label="{label}"];'
 
     # -- frames -------------------------------------------------------------------------------------
+    def _drawn_units(self):
+        return [*self.units, *self.edge_units, *self.gradient_units, *self.cluster_units.values()]
+
+    def _unit_values(self, unit, frame: int) -> dict:
+        """The holes of one unit at ``frame``: visibility, colours and (nodes) the text of each line."""
+        key = unit.key
+        style = unit.style_at(frame)
+        if unit.kind in ("edge", "gradient"):
+            a, b = unit.members
+            if a.style_at(frame) == "hidden" or b.style_at(frame) == "hidden":
+                style = "hidden"
+        palette = _PALETTE["edge" if unit.kind == "edge" else unit.kind]
+        fill, stroke, width = palette.get(style, palette["hidden"])
+        values = {
+            key + ".visibility": "hidden" if style == "hidden" else "visible",
+            key + ".fill": fill, key + ".stroke": stroke, key + ".stroke-width": width,
+        }
+        if unit.kind not in ("edge", "gradient", "cluster"):
+            for index in range(self.template.line_counts.get(key, 0)):
+                line = unit.lines[index]
+                position = bisect_right(line.frames, frame) - 1
+                values[f"{key}.text{index}"] = line.texts[position]
+                values[f"{key}.text{index}.fill"] = line.colors[position]
+        return values
+
     def frame_svg(self, frame: int) -> str:
         """The SVG of ``frame``: the one layout, with this frame's visibility, colours and text."""
         if self.template is None:
             raise GraphvizUnavailable(self.error)
         values = {}
-        line_counts = self.template.line_counts
-        for unit in self.units:
-            key = unit.key
-            style = unit.style_at(frame)
-            fill, stroke, width = _PALETTE[unit.kind][style]
-            values[key + ".visibility"] = "hidden" if style == "hidden" else "visible"
-            values[key + ".fill"] = fill
-            values[key + ".stroke"] = stroke
-            values[key + ".stroke-width"] = width
-            for index in range(line_counts.get(key, 0)):
-                line = unit.lines[index]
-                position = bisect_right(line.frames, frame) - 1
-                values[f"{key}.text{index}"] = line.texts[position]
-                values[f"{key}.text{index}.fill"] = line.colors[position]
-        for edge in self.edge_units:
-            a, b = edge.members
-            style = edge.style_at(frame)
-            if a.style_at(frame) == "hidden" or b.style_at(frame) == "hidden":
-                style = "hidden"
-            fill, stroke, width = _PALETTE["edge"][style]
-            values[edge.key + ".visibility"] = "hidden" if style == "hidden" else "visible"
-            values[edge.key + ".fill"] = fill
-            values[edge.key + ".stroke"] = stroke
-            values[edge.key + ".stroke-width"] = width
-        for cluster in self.cluster_units.values():
-            style = cluster.style_at(frame)
-            fill, stroke, width = _PALETTE["cluster"][style]
-            values[cluster.key + ".visibility"] = "hidden" if style == "hidden" else "visible"
-            values[cluster.key + ".fill"] = fill
-            values[cluster.key + ".stroke"] = stroke
-            values[cluster.key + ".stroke-width"] = width
+        for unit in self._drawn_units():
+            values.update(self._unit_values(unit, frame))
         return self.template.fill(values)
+
+    def frame_changes(self, frame_count: int) -> tuple[list[str], list[list]]:
+        """The values of every hole at frame 0 (in ``template.keys`` order, text unescaped), and for each
+        frame the holes that change there, as a flat list ``[key index, value, ...]``.
+
+        Only the frames where a unit's style or text changes are visited, so this costs the number of
+        events, not frames times nodes: a browser steps through thousands of frames from it.
+        """
+        index = {key: position for position, key in enumerate(self.template.unique_keys)}
+        initial = [""] * len(index)
+        changes = [[] for _ in range(frame_count)]
+        for unit in self._drawn_units():
+            frames = set(unit.style_frames)
+            for line in unit.lines:
+                frames.update(line.frames)
+            if unit.kind in ("edge", "gradient"):
+                for member in unit.members:
+                    frames.update(member.style_frames)
+            previous = self._unit_values(unit, 0)
+            for key, value in previous.items():
+                if key in index:
+                    initial[index[key]] = _plain(key, value)
+            for frame in sorted(f for f in frames if 0 < f < frame_count):
+                now = self._unit_values(unit, frame)
+                for key, value in now.items():
+                    if key in index and previous.get(key) != value:
+                        changes[frame].extend((index[key], _plain(key, value)))
+                previous = now
+        return initial, changes
+
+    def focus(self, frame_count: int) -> list[list[str]]:
+        """For each frame, the ids of what changes there (new or running nodes, gradients sent): the view
+        pans to them."""
+        found = [[] for _ in range(frame_count)]
+        for unit in [*self.units, *self.gradient_units]:
+            for frame, style in zip(unit.style_frames, unit.style_names):
+                if style in ("new", "active") and 0 <= frame < frame_count:
+                    found[frame].append(unit.key)
+        return found
+
+
+def _is_tall(svg: str) -> bool:
+    match = re.search(r'<svg[^>]*?width="([0-9.]+)pt"[^>]*?height="([0-9.]+)pt"', svg)
+    return match is not None and float(match.group(2)) > float(match.group(1))
+
+
+def _plain(key: str, value: str) -> str:
+    """Text holes hold escaped SVG text; the browser sets them as plain text."""
+    return html.unescape(value) if ".text" in key and not key.endswith(".fill") else value
+
+
+def _name(unit) -> str:
+    if unit.kind == "op" or unit.title or not hasattr(unit, "node"):
+        return unit.title
+    return f"output of {unit.node.name()}"
+
+
+def _gradient_label(grad: np.ndarray) -> str:
+    """A gradient on an edge: its values when small, else its shape and norm."""
+    if grad.size <= min(4, INLINE_VALUES):
+        return _inline(grad)
+    norm = float(np.sqrt(np.sum(grad.astype(np.float64) ** 2)))
+    return f"{tuple(grad.shape)} norm {norm:.3g}"
 
 
 def module_order(path: str) -> tuple:

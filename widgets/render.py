@@ -159,11 +159,14 @@ class SvgTemplate:
       ``escape_text``) and ``X.text0.fill``, ... its colour.
 
     ``keys`` lists every hole; ``fill(values)`` needs a value for each. The picture is made
-    to scale to the width of its container (``width="100%"``).
+    to scale to the width of its container (``width="100%"``). ``titles`` (``{id: text}``)
+    replaces what hovering an element shows (Graphviz shows its id). ``parts`` and
+    ``slot_keys`` hand the template to a browser, which fills the holes itself.
     """
 
-    def __init__(self, svg: str):
+    def __init__(self, svg: str, titles: dict | None = None):
         root = ElementTree.fromstring(svg)
+        titles = titles or {}
         self.line_counts: dict[str, int] = {}
         self.kinds: dict[str, str] = {}
         for group in root.iter(_GROUP):
@@ -172,6 +175,9 @@ class SvgTemplate:
             if kind not in ("node", "edge", "cluster") or not element_id:
                 continue
             self.kinds[element_id] = kind
+            title = group.find(f"{{{SVG_NAMESPACE}}}title")
+            if title is not None and element_id in titles:  # what hovering shows (Graphviz puts the id there)
+                title.text = titles[element_id]
             group.set("visibility", f"\u27e6{element_id}.visibility\u27e7")
             for child in group:
                 if child.tag in _SHAPES:
@@ -198,6 +204,10 @@ class SvgTemplate:
         self._chunks = pieces  # literal, key, literal, key, ..., literal
         self._key_slots = [(index, pieces[index]) for index in range(1, len(pieces), 2)]
         self.keys = [key for _, key in self._key_slots]
+        self.unique_keys = list(dict.fromkeys(self.keys))
+        position = {key: index for index, key in enumerate(self.unique_keys)}
+        self.parts = pieces[0::2]  # the literal text around the holes (one more than there are holes)
+        self.slot_keys = [position[key] for key in self.keys]  # which key fills each hole, by position
 
     def fill(self, values) -> str:
         """The SVG text with every hole replaced by ``values[hole]``."""

@@ -22,19 +22,25 @@ Timing done right: inputs are made and moved to the device outside the timed reg
 host-to-device copy is timed separately), the first call is timed on its own (on a GPU it
 includes compiling kernels), a few warm-up calls follow, and each repeat waits for the
 device to finish (``minitorch.cuda.synchronize``) before reading the clock. The median of
-the repeats is reported, with the achieved GFLOP/s.
+the repeats is reported, with the achieved GFLOP/s; the plot shows the spread too (the band
+from the 25th to the 75th percentile of the repeats) and the table the number of repeats.
 
-Without a GPU the timer says so, shows the CPU curves, and can overlay a file recorded on a
-GPU machine with ``python -m widgets.timing --save timings.json``.
+Without a GPU the timer says so and shows only what was measured here (no empty panels); a
+file recorded on a GPU machine with ``python -m widgets.timing --save timings.json`` is
+overlaid with ``DeviceTimer(reference="timings.json")``, labelled with the machine it was
+measured on. Nothing else is ever drawn: every number comes from this machine's clock or
+from that file. The plot is SVG (crisp at any zoom), and the output keeps a static copy of it.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
+import html
 import io
 import json
 import platform
+import re
 import statistics
 import sys
 import time
@@ -43,6 +49,8 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 import minitorch
+
+from .static import StaticFallback
 
 __all__ = ["DeviceTimer", "Measurement", "OPERATIONS", "DEFAULT_SIZES", "QUICK_SIZES", "available_devices"]
 
@@ -79,6 +87,16 @@ class Measurement:
     @property
     def gflops(self) -> float:
         return self.flops / self.median / 1e9 if self.median > 0 else float("nan")
+
+    @property
+    def quartiles(self) -> tuple[float, float]:
+        """The 25th and 75th percentiles of the repeats: half of them fall in between."""
+        return _quartiles(self.samples or [self.median])
+
+
+def _quartiles(samples) -> tuple[float, float]:
+    low, high = np.percentile(np.asarray(samples, dtype=np.float64), [25, 75])
+    return float(low), float(high)
 
 
 # -- the operations -------------------------------------------------------------------------------------
@@ -221,7 +239,7 @@ def crossover(cpu: dict, gpu: dict) -> int | None:
 
 
 # -- the sweep and its widget ------------------------------------------------------------------------------
-class DeviceTimer:
+class DeviceTimer(StaticFallback):
     """Sweep operations over sizes on every device; display it for the plots and the table.
 
     ``operations``: names from ``OPERATIONS`` (default: all); ``sizes``: ``{operation: [sizes]}``
@@ -284,6 +302,7 @@ class DeviceTimer:
                 bar.close()
         if self._widget is not None:
             self._widget.draw()
+            self.update_static()
         return self
 
     # -- results -----------------------------------------------------------------------------------------
@@ -323,8 +342,15 @@ class DeviceTimer:
         if not self.has_gpu:
             found.append(
                 "No GPU here: minitorch.cuda.is_available() is False (no NVIDIA GPU, or CuPy is not installed: "
-                "pip install -e .[cuda]). Showing the CPU curves only."
+                "pip install -e .[cuda]). Showing what was measured on this CPU only."
             )
+            if self.reference is None:
+                found.append(
+                    "To compare with a GPU: on a machine with one, run  python -m widgets.timing --save "
+                    "gpu_timings.json , put the file next to this notebook, and pass "
+                    "DeviceTimer(reference=\"gpu_timings.json\"): its curves are drawn dashed, named after "
+                    "the machine that measured them."
+                )
         if self.interrupted:
             done = len(self.measurements)
             found.append(f"The sweep was interrupted after {done} measurements; showing what was measured.")
@@ -343,7 +369,12 @@ class DeviceTimer:
         return found
 
     def figure_png(self) -> bytes:
-        return _plot_png(self)
+        """The plot as PNG, at twice the usual resolution (sharp on high-density displays)."""
+        return _plot(self, "png")
+
+    def figure_svg(self) -> str:
+        """The plot as SVG text that scales to its container's width."""
+        return _plot(self, "svg")
 
     def gflops_html(self) -> str:
         rows = []
@@ -355,14 +386,28 @@ class DeviceTimer:
                 largest = max(table)
                 m = next(x for x in self.measurements
                          if (x.operation, x.device, x.size) == (operation, device, largest))
-                rows.append(
-                    f"<tr><td>{operation}</td><td>{device}</td><td>{largest}</td><td>{_seconds(m.median)}</td>"
-                    f"<td>{_seconds(m.first_call)}</td><td>{_seconds(m.transfer) if device != 'cpu' else '-'}</td>"
-                    f"<td>{m.gflops:.2f}</td></tr>"
-                )
-        header = ("<tr><th>operation</th><th>device</th><th>largest size</th><th>median</th><th>first call</th>"
-                  "<th>host to device</th><th>GFLOP/s</th></tr>")
-        return f"<table class='minitorch-timings'>{header}{''.join(rows)}</table>"
+                low, high = m.quartiles
+                cells = [operation, device, f"{largest:,}", _seconds(m.median), f"{_seconds(low)} to {_seconds(high)}",
+                         str(len(m.samples)), _seconds(m.first_call),
+                         _seconds(m.transfer) if device != "cpu" else "-", f"{m.gflops:.2f}"]
+                rows.append("<tr>" + "".join(
+                    f"<td style='{_CELL}{'text-align:left' if index < 2 else ''}'>{cell}</td>"
+                    for index, cell in enumerate(cells)) + "</tr>")
+        header = "".join(
+            f"<th style='{_CELL}{_HEAD}'>{name}</th>" for name in (
+                "operation", "device", "largest size", "median", "middle half of the repeats", "repeats",
+                "first call", "host to device", "GFLOP/s")
+        )
+        return (f"<table class='minitorch-timings' style='border-collapse:collapse;font-size:13px;margin:6px 0'>"
+                f"<tr>{header}</tr>{''.join(rows)}</table>")
+
+    def static_html(self) -> str:
+        """Messages, plot and table as they are now (what a saved notebook shows)."""
+        parts = [f"<p style='margin:2px 0'>{html.escape(message)}</p>" for message in self.messages()]
+        if self.measurements or self.reference is not None:
+            parts.append(f"<div style='max-width:1100px'>{self.figure_svg()}</div>")
+        parts.append(self.gflops_html())
+        return "<div class='minitorch-static minitorch-device-timer-static'>" + "".join(parts) + "</div>"
 
     @property
     def widget(self):
@@ -371,13 +416,6 @@ class DeviceTimer:
             self._widget.draw()
         return self._widget.box
 
-    def _ipython_display_(self):
-        from IPython.display import display
-
-        display(self.widget)
-
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        return self.widget._repr_mimebundle_(include=include, exclude=exclude)
 
 
 def load(path) -> dict:
@@ -422,69 +460,97 @@ def _seconds(value: float) -> str:
 
 # -- plots -------------------------------------------------------------------------------------------
 _COLORS = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c"]
+_CELL = "padding:3px 10px;border-bottom:1px solid #e5e7eb;text-align:right;"
+_HEAD = "background:#f3f4f6;font-weight:600;border-bottom:2px solid #9ca3af;"
 
 
-def _plot_png(timer: DeviceTimer) -> bytes:
+def _series(timer: DeviceTimer, operation: str) -> list:
+    """``(device, line style, {size: (median, q25, q75, repeats)}, label)`` of everything measured."""
+    found = []
+    for device in timer.devices:
+        table = {m.size: (m.median, *m.quartiles, len(m.samples)) for m in timer.measurements
+                 if m.operation == operation and m.device == device}
+        found.append((device, "-", table, f"{device} (here)"))
+    if timer.reference is not None:
+        rows = timer.reference["measurements"]
+        host = timer.reference.get("host") or "another machine"
+        for device in sorted({r["device"] for r in rows if r["operation"] == operation}):
+            table = {r["size"]: (r["median"], *_quartiles(r.get("samples") or [r["median"]]),
+                                 len(r.get("samples") or [])) for r in rows
+                     if r["operation"] == operation and r["device"] == device}
+            found.append((device, "--", table, f"{device} (recorded on {host})"))
+    return [entry for entry in found if entry[2]]
+
+
+def _plot(timer: DeviceTimer, format: str):
+    from matplotlib import rc_context
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.ticker import NullLocator
 
-    operations = timer.operations
-    figure = Figure(figsize=(3.2 * len(operations), 5.6), dpi=90)
+    operations = [op for op in timer.operations if _series(timer, op)] or timer.operations
+    with_gpu = any(device.startswith("cuda") for op in operations for device, *_ in _series(timer, op))
+    rows = 2 if with_gpu else 1  # no speed-up panels without GPU numbers: only what was measured
+    figure = Figure(figsize=(3.3 * len(operations), 3.0 * rows))
     FigureCanvasAgg(figure)
-    axes = figure.subplots(2, len(operations), squeeze=False)
-    reference_rows = timer.reference["measurements"] if timer.reference is not None else []
+    axes = figure.subplots(rows, len(operations), squeeze=False)
     for column, operation in enumerate(operations):
-        times, speedups = axes[0][column], axes[1][column]
-        series = [(device, "-", timer.table(operation, device), "") for device in timer.devices]
-        for device in sorted({r["device"] for r in reference_rows if r["operation"] == operation}):
-            table = {
-                r["size"]: r["median"] for r in reference_rows if r["operation"] == operation and r["device"] == device
-            }
-            series.append((device, "--", table, " (recorded)"))
+        times = axes[0][column]
+        series = _series(timer, operation)
         colors = {}
-        for device, style, table, suffix in series:
-            if not table:
-                continue
+        for device, style, table, label in series:
             color = colors.setdefault(device, _COLORS[len(colors) % len(_COLORS)])
             sizes = sorted(table)
-            times.plot(sizes, [table[s] for s in sizes], style, marker="o", markersize=3, color=color,
-                       label=device + suffix)
-        cpu_tables = [(table, suffix) for device, _, table, suffix in series if device == "cpu" and table]
-        for device, style, table, suffix in series:
-            if not device.startswith("cuda") or not table:
-                continue
-            cpu = next((c for c, s in cpu_tables if s == suffix), None)
-            if cpu is None:
-                continue
-            sizes = sorted(set(cpu) & set(table))
-            speedups.plot(sizes, [cpu[s] / table[s] for s in sizes], style, marker="o", markersize=3,
-                          color=colors[device], label=device + suffix)
-            size = crossover(cpu, table)
-            if size is not None:
-                speedups.axvline(size, color=colors[device], linestyle=":", linewidth=1)
-                speedups.annotate(f"GPU wins from {size}", (size, 1), fontsize=7, color=colors[device],
-                                  xytext=(3, 6), textcoords="offset points")
+            repeats = sorted({table[s][3] for s in sizes})
+            counted = f"{repeats[0]}" if len(repeats) == 1 else f"{repeats[0]}-{repeats[-1]}"
+            times.plot(sizes, [table[s][0] for s in sizes], style, marker="o", markersize=3, color=color,
+                       label=f"{label}, {counted} repeats", linewidth=1.2)
+            times.fill_between(sizes, [table[s][1] for s in sizes], [table[s][2] for s in sizes], color=color,
+                               alpha=0.18, linewidth=0)
         all_sizes = sorted({size for _, _, table, _ in series for size in table})
-        for axes_ in (times, speedups):
-            axes_.set_xscale("log")
-            axes_.set_yscale("log")
+        panels = [times]
+        if with_gpu:
+            speedups = axes[1][column]
+            panels.append(speedups)
+            for device, style, table, label in series:
+                if not device.startswith("cuda"):
+                    continue
+                cpu = next((t for d, s, t, _ in series if d == "cpu" and s == style), None)
+                if cpu is None:
+                    continue
+                sizes = sorted(set(cpu) & set(table))
+                speedups.plot(sizes, [cpu[s][0] / table[s][0] for s in sizes], style, marker="o", markersize=3,
+                              color=colors[device], label=label)
+                size = crossover({s: cpu[s][0] for s in cpu}, {s: table[s][0] for s in table})
+                if size is not None:
+                    speedups.axvline(size, color=colors[device], linestyle=":", linewidth=1)
+                    speedups.annotate(f"GPU wins from {_size_label(size)}", (size, 1), fontsize=7,
+                                      color=colors[device], xytext=(3, 6), textcoords="offset points")
+            speedups.axhline(1.0, color="#6b7280", linewidth=0.8)
+            speedups.set_ylabel("GPU speed-up (CPU time / GPU time)" if column == 0 else "", fontsize=8)
+            speedups.legend(fontsize=7)
+        for panel in panels:
+            panel.set_xscale("log")
+            panel.set_yscale("log")
             if all_sizes:
-                axes_.set_xticks(all_sizes, [_size_label(size) for size in all_sizes], fontsize=7)
-                axes_.xaxis.set_minor_locator(NullLocator())
+                panel.set_xticks(all_sizes, [_size_label(size) for size in all_sizes], fontsize=7)
+                panel.xaxis.set_minor_locator(NullLocator())
+            panel.tick_params(labelsize=7)
+        panels[-1].set_xlabel(SIZE_MEANING[operation], fontsize=7)
         times.set_title(operation, fontsize=10)
-        times.set_ylabel("seconds per call" if column == 0 else "")
+        times.set_ylabel("seconds per call (median; band: middle half)" if column == 0 else "", fontsize=8)
         times.legend(fontsize=7)
-        speedups.axhline(1.0, color="#6b7280", linewidth=0.8)
-        speedups.set_xlabel(SIZE_MEANING[operation], fontsize=7)
-        speedups.set_ylabel("GPU speed-up (CPU time / GPU time)" if column == 0 else "", fontsize=8)
-        speedups.set_xlim(times.get_xlim())
-        if not speedups.lines[1:]:
-            speedups.text(0.5, 0.5, "no GPU results", transform=speedups.transAxes, ha="center", color="#6b7280")
     figure.tight_layout()
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png")
-    return buffer.getvalue()
+    if format == "png":
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", dpi=180)
+        return buffer.getvalue()
+    buffer = io.StringIO()
+    with rc_context({"svg.fonttype": "none"}):
+        figure.savefig(buffer, format="svg")
+    text = re.sub(r"^.*?(?=<svg)", "", buffer.getvalue(), count=1, flags=re.DOTALL)
+    return re.sub(r'<svg([^>]*?) width="[^"]*" height="[^"]*"', r'<svg\1 width="100%" style="height:auto"', text,
+                  count=1)
 
 
 def _size_label(size: int) -> str:
@@ -500,18 +566,16 @@ class _TimerWidgets:
 
         self.timer = timer
         self.messages = w.HTML()
-        self.plot = w.Image(format="png", layout=w.Layout(width="100%", max_width="1100px"))
+        self.plot = w.HTML(layout=w.Layout(width="100%", max_width="1100px"))
         self.table = w.HTML()
         self.box = w.VBox([self.messages, self.plot, self.table], layout=w.Layout(width="100%"))
         self.box.add_class("minitorch-device-timer")
 
     def draw(self) -> None:
         timer = self.timer
-        import html
-
-        self.messages.value = "<br>".join(html.escape(message) for message in timer.messages())
+        self.messages.value = "".join(f"<p style='margin:2px 0'>{html.escape(m)}</p>" for m in timer.messages())
         if timer.measurements or timer.reference is not None:
-            self.plot.value = timer.figure_png()
+            self.plot.value = timer.figure_svg()
         self.table.value = timer.gflops_html()
 
 

@@ -1,9 +1,13 @@
 """The widgets in a real JupyterLab, driven in headless Chromium through Playwright.
 
 The test starts JupyterLab on 127.0.0.1 with a random token and its own settings, data and
-runtime folders, opens a copy of the demo notebook, runs all cells, steps the graph
-stepper (next, play, the slider), selects a node and reads the detail panel, and saves a
-screenshot to ``test-artifacts/widgets_browser.png``.
+runtime folders, opens a copy of the demo notebook with chapter 2's graphs added, runs all
+cells at a laptop's sizes (1440x900 and 1280x720), and checks what a learner must see: the
+node that changes at each step is on screen with the controls; backward draws the gradients
+on reverse edges (for ``x * x + x`` they add up to x.grad); clicking a node shows what is
+known about it at that step only; stepping works from the saved widget state without a
+kernel; a notebook saved with JupyterLab's default settings shows static pictures when
+reopened. Screenshots of every state go to ``test-artifacts/`` (``widgets_*.png``).
 
 Needs Debian's ``chromium`` and ``graphviz`` and the ``playwright`` package (never
 ``playwright install``: Chromium comes from apt and is launched by path).
@@ -15,7 +19,6 @@ import json
 import os
 import re
 import secrets
-import shutil
 import socket
 import subprocess
 import sys
@@ -43,6 +46,34 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
+CHAPTER_2_CELLS = [
+    # chapter 2's neuron (notebooks/tools/chapters/02_autograd.py) and its x * x + x
+    """w = minitorch.tensor([0.5, -0.3], requires_grad=True)
+b = minitorch.tensor(0.1, requires_grad=True)
+inputs = minitorch.tensor([1.0, 2.0])
+target = minitorch.tensor(0.8)
+
+def neuron_loss(inputs, target):
+    weighted = (w * inputs).sum()
+    output = (weighted + b).tanh()
+    return (output - target) ** 2
+
+neuron = widgets.GraphStepper.capture(neuron_loss, inputs, target, names={"w": w, "b": b})
+neuron""",
+    """x = minitorch.tensor(3.0, requires_grad=True)
+total = x * x + x
+widgets.GraphStepper(total, names={"x": x, "total": total})""",
+]
+
+
+def _notebook_with_chapter_2(path: Path) -> None:
+    notebook = json.loads(NOTEBOOK.read_text())
+    for source in CHAPTER_2_CELLS:
+        notebook["cells"].append({"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                                  "source": source})
+    path.write_text(json.dumps(notebook))
+
+
 def _write_json(path: Path, value) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(value))
@@ -56,7 +87,7 @@ def jupyterlab(tmp_path, monkeypatch):
     require_dot()
     root = tmp_path / "notebooks"
     root.mkdir()
-    shutil.copy(NOTEBOOK, root / NOTEBOOK.name)
+    _notebook_with_chapter_2(root / NOTEBOOK.name)
     settings = tmp_path / "settings"
     widget_manager = settings / "@jupyter-widgets" / "jupyterlab-manager" / "plugin.jupyterlab-settings"
     _write_json(widget_manager, {"saveState": True})
@@ -99,7 +130,7 @@ def jupyterlab(tmp_path, monkeypatch):
                 log.flush()
                 pytest.fail(f"JupyterLab did not start:\n{(tmp_path / 'jupyterlab.log').read_text()[-3000:]}")
             time.sleep(0.2)
-        yield url, token
+        yield url, token, widget_manager, root
     finally:
         server.terminate()
         try:
@@ -109,87 +140,232 @@ def jupyterlab(tmp_path, monkeypatch):
         log.close()
 
 
-def test_demo_notebook_steps_in_jupyterlab_in_headless_chromium(jupyterlab, tmp_path):
+def _open_and_run(page, url, token, expect, run=True):
+    page.goto(f"{url}/lab/tree/{NOTEBOOK.name}?token={token}")
+    page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell")
+    if not run:
+        return
+    page.wait_for_selector(".jp-NotebookPanel-toolbar .jp-Notebook-ExecutionIndicator[data-status='idle']")
+    # A run asked for while the kernel is still connecting is dropped by JupyterLab: wait until the
+    # status bar says the kernel is idle, then run all cells from the Run menu (asking once more
+    # should the first cell still not have started), and wait for the last widget.
+    expect(page.locator(".jp-StatusBar-Widget:has-text('| Idle')").first).to_be_visible(timeout=60_000)
+    first_prompt = page.locator(".jp-CodeCell .jp-InputPrompt").first
+    for _ in range(3):
+        page.click(".lm-MenuBar-item:has-text('Run')")
+        page.click(".lm-Menu-item[data-command='runmenu:run-all']")
+        try:
+            expect(first_prompt).to_have_text(re.compile(r"\[[0-9*]+\]"), timeout=20_000)
+            break
+        except AssertionError:
+            continue
+    expect(page.locator(".minitorch-graph-stepper")).to_have_count(4, timeout=120_000)
+    page.wait_for_selector(".minitorch-device-timer svg", state="attached", timeout=120_000)
+
+
+def _inside(box, area, margin=0.0) -> bool:
+    return (box["x"] >= area["x"] - margin and box["y"] >= area["y"] - margin
+            and box["x"] + box["width"] <= area["x"] + area["width"] + margin
+            and box["y"] + box["height"] <= area["y"] + area["height"] + margin)
+
+
+def _step_to_first_backward_step(page, stepper, expect):
+    """Press next until the caption says backward step 1; return the ids of what changed there."""
+    caption = stepper.locator(".mt-caption")
+    stepper.locator(".mt-controls").scroll_into_view_if_needed()
+    expect(stepper.locator(".mt-graph svg")).to_have_count(1)  # drawn once the view has a size
+    for _ in range(60):
+        if caption.text_content().startswith("Backward step 1 "):
+            break
+        stepper.locator(".mt-next").click()
+        page.wait_for_timeout(60)
+    expect(caption).to_have_text(re.compile(r"^Backward step 1 of"), timeout=10_000)
+    page.wait_for_timeout(400)  # the pan happens at the next animation frame
+    focus = stepper.locator(".mt-graph").get_attribute("data-focus").split()
+    assert focus, "backward step 1 changes some node"
+    return focus
+
+
+def _check_the_action_is_in_view(page, stepper, focus):
+    view = {"x": 0, "y": 0, **page.viewport_size}
+    graph = stepper.locator(".mt-graph").bounding_box()
+    assert _inside(graph, view), f"the drawing {graph} is not inside the viewport {view}"
+    assert _inside(stepper.locator(".mt-controls").bounding_box(), view), "the controls are out of view"
+    for key in focus:
+        node = stepper.locator(f".mt-graph svg [id='{key}']")
+        if node.get_attribute("class") != "node":
+            continue
+        box = node.bounding_box()
+        assert box is not None and _inside(box, graph, margin=1), f"{key} at {box} is outside the drawing {graph}"
+        assert _inside(box, view), f"{key} at {box} is outside the viewport"
+
+
+def _gradient_labels_into(stepper, leaf_title: str) -> list[float]:
+    """The numbers on the visible gradient edges whose hover title says they go back to ``leaf_title``."""
+    values = []
+    for edge in stepper.locator(".mt-graph svg g.edge").all():
+        title = edge.locator("title").text_content()
+        if not title.startswith("gradient ") or not title.split(" (use")[0].endswith(f" to {leaf_title}"):
+            continue
+        if edge.get_attribute("visibility") == "hidden":
+            continue
+        values.append(float(edge.locator("text").text_content().strip()))
+    return values
+
+
+@pytest.mark.parametrize("viewport", [(1440, 900), (1280, 720)], ids=["1440x900", "1280x720"])
+def test_widgets_in_jupyterlab_in_headless_chromium(jupyterlab, tmp_path, viewport):
     sync_api = require("playwright.sync_api", "the browser test drives Chromium with Playwright")
     chromium = require_program("chromium", "the browser test runs headless Chromium", "apt-get install chromium")
     expect = sync_api.expect
-    url, token = jupyterlab
+    url, token, widget_manager, root = jupyterlab
+    width, height = viewport
+    size = f"{width}x{height}"
     ARTIFACTS.mkdir(exist_ok=True)
+    errors = []
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch_persistent_context(
             str(tmp_path / "chromium-profile"), executable_path=chromium, headless=True, args=CHROMIUM_FLAGS,
-            viewport={"width": 1400, "height": 1000},
+            viewport={"width": width, "height": height},
         )
+        page = browser.pages[0] if browser.pages else browser.new_page()
+        page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+        page.on("pageerror", lambda error: errors.append(str(error)))
+
+        def shot(name):
+            page.screenshot(path=str(ARTIFACTS / f"widgets_{size}_{name}.png"), full_page=False)
+
         try:
-            page = browser.pages[0] if browser.pages else browser.new_page()
             page.set_default_timeout(60_000)
-            # Should a kernel dialog appear all the same, accept the notebook's kernel and go on.
             kernel_dialog = page.locator(".jp-Dialog:has-text('Select Kernel')")
             page.add_locator_handler(kernel_dialog, lambda dialog: dialog.locator("button:has-text('Select')").click())
-            page.goto(f"{url}/lab/tree/{NOTEBOOK.name}?token={token}")
-            page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell")
-            page.wait_for_selector(".jp-NotebookPanel-toolbar .jp-Notebook-ExecutionIndicator[data-status='idle']")
-
-            # A run asked for while the kernel is still connecting is dropped by JupyterLab: wait until the
-            # status bar says the kernel is idle, then run all cells from the Run menu (asking once more
-            # should the first cell still not have started), and wait for the last widget, the timer.
-            expect(page.locator(".jp-StatusBar-Widget:has-text('| Idle')").first).to_be_visible(timeout=60_000)
-            first_prompt = page.locator(".jp-CodeCell .jp-InputPrompt").first
-            for _ in range(3):
-                page.click(".lm-MenuBar-item:has-text('Run')")
-                page.click(".lm-Menu-item[data-command='runmenu:run-all']")
-                try:
-                    expect(first_prompt).to_have_text(re.compile(r"\[[0-9*]+\]"), timeout=20_000)
-                    break
-                except AssertionError:
-                    continue
-            page.wait_for_selector(".minitorch-device-timer img", timeout=60_000)
+            _open_and_run(page, url, token, expect)
             steppers = page.locator(".minitorch-graph-stepper")
-            assert steppers.count() == 2
-            stepper = steppers.first
-            frame = stepper.locator(".minitorch-graph-frames .minitorch-graph-frame")
-            caption = stepper.locator(".minitorch-graph-frames .minitorch-graph-caption")
-            assert caption.text_content().startswith("Before forward")
-            first_svg = frame.locator("svg").inner_html()
-            assert "grad not computed" in frame.locator("svg").text_content()
+            demo, mlp, neuron, total = (steppers.nth(index) for index in range(4))
 
-            # next: the kernel moves the slider, the jslink shows the next pre-rendered frame
-            stepper.get_by_role("button", name="next ▶").click()
-            expect(caption).to_have_text(re.compile(r"^Forward step 1 of 4"), timeout=15_000)
-            assert frame.locator("svg").inner_html() != first_svg
-            assert "MulBackward0" in frame.locator("svg").text_content()
+            # the demo graph: the first backward step is on screen, with the controls
+            demo.locator(".mt-controls").scroll_into_view_if_needed()
+            shot("stepper_start")
+            focus = _step_to_first_backward_step(page, demo, expect)
+            _check_the_action_is_in_view(page, demo, focus)
+            shot("stepper_first_backward_step")
 
-            # play: the browser advances on its own
-            stepper.locator(".widget-play button").first.click()
-            expect(caption).to_have_text(re.compile(r"^Forward step 3 of 4"), timeout=15_000)
-            stepper.locator(".widget-play button").nth(1).click()  # the Play widget's second button is Stop
-            expect(caption).to_have_text(re.compile(r"^Before forward"), timeout=15_000)  # stop goes back to 0
-
-            # press next through 4 forward and 6 backward steps: the leaf a shows its accumulated gradient
-            for _ in range(10):
-                stepper.get_by_role("button", name="next ▶").click()
-            expect(caption).to_have_text(re.compile(r"^Backward step 6 of 6"), timeout=20_000)
-            final_text = frame.locator("svg").text_content()
-            assert "AccumulateGrad" in caption.text_content()
-            # a.grad = b * exp(a * b) = [0.5 e^0.5, -e^-2, 2 e^6]
-            assert re.search(r"grad \[\s*0\.824,\s*-0\.135,\s*806\.858\]", final_text), final_text
-            assert "backward ran (step" in final_text
-
-            # select a node: the detail panel shows its value and gradient
-            stepper.locator("select").first.select_option(label="a (leaf)")
-            details = stepper.locator(".minitorch-graph-detail-panel")
+            # click a node: the panel shows that node at this step only (a's gradient comes later)
+            demo.locator(".mt-fit").click()
+            page.wait_for_timeout(300)
+            demo.locator(".mt-graph svg g.node:has(title:text-is('a (leaf)'))").click()
+            details = demo.locator(".mt-details")
             expect(details).to_contain_text("a (leaf)", timeout=10_000)
-            detail_text = details.text_content()
-            assert "value: [1., 2., 3.]" in detail_text and ".grad:" in detail_text
+            text = details.text_content()
+            assert "value:" in text and "[1., 2., 3.]" in text and "grad: not computed yet" in text, text
+            assert ".grad:" not in text  # the gradient is not known at this step
+            assert demo.locator(".mt-graph svg g.node.mt-selected title").text_content() == "a (leaf)"
+            shot("stepper_node_selected")
+            for _ in range(5):
+                demo.locator(".mt-next").click()
+            expect(demo.locator(".mt-caption")).to_have_text(re.compile(r"^Backward step 6 of 6"), timeout=20_000)
+            expect(details).to_contain_text(".grad:")  # now it is
+            assert re.search(r"\.grad:\s*\[\s*0\.824,\s*-0\.135,\s*806\.858\]", details.text_content())
+            shot("stepper_last_step")
 
-            # the other widgets are drawn
-            assert page.locator(".minitorch-gradient-monitor img").count() >= 2
-            assert "No GPU here" in page.locator(".minitorch-device-timer").text_content() or \
-                "cuda" in page.locator(".minitorch-device-timer").text_content()
-            stepper.scroll_into_view_if_needed()
-            page.screenshot(path=str(ARTIFACTS / "widgets_browser.png"), full_page=False)
+            # the course's MLP and chapter 2's neuron: the first backward step is in view
+            for name, stepper in (("mlp", mlp), ("neuron", neuron)):
+                focus = _step_to_first_backward_step(page, stepper, expect)
+                _check_the_action_is_in_view(page, stepper, focus)
+                shot(f"{name}_first_backward_step")
+
+            # x * x + x: three gradients flow back into x (3 + 3 + 1), adding up to x.grad = 7
+            _step_to_first_backward_step(page, total, expect)
+            for _ in range(10):
+                if total.locator(".mt-caption").text_content().startswith("Backward step 3"):
+                    break
+                total.locator(".mt-next").click()
+                page.wait_for_timeout(60)
+            labels = _gradient_labels_into(total, "x")
+            assert sorted(labels) == [1.0, 3.0, 3.0] and sum(labels) == 7.0
+            mul_edges = [e for e in total.locator(".mt-graph svg g.edge title").all_text_contents()
+                         if e.startswith("gradient 3 sent back from MulBackward0 to x")]
+            assert len(mul_edges) == 2  # one edge per use of x in x * x
+            assert "x.grad, which is now 7" in total.locator(".mt-caption").text_content()
+            total.locator(".mt-controls").scroll_into_view_if_needed()
+            shot("x_times_x_plus_x_gradients")
+
+            # the monitor and the timer: SVG charts, no broken images
+            monitor = page.locator(".minitorch-gradient-monitor")
+            expect(monitor).to_contain_text("150 steps seen")
+            assert monitor.locator("svg").count() >= 2 and monitor.locator("img").count() == 0
+            monitor.scroll_into_view_if_needed()
+            shot("gradient_monitor")
+            timer = page.locator(".minitorch-device-timer")
+            assert "No GPU here" in timer.text_content() or "cuda" in timer.text_content()
+            timer.scroll_into_view_if_needed()
+            shot("device_timer")
+            assert errors == [], errors
+
+            if viewport != (1440, 900):
+                return
+            # saved with the widget state: reopened without a kernel, the stepper steps from the saved state
+            page.keyboard.press("Control+s")
+            page.wait_for_timeout(1500)
+            page.click(".lm-MenuBar-item:has-text('Kernel')")
+            page.click(".lm-Menu-item[data-command='kernelmenu:shutdown']")
+            page.wait_for_timeout(1500)
+            page.reload()
+            page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell")
+            stepper = page.locator(".minitorch-graph-stepper").first
+            expect(stepper.locator(".mt-graph svg")).to_have_count(1, timeout=60_000)
+            stepper.locator(".mt-controls").scroll_into_view_if_needed()
+            caption = stepper.locator(".mt-caption")
+            expect(caption).to_have_text(re.compile(r"^Backward step 6 of 6"))  # where it was saved
+            stepper.locator(".mt-previous").click()
+            expect(caption).to_have_text(re.compile(r"^Backward step 5 of 6"), timeout=10_000)
+            stepper.locator(".mt-play").click()  # plays from the saved state too, to the end
+            expect(caption).to_have_text(re.compile(r"^Backward step 6 of 6"), timeout=10_000)
+            stepper.locator(".mt-play").click()  # and again from the start
+            expect(caption).to_have_text(re.compile(r"^Forward step 1 of 4"), timeout=10_000)
+            stepper.locator(".mt-play").click()
+            # folding needs the kernel that made the graph: without it, it is visibly disabled
+            mlp = page.locator(".minitorch-graph-stepper").nth(1)
+            assert mlp.locator(".mt-fold-select").is_disabled()
+            assert "needs the running kernel" in mlp.locator(".mt-fold").text_content()
+            shot("saved_state_steps_without_kernel")
+
+            # saved with JupyterLab's defaults (no widget state): every widget's output holds a static picture
+            # beside the widget view, which GitHub, nbviewer and an HTML export show
+            _write_json(widget_manager, {"saveState": False})
+            _notebook_with_chapter_2(root / NOTEBOOK.name)  # a fresh copy: no state from the save above
+            page.reload()
+            _open_and_run(page, url, token, expect)
+            page.wait_for_timeout(1000)
+            page.locator(".jp-NotebookPanel .jp-Notebook").click(position={"x": 5, "y": 5})
+            page.keyboard.press("Control+s")
+            expect(page.locator(".lm-TabBar-tab.jp-mod-dirty")).to_have_count(0, timeout=20_000)
+            page.wait_for_timeout(1000)
+            shot("saved_default_settings")
+            saved = json.loads((root / NOTEBOOK.name).read_text())
+            kinds = [sorted(o.get("data", {})) for cell in saved["cells"] for o in cell.get("outputs", [])]
+            assert "widgets" not in saved["metadata"]  # no widget state: the default
+            outputs = [o for cell in saved["cells"] for o in cell.get("outputs", [])
+                       if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+            statics = ["".join(o["data"].get("text/html", "")) for o in outputs]  # saved as a list of lines
+            statics = [html for html in statics if "minitorch-static" in html]
+            assert len(statics) == 6, kinds  # 4 graphs, monitor, timer
+            assert all("<svg" in html for html in statics)
+            nbconvert = require("nbconvert", "the HTML export of the saved notebook")
+            exported = tmp_path / "exported.html"
+            exported.write_text(nbconvert.HTMLExporter().from_filename(str(root / NOTEBOOK.name))[0])
+            errors.clear()
+            page.goto(f"file://{exported}")
+            page.wait_for_timeout(1000)
+            # the export's template asks a CDN for its scripts (no network here): only those may fail
+            offline = "Failed to load resource: net::ERR_NAME_NOT_RESOLVED"
+            expect(page.locator(".minitorch-static")).to_have_count(6)
+            assert "model not found" not in page.locator("body").inner_text()
+            page.locator(".minitorch-graph-static").first.scroll_into_view_if_needed()
+            shot("saved_default_settings_exported_html")
+            assert [e for e in errors if not e.startswith(offline)] == [], errors
         except Exception:
-            page.screenshot(path=str(ARTIFACTS / "widgets_browser_failure.png"), full_page=False)
+            shot("failure")
             raise
         finally:
             browser.close()

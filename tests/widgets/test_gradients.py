@@ -121,28 +121,77 @@ def test_measuring_histograms_and_redraws_keep_to_the_budget(monkeypatch):
     draws = []
     original = monitor._widget.draw
 
-    def slow_draw():
+    def slow_draw():  # a drawing's cost on the fake clock (matplotlib itself runs only at the end)
         clock["now"] += 0.05
         draws.append(monitor.history[-1].step)
-        original()
 
     monitor._widget.draw = slow_draw
 
     def ten_milliseconds_of_training():
         clock["now"] += 0.01
 
-    train(model, 300, monitor_check=ten_milliseconds_of_training)
-    assert monitor.steps_seen == 300
-    # measuring a step reads 8 tensors (4 ms) and may use half of the 10%: about one step in eight
-    assert 5 <= len(monitor.history) <= 60
-    assert [r.step for r in monitor.history] == sorted({r.step for r in monitor.history})
-    assert 1 <= len(draws) <= 5  # 3 s of training leaves room for a few 50-ms drawings, not one per step
-    assert monitor.overhead <= 0.1 + 0.05 / clock["now"]  # within budget, give or take the one last action
+    train(model, 3000, monitor_check=ten_milliseconds_of_training)
+    assert monitor.steps_seen == 3000
+    steps = [r.step for r in monitor.history]
+    # measuring a step reads 8 tensors (4 ms) and may use half of the 10%: the stride doubles as the
+    # run grows, and at least 50 evenly spaced steps stay, from step 1
+    stride = monitor.sampled.stride
+    assert stride >= 32 and len(steps) >= 50
+    assert steps == list(range(1, 3001, stride))[: len(steps)]
+    # 30 s of training: the 10% that measuring leaves unused pays for some dozens of 50-ms drawings, spread
+    # over the run (never more than the whole budget: 60)
+    assert 10 <= len(draws) <= 60 and draws[-1] > 2500 and draws[0] < 1000
+    assert monitor.overhead <= 0.1 + 0.05  # within budget, give or take the first 100 samples and one drawing
+    monitor._widget.draw = original
     monitor.refresh()
-    assert draws[-1] == monitor.history[-1].step  # refresh always draws the last measured step
+    assert monitor.history[-1].step == 3000 and monitor._drawn_step == 3000  # refresh adds and draws the last step
+    assert "data ends at step 3000" in monitor._widget.status.value
 
 
-def test_widget_shows_charts_as_png_and_scrubs_histograms_by_step():
+@pytest.mark.parametrize("steps", [150, 15_000])
+def test_any_run_keeps_50_evenly_spread_steps_with_the_first_and_last_and_histograms_at_5(steps, monkeypatch):
+    import widgets
+    from widgets import gradients
+
+    # 15,000 real steps take minutes: a one-layer model, and a fake clock (1 ms per step) for the budget
+    clock = {"now": 0.0}
+    monkeypatch.setattr(gradients, "_clock", lambda: clock["now"])
+    minitorch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(2, 3), nn.Tanh(), nn.Linear(3, 1))
+    monitor = widgets.GradientMonitor(model, draw_in_notebook=False)
+    optimizer = minitorch.optim.SGD(model.parameters(), lr=0.01)
+    inputs, targets = minitorch.randn(4, 2), minitorch.randn(4, 1)
+    for _ in range(steps):
+        clock["now"] += 0.001
+        optimizer.zero_grad()
+        ((model(inputs) - targets) ** 2).mean().backward()
+        optimizer.step()
+    monitor.refresh()
+    recorded = [record.step for record in monitor.history]
+    assert len(recorded) >= 50 and recorded[0] == 1 and recorded[-1] == steps
+    gaps = {b - a for a, b in zip(recorded[:-2], recorded[1:-1])}
+    assert gaps == {monitor.sampled.stride}  # evenly spread (the last step comes on top)
+    with_histograms = [r.step for r in monitor.history if any(s.grad_histogram is not None for s in r.layers.values())]
+    assert len(with_histograms) >= 5 and with_histograms[0] == 1 and with_histograms[-1] == steps
+    assert f"data ends at step {steps}" in monitor.status_text()
+    # the chart of the norms holds every recorded step of every layer
+    for layer in monitor.layers:
+        assert monitor.series(layer, "grad_norm")[0] == recorded
+
+
+def test_the_status_says_where_the_data_stops():
+    import widgets
+
+    model = make_model()
+    monitor = widgets.GradientMonitor(model, draw_in_notebook=False)
+    assert "waiting for the first training step" in monitor.status_text()
+    train(model, 3)
+    monitor.refresh()
+    assert "3 steps seen, 3 measured (every step)" in monitor.status_text()
+    assert "data ends at step 3" in monitor.status_text()
+
+
+def test_widget_shows_charts_as_svg_and_scrubs_histograms_by_step():
     import widgets
 
     model = make_model()
@@ -151,8 +200,8 @@ def test_widget_shows_charts_as_png_and_scrubs_histograms_by_step():
     train(model, 3)
     monitor.refresh()
     parts = monitor._widget
-    assert parts.overview.value[:8] == b"\x89PNG\r\n\x1a\n"
-    assert parts.histograms.value[:8] == b"\x89PNG\r\n\x1a\n"
+    assert parts.overview.value.startswith("<svg") and parts.histograms.value.startswith("<svg")
+    assert 'width="100%"' in parts.overview.value  # scales with the output, crisp at any pixel ratio
     assert parts.step.value == 3
     first = parts.histograms.value
     parts.layer.value = "2 (Linear)"
@@ -160,3 +209,14 @@ def test_widget_shows_charts_as_png_and_scrubs_histograms_by_step():
     assert "3 steps seen, 3 measured" in parts.status.value
     assert "No vanishing or exploding" in parts.flags.value
     assert box is monitor.widget
+    # the output also carries a static copy of the charts, for viewers without the widget's state
+    bundle = monitor._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert "<svg" in bundle["text/html"] and "data ends at step 3" in bundle["text/html"]
+
+
+def test_colours_do_not_repeat_with_the_same_line_style():
+    from widgets.gradients import _layer_style
+
+    styles = [tuple(sorted(_layer_style(index).items())) for index in range(25)]
+    assert len(set(styles)) == 25

@@ -299,51 +299,145 @@ def test_a_2000_node_graph_still_renders_folded_by_module():
     stepper = widgets.GraphStepper.capture(lambda x: model(x).sum(), minitorch.randn(2, 4), model=model)
     assert len(autograd_graph.nodes(stepper.timeline.output_item.node)) == 2001
     assert stepper.collapsed == [str(index) for index in range(25)]
-    assert not stepper.offline  # thousands of frames: drawn on demand by the kernel
     svg = stepper.frame_svg(stepper.frame_count - 1)
     assert svg.count('class="node"') == 25 + 2  # 25 folded boxes, the final sum and its output
+    # thousands of frames: the browser gets the drawing once and per frame only what changes
+    view = stepper.widget
+    assert len(view.changes) == stepper.frame_count > 2000
+    assert sum(len(change) for change in view.changes) < 50 * stepper.frame_count
     assert time.perf_counter() - start < 30
 
 
-# -- the ipywidgets ---------------------------------------------------------------------------------
-def test_offline_widget_is_a_stack_of_frames_linked_to_the_slider_in_the_browser():
-    import ipywidgets
-    from ipywidgets.widgets.widget_link import Link
+# -- the widget in the browser ---------------------------------------------------------------------
+def replay(view, frame: int) -> str:
+    """What the browser draws at ``frame``: the template's holes filled with the first frame's values and
+    every change up to ``frame`` (graph_stepper.js does the same in place)."""
+    from widgets.render import escape_text
 
+    values = list(view.initial)
+    for changes in view.changes[1:frame + 1]:
+        for position in range(0, len(changes), 2):
+            values[changes[position]] = changes[position + 1]
+    keys = stepper_keys(view)
+    pieces = [view.svg_parts[0]]
+    for slot, key_index in enumerate(view.slot_keys):
+        value = values[key_index]
+        key = keys[key_index]
+        pieces.append(escape_text(value) if ".text" in key and not key.endswith(".fill") else value)
+        pieces.append(view.svg_parts[slot + 1])
+    return "".join(pieces)
+
+
+def stepper_keys(view):
+    return view._stepper_keys
+
+
+def test_the_browser_view_gets_the_drawing_once_and_each_frame_as_changes():
+    import widgets
+
+    model, inputs, targets = make_mlp()
+    stepper = widgets.GraphStepper.capture(mse, model, inputs, targets, model=model)
+    view = stepper.widget
+    view._stepper_keys = stepper.view.template.unique_keys
+    assert view.frame_count == stepper.frame_count and len(view.captions) == stepper.frame_count
+    for frame in range(stepper.frame_count):
+        assert replay(view, frame) == stepper.frame_svg(frame), frame
+    # the view pans to what changes: at each backward step, the node that ran
+    first_backward = stepper.timeline.forward_steps + 1
+    ran = [item.key for item in stepper.items if item.ran == first_backward]
+    assert ran and set(ran) <= set(view.focus[first_backward])
+    # modules as a learner knows them, and folding asks the kernel for a new layout
+    assert ["0 (Linear)", "0"] in view.modules and ["2 (Linear)", "2"] in view.modules
+    view.collapsed = ["0"]
+    assert stepper.collapsed == ["0"] and view.collapsed == ["0"]
+    assert any(key.startswith("m") for key in view.item_units)
+    sent = []
+    view.send = sent.append
+    stepper._on_message(view, {"type": "ping"}, [])
+    assert sent == [{"type": "pong"}]  # the view enables folding only when the kernel answers
+
+
+def test_the_detail_panel_shows_only_what_is_known_at_each_frame():
     import widgets
 
     a = minitorch.tensor([1.0, 2.0], requires_grad=True)
     stepper = widgets.GraphStepper((a * a).sum(), names={"a": a})
-    box = stepper.widget
-    parts = stepper._widget
-    assert stepper.offline and isinstance(parts.frames_widget, ipywidgets.Stack)
-    assert len(parts.frames_widget.children) == stepper.frame_count
-    links = [link for link in parts._links if isinstance(link, Link)]
-    assert {(link.source[1], link.target[1]) for link in links} == {("value", "selected_index"),
-                                                                     ("index", "selected_index")}
-    parts.next.click()
-    assert parts.slider.value == 1
-    parts.previous.click()
-    parts.previous.click()
-    assert parts.slider.value == 0
-    assert "Before forward" in parts.frames_widget.children[0].value
-    assert isinstance(box, ipywidgets.VBox)
+    view = stepper.widget
+    leaf = next(index for index, item in enumerate(stepper.items) if item.kind == "leaf")
+    variants = dict((frame, text) for frame, text in view.details[leaf])
+    last = stepper.frame_count - 1
+    assert "grad: not computed yet" in variants[0] and ".grad:" not in variants[0]
+    assert ".grad:" in variants[last] and "[2., 4.]" in variants[last]
+    mul = next(index for index, item in enumerate(stepper.items) if item.kind == "op")
+    assert "not created yet" in stepper.details_html(mul, 0)
+    assert "backward has not run on this node yet" in stepper.details_html(mul, 1)
+    assert "sent grad to input 0" in stepper.details_html(mul, last)
+    # hovering names a node in words, never by its internal id
+    titles = re.findall(r"<title>([^<]*)</title>", stepper.frame_svg(last))
+    assert "a (leaf)" in titles and not any(re.fullmatch(r"(leaf|op|t|e|g)\d+", title) for title in titles)
 
 
-def test_kernel_widget_redraws_the_frame_and_the_details_when_stepping():
+def test_backward_draws_the_gradient_of_each_use_on_a_reverse_edge():
+    import widgets
+
+    x = minitorch.tensor(3.0, requires_grad=True)
+    y = x * x + x
+    stepper = widgets.GraphStepper(y, names={"x": x, "y": y})
+    assert float(x.grad) == 7.0
+    last = stepper.frame_count - 1
+    root = ElementTree.fromstring(stepper.frame_svg(last))
+    into_x = []
+    for group in root.iter(f"{SVG}g"):
+        title = group.find(f"{SVG}title")
+        if group.get("class") == "edge" and title is not None and title.text.startswith("gradient "):
+            if title.text.split(" (use")[0].endswith(" to x"):
+                into_x.append((title.text, float(group.find(f"{SVG}text").text)))
+    assert sorted(value for _, value in into_x) == [1.0, 3.0, 3.0]  # 2 * 3 from x * x, 1 from + x
+    assert sum(value for _, value in into_x) == float(x.grad)
+    assert sum("from MulBackward0" in title for title, _ in into_x) == 2  # one edge per use
+    # before backward, no gradient edge is visible; each appears at the step that sends it
+    forward_end = stepper.timeline.forward_steps
+    visible = {key for key, (shown, _) in drawn(stepper.frame_svg(forward_end)).items() if shown}
+    assert not any(key.startswith("g") for key in visible)
+    # a large gradient is labelled with its shape and norm
+    from widgets.graph_view import _gradient_label
+
+    assert _gradient_label(np.full((5, 2), 0.5)) == "(5, 2) norm 1.58"
+
+
+def test_settings_read_as_python_and_are_never_cut_inside_a_word():
+    import widgets
+
+    a = minitorch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    stepper = widgets.GraphStepper(a.sum(dim=np.int64(0), keepdim=False).sum(), names={"a": a})
+    text = " ".join(" ".join(texts) for _, texts in drawn(stepper.frame_svg(stepper.frame_count - 1)).values())
+    assert "np.int64" not in text and "keepdim=False" in text and "..." not in text
+    from collections import namedtuple
+
+    from widgets.graph_values import python_value
+
+    Geometry = namedtuple("Geometry", "stride padding")
+    assert python_value(Geometry(np.int64(1), (np.int64(0), 2))) == Geometry(1, (0, 2))
+
+
+def test_tall_graphs_are_laid_out_left_to_right():
+    import widgets
+
+    model, inputs, targets = make_mlp()
+    stepper = widgets.GraphStepper.capture(mse, model, inputs, targets, model=model)
+    assert stepper.view.rankdir == "LR" and "rankdir=LR" in stepper.view.dot_source
+    upright = widgets.GraphStepper.capture(mse, model, inputs, targets, model=model, rankdir="TB")
+    assert "rankdir=TB" in upright.view.dot_source
+
+
+def test_the_output_keeps_a_static_picture_for_viewers_without_the_widget():
     import widgets
 
     a = minitorch.tensor([1.0, 2.0], requires_grad=True)
-    stepper = widgets.GraphStepper((a * a).sum(), names={"a": a}, offline=False)
-    stepper.widget  # noqa: B018
-    parts = stepper._widget
-    before = parts.frames_widget.value
-    parts.next.click()
-    assert parts.frames_widget.value != before and "Forward step 1 of 2" in parts.frames_widget.value
-    parts.node_select.value = 0
-    assert "a (leaf)" in parts.details_widget.value
-    parts.group_select.value = ()
-    assert "MulBackward0" in stepper.frame_svg(1)
+    stepper = widgets.GraphStepper((a * a).sum(), names={"a": a})
+    bundle = stepper._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert "<svg" in bundle["text/html"] and "AccumulateGrad" in bundle["text/html"]
 
 
 # -- refusing nothing, failing clearly --------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -53,10 +54,22 @@ def test_sweep_without_gpu_says_so_and_draws_cpu_curves():
         ("elementwise", 100), ("elementwise", 1000), ("matmul", 8), ("matmul", 16)
     ]
     assert timer.messages()[0].startswith("No GPU here")
+    assert "python -m widgets.timing --save" in timer.messages()[1]  # how to record and overlay a GPU sweep
     timer.widget  # noqa: B018
     parts = timer._widget
-    assert parts.plot.value[:8] == b"\x89PNG\r\n\x1a\n"
-    assert "<td>matmul</td><td>cpu</td><td>16</td>" in parts.table.value and "GFLOP/s" in parts.table.value
+    svg = parts.plot.value
+    assert svg.startswith("<svg") and 'width="100%"' in svg
+    # only what was measured: the times of the two operations, no speed-up panels, no "no GPU results"
+    assert "speed-up" not in svg and "no GPU results" not in svg and "cuda" not in svg
+    assert "cpu (here)" in svg and "repeats" in svg
+    assert re.search(r">matmul</td><td[^>]*>cpu</td><td[^>]*>16</td>", parts.table.value)
+    assert "GFLOP/s" in parts.table.value and "middle half of the repeats" in parts.table.value
+    matmul = [m for m in timer.measurements if m.operation == "matmul"][-1]
+    low, high = matmul.quartiles
+    assert low <= matmul.median <= high
+    assert f">{len(matmul.samples)}</td>" in parts.table.value
+    bundle = timer._repr_mimebundle_()
+    assert "<svg" in bundle["text/html"] and "GFLOP/s" in bundle["text/html"]
 
 
 def test_an_interrupted_sweep_keeps_what_it_measured(monkeypatch):
@@ -124,6 +137,9 @@ def test_command_line_records_a_file_that_the_timer_overlays(tmp_path):
     assert any("Dashed lines: results recorded on" in m and "a GPU (stand-in)" in m for m in messages)
     assert "There, elementwise on cuda:0 beats the CPU from size 100000 on." in messages
     assert timer.figure_png()[:8] == b"\x89PNG\r\n\x1a\n"
+    svg = timer.figure_svg()
+    # the recorded curves are named after the machine that measured them; the speed-up row appears
+    assert f"recorded on {data['host']}" in svg and "speed-up" in svg
 
 
 def test_a_file_that_is_not_a_timings_file_is_refused(tmp_path):

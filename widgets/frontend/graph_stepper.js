@@ -1,0 +1,327 @@
+// The graph stepper's view in the browser (an anywidget module; widgets/graph.py is its Python side).
+//
+// The kernel sends the drawing once, as an SVG with numbered holes (a node's visibility, colours,
+// the text of its lines), and for every frame only the holes that change. This view fills the
+// holes in place, so stepping works without a kernel (a saved notebook with its widget state)
+// and the pan and zoom stay where the learner left them. Pan and zoom: svg-pan-zoom (vendored,
+// see vendor/svg-pan-zoom.LICENSE). On each step the view pans to the nodes and edges that
+// change, so the action is always on screen; clicking a node selects it and the side panel
+// shows what is known about it at the current frame. Folding modules needs the kernel (it lays
+// the graph out again): without one, the fold list is disabled and says so.
+
+const HOLE = /^\u27e6(\d+)\u27e7$/;
+
+function element(tag, attributes = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (name === "text") node.textContent = value;
+    else node.setAttribute(name, value);
+  }
+  for (const child of children) node.appendChild(child);
+  return node;
+}
+
+function button(label, title, className) {
+  return element("button", { type: "button", title, class: `mt-button ${className}`, text: label });
+}
+
+function render({ model, el }) {
+  const root = element("div", { class: "minitorch-graph-stepper mt-stepper" });
+  const play = button("\u25b6 play", "play the steps (again to pause)", "mt-play");
+  const previous = button("\u25c0 previous", "previous step", "mt-previous");
+  const next = button("next \u25b6", "next step", "mt-next");
+  const slider = element("input", { type: "range", min: "0", step: "1", class: "mt-slider", "aria-label": "step" });
+  const counter = element("span", { class: "mt-counter" });
+  const zoomOut = button("\u2212", "zoom out", "mt-zoom-out");
+  const zoomIn = button("+", "zoom in", "mt-zoom-in");
+  const fitWidth = button("fit", "fit the whole graph in view", "mt-fit");
+  const actual = button("1:1", "back to the reading size, centred on the current step", "mt-actual");
+  const controls = element("div", { class: "mt-controls" }, [
+    play, previous, next, slider, counter, element("span", { class: "mt-gap" }), zoomOut, zoomIn, fitWidth, actual,
+  ]);
+  const caption = element("div", { class: "minitorch-graph-caption mt-caption" });
+  const graph = element("div", { class: "minitorch-graph-frames mt-graph" });
+  const nodeSelect = element("select", { class: "mt-node-select", "aria-label": "selected node" });
+  const details = element("div", { class: "minitorch-graph-detail-panel mt-details" });
+  const side = element("div", { class: "mt-side" }, [
+    element("div", { class: "mt-side-title", text: "Selected node (click a node in the graph)" }), nodeSelect, details,
+  ]);
+  const main = element("div", { class: "mt-main" }, [graph, side]);
+  const foldSelect = element("select", { multiple: "", class: "mt-fold-select", "aria-label": "fold modules" });
+  const foldNote = element("span", { class: "mt-fold-note" });
+  const fold = element("div", { class: "mt-fold" }, [
+    element("span", { class: "mt-fold-title", text: "fold modules into one box:" }), foldSelect, foldNote,
+  ]);
+  // what must be on screen together while stepping: the controls, the caption, the drawing
+  const stage = element("div", { class: "mt-stage" }, [controls, caption, main]);
+  root.append(stage, fold);
+  el.appendChild(root);
+
+  let svg = null;
+  let panZoom = null;
+  let targets = [];
+  let values = [];
+  let shown = -1; // the frame whose values are in the drawing
+  let timer = null;
+  let kernelAlive = false;
+
+  // -- the drawing: parse the template once, then fill holes in place -----------------------------
+  function build() {
+    const parts = model.get("svg_parts");
+    const slots = model.get("slot_keys");
+    graph.textContent = "";
+    if (panZoom) { panZoom.destroy(); panZoom = null; }
+    svg = null;
+    if (!parts.length) {
+      graph.appendChild(element("div", { class: "mt-error", text: model.get("error") }));
+      return;
+    }
+    let markup = parts[0];
+    for (let slot = 0; slot < slots.length; slot++) markup += `\u27e6${slots[slot]}\u27e7` + parts[slot + 1];
+    const parsed = new DOMParser().parseFromString(markup, "image/svg+xml");
+    svg = document.importNode(parsed.documentElement, true);
+    targets = model.get("initial").map(() => []);
+    const walker = document.createTreeWalker(svg, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+    for (let node = walker.currentNode; node; node = walker.nextNode()) {
+      if (node.nodeType === Node.TEXT_NODE) {
+        const match = HOLE.exec(node.data);
+        if (match) targets[Number(match[1])].push([node, null]);
+      } else {
+        for (const attribute of Array.from(node.attributes)) {
+          const match = HOLE.exec(attribute.value);
+          if (match) targets[Number(match[1])].push([node, attribute.name]);
+        }
+      }
+    }
+    values = model.get("initial").slice();
+    values.forEach((value, key) => put(key, value));
+    shown = 0;
+    svg.removeAttribute("style");
+    svg.setAttribute("width", "100%");
+    svg.setAttribute("height", "100%");
+    graph.appendChild(svg);
+    for (const group of svg.querySelectorAll("g.node")) {
+      group.addEventListener("click", () => select(model.get("unit_items")[group.id] ?? -1));
+    }
+    panZoom = window.svgPanZoom(svg, {
+      zoomEnabled: true, panEnabled: true, controlIconsEnabled: false, fit: true, center: true,
+      minZoom: 0.5, maxZoom: 2000, dblClickZoomEnabled: false, zoomScaleSensitivity: 0.25,
+    });
+    readingSize();
+  }
+
+  function put(key, value) {
+    for (const [node, attribute] of targets[key]) {
+      if (attribute === null) node.data = value;
+      else node.setAttribute(attribute, value);
+    }
+  }
+
+  function show(frame) {
+    if (!svg) return;
+    const changes = model.get("changes");
+    if (frame < shown) { // going back: start again from the first frame's values
+      values = model.get("initial").slice();
+      values.forEach((value, key) => put(key, value));
+      shown = 0;
+    }
+    for (let f = shown + 1; f <= frame; f++) {
+      const delta = changes[f];
+      for (let i = 0; i < delta.length; i += 2) {
+        values[delta[i]] = delta[i + 1];
+        put(delta[i], delta[i + 1]);
+      }
+    }
+    shown = frame;
+  }
+
+  // -- keeping the action in view ------------------------------------------------------------------
+  const READING_SCALE = 1.25; // screen pixels per point of the drawing: the same font size for every graph
+
+  function readingSize() {
+    if (!panZoom) return;
+    const sizes = panZoom.getSizes();
+    if (!sizes.viewBox.width) return;
+    panZoom.zoom(panZoom.getZoom() * READING_SCALE / sizes.realZoom);
+    panZoom.pan({ x: 8, y: 8 });
+    // svg-pan-zoom moves the drawing at the next animation frame: measure after it
+    requestAnimationFrame(() => follow(true));
+  }
+
+  function follow(always = false) {
+    if (!panZoom) return;
+    const keys = model.get("focus")[model.get("frame")] || [];
+    graph.dataset.focus = keys.join(" ");
+    const elements = keys.map((key) => svg.getElementById(key)).filter((node) => node);
+    const measure = (nodes) => {
+      const boxes = nodes.map((node) => node.getBoundingClientRect()).filter((box) => box.width || box.height);
+      if (!boxes.length) return null;
+      return {
+        left: Math.min(...boxes.map((b) => b.left)), right: Math.max(...boxes.map((b) => b.right)),
+        top: Math.min(...boxes.map((b) => b.top)), bottom: Math.max(...boxes.map((b) => b.bottom)),
+      };
+    };
+    const view = graph.getBoundingClientRect();
+    const margin = 24;
+    const fits = (box) => box.right - box.left <= view.width - 2 * margin && box.bottom - box.top <= view.height - 2 * margin;
+    // Everything that changed when it fits; else the nodes that changed (the gradients' labels may
+    // lie far along their edges); else the first of them.
+    const nodes = elements.filter((node) => node.classList.contains("node"));
+    let box = measure(elements);
+    if (box && !fits(box)) box = measure(nodes) || box;
+    if (box && !fits(box) && nodes.length) box = measure(nodes.slice(0, 1));
+    if (!box) return;
+    const inside = box.left >= view.left + margin && box.right <= view.right - margin &&
+      box.top >= view.top + margin && box.bottom <= view.bottom - margin;
+    if (inside && !always) return;
+    // centre it; when it does not fit, its top left corner comes first
+    let dx = view.left + view.width / 2 - (box.left + box.right) / 2;
+    let dy = view.top + view.height / 2 - (box.top + box.bottom) / 2;
+    if (box.right - box.left > view.width - 2 * margin) dx = view.left + margin - box.left;
+    if (box.bottom - box.top > view.height - 2 * margin) dy = view.top + margin - box.top;
+    panZoom.panBy({ x: dx, y: dy });
+  }
+
+  // -- selection and the detail panel ----------------------------------------------------------------
+  function select(index) {
+    if (index < 0) return;
+    model.set("selected", index);
+    model.save_changes();
+  }
+
+  function showDetails() {
+    const index = model.get("selected");
+    const frame = model.get("frame");
+    const variants = model.get("details")[index] || [];
+    let text = "";
+    for (const [from, html] of variants) if (from <= frame) text = html;
+    details.innerHTML = text; // built by the kernel from escaped values
+    if (nodeSelect.selectedIndex !== index) nodeSelect.selectedIndex = index;
+    if (!svg) return;
+    for (const node of svg.querySelectorAll(".mt-selected")) node.classList.remove("mt-selected");
+    const key = model.get("item_units")[index];
+    const group = key ? svg.getElementById(key) : null;
+    if (group) group.classList.add("mt-selected");
+  }
+
+  function fillNodeList() {
+    nodeSelect.textContent = "";
+    for (const [index, label] of model.get("item_labels").entries()) {
+      nodeSelect.appendChild(element("option", { value: String(index), text: label }));
+    }
+  }
+
+  function fillFoldList() {
+    foldSelect.textContent = "";
+    const collapsed = new Set(model.get("collapsed"));
+    const modules = model.get("modules");
+    fold.style.display = modules.length ? "" : "none";
+    foldSelect.size = Math.min(6, Math.max(2, modules.length));
+    for (const [label, path] of modules) {
+      const option = element("option", { value: path, text: label });
+      option.selected = collapsed.has(path);
+      foldSelect.appendChild(option);
+    }
+    foldSelect.disabled = !kernelAlive;
+    foldNote.textContent = kernelAlive ? "" :
+      "Folding lays the graph out again and needs the running kernel: run the cell to use it.";
+  }
+
+  // -- stepping -----------------------------------------------------------------------------------------
+  function update() {
+    const frame = model.get("frame");
+    const last = model.get("frame_count") - 1;
+    slider.max = String(last);
+    slider.value = String(frame);
+    counter.textContent = `step ${frame} of ${last}`;
+    caption.textContent = model.get("captions")[frame] || "";
+    previous.disabled = frame <= 0;
+    next.disabled = frame >= last;
+    show(frame);
+    showDetails();
+    requestAnimationFrame(() => follow());
+  }
+
+  function go(frame) {
+    const last = model.get("frame_count") - 1;
+    model.set("frame", Math.max(0, Math.min(last, frame)));
+    model.save_changes();
+    // keep the controls and the drawing on screen together (scrolls the notebook only when needed)
+    stage.scrollIntoView({ block: "nearest" });
+  }
+
+  function stop() {
+    if (timer !== null) clearInterval(timer);
+    timer = null;
+    play.textContent = "\u25b6 play";
+  }
+
+  play.addEventListener("click", () => {
+    if (timer !== null) { stop(); return; }
+    if (model.get("frame") >= model.get("frame_count") - 1) go(0);
+    play.textContent = "\u23f8 pause";
+    timer = setInterval(() => {
+      const frame = model.get("frame") + 1;
+      go(frame);
+      if (frame >= model.get("frame_count") - 1) stop(); // at the end: the button says play again at once
+    }, model.get("interval_ms"));
+  });
+  previous.addEventListener("click", () => { stop(); go(model.get("frame") - 1); });
+  next.addEventListener("click", () => { stop(); go(model.get("frame") + 1); });
+  slider.addEventListener("input", () => { stop(); go(Number(slider.value)); });
+  zoomIn.addEventListener("click", () => panZoom && panZoom.zoomBy(1.25));
+  zoomOut.addEventListener("click", () => panZoom && panZoom.zoomBy(0.8));
+  fitWidth.addEventListener("click", () => { if (panZoom) { panZoom.resize(); panZoom.fit(); panZoom.center(); } });
+  actual.addEventListener("click", () => readingSize());
+  nodeSelect.addEventListener("change", () => select(nodeSelect.selectedIndex));
+  foldSelect.addEventListener("change", () => {
+    model.set("collapsed", Array.from(foldSelect.selectedOptions).map((option) => option.value));
+    model.save_changes();
+  });
+
+  // -- the kernel: is it there? (a saved notebook without one still steps, but cannot fold) ----------
+  function onMessage(message) {
+    if (message && message.type === "pong") { kernelAlive = true; fillFoldList(); }
+  }
+  model.on("msg:custom", onMessage);
+  try {
+    model.send({ type: "ping" });
+  } catch (error) {
+    // a model restored from the notebook's saved state has no kernel to talk to: folding stays disabled
+  }
+
+  const rebuild = () => { if (graph.clientWidth) { build(); update(); } };
+  const relabel = () => { fillNodeList(); fillFoldList(); showDetails(); };
+  model.on("change:frame", update);
+  model.on("change:selected", showDetails);
+  model.on("change:changes", rebuild);
+  model.on("change:collapsed", fillFoldList);
+  model.on("change:item_labels", relabel);
+
+  fillNodeList();
+  fillFoldList();
+  // Draw once the view has a size (JupyterLab may attach it before laying it out), and keep the
+  // pan and zoom right when the output is resized.
+  let drawnWidth = 0;
+  const resized = new ResizeObserver(() => {
+    const width = graph.clientWidth;
+    if (!width || width === drawnWidth) return;
+    if (!drawnWidth) { drawnWidth = width; build(); update(); return; }
+    drawnWidth = width;
+    if (panZoom) { panZoom.resize(); requestAnimationFrame(() => follow()); }
+  });
+  resized.observe(graph);
+  return () => {
+    resized.disconnect();
+    stop();
+    if (panZoom) panZoom.destroy();
+    model.off("msg:custom", onMessage);
+    model.off("change:frame", update);
+    model.off("change:selected", showDetails);
+    model.off("change:changes", rebuild);
+    model.off("change:collapsed", fillFoldList);
+    model.off("change:item_labels", relabel);
+  };
+}
+
+export default { render };
