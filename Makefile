@@ -34,8 +34,16 @@ EXTRAS_gpu := [test,cuda]
 
 .PHONY: lab test test-gpu lint
 
-lab: $(call stamp,base)
+# The lab of the kit saves widget state with the notebook (JupyterLab's default is not to), so a saved
+# chapter reopens with its widgets instead of "Error displaying widget: model not found".
+LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
+
+lab: $(call stamp,base) $(LAB_OVERRIDES)
 	$(BIN)/jupyter lab $(ALLOW_ROOT) $(LAB_ARGS) $(LAB_ROOT)
+
+$(LAB_OVERRIDES): | $(BIN)/python
+	@mkdir -p $(dir $@)
+	@echo '{"@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": true}}' > $@
 
 test: $(call stamp,test)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
