@@ -16,9 +16,10 @@ import sys
 import time
 from pathlib import Path
 
-from grading import grader, sandbox
+from grading import cgroups, grader, sandbox
 from grading.notebook import AssignmentError, read_assignment
 from grading.submissions import find_submissions
+from grading.untrusted import printable
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,7 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--memory-mb", type=int, default=defaults.memory_bytes >> 20, help="memory per submission")
     parser.add_argument("--processes", type=int, default=defaults.processes, help="processes per submission")
-    parser.add_argument("--work-dir", type=Path, default=None, help="where the per-submission folders go (tmp)")
+    parser.add_argument(
+        "--work-dir", type=Path, default=None, help="where the per-submission folders go (system temp)"
+    )
     parser.add_argument("--keep-work", action="store_true", help="keep the per-submission folders, for debugging")
     parser.add_argument("--quiet", "-q", action="store_true", help="no line per submission")
     return parser
@@ -78,6 +81,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if arguments.no_sandbox:
         print(f"minitorch-grade: WARNING: {sandbox.NO_SANDBOX_RISKS}", file=sys.stderr)
+    support = backend.cgroups()
+    if support.version is not None:
+        print(f"minitorch-grade: limits per sandbox: {support.describe()}", file=sys.stderr)
+    else:
+        print(
+            f"minitorch-grade: limits per sandbox: per-process limits only, {support.describe()}; "
+            f"not bounded then: {cgroups.NOT_BOUNDED_WITHOUT_CGROUPS} (see the README: For instructors)",
+            file=sys.stderr,
+        )
     limits = sandbox.Limits(
         step_seconds=arguments.step_timeout,
         submission_seconds=arguments.submission_timeout,
@@ -99,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def report(result: grader.Result) -> None:
         if not arguments.quiet:
-            print(f"{result.student}: {result.total:g} / {max_total:g} ({result.status})", flush=True)
+            line = f"{result.student}: {result.total:g} / {max_total:g} ({result.status})"
+            print(printable(line), flush=True)
 
     started = time.monotonic()
     results = grader.grade_all(submissions, assignment, settings, progress=report)

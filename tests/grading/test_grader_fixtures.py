@@ -229,5 +229,14 @@ def test_answers_file_is_loaded_without_pickles(tmp_path):
     buffer.write(np.zeros(1).tobytes())
     with zipfile.ZipFile(tmp_path / "liar.npz", "w") as archive:
         archive.writestr("c0_0.npy", buffer.getvalue())
-    with pytest.raises(ValueError, match="does not match"):
+    with pytest.raises(ValueError, match="impossible shape"):
         load_answers(tmp_path / "liar.npz")
+    # dimensions whose product overflows int64 (2**64 wraps to 0, matching an empty data section)
+    for shape, message in (((2**25, 2**25, 2**14), "does not match"), ((2**32, 2**32), "impossible shape")):
+        header["shape"] = shape
+        buffer = io.BytesIO()
+        np.lib.format.write_array_header_1_0(buffer, header)
+        with zipfile.ZipFile(tmp_path / "overflow.npz", "w") as archive:
+            archive.writestr("c0_0.npy", buffer.getvalue())
+        with pytest.raises(ValueError, match=message):
+            load_answers(tmp_path / "overflow.npz")

@@ -170,8 +170,8 @@ def test_a_cell_that_ignores_its_time_limit_is_killed(tmp_path):
     swallow = "import time\nwhile True:\n    try:\n        time.sleep(0.05)\n    except BaseException:\n        pass"
     outcome = run_cells(tmp_path, [swallow], step_seconds=1.0)
     assert outcome.killed == "timeout"
-    assert sandbox.current_step(outcome.events) == ("cell", 0)
-    assert outcome.seconds < 6
+    assert outcome.step == ("cell", 0)
+    assert outcome.seconds < 12  # 1 s, the 2 s grace, and the sandbox's start on a busy machine
 
 
 def test_sandbox_overhead_is_small(tmp_path):
@@ -192,7 +192,12 @@ def test_bubblewrap_binds_only_what_the_runner_needs(tmp_path):
     writable = [command[i + 1] for i, option in enumerate(command) if option == "--bind"]
     assert writable == [str(tmp_path / "out")]
     assert str(REPOSITORY) not in sources and str(REPOSITORY / "tests") not in sources
-    assert str(REPOSITORY / "minitorch") in sources and str(REPOSITORY / "grading") in sources
+    assert str(REPOSITORY / "minitorch") in sources and str(REPOSITORY / "grading" / "checks.py") in sources
+    # the answer key and the grader itself stay outside: only the learner-side grading files go in
+    grading_sources = {Path(source).relative_to(REPOSITORY / "grading") for source in sources if "/grading" in source}
+    assert str(REPOSITORY / "grading") not in sources
+    assert {str(path) for path in grading_sources} == set(sandbox.LEARNER_GRADING_FILES)
+    assert not any(path.parent.name == "exercises" and path.name != "__init__.py" for path in grading_sources)
     assert "--unshare-net" in command and "--unshare-pid" in command and "--clearenv" in command
     assert not any(source in ("/", "/root", "/home", "/work", "/tmp") for source in sources)
     # the private /tmp is mounted before Python's folders, so a virtual environment under /tmp stays visible
