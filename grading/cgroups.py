@@ -25,6 +25,7 @@ controllers for its sandboxes' groups. cgroup v1 (one hierarchy per controller, 
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import time
@@ -160,13 +161,13 @@ class Group:
     def remove(self) -> None:
         self.kill_all()
         for folder in self.folders:
-            for _ in range(100):  # a killed process leaves its group a moment after SIGKILL
+            for _ in range(200):  # a killed process leaves its group a moment after SIGKILL
                 try:
                     folder.rmdir()
                     break
-                except FileNotFoundError:
-                    break
-                except OSError:
+                except OSError as error:
+                    if error.errno != errno.EBUSY:
+                        break
                     time.sleep(0.01)
 
 

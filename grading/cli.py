@@ -3,7 +3,8 @@
     minitorch-grade submitted/ --source notebooks/source/ch02_autograd --out grades/ --jobs 2
 
 reads the graded parts and hidden cases from the instructor's source notebook, grades every
-submission (a folder, files, globs, or .zip/.tar archives) in its own sandbox, and writes
+submission (a folder, files, globs, a student's .zip/.tar upload, or with ``--bulk-archive`` the
+learning platform's export of many) in its own sandbox, and writes
 ``grades.csv``, ``feedback/<student>.md``, ``logs/<student>.log`` (instructor only) and, with
 ``--gradescope``, Gradescope's ``results.json``. Exit status: 0 when the batch was graded (whatever
 the scores), 2 for a usage problem or when no sandbox is available.
@@ -28,7 +29,16 @@ def build_parser() -> argparse.ArgumentParser:
         prog="minitorch-grade",
         description="Grade submitted notebooks in a sandbox and write grades.csv and per-student feedback.",
     )
-    parser.add_argument("submissions", nargs="+", help="notebooks, folders, globs or .zip/.tar archives")
+    parser.add_argument(
+        "submissions", nargs="*", help="notebooks, folders, globs, or .zip/.tar uploads (one student's each)"
+    )
+    parser.add_argument(
+        "--bulk-archive",
+        action="append",
+        default=[],
+        metavar="ARCHIVE",
+        help="the learning platform's export of many submissions: its folder names inside are the students",
+    )
     parser.add_argument(
         "--source", required=True, type=Path, help="the instructor's source notebook (or its assignment folder)"
     )
@@ -96,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         memory_bytes=arguments.memory_mb << 20,
         processes=arguments.processes,
     )
-    submissions = find_submissions(arguments.submissions, assignment.notebook)
+    submissions = find_submissions(arguments.submissions, assignment.notebook, arguments.bulk_archive)
     if not submissions:
         print("minitorch-grade: no submissions found", file=sys.stderr)
         return 2

@@ -181,9 +181,6 @@ class ProgressReader:
             return
         lines = (self.partial + data).split(b"\n")
         self.partial = lines.pop()
-        if len(self.partial) > MAX_LINE:
-            self._fail("a progress line is too long")
-            return
         for line in lines:
             if len(line) > MAX_LINE:
                 self._fail("a progress line is too long")
@@ -197,6 +194,8 @@ class ProgressReader:
                 self._fail("a progress line that the runner did not write")
                 return
             self.events.append(event)
+        if len(self.partial) > MAX_LINE:
+            self._fail("a progress line is too long")
 
     def current(self) -> tuple | None:
         """The step that has begun and not ended: ("setup",), ("cell", i), ("inputs",), ("case", part, case)

@@ -67,7 +67,10 @@ def _bounded_int(text: str) -> int:
 def _bounded_float(text: str) -> float:
     if len(text) > 40:
         raise ValueError("a number written with more than 40 characters")
-    return float(text)
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError("a number too large for a float")
+    return value
 
 
 def _no_constant(name: str):
@@ -75,7 +78,7 @@ def _no_constant(name: str):
 
 
 def load_json(data: bytes | str):
-    """JSON with every integer within 18 digits, numbers within 40 characters, and no NaN/Infinity."""
+    """JSON with every integer within 18 digits, floats finite and within 40 characters, no NaN/Infinity."""
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
         return json.loads(text, parse_int=_bounded_int, parse_float=_bounded_float, parse_constant=_no_constant)

@@ -31,7 +31,7 @@ def run_cells(tmp_path: Path, cells: list[str], **limit_options) -> sandbox.RunO
     task.mkdir(mode=0o755)
     out.mkdir(mode=0o700)
     uid = sandbox.job_uid(63) if backend.switch_user else None
-    if uid is not None:
+    if not sandbox.mount_output_folder(out, limits, uid) and uid is not None:  # as the grader does
         os.chown(out, uid, uid)
     np.savez(task / "inputs.npz")
     plan = {
@@ -46,7 +46,10 @@ def run_cells(tmp_path: Path, cells: list[str], **limit_options) -> sandbox.RunO
     (task / "plan.json").write_text(json.dumps(plan))
     for path in (task / "plan.json", task / "inputs.npz"):
         path.chmod(0o644)
-    return sandbox.run(backend, task, out, limits, time.monotonic() + limits.submission_seconds)
+    try:
+        return sandbox.run(backend, task, out, limits, time.monotonic() + limits.submission_seconds)
+    finally:
+        sandbox.unmount_below(out)
 
 
 def _printed(outcome: sandbox.RunOutcome) -> str:
