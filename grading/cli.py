@@ -60,9 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--memory-mb", type=int, default=defaults.memory_bytes >> 20, help="memory per submission")
     parser.add_argument("--processes", type=int, default=defaults.processes, help="processes per submission")
-    parser.add_argument(
-        "--work-dir", type=Path, default=None, help="where the per-submission folders go (system temp)"
-    )
+    parser.add_argument("--work-dir", type=Path, default=None, help="where the per-submission folders go (system temp)")
     parser.add_argument("--keep-work", action="store_true", help="keep the per-submission folders, for debugging")
     parser.add_argument("--quiet", "-q", action="store_true", help="no line per submission")
     return parser
