@@ -98,6 +98,12 @@ def main(argv: list[str] | None = None) -> int:
             f"not bounded then: {cgroups.NOT_BOUNDED_WITHOUT_CGROUPS} (see the README: For instructors)",
             file=sys.stderr,
         )
+    if backend.wants_seccomp() and sandbox.user_namespace_filter() is None:
+        print(
+            "minitorch-grade: libseccomp (libseccomp.so.2) is missing: sandboxes may create user namespaces "
+            "(install libseccomp2 to forbid them)",
+            file=sys.stderr,
+        )
     limits = sandbox.Limits(
         step_seconds=arguments.step_timeout,
         submission_seconds=arguments.submission_timeout,

@@ -211,8 +211,7 @@ def _from_upload_archive(archive: Path, notebook_name: str | None) -> Submission
         return _rejected(student, str(archive), "unsafe student name (use letters, digits and . _ @ + -)")
     members = _archive_members(archive)
     if isinstance(members, Submission):
-        members.student = sanitised(student)
-        return members
+        return members  # named after the whole archive's name, so alice.zip and alice.tar stay apart
     notebooks = [
         (PurePosixPath(name), data)
         for name, data in members

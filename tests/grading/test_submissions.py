@@ -157,7 +157,7 @@ def test_encrypted_members_are_refused(tmp_path):
         data[position + offset] |= 0x1
     archive.write_bytes(bytes(data))
     (found,) = find_submissions([str(archive)], "demo")
-    assert found.student == "rejected-olga" and "encrypted member" in found.problem
+    assert found.student == "rejected-olga_zip" and "encrypted member" in found.problem
 
 
 def test_compression_bombs_stop_while_streaming(tmp_path):
