@@ -16,6 +16,12 @@ When the process dies or stalls (a crash, ``os._exit``, a loop that swallows the
 supervisor knows from the progress file which step it was in: a cell is then skipped and a graded
 call fails its part, and the runner is started again for what is left, so one broken cell or function
 costs only its own part. The total time per submission is bounded.
+
+Everything read back from the sandbox is untrusted (:mod:`grading.untrusted`, :mod:`grading.progress`):
+a progress file, a status or an answers file that is not what the runner writes scores the whole
+submission 0 as "malformed output", and any other failure on one submission scores it 0 as a grader
+error; neither ever stops the batch. Feedback on a hidden case names the case and the kind of failure,
+nothing that the submission's code could choose to spell an input with.
 """
 
 from __future__ import annotations
@@ -278,6 +284,8 @@ class _Stages:
             if outcome.killed == "malformed":
                 raise MalformedOutput(outcome.malformed or "the progress file")
             self._collect(outcome, out_dir)
+            if not self.launcher.settings.keep_work:
+                sandbox.unmount_below(out_dir)  # its tmpfs holds memory until then
             if outcome.finished and outcome.killed is None:
                 break
             if not self._restart(outcome):
