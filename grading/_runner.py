@@ -62,7 +62,7 @@ def _drop_privileges(uid, gid):
                 raise SystemExit("capabilities survived the switch to an unprivileged user")
 
 
-_COMPARE = []  # grading.compare's helpers, set up before the submission's cells run
+_TOOLS = {}  # what the runner calls after the cells, taken before any submission code runs
 
 
 class _Events:
@@ -171,7 +171,7 @@ def _run_cells(plan, namespace, event, steps):
 
 def _call_case(function, case, input_type, steps, file_bytes):
     """One graded call: (the status for e<k>.json, the answer's arrays)."""
-    UnsupportedOutput, call_arguments, output_arrays = _COMPARE  # noqa: N806 - a class among functions
+    UnsupportedOutput, call_arguments, output_arrays = _TOOLS["compare"]  # noqa: N806 - a class among functions
     answer = {}
 
     def call():
@@ -195,7 +195,7 @@ def _call_case(function, case, input_type, steps, file_bytes):
     return {"status": "ok", "kinds": kinds}, arrays
 
 
-def _run_part(part, namespace, inputs, event, steps, out_dir, file_bytes, save):
+def _run_part(part, namespace, inputs, event, steps, out_dir, file_bytes):
     number = part["number"]
     function = namespace.get(part["function"])
     results, outputs = [], {}
@@ -217,9 +217,9 @@ def _run_part(part, namespace, inputs, event, steps, out_dir, file_bytes, save):
         results.append(result)
         event(end="case", part=number, case=case_number, status=result["status"])
     try:
-        save(os.path.join(out_dir, f"e{number}.npz"), **outputs)
+        _TOOLS["savez"](os.path.join(out_dir, f"e{number}.npz"), **outputs)
         with open(os.path.join(out_dir, f"e{number}.json"), "w") as handle:
-            handle.write(json.dumps(results))
+            handle.write(_TOOLS["dumps"](results))
     except BaseException as error:  # noqa: BLE001 - over the file size limit, say
         print(f"could not save the answers of part {number}: {type(error).__name__}", file=steps.stderr)
     event(end="part", part=number)
@@ -237,8 +237,16 @@ def main():
     import minitorch  # noqa: F401 - imported here, so a broken install is the grader's error, not a cell's
     from grading.compare import UnsupportedOutput, call_arguments, output_arrays
 
-    _COMPARE[:] = [UnsupportedOutput, call_arguments, output_arrays]  # taken before any submission code runs
-    save = np.savez
+    import time
+
+    _TOOLS.update(
+        compare=(UnsupportedOutput, call_arguments, output_arrays),
+        savez=np.savez,
+        load=np.load,
+        dumps=json.dumps,
+        exists=os.path.exists,
+        sleep=time.sleep,
+    )
     _withhold(plan.get("withheld", []))
     event(end="setup")
 
@@ -247,9 +255,9 @@ def main():
     namespace = {"__name__": "__main__", "__builtins__": builtins, "display": _display}
     _run_cells(plan, namespace, event, steps)
     if plan["parts"]:
-        inputs = _wait_for_inputs(task_dir, event, np)
+        inputs = _wait_for_inputs(task_dir, event)
     for part in plan["parts"]:
-        _run_part(part, namespace, inputs, event, steps, out_dir, int(plan["limits"]["file_bytes"]), save)
+        _run_part(part, namespace, inputs, event, steps, out_dir, int(plan["limits"]["file_bytes"]))
     event(end="run")
     try:
         sys.stdout.flush()
@@ -260,17 +268,15 @@ def main():
     steps.exit_now(0)
 
 
-def _wait_for_inputs(task_dir, event, np):
+def _wait_for_inputs(task_dir, event):
     """The cases' inputs, public and hidden, which the supervisor puts in the task folder only once
     every cell has run: code in a cell cannot read a hidden input and tell it through its own
     feedback (an exit status, a line number, which cell failed)."""
-    import time
-
     event(begin="inputs")
     path = os.path.join(task_dir, "inputs.npz")
-    while not os.path.exists(path):
-        time.sleep(0.005)  # the supervisor's step limit ends the wait if the inputs never come
-    with np.load(path, allow_pickle=False) as archive:
+    while not _TOOLS["exists"](path):
+        _TOOLS["sleep"](0.005)  # the supervisor's step limit ends the wait if the inputs never come
+    with _TOOLS["load"](path, allow_pickle=False) as archive:
         inputs = {key: archive[key] for key in archive.files}
     event(end="inputs")
     return inputs
