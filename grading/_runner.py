@@ -232,12 +232,12 @@ def main():
     steps = _Steps(float(plan["limits"]["step_seconds"]), plan.get("own_pid_namespace"))
 
     event(begin="setup")
+    import time
+
     import numpy as np
 
     import minitorch  # noqa: F401 - imported here, so a broken install is the grader's error, not a cell's
     from grading.compare import UnsupportedOutput, call_arguments, output_arrays
-
-    import time
 
     _TOOLS.update(
         compare=(UnsupportedOutput, call_arguments, output_arrays),
