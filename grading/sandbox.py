@@ -163,6 +163,7 @@ class Backend:
     own_pid_namespace: bool = False
     lib_dir: str = ""  # where minitorch and grading are importable, as the runner sees it
     switch_user: bool = False  # the runner drops to an unprivileged uid (root only)
+    helper_processes: int = 0  # processes of the sandbox itself in its control group (bwrap, its init)
 
     def command(self, task_dir: Path, out_dir: Path, limits: Limits, job_name: str, seccomp_fd: int = -1) -> list[str]:
         runner = package_dir("grading") / "_runner.py"
@@ -216,7 +217,9 @@ class Bubblewrap(Backend):
                 "bubblewrap is not installed (Debian/Ubuntu: apt-get install -y bubblewrap; "
                 "Fedora: dnf install bubblewrap); or pass --sandbox docker, or --no-sandbox"
             )
-        super().__init__(name="bwrap", own_pid_namespace=True, lib_dir=SANDBOX_LIB, switch_user=os.getuid() == 0)
+        super().__init__(
+            name="bwrap", own_pid_namespace=True, lib_dir=SANDBOX_LIB, switch_user=os.getuid() == 0, helper_processes=2
+        )
         self.executable = found
 
     def environment(self) -> dict[str, str]:
@@ -511,7 +514,8 @@ def run(
     job_name = f"minitorch-grade-{uuid.uuid4().hex[:12]}"
     support = backend.cgroups()
     try:
-        group = support.create(limits.memory_bytes, limits.processes, limits.cpus or float(os.cpu_count() or 1))
+        processes = limits.processes + backend.helper_processes  # the submission's own count stays
+        group = support.create(limits.memory_bytes, processes, limits.cpus or float(os.cpu_count() or 1))
     except OSError:
         group = None  # the hierarchy went away or filled up (cgroup.max.descendants): process limits only
     program = user_namespace_filter() if backend.wants_seccomp() else None

@@ -105,11 +105,31 @@ SPINNERS = """
 import os, time
 for _ in range(31):
     if os.fork() == 0:
+        os.setsid()  # a session each: the kernel's autogroup would otherwise share the CPU by session
         while True:
             pass
-print("spinning", flush=True)
-time.sleep(30)
+open("/sandbox/out/spinning", "w").close()  # the test waits for this before it starts the neighbour
+while not os.path.exists("/sandbox/task/stop"):  # and puts this in the (read-only) task folder after it
+    time.sleep(0.05)
 """
+
+
+def _spin(folder):
+    """Start a sandbox with 31 spinners in a thread; return it once they spin (``_stop`` ends them)."""
+    spinner = threading.Thread(
+        target=run_cells, args=(folder, [SPINNERS]), kwargs={"cpus": 1.0, "step_seconds": 20, "processes": 64}
+    )
+    spinner.start()
+    stop = time.monotonic() + 60
+    while not (folder / "out" / "spinning").exists():
+        assert time.monotonic() < stop and spinner.is_alive(), "the spinners never started"
+        time.sleep(0.05)
+    return spinner
+
+
+def _stop(folder, spinner) -> None:
+    (folder / "task" / "stop").touch()
+    spinner.join()
 
 
 def _neighbour_seconds(tmp_path, label: str) -> float:
@@ -126,13 +146,7 @@ def test_cpu_spinners_do_not_slow_the_neighbour(tmp_path):
     alone, beside = [], []
     for round_number in range(3):
         alone.append(_neighbour_seconds(tmp_path, f"alone{round_number}"))
-        spinner = threading.Thread(
-            target=run_cells,
-            args=(tmp_path / f"spin{round_number}", [SPINNERS]),
-            kwargs={"cpus": 1.0, "step_seconds": 8},
-        )
-        spinner.start()
-        time.sleep(2.0)  # the spinners are running (the sandbox starts in well under 2 s)
+        spinner = _spin(tmp_path / f"spin{round_number}")
         beside.append(_neighbour_seconds(tmp_path, f"beside{round_number}"))
-        spinner.join()
+        _stop(tmp_path / f"spin{round_number}", spinner)
     assert statistics.median(beside) < 2 * statistics.median(alone), (alone, beside)
