@@ -241,3 +241,23 @@ def test_docker_command_and_missing_daemon(tmp_path):
     fake.chmod(0o755)
     with pytest.raises(sandbox.SandboxUnavailable, match="daemon does not answer"):
         sandbox.Docker("python:3.11-slim", executable=str(fake))
+
+
+@pytest.mark.parametrize("available", [True, False])
+def test_says_once_which_limits_are_in_force(tmp_path, capsys, course, monkeypatch, available):
+    from grading import cgroups, cli
+
+    if not available:
+        fallback = cgroups.Support(None, reason="a machine without cgroups")
+        monkeypatch.setattr(sandbox.Backend, "cgroups", lambda self: fallback)
+    arguments = [str(course["submissions"] / "s3__correct.ipynb"), "--source", str(course["source"])]
+    assert cli.main([*arguments, "--out", str(tmp_path / "out"), "--no-sandbox", "--quiet"]) == 0
+    error = capsys.readouterr().err
+    assert error.count("limits per sandbox:") == 1
+    if available and sandbox.cgroup_support().version:
+        assert f"cgroup {sandbox.cgroup_support().version} (memory, pids, cpu)" in error
+    elif not available:
+        assert "per-process limits only, no cgroups (a machine without cgroups)" in error
+        assert "memfds" in error and "not bounded" in error
+    log = (tmp_path / "out" / "logs" / "s3__correct.log").read_text()
+    assert "(cgroup v" in log or "(process limits)" in log
