@@ -2,9 +2,9 @@
 
 Usage (by :mod:`grading.sandbox`, never by hand): ``python -s -B _runner.py TASK_DIR OUT_DIR``.
 
-``TASK_DIR`` (read-only) holds ``plan.json`` (the cells to run, the functions to call, the limits) and
-``inputs.npz`` (the arguments of every case, public and hidden: the *inputs* only; the expected answers
-never enter the sandbox). ``OUT_DIR`` (writable) receives
+``TASK_DIR`` (read-only) holds ``plan.json`` (the cells to run, the functions to call, the limits) and,
+once every cell has run, ``inputs.npz`` (the arguments of every case, public and hidden: the *inputs*
+only; the expected answers never enter the sandbox). ``OUT_DIR`` (writable) receives
 
 * ``progress.jsonl``: one line when a step (setup, a cell, a case) begins and one when it ends, which
   tells the supervisor outside what was running when a limit was hit or the process died;
@@ -62,8 +62,81 @@ def _drop_privileges(uid, gid):
                 raise SystemExit("capabilities survived the switch to an unprivileged user")
 
 
-def main():
-    task_dir, out_dir = sys.argv[1], sys.argv[2]
+_TOOLS = {}  # what the runner calls after the cells, taken before any submission code runs
+
+
+class _Events:
+    """Writes progress.jsonl through references taken before any submission code runs: rebinding
+    ``json.dumps`` or ``os.write`` in the notebook does not change them."""
+
+    def __init__(self, out_dir):
+        self.handle = open(os.path.join(out_dir, "progress.jsonl"), "a", buffering=1)
+        self.write, self.dumps = self.handle.write, json.dumps
+
+    def __call__(self, **fields):
+        try:
+            self.write(self.dumps(fields) + "\n")
+        except Exception:  # a full disk or a closed file: the supervisor then sees a crash
+            pass
+
+
+class _Steps:
+    """Runs one step (a cell, or one call of a graded function) under the step's time limit."""
+
+    def __init__(self, step_seconds, own_pid_namespace):
+        self.step_seconds, self.own_pid_namespace = step_seconds, own_pid_namespace
+        self.exit_now, self.getpid, self.kill = os._exit, os.getpid, os.kill
+        self.alarm, self.install = signal.setitimer, signal.signal
+        self.stderr = sys.__stderr__
+        self.main_pid = os.getpid()
+
+    @staticmethod
+    def _on_alarm(signum, frame):
+        raise StepTimeout()
+
+    def run(self, function):
+        """(status, error type, line): ok, error, timeout or exit (SystemExit, KeyboardInterrupt)."""
+        self.install(signal.SIGALRM, self._on_alarm)
+        self.install(signal.SIGINT, signal.default_int_handler)
+        self.alarm(signal.ITIMER_REAL, self.step_seconds)
+        try:
+            function()
+            outcome = ("ok", None, None)
+        except StepTimeout:
+            outcome = ("timeout", None, None)
+        except BaseException as error:  # noqa: BLE001 - SystemExit, KeyboardInterrupt: the cell ends, the run goes on
+            if self.getpid() != self.main_pid:
+                self.exit_now(0)  # a forked child failed: it has nothing to report
+            kind = "exit" if isinstance(error, (SystemExit, KeyboardInterrupt)) else "error"
+            outcome = (kind, type(error).__name__[:100], _cell_line(error))
+            self._print_traceback(error)
+        finally:
+            self.alarm(signal.ITIMER_REAL, 0)
+        if self.getpid() != self.main_pid:
+            self.exit_now(0)  # a forked child came back into the runner: only the original process goes on
+        if self.own_pid_namespace:
+            # Leave no process behind a step: kill(-1) reaches every process of ours in the
+            # sandbox's own PID namespace (never the supervisor's), and never this one.
+            try:
+                self.kill(-1, signal.SIGKILL)
+            except OSError:
+                pass
+        return outcome
+
+    def _print_traceback(self, error):
+        try:
+            import traceback
+
+            frames = error.__traceback__
+            while frames is not None and not frames.tb_frame.f_code.co_filename.startswith("<cell "):
+                frames = frames.tb_next  # start at the notebook's code, not the runner's
+            traceback.print_exception(type(error), error, frames or error.__traceback__, limit=8, file=self.stderr)
+        except BaseException:  # noqa: BLE001
+            pass
+
+
+def _start(task_dir):
+    """The plan, with the limits set, privileges dropped and the library folder importable."""
     if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
         del sys.path[0]  # the runner's folder is not an import root
     with open(os.path.join(task_dir, "plan.json")) as handle:
@@ -75,152 +148,164 @@ def main():
     for stream in (sys.stdout, sys.stderr):
         # line by line, so what was printed before a crash or a kill reaches the instructor's log
         stream.reconfigure(encoding="utf-8", errors="backslashreplace", line_buffering=True)
+    return plan
 
-    # Our own references, taken before any submission code runs: rebinding os._exit or json.dumps in
-    # the notebook does not change them.
-    progress = open(os.path.join(out_dir, "progress.jsonl"), "a", buffering=1)
-    write, dumps, exit_now, getpid = progress.write, json.dumps, os._exit, os.getpid
-    kill, alarm, install = os.kill, signal.setitimer, signal.signal
-    stderr = sys.__stderr__
 
-    def event(**fields):
-        try:
-            write(dumps(fields) + "\n")
-        except Exception:  # a full disk or a closed file: the supervisor then sees a crash
-            pass
-
-    def on_alarm(signum, frame):
-        raise StepTimeout()
-
-    step_seconds = float(plan["limits"]["step_seconds"])
-    main_pid = getpid()
-
-    def run_step(function):
-        """(status, error type, line): ok, error, timeout or exit (SystemExit, KeyboardInterrupt)."""
-        install(signal.SIGALRM, on_alarm)
-        install(signal.SIGINT, signal.default_int_handler)
-        alarm(signal.ITIMER_REAL, step_seconds)
-        try:
-            function()
-            outcome = ("ok", None, None)
-        except StepTimeout:
-            outcome = ("timeout", None, None)
-        except BaseException as error:  # noqa: BLE001 - SystemExit, KeyboardInterrupt: the cell ends, the run goes on
-            if getpid() != main_pid:
-                exit_now(0)  # a forked child failed: it has nothing to report
-            outcome = (
-                "exit" if isinstance(error, (SystemExit, KeyboardInterrupt)) else "error",
-                type(error).__name__,
-                _cell_line(error),
-            )
-            try:
-                import traceback
-
-                frames = error.__traceback__
-                while frames is not None and not frames.tb_frame.f_code.co_filename.startswith("<cell "):
-                    frames = frames.tb_next  # start at the notebook's code, not the runner's
-                traceback.print_exception(type(error), error, frames or error.__traceback__, limit=8, file=stderr)
-            except BaseException:  # noqa: BLE001
-                pass
-        finally:
-            alarm(signal.ITIMER_REAL, 0)
-        if getpid() != main_pid:
-            exit_now(0)  # a forked child came back into the runner: only the original process goes on
-        if plan.get("own_pid_namespace"):
-            # Leave no process behind a step: kill(-1) reaches every process of ours in the
-            # sandbox's own PID namespace (never the supervisor's), and never this one.
-            try:
-                kill(-1, signal.SIGKILL)
-            except OSError:
-                pass
-        return outcome
-
-    event(begin="setup")
-    import numpy as np
-
-    import minitorch  # noqa: F401 - imported here, so a broken install is the grader's error, not a cell's
-    from grading.compare import UnsupportedOutput, call_arguments, output_arrays
-
-    with np.load(os.path.join(task_dir, "inputs.npz"), allow_pickle=False) as archive:
-        inputs = {key: archive[key] for key in archive.files}
-    save = np.savez
-    event(end="setup")
-
-    import builtins
+def _run_cells(plan, namespace, event, steps):
     import linecache
 
-    namespace = {"__name__": "__main__", "__builtins__": builtins, "display": _display}
-    skip = set(plan.get("skip_cells", []))
     for index, source in plan["cells"]:
-        if index in skip:
-            continue
         filename = f"<cell {index + 1}>"
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         event(begin="cell", cell=index)
         try:
             code = compile(source, filename, "exec")
         except SyntaxError as error:
-            event(end="cell", cell=index, status="error", error="SyntaxError", line=error.lineno)
-            print(f"{filename}: SyntaxError: {error.msg} (line {error.lineno})", file=stderr)
+            line = error.lineno if isinstance(error.lineno, int) else None
+            event(end="cell", cell=index, status="error", error="SyntaxError", line=line)
+            print(f"{filename}: SyntaxError: {error.msg} (line {error.lineno})", file=steps.stderr)
             continue
-        status, error, line = run_step(lambda code=code: exec(code, namespace))
+        status, error, line = steps.run(lambda code=code: exec(code, namespace))
         event(end="cell", cell=index, status=status, error=error, line=line)
 
+
+def _call_case(function, case, input_type, steps, file_bytes):
+    """One graded call: (the status for e<k>.json, the answer's arrays)."""
+    UnsupportedOutput, call_arguments, output_arrays = _TOOLS["compare"]  # noqa: N806 - a class among functions
+    answer = {}
+
+    def call():
+        answer["value"] = function(*call_arguments(case, input_type))
+
+    status, error, _ = steps.run(call)
+    if status == "error" and error == "NotImplementedError":
+        return {"status": "not_implemented"}, []
+    if status == "error":
+        return {"status": "error", "error": error}, []
+    if status != "ok":
+        return {"status": status}, []
+    try:
+        kinds, arrays = output_arrays(answer.get("value"))
+    except UnsupportedOutput as why:
+        return {"status": "none" if answer.get("value") is None else "unsupported", "why": str(why)[:100]}, []
+    except BaseException as why:  # noqa: BLE001 - a tensor subclass that breaks on .numpy()
+        return {"status": "unsupported", "why": type(why).__name__[:100]}, []
+    if len(kinds) > 64 or sum(array.nbytes for array in arrays) > file_bytes // 2:
+        return {"status": "too_large"}, []
+    return {"status": "ok", "kinds": kinds}, arrays
+
+
+def _run_part(part, namespace, inputs, event, steps, out_dir, file_bytes):
+    number = part["number"]
+    function = namespace.get(part["function"])
+    results, outputs = [], {}
+    for case_number, arguments_spec in enumerate(part["cases"]):
+        if not callable(function):
+            results.append({"status": "missing"})
+            continue
+        if any(result["status"] == "timeout" for result in results):
+            results.append({"status": "skipped"})  # one time-out is enough to fail the part
+            continue
+        event(begin="case", part=number, case=case_number)
+        case = tuple(
+            None if spec is None else inputs[spec] if isinstance(spec, str) else spec["scalar"]
+            for spec in arguments_spec
+        )
+        result, arrays = _call_case(function, case, part["input_type"], steps, file_bytes)
+        for position, array in enumerate(arrays):
+            outputs[f"c{case_number}_{position}"] = array
+        results.append(result)
+        event(end="case", part=number, case=case_number, status=result["status"])
+    try:
+        _TOOLS["savez"](os.path.join(out_dir, f"e{number}.npz"), **outputs)
+        with open(os.path.join(out_dir, f"e{number}.json"), "w") as handle:
+            handle.write(_TOOLS["dumps"](results))
+    except BaseException as error:  # noqa: BLE001 - over the file size limit, say
+        print(f"could not save the answers of part {number}: {type(error).__name__}", file=steps.stderr)
+    event(end="part", part=number)
+
+
+def main():
+    task_dir, out_dir = sys.argv[1], sys.argv[2]
+    plan = _start(task_dir)
+    event = _Events(out_dir)
+    steps = _Steps(float(plan["limits"]["step_seconds"]), plan.get("own_pid_namespace"))
+
+    event(begin="setup")
+    import time
+
+    import numpy as np
+
+    import minitorch  # noqa: F401 - imported here, so a broken install is the grader's error, not a cell's
+    from grading.compare import UnsupportedOutput, call_arguments, output_arrays
+
+    _TOOLS.update(
+        compare=(UnsupportedOutput, call_arguments, output_arrays),
+        savez=np.savez,
+        load=np.load,
+        dumps=json.dumps,
+        exists=os.path.exists,
+        sleep=time.sleep,
+    )
+    _withhold(plan.get("withheld", []))
+    event(end="setup")
+
+    import builtins
+
+    namespace = {"__name__": "__main__", "__builtins__": builtins, "display": _display}
+    _run_cells(plan, namespace, event, steps)
+    if plan["parts"]:
+        inputs = _wait_for_inputs(task_dir, event)
     for part in plan["parts"]:
-        number = part["number"]
-        function = namespace.get(part["function"])
-        results, outputs = [], {}
-        for case_number, arguments_spec in enumerate(part["cases"]):
-            if not callable(function):
-                results.append({"status": "missing"})
-                continue
-            if any(result["status"] == "timeout" for result in results):
-                results.append({"status": "skipped"})  # one time-out is enough to fail the part
-                continue
-            event(begin="case", part=number, case=case_number)
-            case = tuple(
-                None if spec is None else inputs[spec] if isinstance(spec, str) else spec["scalar"]
-                for spec in arguments_spec
-            )
-            answer = {}
-
-            def call(case=case, answer=answer, function=function, input_type=part["input_type"]):
-                answer["value"] = function(*call_arguments(case, input_type))
-
-            status, error, _ = run_step(call)
-            result = {"status": status}
-            if status == "error" and error == "NotImplementedError":
-                result = {"status": "not_implemented"}
-            elif status == "error":
-                result["error"] = error
-            elif status == "ok":
-                try:
-                    kinds, arrays = output_arrays(answer.get("value"))
-                    result["kinds"] = kinds
-                    for position, array in enumerate(arrays):
-                        outputs[f"c{case_number}_{position}"] = array
-                except UnsupportedOutput as why:
-                    result = {"status": "none" if answer.get("value") is None else "unsupported", "why": str(why)}
-                except BaseException as why:  # noqa: BLE001 - a tensor subclass that breaks on .numpy()
-                    result = {"status": "unsupported", "why": type(why).__name__}
-            results.append(result)
-            event(end="case", part=number, case=case_number, status=result["status"])
-        try:
-            save(os.path.join(out_dir, f"e{number}.npz"), **outputs)
-            with open(os.path.join(out_dir, f"e{number}.json"), "w") as handle:
-                handle.write(dumps(results))
-        except BaseException as error:  # noqa: BLE001 - over the file size limit, say
-            print(f"could not save the answers of part {number}: {type(error).__name__}", file=stderr)
-        event(end="part", part=number)
-
+        _run_part(part, namespace, inputs, event, steps, out_dir, int(plan["limits"]["file_bytes"]))
     event(end="run")
     try:
         sys.stdout.flush()
         sys.stderr.flush()
     except BaseException:  # noqa: BLE001
         pass
-    progress.close()
-    exit_now(0)
+    event.handle.close()
+    steps.exit_now(0)
+
+
+def _wait_for_inputs(task_dir, event):
+    """The cases' inputs, public and hidden, which the supervisor puts in the task folder only once
+    every cell has run: code in a cell cannot read a hidden input and tell it through its own
+    feedback (an exit status, a line number, which cell failed)."""
+    event(begin="inputs")
+    path = os.path.join(task_dir, "inputs.npz")
+    while not _TOOLS["exists"](path):
+        _TOOLS["sleep"](0.005)  # the supervisor's step limit ends the wait if the inputs never come
+    with _TOOLS["load"](path, allow_pickle=False) as archive:
+        inputs = {key: archive[key] for key in archive.files}
+    event(end="inputs")
+    return inputs
+
+
+def _withhold(names):
+    """Replace each dotted name (``minitorch.relu``, ``minitorch.Tensor.relu``) by a function that
+    raises NotImplementedError, before any submission code runs: an exercise that asks the learner
+    to rebuild a piece of minitorch earns nothing by calling minitorch's own."""
+    import importlib
+
+    for name in names:
+        module_name, _, attribute = name.rpartition(".")
+        owner, parts = None, module_name.split(".")
+        for cut in range(len(parts), 0, -1):  # the longest importable prefix, then attributes
+            try:
+                owner = importlib.import_module(".".join(parts[:cut]))
+            except ImportError:
+                continue
+            for part in parts[cut:]:
+                owner = getattr(owner, part)
+            break
+        if owner is None or not hasattr(owner, attribute):
+            continue
+
+        def withheld(*args, _name=name, **kwargs):
+            raise NotImplementedError(f"{_name} is not available while this exercise is graded: write it yourself")
+
+        setattr(owner, attribute, withheld)
 
 
 def _cell_line(error):

@@ -3,7 +3,8 @@
     minitorch-grade submitted/ --source notebooks/source/ch02_autograd --out grades/ --jobs 2
 
 reads the graded parts and hidden cases from the instructor's source notebook, grades every
-submission (a folder, files, globs, or .zip/.tar archives) in its own sandbox, and writes
+submission (a folder, files, globs, a student's .zip/.tar upload, or with ``--bulk-archive`` the
+learning platform's export of many) in its own sandbox, and writes
 ``grades.csv``, ``feedback/<student>.md``, ``logs/<student>.log`` (instructor only) and, with
 ``--gradescope``, Gradescope's ``results.json``. Exit status: 0 when the batch was graded (whatever
 the scores), 2 for a usage problem or when no sandbox is available.
@@ -16,9 +17,10 @@ import sys
 import time
 from pathlib import Path
 
-from grading import grader, sandbox
+from grading import cgroups, grader, sandbox
 from grading.notebook import AssignmentError, read_assignment
 from grading.submissions import find_submissions
+from grading.untrusted import printable
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,7 +29,16 @@ def build_parser() -> argparse.ArgumentParser:
         prog="minitorch-grade",
         description="Grade submitted notebooks in a sandbox and write grades.csv and per-student feedback.",
     )
-    parser.add_argument("submissions", nargs="+", help="notebooks, folders, globs or .zip/.tar archives")
+    parser.add_argument(
+        "submissions", nargs="*", help="notebooks, folders, globs, or .zip/.tar uploads (one student's each)"
+    )
+    parser.add_argument(
+        "--bulk-archive",
+        action="append",
+        default=[],
+        metavar="ARCHIVE",
+        help="the learning platform's export of many submissions: its folder names inside are the students",
+    )
     parser.add_argument(
         "--source", required=True, type=Path, help="the instructor's source notebook (or its assignment folder)"
     )
@@ -49,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--memory-mb", type=int, default=defaults.memory_bytes >> 20, help="memory per submission")
     parser.add_argument("--processes", type=int, default=defaults.processes, help="processes per submission")
-    parser.add_argument("--work-dir", type=Path, default=None, help="where the per-submission folders go (tmp)")
+    parser.add_argument("--work-dir", type=Path, default=None, help="where the per-submission folders go (system temp)")
     parser.add_argument("--keep-work", action="store_true", help="keep the per-submission folders, for debugging")
     parser.add_argument("--quiet", "-q", action="store_true", help="no line per submission")
     return parser
@@ -78,13 +89,28 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if arguments.no_sandbox:
         print(f"minitorch-grade: WARNING: {sandbox.NO_SANDBOX_RISKS}", file=sys.stderr)
+    support = backend.cgroups()
+    if support.version is not None:
+        print(f"minitorch-grade: limits per sandbox: {support.describe()}", file=sys.stderr)
+    else:
+        print(
+            f"minitorch-grade: limits per sandbox: per-process limits only, {support.describe()}; "
+            f"not bounded then: {cgroups.NOT_BOUNDED_WITHOUT_CGROUPS} (see the README: For instructors)",
+            file=sys.stderr,
+        )
+    if backend.wants_seccomp() and sandbox.user_namespace_filter() is None:
+        print(
+            "minitorch-grade: libseccomp (libseccomp.so.2) is missing: sandboxes may create user namespaces "
+            "(install libseccomp2 to forbid them)",
+            file=sys.stderr,
+        )
     limits = sandbox.Limits(
         step_seconds=arguments.step_timeout,
         submission_seconds=arguments.submission_timeout,
         memory_bytes=arguments.memory_mb << 20,
         processes=arguments.processes,
     )
-    submissions = find_submissions(arguments.submissions, assignment.notebook)
+    submissions = find_submissions(arguments.submissions, assignment.notebook, arguments.bulk_archive)
     if not submissions:
         print("minitorch-grade: no submissions found", file=sys.stderr)
         return 2
@@ -99,7 +125,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def report(result: grader.Result) -> None:
         if not arguments.quiet:
-            print(f"{result.student}: {result.total:g} / {max_total:g} ({result.status})", flush=True)
+            line = f"{result.student}: {result.total:g} / {max_total:g} ({result.status})"
+            print(printable(line), flush=True)
 
     started = time.monotonic()
     results = grader.grade_all(submissions, assignment, settings, progress=report)

@@ -16,18 +16,25 @@ When the process dies or stalls (a crash, ``os._exit``, a loop that swallows the
 supervisor knows from the progress file which step it was in: a cell is then skipped and a graded
 call fails its part, and the runner is started again for what is left, so one broken cell or function
 costs only its own part. The total time per submission is bounded.
+
+Everything read back from the sandbox is untrusted (:mod:`grading.untrusted`, :mod:`grading.progress`):
+a progress file, a status or an answers file that is not what the runner writes scores the whole
+submission 0 as "malformed output", and any other failure on one submission scores it 0 as a grader
+error; neither ever stops the batch. Feedback on a hidden case names the case and the kind of failure,
+nothing that the submission's code could choose to spell an input with.
 """
 
 from __future__ import annotations
 
 import builtins
 import csv
+import dataclasses
 import io
 import json
+import math
 import os
 import queue
 import re
-import shutil
 import signal
 import tempfile
 import time
@@ -40,8 +47,10 @@ import numpy as np
 
 from grading import checks, registry, sandbox
 from grading.compare import ALLOWED_KINDS, compare
-from grading.notebook import Assignment, GradedPart, NotebookError, parse_notebook, plan_submission, read_bytes
+from grading.notebook import Assignment, GradedPart, NotebookError, parse_notebook, plan_submission
+from grading.progress import CASE_STATUSES
 from grading.submissions import Submission
+from grading.untrusted import MalformedOutput, load_json, printable, read_regular, remove_tree, short_text
 
 MAX_ANSWER_BYTES = 64 * 1024**2
 
@@ -124,6 +133,7 @@ _STEP_REASONS = {
     "disk": "wrote more than the file limit and was stopped",
     "deadline": "was still running when the submission's time ({total:g} s) ran out",
 }
+MALFORMED = "malformed output: what came back from the sandbox is not what the grader's runner writes"
 
 
 def grade_submission(
@@ -135,20 +145,39 @@ def grade_submission(
     slot: int,
     workspace: Path,
 ) -> Result:
+    """The grade of one submission. Nothing it contains or does raises out of here: a failure reading
+    what came back from its sandbox scores it 0 ("malformed-output"), a failure of the grader itself
+    scores it 0 ("grader-error"); other submissions are never touched."""
     result = Result(submission.student, submission.origin)
+    try:
+        _grade(submission, assignment, parts, inputs_path, settings, slot, workspace, result)
+    except MalformedOutput as error:
+        _zero(result, parts, "malformed output")
+        result.incidents.append("malformed-output")
+        result.notes.append("Not graded: the submission's code tampered with the grader's files (malformed output).")
+        result.log.append(f"malformed output: {error}")
+    except Exception as error:  # noqa: BLE001 - one submission never stops the batch
+        _zero(result, parts, "not graded (grader error)")
+        result.incidents.append("grader-error")
+        result.notes.append("Not graded: the grader failed on this submission; the instructor was told.")
+        result.log.append(f"grader error: {type(error).__name__}: {_short(error)}")
+    return result
+
+
+def _grade(submission, assignment, parts, inputs_path, settings, slot, workspace, result) -> None:
     if submission.problem:
         result.rejected = True
         result.incidents.append("rejected")
         result.notes.append(f"Not graded: {submission.problem}.")
         _zero(result, parts)
-        return result
+        return
     try:
         notebook = parse_notebook(submission.data)
     except NotebookError as error:
         result.incidents.append("invalid-notebook")
         result.notes.append(f"The notebook could not be read: {error}.")
         _zero(result, parts)
-        return result
+        return
     result.notes += [f"Warning: {warning}." for warning in notebook.warnings]
     plan = plan_submission(notebook, assignment)
     for part in plan.deleted:
@@ -159,18 +188,18 @@ def grade_submission(
     for index in plan.skipped_cells:
         result.notes.append(f"Cell {index + 1} is a cell magic (%%...), not Python; it was not run.")
     present = [prepared for prepared in parts if prepared.part in plan.present]
-    answers = _run_stages(plan.cells, present, inputs_path, settings, slot, workspace, result)
+    stages = _Stages(plan.cells, present, _Launcher(inputs_path, settings, slot, workspace), result)
+    answers = stages.run()
     for prepared in parts:
         if prepared.part not in plan.present:
             result.parts[prepared.number] = PartResult(0.0, prepared.part.points, "test cell deleted: 0")
         else:
             result.parts[prepared.number] = judge(prepared, answers.get(prepared.number))
-    return result
 
 
-def _zero(result: Result, parts: list[PreparedPart]) -> None:
+def _zero(result: Result, parts: list[PreparedPart], summary: str = "not graded") -> None:
     for prepared in parts:
-        result.parts[prepared.number] = PartResult(0.0, prepared.part.points, "not graded")
+        result.parts[prepared.number] = PartResult(0.0, prepared.part.points, summary)
 
 
 @dataclass
@@ -182,27 +211,20 @@ class Answers:
     failure: str | None = None  # the whole part failed: a crash, a time-out, unreadable answers
 
 
-def _run_stages(cells, present, inputs_path, settings, slot, workspace, result) -> dict[int, Answers]:
-    limits, backend = settings.limits, settings.backend
-    deadline = time.monotonic() + limits.submission_seconds
-    skip_cells: set[int] = set()
-    pending = list(present)
-    answers: dict[int, Answers] = {}
-    uid = sandbox.job_uid(slot) if backend.switch_user else None
-    owner = uid if uid is not None else backend.output_owner()
-    cell_messages: dict[int, str] = {}
-    launch = 0
-    while True:
-        launch += 1
-        task_dir, out_dir = workspace / f"task{launch}", workspace / f"out{launch}"
-        task_dir.mkdir(mode=0o755)
-        out_dir.mkdir(mode=0o700)
-        if owner is not None:
-            os.chown(out_dir, owner, owner)
-        shutil.copyfile(inputs_path, task_dir / "inputs.npz")
-        os.chmod(task_dir / "inputs.npz", 0o644)
-        plan = {
-            "cells": [[index, source] for index, source in cells if index not in skip_cells],
+class _Launcher:
+    """The plan writer: one task folder (plan) and one output folder per launch of the runner."""
+
+    def __init__(self, inputs_path: Path, settings: Settings, slot: int, workspace: Path):
+        self.inputs_path, self.settings, self.workspace = inputs_path, settings, workspace
+        backend = settings.backend
+        self.uid = sandbox.job_uid(slot) if backend.switch_user else None
+        self.owner = self.uid if self.uid is not None else backend.output_owner()
+        self.count = 0
+
+    def plan(self, cells: list[tuple[int, str]], pending: list[PreparedPart]) -> dict:
+        limits, backend = self.settings.limits, self.settings.backend
+        return {
+            "cells": [[index, source] for index, source in cells],
             "parts": [
                 {
                     "number": prepared.number,
@@ -212,71 +234,123 @@ def _run_stages(cells, present, inputs_path, settings, slot, workspace, result) 
                 }
                 for prepared in pending
             ],
+            "withheld": sorted({name for prepared in pending for name in prepared.exercise.withheld}),
             "limits": limits.for_runner(),
-            "uid": uid,
-            "gid": uid,
+            "uid": self.uid,
+            "gid": self.uid,
             "lib": backend.lib_dir,
             "own_pid_namespace": backend.own_pid_namespace,
         }
+
+    def launch(self, plan: dict, deadline: float) -> tuple[sandbox.RunOutcome, Path]:
+        """Run the plan once; the output folder (a tmpfs when root) stays mounted until cleanup."""
+        self.count += 1
+        task_dir, out_dir = self.workspace / f"task{self.count}", self.workspace / f"out{self.count}"
+        task_dir.mkdir(mode=0o755)
+        out_dir.mkdir(mode=0o700)
+        limits = self.settings.limits
+        if not sandbox.mount_output_folder(out_dir, limits, self.owner) and self.owner is not None:
+            os.chown(out_dir, self.owner, self.owner)
         (task_dir / "plan.json").write_text(json.dumps(plan))
         os.chmod(task_dir / "plan.json", 0o644)
-        outcome = sandbox.run(backend, task_dir, out_dir, limits, deadline)
-        _log_launch(result, launch, outcome)
-        events = outcome.events
-        ended_parts = {event.get("part") for event in events if event.get("end") == "part"}
-        for prepared in list(pending):
+        backend = self.settings.backend
+        outcome = sandbox.run(backend, task_dir, out_dir, limits, deadline, plan=plan, inputs=self.inputs_path)
+        return outcome, out_dir
+
+
+class _Stages:
+    """Runs a submission's plan until every part has answers, restarting after a crash or a kill.
+
+    The restart policy: a cell that crashed, hung or broke a limit is skipped on the next launch (its
+    note says why); a graded call that did fails its own part; a failure in the runner's setup, or
+    the submission's time running out, ends the run. Every launch has a fresh plan with what is left.
+    """
+
+    def __init__(self, cells, present: list[PreparedPart], launcher: _Launcher, result: Result):
+        self.cells, self.pending, self.launcher, self.result = cells, list(present), launcher, result
+        self.limits = launcher.settings.limits
+        self.skip_cells: set[int] = set()
+        self.answers: dict[int, Answers] = {}
+        self.cell_messages: dict[int, str] = {}
+
+    def run(self) -> dict[int, Answers]:
+        deadline = time.monotonic() + self.limits.submission_seconds
+        launches = 0
+        while True:
+            launches += 1
+            cells = [(index, source) for index, source in self.cells if index not in self.skip_cells]
+            outcome, out_dir = self.launcher.launch(self.launcher.plan(cells, self.pending), deadline)
+            _log_launch(self.result, launches, outcome)
+            if outcome.killed == "malformed":
+                raise MalformedOutput(outcome.malformed or "the progress file")
+            self._collect(outcome, out_dir)
+            if not self.launcher.settings.keep_work:
+                sandbox.unmount_below(out_dir)  # its tmpfs holds memory until then
+            if outcome.finished and outcome.killed is None:
+                break
+            if not self._restart(outcome):
+                break
+            out_of_time = outcome.killed == "deadline" or time.monotonic() > deadline - 0.5
+            if out_of_time or launches > len(self.cells) + len(self.answers) + len(self.pending) + 1:
+                self._fail_pending(f"not run: the submission's time ({self.limits.submission_seconds:g} s) ran out")
+                break
+        self.result.notes += [self.cell_messages[index] for index in sorted(self.cell_messages)]
+        return self.answers
+
+    def _collect(self, outcome: sandbox.RunOutcome, out_dir: Path) -> None:
+        """The event reader's side: answers of the parts that ended, notes for the cells that failed."""
+        ended_parts = {event["part"] for event in outcome.events if event.get("end") == "part"}
+        for prepared in list(self.pending):
             if prepared.number in ended_parts:
-                answers[prepared.number] = _read_answers(out_dir, prepared)
-                pending.remove(prepared)
-        for event in events:
-            if event.get("end") == "cell" and isinstance(event.get("cell"), int):
-                message = _cell_message(event, limits)
+                self.answers[prepared.number] = _read_answers(out_dir, prepared)
+                self.pending.remove(prepared)
+        for event in outcome.events:
+            if event.get("end") == "cell":
+                message = _cell_message(event, self.limits)
                 if message:
-                    cell_messages[event["cell"]] = message
-                if event.get("status") == "timeout":
-                    skip_cells.add(event["cell"])  # do not wait for it again on a restart
-        if any(event.get("status") == "timeout" for event in events if "end" in event):
-            result.incidents.append("timeout")
-        finished = any(event.get("end") == "run" for event in events) and outcome.killed is None
-        if finished:
-            break
-        step = sandbox.current_step(events)
-        reason = _death_reason(outcome, limits)
-        result.incidents.append(_incident(outcome))
-        if step is None or step[0] == "setup":
-            if not any(event.get("end") == "setup" for event in events):
-                result.incidents.append("sandbox-error")
-                result.log.append("the runner did not finish its setup: see its output above")
+                    self.cell_messages[event["cell"]] = message
+                if event["status"] == "timeout":
+                    self.skip_cells.add(event["cell"])  # do not wait for it again on a restart
+        if any(event.get("status") == "timeout" for event in outcome.events):
+            self.result.incidents.append("timeout")
+
+    def _restart(self, outcome: sandbox.RunOutcome) -> bool:
+        """Blame the step that was running when the process died; True when a new launch should follow."""
+        step = outcome.step
+        reason = _death_reason(outcome, self.limits)
+        self.result.incidents.append(_incident(outcome))
+        if step is None or step[0] in ("setup", "inputs"):
+            if not any(event.get("end") == "setup" for event in outcome.events):
+                self.result.incidents.append("sandbox-error")
+                self.result.log.append("the runner did not finish its setup: see its output above")
                 reason = "could not be graded: the grading sandbox failed to start (the instructor was told)"
-            for prepared in pending:
-                answers[prepared.number] = Answers(failure=f"not run: the notebook's process {reason}")
-            break
+            self._fail_pending(f"not run: the notebook's process {reason}")
+            return False
         if step[0] == "cell":
-            cell_index = step[1]
-            skip_cells.add(cell_index)
-            cell_messages[cell_index] = f"Cell {cell_index + 1} {reason}; it was skipped and the rest still ran."
+            self.skip_cells.add(step[1])
+            self.cell_messages[step[1]] = f"Cell {step[1] + 1} {reason}; it was skipped and the rest still ran."
         elif step[0] == "case":
-            for prepared in list(pending):
+            for prepared in list(self.pending):
                 if prepared.number == step[1]:
-                    case_label = _case_label(prepared, step[2])
-                    answers[prepared.number] = Answers(failure=f"{case_label}: {prepared.exercise.function} {reason}")
-                    pending.remove(prepared)
-        if outcome.killed == "deadline" or time.monotonic() > deadline - 0.5 or launch > len(cells) + len(present) + 1:
-            for prepared in pending:
-                answers[prepared.number] = Answers(
-                    failure=f"not run: the submission's time ({limits.submission_seconds:g} s) ran out"
-                )
-            break
-    result.notes += [cell_messages[index] for index in sorted(cell_messages)]
-    return answers
+                    label = _case_label(prepared, step[2])
+                    what = reason if step[2] < prepared.public_count else _hidden_reason(outcome)
+                    self.answers[prepared.number] = Answers(failure=f"{label}: {prepared.exercise.function} {what}")
+                    self.pending.remove(prepared)
+        return True
+
+    def _fail_pending(self, failure: str) -> None:
+        for prepared in self.pending:
+            self.answers[prepared.number] = Answers(failure=failure)
+        self.pending = []
 
 
 def _log_launch(result: Result, launch: int, outcome: sandbox.RunOutcome) -> None:
     result.log.append(
         f"launch {launch}: exit {outcome.returncode}, killed: {outcome.killed}, {outcome.seconds:.2f} s, "
-        f"output {outcome.output_total} bytes, peak memory {outcome.peak_memory_bytes / 2**20:.0f} MiB"
+        f"output {outcome.output_total} bytes, peak memory {outcome.peak_memory_bytes / 2**20:.0f} MiB "
+        f"({outcome.limits_by})"
     )
-    text = outcome.output.decode("utf-8", "backslashreplace")
+    text = printable(outcome.output.decode("utf-8", "backslashreplace"))
     if text:
         result.log.append(f"---- output (first {len(outcome.output)} bytes) ----\n{text.rstrip()}")
     if outcome.output_total > len(outcome.output):
@@ -305,7 +379,20 @@ def _death_reason(outcome: sandbox.RunOutcome, limits: sandbox.Limits) -> str:
     return f"ended the process (exit status {code})"
 
 
+def _hidden_reason(outcome: sandbox.RunOutcome) -> str:
+    """The kind of failure only: an exit status or a signal chosen by the code could spell a hidden input."""
+    if outcome.killed == "timeout":
+        return "ran past the time limit"
+    if outcome.killed == "memory":
+        return "used more memory than the limit"
+    if outcome.killed in ("disk", "deadline"):
+        return "was stopped by a limit"
+    return "crashed or ended the process"
+
+
 def _cell_message(event: dict, limits: sandbox.Limits) -> str | None:
+    """A note on a cell that failed. The cells run before the cases' inputs reach the sandbox, so
+    nothing here can depend on a hidden input."""
     number = event["cell"] + 1
     status, line = event.get("status"), event.get("line")
     where = f" (line {line})" if isinstance(line, int) and 0 < line < 100_000 else ""
@@ -341,34 +428,72 @@ def _case_label(prepared: PreparedPart, case: int) -> str:
 
 
 # -- reading answers back, defensively ----------------------------------------------------------------
+_STATUS_FIELDS = {
+    "ok": {"status", "kinds"},
+    "error": {"status", "error"},
+    "none": {"status", "why"},
+    "unsupported": {"status", "why"},
+}
+_OUTPUT_KINDS = ("tensor", "ndarray", "number")
+
+
+def _valid_status(status, count_limit: int = 64) -> bool:
+    """One entry of e<k>.json, as the runner writes it: every field of the right type and size."""
+    if not isinstance(status, dict) or not isinstance(status.get("status"), str):
+        return False
+    code = status["status"]
+    if code not in CASE_STATUSES + ("missing", "skipped"):
+        return False
+    if set(status) != _STATUS_FIELDS.get(code, {"status"}):
+        return False
+    if code == "ok":
+        kinds = status["kinds"]
+        return isinstance(kinds, list) and 0 < len(kinds) <= count_limit and all(k in _OUTPUT_KINDS for k in kinds)
+    if code == "error":
+        return short_text(status["error"])
+    if code in ("none", "unsupported"):
+        return short_text(status["why"], 200)
+    return True
+
+
 def _read_answers(out_dir: Path, prepared: PreparedPart) -> Answers:
+    """The statuses and arrays of one part. A file the runner did not write (missing after an honest
+    failure to save) fails the part; one that is there but malformed raises MalformedOutput."""
+    json_path, npz_path = out_dir / f"e{prepared.number}.json", out_dir / f"e{prepared.number}.npz"
+    if not os.path.lexists(json_path) or not os.path.lexists(npz_path):
+        return Answers(failure="its answers could not be saved (were they larger than the file limit?)")
+    statuses = load_json(read_regular(json_path, 1 << 20))
+    if not isinstance(statuses, list) or len(statuses) != len(prepared.cases):
+        raise MalformedOutput(f"e{prepared.number}.json: wrong number of statuses")
+    if not all(_valid_status(status) for status in statuses):
+        raise MalformedOutput(f"e{prepared.number}.json: a status the runner does not write")
     try:
-        statuses = json.loads(read_bytes(out_dir / f"e{prepared.number}.json", limit=1 << 20))
-        if not isinstance(statuses, list) or len(statuses) != len(prepared.cases):
-            raise ValueError("wrong number of statuses")
-        if not all(isinstance(status, dict) for status in statuses):
-            raise ValueError("malformed status")
-        arrays = load_answers(out_dir / f"e{prepared.number}.npz")
-    except (NotebookError, ValueError, RecursionError, OSError, zipfile.BadZipFile) as error:
-        return Answers(failure=f"its answers could not be read back ({_short(error)})")
+        arrays = load_answers(npz_path)
+    except (ValueError, OverflowError, zipfile.BadZipFile, EOFError, KeyError) as error:
+        raise MalformedOutput(f"e{prepared.number}.npz: {_short(error)}") from None
     return Answers(statuses, arrays)
 
 
 def _short(error: BaseException) -> str:
-    return re.sub(r"\s+", " ", str(error))[:120] or type(error).__name__
+    return printable(re.sub(r"\s+", " ", str(error))[:120]) or type(error).__name__
 
 
 _ANSWER_KEY = re.compile(r"c(\d{1,6})_(\d{1,3})\.npy")
+MAX_ANSWER_DIMENSIONS = 32
 
 
 def load_answers(path: Path, limit: int = MAX_ANSWER_BYTES) -> dict[str, np.ndarray]:
     """The arrays of an answers file, refusing pickles, links, odd names and headers that lie.
 
-    The file was written inside the sandbox, so it is untrusted: it is read with ``O_NOFOLLOW``, each
-    member's ``.npy`` header is checked (numeric dtype, size that matches the bytes actually there)
-    before NumPy reads it, and NumPy reads it with ``allow_pickle=False``.
+    The file was written inside the sandbox, so it is untrusted: it is read like every file from
+    there (:func:`grading.untrusted.read_regular`), each member's ``.npy`` header is checked (numeric
+    dtype, at most 32 dimensions, a size that matches the bytes actually there, computed without
+    overflow) before NumPy reads it, and NumPy reads it with ``allow_pickle=False``.
     """
-    data = read_bytes(path, limit=limit)
+    try:
+        data = read_regular(path, limit)
+    except MalformedOutput as error:
+        raise ValueError(str(error)) from None
     arrays: dict[str, np.ndarray] = {}
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         infos = archive.infolist()
@@ -376,21 +501,23 @@ def load_answers(path: Path, limit: int = MAX_ANSWER_BYTES) -> dict[str, np.ndar
             raise ValueError("too many or too large members")
         for info in infos:
             match = _ANSWER_KEY.fullmatch(info.filename)
-            if not match:
-                raise ValueError(f"unexpected member {info.filename[:40]!r}")
+            if not match or info.flag_bits & 0x1:
+                raise ValueError(f"unexpected member {printable(info.filename[:40])!r}")
             member = archive.read(info)
             handle = io.BytesIO(member)
             version = np.lib.format.read_magic(handle)
             if version == (1, 0):
-                shape, fortran, dtype = np.lib.format.read_array_header_1_0(handle)
+                shape, fortran, dtype = np.lib.format.read_array_header_1_0(handle, max_header_size=10_000)
             elif version == (2, 0):
-                shape, fortran, dtype = np.lib.format.read_array_header_2_0(handle)
+                shape, fortran, dtype = np.lib.format.read_array_header_2_0(handle, max_header_size=10_000)
             else:
                 raise ValueError(f"unsupported .npy version {version}")
             if dtype.hasobject or dtype.kind not in ALLOWED_KINDS or dtype.fields is not None:
                 raise ValueError(f"answers must be numeric arrays, not {dtype}")
-            count = int(np.prod(shape, dtype=np.int64)) if shape else 1
-            if count < 0 or count * dtype.itemsize != len(member) - handle.tell():
+            if len(shape) > MAX_ANSWER_DIMENSIONS or not all(type(n) is int and 0 <= n <= limit for n in shape):
+                raise ValueError("an array header with an impossible shape")
+            count = math.prod(shape)  # exact: Python integers, no overflow
+            if count * dtype.itemsize != len(member) - handle.tell():
                 raise ValueError("an array header does not match its data")
             arrays[info.filename[: -len(".npy")]] = np.lib.format.read_array(io.BytesIO(member), allow_pickle=False)
     return arrays
@@ -439,9 +566,11 @@ def _case_problem(prepared, case, status, expected, arrays) -> str | None:
         )
         if mismatch is None:
             return None
-        # public cases may quote values (the learner has them); hidden ones never do
-        return mismatch.detail if case < prepared.public_count else mismatch.safe_detail
+        # public cases may quote values (the learner has them); hidden ones name the kind of failure only
+        return mismatch.detail if case < prepared.public_count else _HIDDEN_MISMATCH[mismatch.kind]
     if code == "error":
+        if case >= prepared.public_count:
+            return "raised an exception"  # which one could be chosen to spell a hidden input
         return f"raised {_safe_exception_name(status.get('error'))}"
     return {
         "not_implemented": "not implemented yet (raises NotImplementedError)",
@@ -451,7 +580,17 @@ def _case_problem(prepared, case, status, expected, arrays) -> str | None:
         "skipped": "not run after an earlier case ran past the time limit",
         "missing": f"no function named {prepared.exercise.function}",
         "exit": "called sys.exit() or raised KeyboardInterrupt",
+        "too_large": "returned an answer larger than the file limit",
     }.get(code, "no answer came back")
+
+
+_HIDDEN_MISMATCH = {
+    "type": "returned the wrong type (this exercise asks for a minitorch Tensor)",
+    "count": "wrong number of outputs",
+    "shape": "wrong shape",
+    "dtype": "wrong dtype",
+    "values": "wrong values",
+}
 
 
 # -- the whole batch ------------------------------------------------------------------------------
@@ -462,7 +601,11 @@ def grade_all(
     progress=None,
 ) -> list[Result]:
     parts, inputs = prepare(assignment)
-    root = Path(tempfile.mkdtemp(prefix="minitorch-grade-", dir=settings.work_root))
+    work_root = None if settings.work_root is None else Path(settings.work_root).resolve()
+    root = Path(tempfile.mkdtemp(prefix="minitorch-grade-", dir=work_root))  # absolute: bwrap binds it
+    if settings.limits.cpus == 0:
+        share = max(1.0, (os.cpu_count() or 1) / max(1, settings.jobs))  # --jobs N share the cores
+        settings = dataclasses.replace(settings, limits=dataclasses.replace(settings.limits, cpus=share))
     try:
         inputs_path = root / "inputs.npz"
         np.savez(inputs_path, **inputs)
@@ -479,9 +622,10 @@ def grade_all(
             try:
                 result = grade_submission(submission, assignment, parts, inputs_path, settings, slot, workspace)
             finally:
-                slots.put(slot)
+                sandbox.unmount_below(workspace)
                 if not settings.keep_work:
-                    shutil.rmtree(workspace, ignore_errors=True)
+                    remove_tree(workspace)
+                slots.put(slot)
             if progress:
                 progress(result)
             return result
@@ -489,8 +633,9 @@ def grade_all(
         with ThreadPoolExecutor(max_workers=max(1, settings.jobs)) as pool:
             results = list(pool.map(one, enumerate(submissions)))
     finally:
+        sandbox.unmount_below(root)
         if not settings.keep_work:
-            shutil.rmtree(root, ignore_errors=True)
+            remove_tree(root)
     return sorted(results, key=lambda result: result.student)
 
 
@@ -514,14 +659,14 @@ def write_reports(results: list[Result], assignment: Assignment, out: Path, *, g
     for result in results:
         if result.rejected:
             continue
-        (out / "feedback" / f"{result.student}.md").write_text(feedback_text(result, assignment, parts))
+        (out / "feedback" / f"{result.student}.md").write_text(printable(feedback_text(result, assignment, parts)))
         (out / "logs" / f"{result.student}.log").write_text(
-            f"{result.student} ({result.origin})\nstatus: {result.status}\n" + "\n".join(result.log) + "\n"
+            printable(f"{result.student} ({result.origin})\nstatus: {result.status}\n" + "\n".join(result.log) + "\n")
         )
     rejected = [result for result in results if result.rejected]
     if rejected:
         (out / "rejected.txt").write_text(
-            "".join(f"{result.origin!r}: {' '.join(result.notes)}\n" for result in rejected)
+            "".join(printable(f"{result.origin!r}: {' '.join(result.notes)}") + "\n" for result in rejected)
         )
     if gradescope:
         graded = [result for result in results if not result.rejected]

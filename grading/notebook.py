@@ -90,6 +90,8 @@ def parse_notebook(data: bytes) -> Notebook:
         ) from None
     except RecursionError:
         raise NotebookError("not a notebook: the JSON is nested too deeply") from None
+    except ValueError:  # an integer of more than 4,300 digits (Python's limit for int(str))
+        raise NotebookError("not a notebook: the JSON holds a number too long to read") from None
     if not isinstance(document, dict) or "cells" not in document:
         raise NotebookError("not a notebook: the JSON has no 'cells' list")
     version = document.get("nbformat")

@@ -50,6 +50,9 @@ class Exercise:
     check_dtype: bool = True
     hint: str = ""
     extra: dict = field(default_factory=dict)
+    # dotted names of the minitorch pieces the learner rebuilds in this exercise: the batch grader
+    # replaces them by a function that raises NotImplementedError before the submission's code runs
+    withheld: tuple[str, ...] = ()
 
     @property
     def chapter(self) -> str:
@@ -71,6 +74,7 @@ def exercise(
     atol: float = 1e-6,
     check_dtype: bool = True,
     hint: str = "",
+    withheld: Sequence[str] = (),
 ) -> Exercise:
     """Register an exercise (see the module docstring); returns the entry."""
     if "." not in name or not all(part.isidentifier() for part in name.split(".")):
@@ -80,7 +84,12 @@ def exercise(
     if output_type not in ("tensor", "any"):
         raise ValueError(f"output_type must be 'tensor' or 'any', got {output_type!r}")
     cases = tuple(validate_case(case, f"public case {index + 1} of {name}") for index, case in enumerate(public))
-    entry = Exercise(name, function, reference, cases, input_type, output_type, rtol, atol, check_dtype, hint.strip())
+    if not all(isinstance(piece, str) and piece.startswith("minitorch.") for piece in withheld):
+        raise ValueError(f"withheld pieces are dotted names in minitorch, got {withheld!r}")
+    entry = Exercise(
+        name, function, reference, cases, input_type, output_type, rtol, atol, check_dtype, hint.strip(),
+        withheld=tuple(withheld),
+    )  # fmt: skip
     _EXERCISES[name] = entry
     return entry
 

@@ -3,37 +3,45 @@
 Backends:
 
 * ``bwrap`` (bubblewrap, the default on Linux): new PID, network, IPC and UTS namespaces, so the code
-  sees no network at all (not even 127.0.0.1 of the host) and no other process; a root filesystem
-  built from read-only binds of the system (``/usr``), Python and its site-packages, and the
-  ``minitorch`` and ``grading`` packages; a private ``/tmp`` and home on small tmpfs; the task folder
-  (plan and inputs) read-only and one output folder writable. Nothing else of the host is there:
-  not the source notebook, the reference answers, the gradebook, other students' submissions, nor
-  the grader's environment variables or ``/proc`` entries.
+  sees no network at all (not even 127.0.0.1 of the host) and no other process; a read-only root
+  built from read-only binds of the system (``/usr``), Python and its site-packages, ``minitorch``,
+  ``widgets`` and the learner-side part of ``grading`` (never the reference solutions in
+  ``grading/exercises/``, nor the grader itself); a minimal read-only ``/dev`` with a small
+  ``/dev/shm``; a private ``/tmp`` and home on small tmpfs; the task folder (plan and inputs)
+  read-only and one output folder writable. Nothing else of the host is there: not the source
+  notebook, the reference answers, the gradebook, other students' submissions, nor the grader's
+  environment variables or ``/proc`` entries. New user namespaces are refused inside
+  (``--disable-userns``, or a seccomp filter when the grader is root: :mod:`grading.seccomp`).
 * ``docker``: the same runner in a container (``--network none``, read-only root, memory and PID
   limits, an unprivileged user, no capabilities). Used only when asked (``--sandbox docker``).
 * ``none``: no isolation at all, only when asked explicitly (``--no-sandbox``); see ``NO_SANDBOX_RISKS``.
 
 Limits, and who enforces them:
 
-* memory: ``RLIMIT_AS`` per process (set by the runner before the submission runs), and the
-  supervisor here sums the resident memory of every process in the sandbox and kills it above the
-  same budget (so 32 processes cannot use 32 times the limit);
-* processes: ``RLIMIT_NPROC``. The kernel does not apply it to root, so when the grader runs as root
-  (CI, containers) the runner switches to an unprivileged uid of its own, distinct per parallel job,
-  before the submission's code runs; under an unprivileged user bubblewrap's user namespace makes the
-  count per sandbox. A fork bomb stops at the limit;
+* with control groups (:mod:`grading.cgroups`, v2 or v1, whichever this machine delegates), each
+  sandbox runs in a group of its own: the kernel counts all its memory (tmpfs and memfd pages too)
+  against ``memory_bytes``, its processes against ``processes``, and caps its CPU at its share of the
+  cores, so ``--jobs N`` neighbours keep their speed;
+* always: ``RLIMIT_AS`` per process (a 6 GB allocation fails with MemoryError), ``RLIMIT_NPROC``
+  under an unprivileged uid of its own per parallel job (the runner switches to it when the grader
+  is root), ``RLIMIT_FSIZE`` per file; without control groups the supervisor also sums the resident
+  memory of the sandbox's processes and kills it above the budget;
 * time: a limit per step (a cell, or one call of a graded function), raised inside as an exception,
   and enforced from outside when the code ignores it; and a wall-clock limit per submission;
-* output: the stored stdout and stderr are capped (``output_bytes``), the rest is read and dropped, so a
-  100 MB line costs the grader no memory; files are capped by ``RLIMIT_FSIZE``, the output folder's
-  total size by the supervisor, and ``/tmp`` by the size of its tmpfs.
+* output: the stored stdout and stderr are capped (``output_bytes``), the rest is read and dropped;
+  the output folder is a tmpfs of ``disk_bytes`` when the grader is root (elsewhere the supervisor
+  measures its allocated blocks, so ``fallocate`` counts too, and kills the sandbox above the limit);
+  ``/tmp``, the home folder and ``/dev/shm`` are tmpfs of ``tmp_bytes`` each.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
 import importlib.util
-import json
 import os
+import re
 import shutil
 import signal
 import site
@@ -44,6 +52,10 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+
+from grading import cgroups, seccomp
+from grading.progress import ProgressReader
+from grading.untrusted import load_json
 
 NO_SANDBOX_RISKS = (
     "--no-sandbox runs every submission as YOUR user, with no isolation: its code can read and change "
@@ -71,7 +83,8 @@ class Limits:
     output_bytes: int = 64 * 1024  # stdout + stderr kept for the instructor's log
     file_bytes: int = 64 * 1024**2  # the largest file the code may write
     disk_bytes: int = 256 * 1024**2  # the output folder in total
-    tmp_bytes: int = 64 * 1024**2  # each of /tmp and the home folder (memory-backed)
+    tmp_bytes: int = 64 * 1024**2  # each of /tmp, the home folder and /dev/shm (memory-backed)
+    cpus: float = 0.0  # the CPU share of one sandbox, in cores (0: all of them)
 
     def for_runner(self) -> dict:
         return {
@@ -88,12 +101,16 @@ class RunOutcome:
     """What happened to one launch of the runner."""
 
     returncode: int | None
-    killed: str | None  # why the supervisor killed it: "timeout", "memory", "disk", "deadline"; else None
-    events: list[dict]
+    killed: str | None  # why it was stopped: "timeout", "memory", "disk", "deadline", "malformed"; else None
+    events: list[dict]  # the progress events, checked against the plan (see grading.progress)
     output: bytes  # the first Limits.output_bytes of stdout and stderr
     output_total: int  # how many bytes it wrote in all
     seconds: float
     peak_memory_bytes: int = 0
+    step: tuple | None = None  # the step that had begun and not ended when it stopped
+    finished: bool = False  # the runner wrote its last event
+    malformed: str | None = None  # why its progress file could not be trusted
+    limits_by: str = "process limits"  # "cgroup v1", "cgroup v2" or "process limits"
 
 
 def package_dir(module_name: str) -> Path:
@@ -101,19 +118,41 @@ def package_dir(module_name: str) -> Path:
     return Path(module.__file__).resolve().parent
 
 
-# The kit's own packages, importable inside the sandbox: chapters import minitorch, the checks and the
-# widgets. Only these folders are bound, never the project folder around them (tests, notebooks).
-KIT_PACKAGES = ("minitorch", "grading", "widgets")
+# The kit's own packages, importable inside the sandbox: chapters import minitorch and the widgets,
+# whole. Only these folders are bound, never the project folder around them (tests, notebooks).
+KIT_PACKAGES = ("minitorch", "widgets")
+
+# Of grading, only what runs in the learner's process: the checks (which, inside the sandbox, find no
+# exercise registered), the comparison helpers the runner uses, and the runner. Never the reference
+# solutions (grading/exercises/<chapter>.py), the grader, or its reports.
+LEARNER_GRADING_FILES = ("__init__.py", "_runner.py", "checks.py", "compare.py", "registry.py", "exercises/__init__.py")
 
 
 def kit_packages() -> list[tuple[str, Path]]:
-    """(name, folder) of each kit package installed here; minitorch and grading always are."""
+    """(name, folder) of each whole kit package installed here; minitorch always is."""
     found = []
     for name in KIT_PACKAGES:
         spec = importlib.util.find_spec(name)
         if spec is not None and spec.submodule_search_locations:
             found.append((name, Path(next(iter(spec.submodule_search_locations))).resolve()))
     return found
+
+
+def learner_grading_files() -> list[tuple[Path, str]]:
+    """(file here, path inside the sandbox's library folder) of the learner-side grading files."""
+    folder = package_dir("grading")
+    return [(folder / name, f"grading/{name}") for name in LEARNER_GRADING_FILES]
+
+
+@functools.cache
+def cgroup_support() -> cgroups.Support:
+    """The control groups this grader can use, detected once per process."""
+    return cgroups.detect()
+
+
+@functools.cache
+def user_namespace_filter() -> bytes | None:
+    return seccomp.user_namespace_filter()
 
 
 @dataclass
@@ -124,10 +163,17 @@ class Backend:
     own_pid_namespace: bool = False
     lib_dir: str = ""  # where minitorch and grading are importable, as the runner sees it
     switch_user: bool = False  # the runner drops to an unprivileged uid (root only)
+    helper_processes: int = 0  # processes of the sandbox itself in its control group (bwrap, its init)
 
-    def command(self, task_dir: Path, out_dir: Path, limits: Limits, job_name: str) -> list[str]:
+    def command(self, task_dir: Path, out_dir: Path, limits: Limits, job_name: str, seccomp_fd: int = -1) -> list[str]:
         runner = package_dir("grading") / "_runner.py"
         return [sys.executable, "-s", "-B", str(runner), str(task_dir), str(out_dir)]
+
+    def cgroups(self) -> cgroups.Support:
+        return cgroup_support()
+
+    def wants_seccomp(self) -> bool:
+        return False
 
     def environment(self) -> dict[str, str]:
         return dict(SANDBOX_ENVIRONMENT, HOME=str(Path.home()), PATH="/usr/bin:/bin")
@@ -171,13 +217,18 @@ class Bubblewrap(Backend):
                 "bubblewrap is not installed (Debian/Ubuntu: apt-get install -y bubblewrap; "
                 "Fedora: dnf install bubblewrap); or pass --sandbox docker, or --no-sandbox"
             )
-        super().__init__(name="bwrap", own_pid_namespace=True, lib_dir=SANDBOX_LIB, switch_user=os.getuid() == 0)
+        super().__init__(
+            name="bwrap", own_pid_namespace=True, lib_dir=SANDBOX_LIB, switch_user=os.getuid() == 0, helper_processes=2
+        )
         self.executable = found
 
     def environment(self) -> dict[str, str]:
         return dict(SANDBOX_ENVIRONMENT)
 
-    def command(self, task_dir: Path, out_dir: Path, limits: Limits, job_name: str) -> list[str]:
+    def wants_seccomp(self) -> bool:
+        return os.getuid() == 0  # as root there is no user namespace for --disable-userns
+
+    def command(self, task_dir: Path, out_dir: Path, limits: Limits, job_name: str, seccomp_fd: int = -1) -> list[str]:
         arguments = [
             self.executable,
             "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
@@ -186,15 +237,21 @@ class Bubblewrap(Backend):
         ]  # fmt: skip
         if os.getuid() == 0:
             # As root, bwrap makes no user namespace; the runner needs exactly two capabilities to
-            # switch to its unprivileged uid, and the switch clears them.
+            # switch to its unprivileged uid, and the switch clears them. New user namespaces are
+            # refused by the seccomp filter instead of --disable-userns.
             arguments += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
         else:
             arguments += ["--unshare-user", "--disable-userns"]
+        if seccomp_fd >= 0:
+            arguments += ["--seccomp", str(seccomp_fd)]
         for name, value in SANDBOX_ENVIRONMENT.items():
             arguments += ["--setenv", name, value]
         # The tmpfs folders come first: a later one would hide a Python that lives under /tmp.
+        # /dev: the device nodes bwrap makes, read-only, with a small tmpfs for /dev/shm.
         mounts = system_binds() + [
             "--dev", "/dev",
+            "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/dev/shm",
+            "--remount-ro", "/dev",
             "--proc", "/proc",
             "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp",
             "--perms", "0777", "--size", str(limits.tmp_bytes), "--tmpfs", SANDBOX_HOME,
@@ -203,9 +260,12 @@ class Bubblewrap(Backend):
             mounts += ["--ro-bind", path, path]
         for name, folder in kit_packages():
             mounts += ["--ro-bind", str(folder), f"{SANDBOX_LIB}/{name}"]
+        for source, destination in learner_grading_files():
+            mounts += ["--ro-bind", str(source), f"{SANDBOX_LIB}/{destination}"]
         mounts += [
             "--ro-bind", str(task_dir), SANDBOX_TASK,
             "--bind", str(out_dir), SANDBOX_OUT,
+            "--remount-ro", "/",
         ]  # fmt: skip
         arguments += _with_parent_folders(mounts)
         arguments += ["--chdir", SANDBOX_HOME, "--"]
@@ -214,7 +274,7 @@ class Bubblewrap(Backend):
 
 
 _TWO_ARGUMENT_MOUNTS = {"--ro-bind", "--ro-bind-try", "--bind", "--symlink"}
-_ONE_ARGUMENT_MOUNTS = {"--dev", "--proc", "--tmpfs"}
+_ONE_ARGUMENT_MOUNTS = {"--dev", "--proc", "--tmpfs", "--remount-ro"}
 
 
 def _with_parent_folders(mounts: list[str]) -> list[str]:
@@ -230,7 +290,7 @@ def _with_parent_folders(mounts: list[str]) -> list[str]:
             position += 2
             continue
         width = 3 if option in _TWO_ARGUMENT_MOUNTS else 2 if option in _ONE_ARGUMENT_MOUNTS else 1
-        if width > 1:
+        if width > 1 and option != "--remount-ro":
             destination = mounts[position + width - 1]
             for parent in reversed(Path(destination).parents):
                 text = str(parent)
@@ -300,7 +360,10 @@ class Docker(Backend):
     def environment(self) -> dict[str, str]:
         return dict(SANDBOX_ENVIRONMENT)
 
-    def command(self, task_dir: Path, out_dir: Path, limits: Limits, job_name: str) -> list[str]:
+    def cgroups(self) -> cgroups.Support:
+        return cgroups.Support(None, reason="the container's own limits apply (--memory, --pids-limit)")
+
+    def command(self, task_dir: Path, out_dir: Path, limits: Limits, job_name: str, seccomp_fd: int = -1) -> list[str]:
         return docker_command(self.executable, self.image, task_dir, out_dir, limits, job_name)
 
     def cleanup(self, job_name: str) -> None:
@@ -325,9 +388,10 @@ def docker_command(executable: str, image: str, task_dir: Path, out_dir: Path, l
         "--network", "none", "--read-only", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
         "--user", f"{uid}:{uid}",
         "--memory", str(limits.memory_bytes), "--memory-swap", str(limits.memory_bytes),
-        "--pids-limit", str(limits.processes),
+        "--pids-limit", str(limits.processes), *(["--cpus", f"{limits.cpus:g}"] if limits.cpus else []),
         "--tmpfs", f"/tmp:size={limits.tmp_bytes}", "--tmpfs", f"{SANDBOX_HOME}:size={limits.tmp_bytes},mode=1777",
         *[f"--volume={folder}:{SANDBOX_LIB}/{name}:ro" for name, folder in kit_packages()],
+        *[f"--volume={source}:{SANDBOX_LIB}/{destination}:ro" for source, destination in learner_grading_files()],
         "-v", f"{task_dir}:{SANDBOX_TASK}:ro",
         "-v", f"{out_dir}:{SANDBOX_OUT}:rw",
         "-w", SANDBOX_HOME,
@@ -378,7 +442,57 @@ def job_uid(slot: int) -> int:
     return _UID_BASE + (os.getpid() % 50_000) * 64 + slot % 64
 
 
+# -- the output folder ------------------------------------------------------------------------------
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MNT_DETACH = 2, 4, 8, 2
+
+
+def _libc():
+    return ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+
+
+def mount_output_folder(folder: Path, limits: Limits, owner: int | None) -> bool:
+    """Make ``folder`` a tmpfs of ``limits.disk_bytes`` (root only): every byte the sandbox writes
+    there, ``fallocate`` included, counts against the size, and cleanup is one unmount. False when
+    it cannot be done (not root); the supervisor then measures the folder instead."""
+    if os.getuid() != 0:
+        return False
+    uid = 0 if owner is None else owner
+    options = f"size={limits.disk_bytes},nr_inodes=4096,mode=0700,uid={uid},gid={uid}".encode()
+    flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+    return _libc().mount(b"tmpfs", os.fsencode(folder), b"tmpfs", flags, options) == 0
+
+
+def mounts_below(root: Path) -> list[str]:
+    """Mount points at or under ``root`` in this mount namespace, deepest first."""
+    prefix = os.path.realpath(root)
+    found = []
+    try:
+        with open("/proc/self/mountinfo", "rb") as handle:
+            lines = handle.read().decode("utf-8", "surrogateescape").splitlines()
+    except OSError:
+        return found
+    for line in lines:
+        fields = line.split(" ")
+        if len(fields) > 4:
+            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])
+            if point == prefix or point.startswith(prefix + "/"):
+                found.append(point)
+    return sorted(set(found), key=len, reverse=True)
+
+
+def unmount_below(root: Path) -> None:
+    """Detach every mount at or under ``root`` (the output folders' tmpfs), deepest first."""
+    if os.getuid() != 0:
+        return
+    libc = _libc()
+    for point in mounts_below(root):
+        libc.umount2(os.fsencode(point), _MNT_DETACH)
+
+
 # -- supervising one launch ------------------------------------------------------------------------
+_JOIN_GROUPS = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
+
+
 def run(
     backend: Backend,
     task_dir: Path,
@@ -386,65 +500,142 @@ def run(
     limits: Limits,
     deadline: float,
     poll_seconds: float = 0.05,
+    plan: dict | None = None,
+    inputs: Path | None = None,
 ) -> RunOutcome:
-    """Start the runner once and watch it until it ends or breaks a limit; ``deadline`` is time.monotonic()."""
+    """Start the runner once and watch it until it ends or breaks a limit; ``deadline`` is time.monotonic().
+
+    ``plan`` is the plan written to ``task_dir`` (read from there when not given): the progress
+    events are checked against it. ``inputs`` (the cases' inputs.npz) is put in ``task_dir`` only when
+    the runner asks for it, after the last cell.
+    """
+    if plan is None:
+        plan = load_json((task_dir / "plan.json").read_bytes())
     job_name = f"minitorch-grade-{uuid.uuid4().hex[:12]}"
-    command = backend.command(task_dir, out_dir, limits, job_name)
-    started = time.monotonic()
-    process = subprocess.Popen(
-        command,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        env=backend.environment(),
-        cwd=str(out_dir) if backend.name == "none" else "/",
-        start_new_session=True,
-        close_fds=True,
-    )
+    support = backend.cgroups()
+    try:
+        processes = limits.processes + backend.helper_processes  # the submission's own count stays
+        group = support.create(limits.memory_bytes, processes, limits.cpus or float(os.cpu_count() or 1))
+    except OSError:
+        group = None  # the hierarchy went away or filled up (cgroup.max.descendants): process limits only
+    program = user_namespace_filter() if backend.wants_seccomp() else None
+    seccomp_fd = seccomp.program_descriptor(program) if program else -1
+    try:
+        command = backend.command(task_dir, out_dir, limits, job_name, seccomp_fd)
+        if group is not None:
+            command = ["/bin/sh", "-c", _JOIN_GROUPS, "sh", *group.procs_files, "--", *command]
+        started = time.monotonic()
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=backend.environment(),
+            cwd=str(out_dir) if backend.name == "none" else "/",
+            start_new_session=True,
+            close_fds=True,
+            pass_fds=[seccomp_fd] if seccomp_fd >= 0 else [],
+        )
+    except BaseException:
+        if group is not None:
+            group.remove()
+        raise
+    finally:
+        if seccomp_fd >= 0:
+            os.close(seccomp_fd)
     drain = _Drain(process.stdout, limits.output_bytes)
     drain.start()
-    progress = _Progress(out_dir / "progress.jsonl")
-    killed: str | None = None
-    peak = 0
-    step_started = started
-    current_step: tuple | None = None
-    next_memory_check = next_disk_check = started
-    while process.poll() is None:
-        time.sleep(poll_seconds)
-        now = time.monotonic()
-        step = progress.current()
-        if step != current_step:
-            current_step, step_started = step, now
-        allowance = limits.step_seconds + 2.0 if step and step[0] != "setup" else max(limits.step_seconds, 30.0)
-        if now >= deadline:
-            killed = "deadline"
-        elif now - step_started > allowance:
-            killed = "timeout"
-        elif backend.watch_memory() and now >= next_memory_check:
-            next_memory_check = now + 0.2
-            used = _tree_memory(process.pid)
-            peak = max(peak, used)
-            if used > limits.memory_bytes:
-                killed = "memory"
-        if killed is None and now >= next_disk_check:
-            next_disk_check = now + 1.0
+    progress = ProgressReader(out_dir / "progress.jsonl", plan)
+    watch = _Watch(backend, group, limits, out_dir, process.pid, started)
+    try:
+        while process.poll() is None:
+            time.sleep(poll_seconds)
+            now = time.monotonic()
+            step = progress.current()
+            if step == ("inputs",) and inputs is not None and not (task_dir / "inputs.npz").exists():
+                _hand_over(inputs, task_dir / "inputs.npz")
+            watch.killed = "malformed" if progress.malformed else watch.check(step, now, deadline)
+            if watch.killed:
+                _kill(process)
+                if group is not None:
+                    group.kill_all()
+                backend.cleanup(job_name)
+                break
+        process.wait()
+        drain.join(timeout=5)
+        progress.finish()
+        if watch.killed is None and group is not None and group.oom_kills():
+            watch.killed = "memory"  # the kernel stopped a process for the group's memory limit
+        if watch.killed is None and progress.malformed:
+            watch.killed = "malformed"
+        if watch.killed is None and watch.measure_disk:  # what it wrote after the last check
             if _folder_size(out_dir, limit_entries=10_000) > limits.disk_bytes:
-                killed = "disk"
-        if killed:
-            _kill(process)
-            backend.cleanup(job_name)
-            break
-    process.wait()
-    drain.join(timeout=5)
+                watch.killed = "disk"
+        peak = max(watch.peak, group.memory_peak() if group is not None else 0)
+    finally:
+        if group is not None:
+            group.remove()
     return RunOutcome(
         returncode=process.returncode,
-        killed=killed,
-        events=progress.all(),
+        killed=watch.killed,
+        events=progress.events,
         output=drain.head,
         output_total=drain.total,
         seconds=time.monotonic() - started,
         peak_memory_bytes=peak,
+        step=progress.sequence.step,
+        finished=progress.finished,
+        malformed=progress.malformed,
+        limits_by=f"cgroup {support.version}" if group is not None else "process limits",
     )
+
+
+def _hand_over(inputs: Path, destination: Path) -> None:
+    """Put the inputs in the (read-only) task folder: a hard link, or a copy across file systems."""
+    try:
+        os.link(inputs, destination)
+    except OSError:
+        shutil.copyfile(inputs, destination)
+        os.chmod(destination, 0o644)
+
+
+class _Watch:
+    """The supervisor's checks during one launch: step time, submission time, memory, disk."""
+
+    def __init__(self, backend: Backend, group, limits: Limits, out_dir: Path, pid: int, started: float):
+        self.backend, self.group, self.limits, self.out_dir, self.pid = backend, group, limits, out_dir, pid
+        self.step: tuple | None = None
+        self.step_started = started
+        self.next_memory_check = self.next_disk_check = started
+        self.peak = 0
+        self.killed: str | None = None
+        # a tmpfs output folder (the grader is root) is bounded by the kernel; a plain folder is measured
+        self.measure_disk = not os.path.ismount(out_dir)
+
+    def check(self, step: tuple | None, now: float, deadline: float) -> str | None:
+        if step != self.step:
+            self.step, self.step_started = step, now
+        slow_start = step is not None and step[0] in ("setup", "inputs")  # imports, or reading the inputs
+        allowance = max(self.limits.step_seconds, 30.0) if slow_start else self.limits.step_seconds + 2.0
+        if now >= deadline:
+            return "deadline"
+        if now - self.step_started > allowance:
+            return "timeout"
+        if now >= self.next_memory_check:
+            self.next_memory_check = now + 0.2
+            if self.group is not None:
+                if self.group.oom_kills():
+                    return "memory"  # the kernel killed a process of the group: blame the current step
+            elif self.backend.watch_memory():
+                used = _tree_memory(self.pid)
+                self.peak = max(self.peak, used)
+                if used > self.limits.memory_bytes:
+                    return "memory"
+        if now >= self.next_disk_check and self.measure_disk:
+            self.next_disk_check = now + 1.0
+            if _folder_size(self.out_dir, limit_entries=10_000) > self.limits.disk_bytes:
+                return "disk"
+        return None
 
 
 def _kill(process: subprocess.Popen) -> None:
@@ -477,60 +668,6 @@ class _Drain(threading.Thread):
                 kept += len(chunks[-1])
         self.stream.close()
         self.head = b"".join(chunks)
-
-
-class _Progress:
-    """The runner's progress file, read incrementally; the submission can write to it too, so every
-    line is parsed defensively and the total read is capped."""
-
-    LIMIT = 4 * 1024 * 1024
-
-    def __init__(self, path: Path):
-        self.path, self.offset, self.events, self.partial = path, 0, [], b""
-
-    def _read(self):
-        if self.offset >= self.LIMIT:
-            return
-        try:
-            descriptor = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW)
-        except OSError:
-            return
-        with os.fdopen(descriptor, "rb") as handle:
-            handle.seek(self.offset)
-            data = handle.read(self.LIMIT - self.offset)
-        self.offset += len(data)
-        lines = (self.partial + data).split(b"\n")
-        self.partial = lines.pop()
-        for line in lines:
-            try:
-                event = json.loads(line)
-            except (ValueError, RecursionError):
-                continue
-            if isinstance(event, dict):
-                self.events.append(event)
-
-    def current(self) -> tuple | None:
-        """The step that has begun and not ended, as ("cell", i), ("case", part, case) or ("setup",)."""
-        self._read()
-        return current_step(self.events)
-
-    def all(self) -> list[dict]:
-        self._read()
-        return self.events
-
-
-def current_step(events: list[dict]) -> tuple | None:
-    step = None
-    for event in events:
-        if event.get("begin") == "setup":
-            step = ("setup",)
-        elif event.get("begin") == "cell":
-            step = ("cell", event.get("cell"))
-        elif event.get("begin") == "case":
-            step = ("case", event.get("part"), event.get("case"))
-        elif "end" in event:
-            step = None
-    return step
 
 
 def _tree_memory(root_pid: int) -> int:
@@ -575,23 +712,35 @@ def _process_memory(pid: int) -> int:
         return 0
 
 
-def _folder_size(folder: Path, limit_entries: int) -> int:
-    """Total size of regular files under ``folder`` (never following links); huge if there are too many."""
-    total, seen, stack = 0, 0, [str(folder)]
+def _folder_size(folder: Path, limit_entries: int, limit_depth: int = 64) -> int:
+    """Bytes allocated under ``folder`` (blocks, so ``fallocate`` counts; never following links).
+
+    Anything that cannot be measured (a folder the grader cannot list, too many entries, a path too
+    deep) counts as over every limit: what the supervisor cannot see, it does not allow.
+    """
+    total, seen, stack = 0, 0, [(str(folder), 0)]
+    too_much = 1 << 62
     while stack:
+        path, depth = stack.pop()
+        if depth > limit_depth:
+            return too_much
         try:
-            entries = list(os.scandir(stack.pop()))
-        except OSError:
+            entries = list(os.scandir(path))
+        except FileNotFoundError:
             continue
+        except OSError:
+            return too_much
         for entry in entries:
             seen += 1
             if seen > limit_entries:
-                return 1 << 62
+                return too_much
             try:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
-                elif entry.is_file(follow_symlinks=False):
-                    total += entry.stat(follow_symlinks=False).st_size
-            except OSError:
+                info = entry.stat(follow_symlinks=False)
+            except FileNotFoundError:
                 continue
+            except OSError:
+                return too_much
+            total += max(info.st_blocks * 512, 0)
+            if entry.is_dir(follow_symlinks=False):
+                stack.append((entry.path, depth + 1))
     return total

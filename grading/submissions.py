@@ -6,17 +6,28 @@ characters. Anything else (``../../etc``, a leading dash or ``=``, a newline), a
 hard link or device in an archive, an absolute or ``..`` member path, is rejected with a reason and
 listed in ``grades.csv`` under a sanitised name; nothing from it is read or written.
 
-Layouts understood:
+Identity comes from the upload's owner, as the learning platform recorded it, never from a name
+inside an archive: a student can put any name in their own zip, including a classmate's.
 
 * ``submissions/alice.ipynb``: the student is the file's stem;
 * ``submitted/alice/ch02/ch02.ipynb`` (nbgrader's layout): the student is the first folder;
-* an archive (``.zip``, ``.tar``, ``.tar.gz``, ``.tgz``) holding either layout. Archives are read
-  member by member into memory; nothing is ever extracted to disk.
+* ``submissions/alice.zip`` (or ``.tar``, ``.tar.gz``, ``.tgz``): one student's upload; the student
+  is the archive's stem, and the notebook inside is the one named after the assignment, or the only
+  one. Member names choose the notebook, never the student;
+* a bulk export of the platform (``--bulk-archive export.zip``, given by the instructor): holds either
+  layout above, and there the folder or file names inside are the students.
+
+Archives are read member by member into memory, never extracted to disk, and streamed under caps:
+members and total size, the compression ratio (a 12 MiB ``.tar.gz`` of 12 GiB of zeros stops after
+a few MiB), no encrypted members, no links or special files. Each refusal is a rejected submission,
+listed in ``rejected.txt`` with its reason.
 """
 
 from __future__ import annotations
 
 import glob
+import gzip
+import io
 import os
 import stat
 import tarfile
@@ -54,8 +65,11 @@ def sanitised(name: str) -> str:
     return "rejected-" + (cleaned or "_")
 
 
-def find_submissions(arguments: list[str], notebook_name: str | None = None) -> list[Submission]:
-    """Every submission named by ``arguments`` (paths, globs, folders, archives), duplicates rejected."""
+def find_submissions(
+    arguments: list[str], notebook_name: str | None = None, bulk_archives: list[str] = ()
+) -> list[Submission]:
+    """Every submission named by ``arguments`` (paths, globs, folders, archives) and in the instructor's
+    ``bulk_archives``, duplicates rejected."""
     found: list[Submission] = []
     for argument in arguments:
         paths = [argument] if os.path.lexists(argument) else sorted(glob.glob(argument, recursive=True))
@@ -63,6 +77,11 @@ def find_submissions(arguments: list[str], notebook_name: str | None = None) -> 
             found.append(Submission(sanitised(Path(argument).name), argument, problem="no such file or folder"))
         for path in paths:
             found.extend(_from_path(Path(path), notebook_name))
+    for archive in bulk_archives:
+        if not os.path.lexists(archive):
+            found.append(Submission(sanitised(Path(archive).name), archive, problem="no such file or folder"))
+        else:
+            found.extend(_from_bulk_archive(Path(archive), notebook_name))
     seen: dict[str, str] = {}
     for submission in found:
         if submission.problem:
@@ -82,14 +101,21 @@ def _from_path(path: Path, notebook_name: str | None) -> list[Submission]:
     if stat.S_ISDIR(info.st_mode):
         return _from_folder(path, notebook_name)
     if _is_archive(path.name):
-        return _from_archive(path, notebook_name)
+        return [_from_upload_archive(path, notebook_name)]
     if path.suffix == ".ipynb":
         return [_from_file(path, path.stem)]
     return [_rejected(path.name, str(path), "not a notebook (.ipynb) or an archive (.zip, .tar, .tar.gz)")]
 
 
+_ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".zip", ".tar")
+
+
 def _is_archive(name: str) -> bool:
-    return name.endswith((".zip", ".tar", ".tar.gz", ".tgz"))
+    return name.endswith(_ARCHIVE_SUFFIXES)
+
+
+def _archive_stem(name: str) -> str:
+    return next(name[: -len(suffix)] for suffix in _ARCHIVE_SUFFIXES if name.endswith(suffix))
 
 
 def _rejected(name: str, origin: str, problem: str) -> Submission:
@@ -119,7 +145,7 @@ def _from_folder(folder: Path, notebook_name: str | None) -> list[Submission]:
         elif entry.name.endswith(".ipynb"):
             submissions.append(_from_file(path, path.stem))
         elif _is_archive(entry.name):
-            submissions.extend(_from_archive(path, notebook_name))
+            submissions.append(_from_upload_archive(path, notebook_name))
     return submissions
 
 
@@ -166,18 +192,46 @@ def _member_problem(name: str) -> str | None:
     return None
 
 
-def _from_archive(archive: Path, notebook_name: str | None) -> list[Submission]:
-    """Read notebooks out of a zip or tar archive; one unsafe member rejects the whole archive."""
+def _archive_members(archive: Path) -> list[tuple[str, bytes]] | Submission:
+    """The notebooks of ``archive``, or a rejected Submission saying why it cannot be read safely."""
     try:
-        members = _zip_members(archive) if archive.name.endswith(".zip") else _tar_members(archive)
+        return _zip_members(archive) if archive.name.endswith(".zip") else _tar_members(archive)
     except _UnsafeArchive as error:
-        return [_rejected(archive.name, str(archive), f"unsafe archive: {error}")]
-    except (OSError, zipfile.BadZipFile, tarfile.TarError, EOFError) as error:
-        return [_rejected(archive.name, str(archive), f"unreadable archive: {error}")]
+        return _rejected(archive.name, str(archive), f"unsafe archive: {error}")
+    except NotebookError as error:
+        return _rejected(archive.name, str(archive), f"unreadable archive: {error}")
+    except Exception as error:  # noqa: BLE001 - zipfile, tarfile, gzip and zlib raise many kinds; none stops the batch
+        return _rejected(archive.name, str(archive), f"unreadable archive: {type(error).__name__}: {str(error)[:80]}")
+
+
+def _from_upload_archive(archive: Path, notebook_name: str | None) -> Submission:
+    """One student's upload: the student is the archive's name, whatever the names inside say."""
+    student = _archive_stem(archive.name)
+    if not is_safe_name(student):
+        return _rejected(student, str(archive), "unsafe student name (use letters, digits and . _ @ + -)")
+    members = _archive_members(archive)
+    if isinstance(members, Submission):
+        return members  # named after the whole archive's name, so alice.zip and alice.tar stay apart
+    notebooks = [
+        (PurePosixPath(name), data)
+        for name, data in members
+        if not any(part.startswith(".") for part in PurePosixPath(name).parts)
+    ]
+    chosen = _choose(notebooks, notebook_name, lambda item: item[0].stem)
+    if isinstance(chosen, str):
+        return _rejected(student, str(archive), chosen)
+    return Submission(student, f"{archive}:{chosen[0]}", data=chosen[1])
+
+
+def _from_bulk_archive(archive: Path, notebook_name: str | None) -> list[Submission]:
+    """The instructor's export of the platform: its folder (or file) names are the students."""
+    members = _archive_members(archive)
+    if isinstance(members, Submission):
+        return [members]
     by_student: dict[str, list[tuple[PurePosixPath, bytes]]] = {}
     for name, data in members:
         path = PurePosixPath(name)
-        if not path.name.endswith(".ipynb") or any(part.startswith(".") for part in path.parts):
+        if any(part.startswith(".") for part in path.parts):
             continue
         student = path.parts[0] if len(path.parts) > 1 else path.stem
         by_student.setdefault(student, []).append((path, data))
@@ -199,9 +253,60 @@ class _UnsafeArchive(Exception):
     pass
 
 
+MAX_ARCHIVE_BYTES = 256 * 1024**2  # the archive file itself
+MAX_EXPANDED_BYTES = 512 * 1024**2  # everything decompressed while reading it, notebooks or not
+MAX_RATIO = 100  # decompressed / compressed: notebooks compress 3-20x, zip bombs 1000x and more
+_RATIO_ALLOWANCE = 1024**2  # the first MiB may expand more (tiny archives, headers)
+
+
+class _Expansion:
+    """Counts compressed bytes in and decompressed bytes out, and stops a bomb while it streams."""
+
+    def __init__(self):
+        self.compressed = self.expanded = 0
+
+    def add(self, compressed: int, expanded: int) -> None:
+        self.compressed += compressed
+        self.expanded += expanded
+        if self.expanded > MAX_EXPANDED_BYTES:
+            raise _UnsafeArchive(f"it expands to more than {MAX_EXPANDED_BYTES >> 20} MiB")
+        if self.expanded > MAX_RATIO * self.compressed + _RATIO_ALLOWANCE:
+            raise _UnsafeArchive(f"it expands more than {MAX_RATIO} times (a compression bomb?)")
+
+
+def _open_archive(archive: Path):
+    """The archive as a binary file, refusing links, non-regular files and files over MAX_ARCHIVE_BYTES."""
+    descriptor = os.open(archive, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    handle = os.fdopen(descriptor, "rb")
+    info = os.fstat(descriptor)
+    if not stat.S_ISREG(info.st_mode):
+        handle.close()
+        raise _UnsafeArchive("not a regular file")
+    if info.st_size > MAX_ARCHIVE_BYTES:
+        handle.close()
+        raise _UnsafeArchive(f"the archive is larger than {MAX_ARCHIVE_BYTES >> 20} MiB")
+    return handle
+
+
+def _read_member(stream, name: str, declared: int) -> bytes:
+    if declared > MAX_NOTEBOOK_BYTES:
+        raise _UnsafeArchive(f"{name[:80]!r} is larger than {MAX_NOTEBOOK_BYTES >> 20} MiB")
+    chunks, total = [], 0
+    while total <= MAX_NOTEBOOK_BYTES:  # the header may lie about the size: read in bounded chunks
+        chunk = stream.read(1 << 20)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    if total > MAX_NOTEBOOK_BYTES:
+        raise _UnsafeArchive(f"{name[:80]!r} is larger than {MAX_NOTEBOOK_BYTES >> 20} MiB")
+    return b"".join(chunks)
+
+
 def _zip_members(archive: Path) -> list[tuple[str, bytes]]:
     members, total = [], 0
-    with zipfile.ZipFile(read_and_wrap(archive)) as handle:
+    expansion = _Expansion()
+    with _open_archive(archive) as raw, zipfile.ZipFile(raw) as handle:
         infos = handle.infolist()
         if len(infos) > MAX_ARCHIVE_MEMBERS:
             raise _UnsafeArchive(f"{len(infos)} members")
@@ -209,46 +314,69 @@ def _zip_members(archive: Path) -> list[tuple[str, bytes]]:
             problem = _member_problem(info.filename)
             if problem:
                 raise _UnsafeArchive(problem)
+            if info.flag_bits & 0x1:
+                raise _UnsafeArchive(f"an encrypted member ({info.filename[:80]!r})")
             kind = stat.S_IFMT(info.external_attr >> 16)
             if kind == stat.S_IFLNK:
                 raise _UnsafeArchive(f"a symbolic link ({info.filename[:80]!r})")
             if info.is_dir() or not info.filename.endswith(".ipynb"):
-                continue
+                continue  # a zip's members are read one by one: skipping one costs nothing
             if kind not in (0, stat.S_IFREG):
                 raise _UnsafeArchive(f"a special file ({info.filename[:80]!r})")
-            if info.file_size > MAX_NOTEBOOK_BYTES:
-                raise _UnsafeArchive(f"{info.filename[:80]!r} is larger than {MAX_NOTEBOOK_BYTES >> 20} MiB")
             with handle.open(info) as member:
-                data = member.read(MAX_NOTEBOOK_BYTES + 1)  # the header may lie about the size
-            if len(data) > MAX_NOTEBOOK_BYTES:
-                raise _UnsafeArchive(f"{info.filename[:80]!r} is larger than {MAX_NOTEBOOK_BYTES >> 20} MiB")
+                data = _read_member(member, info.filename, info.file_size)
+            expansion.add(max(info.compress_size, 1), len(data))
             members.append((info.filename, data))
             total = _check_total(total, data)
     return members
 
 
+class _CountingReader(io.RawIOBase):
+    """A read-only stream over ``stream`` that reports each read to ``count``."""
+
+    def __init__(self, stream, count):
+        self.stream, self.count = stream, count
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        data = self.stream.read(len(buffer))
+        buffer[: len(data)] = data
+        self.count(len(data))
+        return len(data)
+
+
 def _tar_members(archive: Path) -> list[tuple[str, bytes]]:
+    """A tar archive, plain or gzip-compressed, read as a stream: every decompressed byte counts,
+    also those of members that are skipped, so a bomb stops at the caps however it is laid out."""
     members, total = [], 0
-    with tarfile.open(fileobj=read_and_wrap(archive)) as handle:
-        for count, info in enumerate(handle):
-            if count >= MAX_ARCHIVE_MEMBERS:
-                raise _UnsafeArchive(f"more than {MAX_ARCHIVE_MEMBERS} members")
-            problem = _member_problem(info.name)
-            if problem:
-                raise _UnsafeArchive(problem)
-            if info.issym() or info.islnk():
-                raise _UnsafeArchive(f"a link ({info.name[:80]!r} -> {info.linkname[:80]!r})")
-            if info.isdir():
-                continue
-            if not info.isreg():
-                raise _UnsafeArchive(f"a special file ({info.name[:80]!r})")
-            if not info.name.endswith(".ipynb"):
-                continue
-            if info.size > MAX_NOTEBOOK_BYTES:
-                raise _UnsafeArchive(f"{info.name[:80]!r} is larger than {MAX_NOTEBOOK_BYTES >> 20} MiB")
-            data = handle.extractfile(info).read()
-            members.append((info.name, data))
-            total = _check_total(total, data)
+    expansion = _Expansion()
+    with _open_archive(archive) as raw:
+        compressed = raw.peek(2)[:2] == b"\x1f\x8b" if hasattr(raw, "peek") else False
+        source = _CountingReader(raw, lambda size: expansion.add(size, 0)) if compressed else raw
+        stream = gzip.GzipFile(fileobj=io.BufferedReader(source)) if compressed else raw
+        counted = io.BufferedReader(_CountingReader(stream, lambda size: expansion.add(0, size)))
+        if not compressed:
+            expansion.compressed = MAX_EXPANDED_BYTES  # no compression: only the total cap applies
+        with tarfile.open(fileobj=counted, mode="r|") as handle:
+            for count, info in enumerate(handle):
+                if count >= MAX_ARCHIVE_MEMBERS:
+                    raise _UnsafeArchive(f"more than {MAX_ARCHIVE_MEMBERS} members")
+                problem = _member_problem(info.name)
+                if problem:
+                    raise _UnsafeArchive(problem)
+                if info.issym() or info.islnk():
+                    raise _UnsafeArchive(f"a link ({info.name[:80]!r} -> {info.linkname[:80]!r})")
+                if info.isdir():
+                    continue
+                if not info.isreg():
+                    raise _UnsafeArchive(f"a special file ({info.name[:80]!r})")
+                if not info.name.endswith(".ipynb"):
+                    continue
+                data = _read_member(handle.extractfile(info), info.name, info.size)
+                members.append((info.name, data))
+                total = _check_total(total, data)
     return members
 
 
@@ -257,15 +385,3 @@ def _check_total(total: int, data: bytes) -> int:
     if total > MAX_ARCHIVE_NOTEBOOK_BYTES:
         raise _UnsafeArchive(f"its notebooks add up to more than {MAX_ARCHIVE_NOTEBOOK_BYTES >> 20} MiB")
     return total
-
-
-MAX_ARCHIVE_BYTES = 1024**3
-
-
-def read_and_wrap(path: Path):
-    import io
-
-    try:
-        return io.BytesIO(read_bytes(path, limit=MAX_ARCHIVE_BYTES))
-    except NotebookError as error:
-        raise OSError(str(error)) from None

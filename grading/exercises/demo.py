@@ -19,6 +19,8 @@ exercise(
     ],
     hint="Keep the positive entries and replace the others by 0: a comparison gives a mask, "
     "and minitorch.where picks between two tensors.",
+    # the learner writes relu: the grader's sandbox has no relu of minitorch's to call
+    withheld=("minitorch.relu", "minitorch.nn.functional.relu", "minitorch.Tensor.relu"),
 )
 
 exercise(
@@ -30,4 +32,5 @@ exercise(
         (randn(1, 5, seed=4), randn(3, 5, seed=5), randn(3, seed=6)),
     ],
     hint="y = x @ weight.T + bias; the leading dimensions of x (there may be several, or none) stay as they are.",
+    withheld=("minitorch.nn.functional.linear",),
 )

@@ -93,7 +93,7 @@ def graded_batch(course) -> dict:
         status = main(
             [
                 str(course["submissions"]),
-                str(course["archive"]),
+                "--bulk-archive", str(course["archive"]),
                 "--source", str(course["source"]),
                 "--out", str(course["out"]),
                 "--jobs", "2",

@@ -127,7 +127,9 @@ def test_stored_output_is_capped(graded_batch):
 
 
 def test_no_sandbox_process_survives(graded_batch):
-    """After the batch, no process runs under any of the sandboxes' uids (fork bombs included)."""
+    """After the batch, no process runs under any of its sandboxes' uids (fork bombs included). The
+    batch ran in this process; other graders on the machine have uids of their own."""
+    first = 200_000 + (os.getpid() % 50_000) * 64  # grading.sandbox.job_uid
     leftovers = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -137,7 +139,7 @@ def test_no_sandbox_process_survives(graded_batch):
                 uid = int(next(line for line in handle if line.startswith("Uid:")).split()[1])
         except (OSError, StopIteration):
             continue
-        if 200_000 <= uid < 200_000 + 50_000 * 64:
+        if first <= uid < first + 64:
             leftovers.append(entry)
     assert leftovers == []
 
@@ -229,5 +231,14 @@ def test_answers_file_is_loaded_without_pickles(tmp_path):
     buffer.write(np.zeros(1).tobytes())
     with zipfile.ZipFile(tmp_path / "liar.npz", "w") as archive:
         archive.writestr("c0_0.npy", buffer.getvalue())
-    with pytest.raises(ValueError, match="does not match"):
+    with pytest.raises(ValueError, match="impossible shape"):
         load_answers(tmp_path / "liar.npz")
+    # dimensions whose product overflows int64 (2**64 wraps to 0, matching an empty data section)
+    for shape, message in (((2**25, 2**25, 2**14), "does not match"), ((2**32, 2**32), "impossible shape")):
+        header["shape"] = shape
+        buffer = io.BytesIO()
+        np.lib.format.write_array_header_1_0(buffer, header)
+        with zipfile.ZipFile(tmp_path / "overflow.npz", "w") as archive:
+            archive.writestr("c0_0.npy", buffer.getvalue())
+        with pytest.raises(ValueError, match=message):
+            load_answers(tmp_path / "overflow.npz")

@@ -78,14 +78,16 @@ def _zip(path, members):
 
 
 def test_archive_layouts(tmp_path):
+    """A bulk export names its students inside; a student's upload is named by the upload itself."""
     archive = _zip(tmp_path / "batch.zip", [("erin.ipynb", NOTEBOOK), ("frank/demo/demo.ipynb", NOTEBOOK)])
-    found = _by_student(find_submissions([str(archive)], "demo"))
+    found = _by_student(find_submissions([], "demo", bulk_archives=[str(archive)]))
     assert set(found) == {"erin", "frank"} and found["frank"].data == NOTEBOOK
     with tarfile.open(tmp_path / "batch.tar.gz", "w:gz") as handle:
         member = tarfile.TarInfo("gina/demo.ipynb")
         member.size = len(NOTEBOOK)
         handle.addfile(member, io.BytesIO(NOTEBOOK))
-    assert set(_by_student(find_submissions([str(tmp_path / "batch.tar.gz")], "demo"))) == {"gina"}
+    assert set(_by_student(find_submissions([], "demo", bulk_archives=[str(tmp_path / "batch.tar.gz")]))) == {"gina"}
+    assert set(_by_student(find_submissions([str(tmp_path / "batch.tar.gz")], "demo"))) == {"batch"}
 
 
 @pytest.mark.parametrize(
@@ -105,7 +107,7 @@ def test_unsafe_zip_members_reject_the_archive(tmp_path, member, reason):
 
 def test_special_tar_members_reject_the_archive(tmp_path):
     for kind, reason in ((tarfile.LNKTYPE, "a link"), (tarfile.SYMTYPE, "a link"), (tarfile.FIFOTYPE, "special")):
-        path = tmp_path / f"t{kind!r}.tar"
+        path = tmp_path / f"t{ord(kind)}.tar"
         with tarfile.open(path, "w") as handle:
             member = tarfile.TarInfo("h/demo.ipynb")
             member.type, member.linkname = kind, "/etc/passwd"
@@ -116,7 +118,7 @@ def test_special_tar_members_reject_the_archive(tmp_path):
 
 def test_unsafe_student_names_in_archives(tmp_path):
     archive = _zip(tmp_path / "names.zip", [("-rf/demo.ipynb", NOTEBOOK), ("ok/demo.ipynb", NOTEBOOK)])
-    found = {submission.student: submission.problem for submission in find_submissions([str(archive)], "demo")}
+    found = {submission.student: submission.problem for submission in find_submissions([], "demo", [str(archive)])}
     assert found["ok"] is None
     assert "unsafe student name" in found["rejected--rf"]
 
@@ -131,3 +133,66 @@ def test_oversized_notebooks_are_refused(tmp_path, monkeypatch):
     (tmp_path / "huge.ipynb").write_bytes(NOTEBOOK)
     monkeypatch.setattr(grading.notebook.read_bytes, "__defaults__", (10,))
     assert "the limit is" in find_submissions([str(tmp_path / "huge.ipynb")])[0].problem
+
+
+def test_an_upload_cannot_claim_a_classmates_name(tmp_path):
+    """mallory.zip holds a notebook named after a classmate: it is graded as mallory's, and the
+    classmate's own notebook is graded as theirs, not rejected as a duplicate."""
+    folder = tmp_path / "uploads"
+    folder.mkdir()
+    (folder / "alice.ipynb").write_bytes(NOTEBOOK)
+    _zip(folder / "mallory.zip", [("alice.ipynb", NOTEBOOK.replace(b"[]", b"[ ]")), ("alice/demo/demo.ipynb", b"{}")])
+    found = _by_student(find_submissions([str(folder)], "demo"))
+    assert set(found) == {"alice", "mallory"}
+    assert found["alice"].problem is None and found["alice"].data == NOTEBOOK
+    assert found["mallory"].problem is None and found["mallory"].origin.endswith("alice/demo/demo.ipynb")
+
+
+def test_encrypted_members_are_refused(tmp_path):
+    archive = _zip(tmp_path / "olga.zip", [("demo.ipynb", NOTEBOOK)])
+    data = bytearray(archive.read_bytes())
+    for signature in (b"PK\x03\x04", b"PK\x01\x02"):  # set the "encrypted" flag in both headers
+        position = data.find(signature)
+        offset = 6 if signature == b"PK\x03\x04" else 8
+        data[position + offset] |= 0x1
+    archive.write_bytes(bytes(data))
+    (found,) = find_submissions([str(archive)], "demo")
+    assert found.student == "rejected-olga_zip" and "encrypted member" in found.problem
+
+
+def test_compression_bombs_stop_while_streaming(tmp_path):
+    """A .tar.gz of 256 MiB of zeros (a quarter of a MiB on disk) is refused after a few MiB, whether the
+    zeros sit in a member that would be skipped (the ratio stops it) or in a notebook (its size does)."""
+    import time
+
+    for member_name, reason in (("padding.bin", "compression bomb"), ("demo.ipynb", "larger than 32 MiB")):
+        path = _tar_gz_of_zeros(tmp_path / f"bomb-{member_name[:4]}.tar.gz", member_name, 256)
+        assert path.stat().st_size < 1024**2
+        started = time.process_time()
+        (found,) = find_submissions([str(path)], "demo")
+        assert reason in found.problem, found.problem
+        assert time.process_time() - started < 1.0  # CPU time: robust on a busy machine
+
+
+def _tar_gz_of_zeros(path, member_name, mebibytes):
+    """A .tar.gz holding one member of zeros, built in milliseconds: the deflate block of one MiB of
+    zeros after a full flush (which resets the compressor) is the same every time, so it is
+    compressed once and repeated; the gzip trailer's CRC is combined the same way."""
+    import struct
+    import zlib
+
+    member = tarfile.TarInfo(member_name)
+    member.size = mebibytes * 1024**2
+    header, zeros = member.tobuf(), bytes(1024**2)
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
+    head = compressor.compress(header) + compressor.flush(zlib.Z_FULL_FLUSH)
+    block = compressor.compress(zeros) + compressor.flush(zlib.Z_FULL_FLUSH)
+    tail = compressor.compress(bytes(2 * tarfile.BLOCKSIZE)) + compressor.flush()
+    crc = zlib.crc32(header)
+    for _ in range(mebibytes):
+        crc = zlib.crc32(zeros, crc)
+    crc = zlib.crc32(bytes(2 * tarfile.BLOCKSIZE), crc)
+    length = len(header) + member.size + 2 * tarfile.BLOCKSIZE
+    gzip_header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"
+    path.write_bytes(gzip_header + head + block * mebibytes + tail + struct.pack("<II", crc, length & 0xFFFFFFFF))
+    return path
