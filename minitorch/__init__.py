@@ -64,7 +64,7 @@ from .ops.pointwise import (  # noqa: E402, A004 - PyTorch's names shadow abs, p
     sigmoid, sign, sin, sinh, sqrt, square, sub, subtract, tan, tanh, true_divide, trunc, where,
 )
 from .ops.pointwise import (  # noqa: E402
-    deg2rad, erfinv, heaviside, logaddexp, logaddexp2, logit, nan_to_num, nan_to_num_, rad2deg, sgn, signbit, xlogy,
+    deg2rad, erfinv, heaviside, logaddexp, logaddexp2, logit, nan_to_num, rad2deg, sgn, signbit, xlogy,
 )
 from .ops.pointwise import (  # noqa: E402
     digamma, erfc, float_power, fmax, fmin, frexp, gcd, i0, isin, isneginf, isposinf, isreal, lcm, ldexp, lgamma,
@@ -127,7 +127,8 @@ from .ops.indexing import (  # noqa: E402
 )
 from .ops.indexing import index_fill, index_put, scatter_reduce  # noqa: E402
 
-index_put_ = Tensor.index_put_
+for _name in inplace.MODULE_FUNCTIONS:  # minitorch.relu_(x), minitorch.exp_(x)... (ops/inplace.py)
+    globals()[_name] = inplace.module_function(_name)
 
 from . import optim  # noqa: E402
 from . import distributed  # noqa: E402 - process groups and collectives (mpi4py is imported only when used)
@@ -137,3 +138,10 @@ from . import utils  # noqa: E402
 from ._dlpack import from_dlpack  # noqa: E402
 from . import vision  # noqa: E402
 from . import onnx  # noqa: E402 - export to ONNX (needs the `onnx` package only when export runs)
+
+# Every public function checks its tensor argument and takes ``out=`` where PyTorch does (_arguments.py).
+from . import _arguments  # noqa: E402
+
+_arguments.make_public(
+    globals(), [_name for _name in list(globals()) if not _name.startswith("_")], takes_out=_arguments.TAKES_OUT
+)

@@ -152,17 +152,17 @@ def _shape_and_default(size, dtype):
     return shape_argument(size), (dtype or _dtype.get_default_dtype())
 
 
-def zeros(*size, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
+def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     shape, dtype = _shape_and_default(size, dtype)
     return _finish(np.zeros(shape, dtype=dtype.numpy_dtype), None, device, requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
+def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     shape, dtype = _shape_and_default(size, dtype)
     return _finish(np.ones(shape, dtype=dtype.numpy_dtype), None, device, requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad: bool = False, out=None, memory_format=None) -> Tensor:
+def empty(*size, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
     shape, dtype = _shape_and_default(size, dtype)
     return _finish(np.empty(shape, dtype=dtype.numpy_dtype), None, device, requires_grad)
 

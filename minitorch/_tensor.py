@@ -698,6 +698,8 @@ class Tensor:
     def atan(self):
         return pointwise.atan(self)
 
+    arcsin, arccos, arctan = asin, acos, atan
+
     def sinh(self):
         return pointwise.sinh(self)
 
@@ -735,6 +737,8 @@ class Tensor:
 
     def trunc(self):
         return pointwise.trunc(self)
+
+    fix = trunc
 
     def frac(self):
         return pointwise.frac(self)

@@ -24,7 +24,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype
+from .. import _arguments, _dtype
 from .._random import numpy_generator
 from .._shapes import expand_mismatch, wrap_dim
 from .._tensor import Tensor
@@ -1784,6 +1784,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         tensor([[1, 0, 0],
                 [0, 0, 1]])
     """
+    if not isinstance(tensor, Tensor):
+        raise _arguments.must_be_tensor("one_hot", tensor)
     if tensor.dtype.name != "int64":
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     data = tensor._data
@@ -2900,3 +2902,7 @@ def _static_or_split(projected: Tensor, static: Tensor | None, rows: int, head_d
     if static.shape[2] != head_dim:
         raise AssertionError(f"expecting {name}.size(2) of {head_dim}, but got {static.shape[2]}")
     return static
+
+
+# Every function checks its tensor argument the way PyTorch does (minitorch/_arguments.py).
+_arguments.make_public(globals(), [_name for _name in list(globals()) if not _name.startswith("_")])

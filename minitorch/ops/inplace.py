@@ -371,6 +371,7 @@ IN_PLACE_FORMS = (
     "cumsum_", "cumprod_", "tril_", "triu_", "scatter_add_", "addmm_", "addmv_", "addbmm_", "baddbmm_", "index_put_",
     "scatter_reduce_", "erfc_", "lgamma_", "digamma_", "polygamma_", "i0_", "sinc_", "nextafter_", "ldexp_", "gcd_",
     "lcm_", "renorm_",
+    "arccos_", "arcsin_", "arctan_", "fix_",
 )  # fmt: skip
 
 
@@ -385,3 +386,25 @@ def in_place_form(method_name: str):
     method.__name__ = method.__qualname__ = f"{name}_"
     method.__doc__ = f"In-place ``{name}``: ``x.{name}(...)`` written into ``x`` (its version goes up by one)."
     return method
+
+
+# -- ``minitorch.relu_(x)``: the in-place methods that PyTorch also offers as functions of its namespace ----------
+MODULE_FUNCTIONS = (
+    "abs_", "acos_", "addmv_", "arccos_", "arcsin_", "arctan_", "asin_", "atan_", "ceil_", "clamp_", "clamp_max_",
+    "clamp_min_", "clip_", "cos_", "cosh_", "deg2rad_", "detach_", "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fill_",
+    "fix_", "floor_", "frac_", "gcd_", "i0_", "index_put_", "lcm_", "ldexp_", "log10_", "log1p_", "log2_", "log_",
+    "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_", "relu_", "round_", "rsqrt_", "sigmoid_",
+    "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_", "zero_",
+)  # fmt: skip
+
+
+def module_function(name: str):
+    """``minitorch.name(input, ...)``: the in-place method ``input.name(...)`` as a function (``torch.relu_``)."""
+    method = getattr(Tensor, name)
+
+    def function(input: Tensor, *args, **options) -> Tensor:
+        return method(input, *args, **options)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"``input.{name}(...)``: ``input`` overwritten in place (see ``Tensor.{name}``)."
+    return function
