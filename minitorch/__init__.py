@@ -7,7 +7,7 @@ This file is the public face only; each name comes from the module that implemen
 from __future__ import annotations
 
 from . import _dtype
-from ._device import device
+from ._device import device, get_default_device, set_default_device
 from ._dtype import (
     bool, double, float, float16, float32, float64, get_default_dtype, half, int, int8, int16, int32, int64,
     long, promote_types, set_default_dtype, short, uint8,
@@ -20,7 +20,7 @@ from ._creation import (
     multinomial, normal, ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like, randperm, tensor,
     zeros, zeros_like,
 )
-from . import autograd, cuda
+from . import accelerator, autograd, backends, cuda
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
 from .ops import conversion, indexing, inplace, pointwise, reduction

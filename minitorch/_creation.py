@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from . import _dtype
-from ._device import CPU, canonical, device as Device
+from ._device import CPU, _default_device, canonical, device as Device
 from ._random import numpy_generator
 from ._tensor import Tensor
 from .ops._util import shape_argument
@@ -22,7 +22,8 @@ from .ops._util import shape_argument
 
 def _target_device(device):
     if device is None:
-        return CPU
+        default = _default_device["device"]  # set_default_device (usually None: the CPU)
+        return CPU if default is None else canonical(default)
     if isinstance(device, int) and not isinstance(device, bool):
         device = f"cuda:{device}"
     return canonical(Device(device))
@@ -127,7 +128,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     """``data`` as a tensor, sharing memory when it already is one (or a NumPy array) of the right kind."""
     if isinstance(data, Tensor):
         return data.to(device=device if device is not None else data.device, dtype=dtype)
-    if isinstance(data, np.ndarray) and device in (None, "cpu", CPU):
+    if isinstance(data, np.ndarray) and (device in ("cpu", CPU) or device is None and _default_device["device"] is None):
         if dtype is None or data.dtype == dtype.numpy_dtype:
             return from_numpy(data)
     return _finish(_infer_array(data, dtype), dtype, device, False)
