@@ -128,7 +128,8 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     """``data`` as a tensor, sharing memory when it already is one (or a NumPy array) of the right kind."""
     if isinstance(data, Tensor):
         return data.to(device=device if device is not None else data.device, dtype=dtype)
-    if isinstance(data, np.ndarray) and (device in ("cpu", CPU) or device is None and _default_device["device"] is None):
+    on_cpu = device in ("cpu", CPU) or device is None and _default_device["device"] is None
+    if isinstance(data, np.ndarray) and on_cpu:
         if dtype is None or data.dtype == dtype.numpy_dtype:
             return from_numpy(data)
     return _finish(_infer_array(data, dtype), dtype, device, False)
