@@ -459,13 +459,19 @@ class Tensor:
         return conversion.to(self, target)
 
     def type(self, dtype=None, non_blocking: bool = False):
+        """``'torch.FloatTensor'`` without an argument; else this tensor converted to ``dtype``: a dtype, a typed
+        class (``minitorch.LongTensor``) or its name (``'torch.LongTensor'``, ``'torch.cuda.FloatTensor'``)."""
         if dtype is None:
             prefix = "torch.cuda." if self.is_cuda else "torch."
             return prefix + _TYPE_NAMES[self.dtype.name]
         if isinstance(dtype, str):
             names = {v: k for k, v in _TYPE_NAMES.items()}
-            dtype = getattr(_dtype, names[dtype.rsplit(".", 1)[-1]])
-        return conversion.to(self, dtype)
+            prefix, _, name = dtype.rpartition(".")
+            if name not in names or prefix not in ("torch", "torch.cuda", "minitorch", "minitorch.cuda"):
+                raise ValueError(f"invalid type: '{dtype}'")
+            converted = conversion.to(self, getattr(_dtype, names[name]))
+            return converted.cuda() if prefix.endswith("cuda") and not converted.is_cuda else converted
+        return conversion.to(self, getattr(dtype, "dtype", dtype))  # a typed class carries its dtype
 
     def type_as(self, other: Tensor) -> Tensor:
         return conversion.to(self, other.dtype)
