@@ -110,9 +110,9 @@ from .ops.shape import (  # noqa: E402
     rot90, select, tensor_split,
 )
 from .ops.shape import column_stack, combinations, dsplit, dstack, hsplit, narrow_copy, ravel, vsplit  # noqa: E402
+from .ops.shape import swapaxes, swapdims  # noqa: E402
 
 moveaxis = movedim
-swapaxes = swapdims = transpose
 
 # --- indexing exports (ops/indexing.py) ---
 from .ops.sorting import argsort, sort, topk  # noqa: E402

@@ -94,13 +94,22 @@ def tensor_methods() -> dict:
 
 @functools.cache
 def functional_functions() -> dict:
-    """``{name: [Overload, ...]}`` for ``torch.nn.functional`` (its stub, which also covers the builtins)."""
-    tree = ast.parse((_torch_root() / "nn" / "functional.pyi").read_text())
-    return _stub_functions(tree.body)
+    """``{name: [Overload, ...]}`` for ``torch.nn.functional`` (its stub, and ``torch._C._nn``'s for builtins)."""
+    functions = _stub_functions(ast.parse((_torch_root() / "_C" / "_nn.pyi").read_text()).body)
+    functions.update(_stub_functions(ast.parse((_torch_root() / "nn" / "functional.pyi").read_text()).body))
+    return functions
 
 
-def overloads_of(reference, stubs: dict, name: str, drop_self: bool = False) -> list:
-    """The overloads of PyTorch's ``reference`` (from the stub when there is one, else ``inspect``)."""
+def overloads_of(reference, stubs: dict, name: str, drop_self: bool = False, python_first: bool = False) -> list:
+    """The overloads of PyTorch's ``reference``: from the stub when there is one, else ``inspect``.
+
+    ``python_first``: ``inspect`` first (``nn.functional``'s stub writes its defaults as ``...``).
+    """
+    if python_first and not inspect.isbuiltin(reference):
+        try:
+            return [overload_from_signature(inspect.signature(reference), drop_self)]
+        except (TypeError, ValueError):
+            pass
     if name in stubs:
         return stubs[name]
     try:

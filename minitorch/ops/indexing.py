@@ -407,8 +407,11 @@ class Gather(Index):
     """``y[i][j][k] = x[i][j][index[i][j][k]]`` (for ``dim = 2``);  ``dx[i][j][index[i][j][k]] += grad[i][j][k]``."""
 
 
-def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """Pick one element of ``x`` along ``dim`` for each entry of ``index``; the result has ``index``'s shape.
+
+    ``sparse_grad=True`` asks PyTorch for a sparse gradient; minitorch has only dense tensors, so the
+    gradient is the same values, dense.
 
         >>> import minitorch
         >>> x = minitorch.tensor([[1, 2], [3, 4]])

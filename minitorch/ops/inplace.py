@@ -380,8 +380,8 @@ def in_place_form(method_name: str):
     name = method_name[:-1]
     out_of_place = getattr(Tensor, name)
 
-    def method(target: Tensor, *args, **options) -> Tensor:
-        return _inplace(target, lambda x, *rest: out_of_place(x, *rest, **options), *args)
+    def method(self: Tensor, *args, **options) -> Tensor:
+        return _inplace(self, lambda x, *rest: out_of_place(x, *rest, **options), *args)
 
     method.__name__ = method.__qualname__ = f"{name}_"
     method.__doc__ = f"In-place ``{name}``: ``x.{name}(...)`` written into ``x`` (its version goes up by one)."

@@ -629,7 +629,7 @@ def dist(input: Tensor, other: Tensor, p=2) -> Tensor:
     return reduction.norm(difference, p)
 
 
-def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode=None) -> Tensor:
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """``out[..., i, j] = ||x1[..., i, :] - x2[..., j, :]||_p``: every distance between two sets of points.
 
     Computed as the norm of the broadcast difference ``x1[..., :, None, :] - x2[..., None, :, :]``,

@@ -2402,7 +2402,8 @@ class NanToNum(Op):
         return where(is_finite, grad, 0.0), None, None, None
 
 
-def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
+def nan_to_num(input: Tensor, nan: float | None = None, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:
     """``input`` with NaN replaced by ``nan`` and infinities by ``posinf``/``neginf`` (the dtype's extremes by default).
 
         >>> import minitorch
@@ -2412,10 +2413,11 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
     _require_tensor(input, "nan_to_num")
     if input._data.dtype.kind != "f":  # integers have no NaN or inf: a copy, as PyTorch returns
         return _integer_copy(input)
-    return NanToNum.apply(input, nan, posinf, neginf)
+    return NanToNum.apply(input, 0.0 if nan is None else nan, posinf, neginf)
 
 
-def nan_to_num_(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
+def nan_to_num_(input: Tensor, nan: float | None = None, posinf: float | None = None,
+                neginf: float | None = None) -> Tensor:
     """``nan_to_num`` in place."""
     from .inplace import _inplace  # inplace.py builds on this module, so it is imported on first use
 

@@ -21,7 +21,7 @@ from .._shapes import broadcast_shapes as common_shape, expand_mismatch
 from .._tensor import Size, Tensor
 from ..autograd.function import Op
 from . import indexing
-from ._util import array_module, cast, normalize_dims, shape_argument, wrap_dim
+from ._util import array_module, cast, normalize_dims, shape_argument, sizes_given, wrap_dim
 
 
 # -- reshape and view --------------------------------------------------------------------
@@ -89,9 +89,9 @@ class View(Reshape):
         return view
 
 
-def reshape(input: Tensor, *shape) -> Tensor:
+def reshape(input: Tensor, *sizes, shape=None) -> Tensor:
     """``x`` with a new shape: a view when the memory layout allows one (as ``view``), else a copy."""
-    target = _infer_size(shape_argument(shape), input._data.size)
+    target = _infer_size(shape_argument(sizes_given(sizes, shape, "shape", "reshape")), input._data.size)
     if target == input._data.shape:
         if input._requires_grad:
             return View.apply(input, target)
@@ -219,8 +219,8 @@ class Permute(Op):
         return permute(grad, *inverse), None
 
 
-def permute(input: Tensor, *dims) -> Tensor:
-    dims = shape_argument(dims)
+def permute(input: Tensor, *order, dims=None) -> Tensor:
+    dims = shape_argument(sizes_given(order, dims, "dims", "permute"))
     ndim = input._data.ndim
     if len(dims) != ndim:
         raise RuntimeError(
@@ -278,6 +278,14 @@ class T(Transpose):
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     ndim = input._data.ndim
     return Transpose.apply(input, wrap_dim(dim0, ndim), wrap_dim(dim1, ndim))
+
+
+swapdims = transpose
+
+
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    """``transpose`` under NumPy's name and argument names."""
+    return transpose(input, axis0, axis1)
 
 
 def t(input: Tensor) -> Tensor:
@@ -363,9 +371,9 @@ def repeat(x: Tensor, *sizes) -> Tensor:
     return Repeat.apply(x, repeats)
 
 
-def tile(input: Tensor, *dims) -> Tensor:
+def tile(input: Tensor, *repeats, dims=None) -> Tensor:
     """Like ``repeat``, but too few ``dims`` are padded with 1s at the front."""
-    repeats = shape_argument(dims)
+    repeats = shape_argument(sizes_given(repeats, dims, "dims", "tile"))
     missing = input._data.ndim - len(repeats)
     return repeat(input, (1,) * missing + repeats if missing > 0 else repeats)
 
@@ -524,10 +532,11 @@ def _split_dim(x: Tensor, dim: int) -> int:
     return wrap_dim(dim, x._data.ndim)
 
 
-def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
-    """Pieces of ``x`` along ``dim``: each of size ``split_size`` (the last may be smaller), or of the given sizes."""
-    dim = _split_dim(x, dim)
-    extent = x._data.shape[dim]
+def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    """Pieces of ``tensor`` along ``dim``: each of size ``split_size`` (the last may be smaller), or of the given
+    sizes."""
+    dim = _split_dim(tensor, dim)
+    extent = tensor._data.shape[dim]
     if isinstance(split_size_or_sections, (list, tuple)):
         sizes = tuple(int(s) for s in split_size_or_sections)
         if any(s < 0 for s in sizes):
@@ -540,13 +549,13 @@ def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
                 f"split_with_sizes expects split_sizes to sum exactly to {extent} (input tensor's size at dimension "
                 f"{dim}), but got split_sizes={list(sizes)}"
             )
-        return _pieces_share_memory(x, SplitWithSizes.apply(x, sizes, dim))
+        return _pieces_share_memory(tensor, SplitWithSizes.apply(tensor, sizes, dim))
     size = int(split_size_or_sections)
     if size < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
     if size == 0 and extent != 0:
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {extent}")
-    return _pieces_share_memory(x, Split.apply(x, _even_sizes(extent, size), dim))
+    return _pieces_share_memory(tensor, Split.apply(tensor, _even_sizes(extent, size), dim))
 
 
 def _even_sizes(extent: int, size: int) -> tuple:
@@ -618,8 +627,9 @@ class Flip(Op):
         return flip(grad, ctx.dims), None
 
 
-def flip(input: Tensor, *dims) -> Tensor:
-    axes = normalize_dims(shape_argument(dims), input._data.ndim) if input._data.ndim else ()
+def flip(input: Tensor, *axes, dims=None) -> Tensor:
+    axes = shape_argument(sizes_given(axes, dims, "dims", "flip"))
+    axes = normalize_dims(axes, input._data.ndim) if input._data.ndim else ()
     return Flip.apply(input, axes)
 
 
@@ -760,31 +770,31 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     return indexing.Select.apply(input, select_key(input, dim, index))
 
 
-def repeat_interleave(x: Tensor, repeats=None, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
+def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
     """Repeat each element (or each slice along ``dim``) ``repeats`` times, in place: ``[a, b] -> [a, a, b, b]``.
 
-    It reads ``x`` at the indices ``0, 0, 1, 1, ...`` (``index_select``), so the gradient of each
-    element is the sum over its copies. With ``dim=None`` ``x`` is flattened first. Called with
+    It reads ``input`` at the indices ``0, 0, 1, 1, ...`` (``index_select``), so the gradient of each
+    element is the sum over its copies. With ``dim=None`` ``input`` is flattened first. Called with
     only a tensor of counts, it returns those indices themselves.
     """
     if repeats is None:  # repeat_interleave(counts): the indices 0, 0, 1, ... of the form above
-        counts = _repeat_counts(x)
-        return Tensor._make(_on_device(np.repeat(np.arange(counts.size), counts), x), x._device)
+        counts = _repeat_counts(input)
+        return Tensor._make(_on_device(np.repeat(np.arange(counts.size), counts), input), input._device)
     if dim is None:
-        x = reshape(x, (-1,))
+        input = reshape(input, (-1,))
         dim = 0
-    dim = wrap_dim(dim, x._data.ndim)
-    if x._data.ndim == 0:
-        x = reshape(x, (1,))
-    extent = x._data.shape[dim]
+    dim = wrap_dim(dim, input._data.ndim)
+    if input._data.ndim == 0:
+        input = reshape(input, (1,))
+    extent = input._data.shape[dim]
     if isinstance(repeats, Tensor):
         counts = _repeat_counts(repeats, extent, dim)
     else:
         if int(repeats) < 0:
             raise RuntimeError("Repeats must be non-negative")
         counts = int(repeats)
-    positions = _on_device(np.repeat(np.arange(extent), counts), x)
-    return indexing.IndexSelect.apply(x, (slice(None),) * dim + (positions, Ellipsis))
+    positions = _on_device(np.repeat(np.arange(extent), counts), input)
+    return indexing.IndexSelect.apply(input, (slice(None),) * dim + (positions, Ellipsis))
 
 
 def _on_device(array, like: Tensor):
