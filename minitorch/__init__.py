@@ -146,5 +146,7 @@ from . import onnx  # noqa: E402 - export to ONNX (needs the `onnx` package only
 from . import _arguments  # noqa: E402
 
 _arguments.make_public(
-    globals(), [_name for _name in list(globals()) if not _name.startswith("_")], takes_out=_arguments.TAKES_OUT
+    globals(), [_name for _name in list(globals()) if not _name.startswith("_")], takes_out=_arguments.TAKES_OUT,
+    numpy_aliases=_arguments.NUMPY_ALIASES,
 )
+_arguments.accept_numpy_aliases(Tensor)

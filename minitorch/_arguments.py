@@ -130,21 +130,44 @@ def _tensor_position(signature: inspect.Signature):
     return None
 
 
-def public(function, *, takes_out: bool = False, name: str | None = None):
-    """``function`` as the public face calls it: its tensor argument checked, and ``out=`` if PyTorch takes one.
+# NumPy's argument names that PyTorch's argument parser accepts for its own, on every builtin function and
+# method: ``x.sum(axis=0, keepdims=True)``, ``torch.add(x1, x2=...)``.
+NUMPY_ALIASES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
 
-    Functions with neither an ``input`` parameter nor ``out=`` come back unchanged.
+
+def _aliases_for(signature: inspect.Signature, allowed) -> dict:
+    parameters = signature.parameters
+    return {alias: name for alias, name in NUMPY_ALIASES.items() if alias in allowed and name in parameters
+            and alias not in parameters}
+
+
+def _rename_aliases(function: str, kwargs: dict, aliases: dict) -> None:
+    for alias, name in aliases.items():
+        if alias in kwargs:
+            if name in kwargs:
+                raise TypeError(f"{function}() got multiple values for argument '{name}'")
+            kwargs[name] = kwargs.pop(alias)
+
+
+def public(function, *, takes_out: bool = False, name: str | None = None, numpy_aliases=()):
+    """``function`` as the public face calls it: its tensor argument checked, ``out=`` if PyTorch takes one,
+    and the ``numpy_aliases`` (a subset of ``NUMPY_ALIASES``' keys) accepted for PyTorch's names.
+
+    Functions that need none of these come back unchanged.
     """
     name = name or function.__name__
     signature = inspect.signature(function)
     position = _tensor_position(signature)
     takes_out = takes_out and "out" not in signature.parameters
-    if position is None and not takes_out:
+    aliases = _aliases_for(signature, numpy_aliases)
+    if position is None and not takes_out and not aliases:
         return function
     creates = name in _CREATION  # zeros, arange...: out= sets the dtype and device
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
+        if aliases and kwargs:
+            _rename_aliases(name, kwargs, aliases)
         if position is not None:
             value = args[position] if len(args) > position else kwargs.get("input", _MISSING)
             if not isinstance(value, Tensor) and not isinstance(value, numbers.Number) and value is not _MISSING:
@@ -173,13 +196,34 @@ def public(function, *, takes_out: bool = False, name: str | None = None):
     return wrapper
 
 
-def make_public(namespace: dict, names, takes_out=()) -> None:
+def make_public(namespace: dict, names, takes_out=(), numpy_aliases=()) -> None:
     """Wrap ``namespace[name]`` with ``public`` for every name (in place, at import time)."""
     takes_out = set(takes_out)
     for name in names:
         function = namespace[name]
         if inspect.isfunction(function):
-            namespace[name] = public(function, takes_out=name in takes_out, name=name)
+            namespace[name] = public(function, takes_out=name in takes_out, name=name, numpy_aliases=numpy_aliases)
+
+
+def accept_numpy_aliases(cls, aliases=("axis", "keepdims", "x2")) -> None:
+    """Let ``cls``'s methods take NumPy's names for ``dim``, ``keepdim`` and ``other`` (``x.sum(axis=0)``)."""
+    for name, method in list(vars(cls).items()):
+        if name.startswith("_") or not inspect.isfunction(method):
+            continue
+        found = _aliases_for(inspect.signature(method), aliases)
+        if not found:
+            continue
+
+        def make(method=method, found=found, name=name):
+            @functools.wraps(method)
+            def wrapper(*args, **kwargs):
+                if kwargs:
+                    _rename_aliases(name, kwargs, found)
+                return method(*args, **kwargs)
+
+            return wrapper
+
+        setattr(cls, name, make())
 
 
 # The functions of the ``torch`` namespace that take ``out=`` in PyTorch 2.13 and that minitorch has

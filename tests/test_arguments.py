@@ -144,3 +144,26 @@ def test_non_tensor_input_is_pytorchs_type_error(torch, namespace):
             assert str(caught.value) == expected, name
             checked.append(name)
     assert len(set(checked)) > (150 if namespace == "torch" else 20)
+
+
+ALIAS_CASES = {
+    "sum-axis-keepdims": lambda lib: lib.sum(_a(lib), axis=0, keepdims=True),
+    "method-sum-axis": lambda lib: _a(lib).sum(axis=1),
+    "method-mean-keepdims": lambda lib: _a(lib).mean(axis=0, keepdims=True),
+    "cat-axis": lambda lib: lib.cat([_a(lib), _a(lib)], axis=1),
+    "max-axis": lambda lib: tuple(_a(lib).max(axis=1)),
+    "add-x-x2": lambda lib: lib.add(x=_a(lib), x2=_a(lib)),
+    "softmax-axis": lambda lib: lib.softmax(_a(lib), axis=1),
+    "both-names": lambda lib: lib.sum(_a(lib), dim=0, axis=0),
+    "functional-has-no-alias": lambda lib: lib.nn.functional.softmax(_a(lib), axis=1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ALIAS_CASES))
+def test_numpy_argument_names_as_pytorch_accepts_them(torch, case):
+    build = ALIAS_CASES[case]
+    ours, theirs = _outcome(build, minitorch), _outcome(build, torch)
+    if ours[0] == "error":  # the wording of a keyword error comes from Python itself; the type must agree
+        assert ours[:2] == theirs[:2]
+    else:
+        assert ours == theirs
