@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numbers
 import re
+import warnings
 
 import numpy as np
 
@@ -41,6 +42,15 @@ def _to_key(x: Tensor, index) -> tuple:
     """
     if type(index) is int:  # the most common case, x[i], takes the short way
         return (index, Ellipsis), False
+    if type(index) is list and _sequence_as_tuple(index):
+        warnings.warn(
+            "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in pytorch "
+            "2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, "
+            "x[torch.tensor(seq)], which will result either in an error or a different result",
+            UserWarning,
+            stacklevel=4,
+        )
+        index = tuple(index)
     parts = index if type(index) is tuple else (index,)
     key = []
     has_arrays = has_ellipsis = False
@@ -63,7 +73,7 @@ def _to_key(x: Tensor, index) -> tuple:
             converted = _tensor_index(x, part)
             has_arrays = has_arrays or not isinstance(converted, int)
             key.append(converted)
-        elif isinstance(part, (list, tuple, np.ndarray)):
+        elif isinstance(part, (list, tuple, range, np.ndarray)):
             has_arrays = True
             key.append(_sequence_index(x, part))
         elif hasattr(part, "__index__") and not isinstance(part, float):
@@ -76,6 +86,17 @@ def _to_key(x: Tensor, index) -> tuple:
     if not has_ellipsis:
         key.append(Ellipsis)
     return tuple(key), has_arrays
+
+
+def _sequence_as_tuple(index: list) -> bool:
+    """PyTorch's old rule for a list index: ``x[[0, 1], [1, 2]]``-like lists (short, holding sequences, slices,
+    tensors, None or ``...``) are read as a tuple of indices, with a deprecation warning; others are one index."""
+    if len(index) >= 32:
+        return False
+    return any(
+        item is None or item is Ellipsis or isinstance(item, (slice, Tensor, list, tuple, range, np.ndarray))
+        for item in index
+    )
 
 
 def _tensor_index(x: Tensor, index: Tensor):
@@ -421,6 +442,8 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     """
     _check_integer_index(index, "gather")
     check_same_device(input, index)
+    if index._data.ndim == 0 and input._data.ndim == 1:  # PyTorch counts a 0-d index as 1-d with one element
+        return gather(input, dim, shape_ops.reshape(index, (1,))).reshape(())
     if input._data.ndim == 0:
         return gather(shape_ops.reshape(input, (1,)), 0, shape_ops.reshape(index, (-1,))).reshape(index.shape)
     dim = wrap_dim(dim, input._data.ndim)
