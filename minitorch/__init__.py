@@ -141,6 +141,7 @@ from . import utils  # noqa: E402
 from ._dlpack import from_dlpack  # noqa: E402
 from . import vision  # noqa: E402
 from . import onnx  # noqa: E402 - export to ONNX (needs the `onnx` package only when export runs)
+from . import func  # noqa: E402
 
 # Every public function checks its tensor argument and takes ``out=`` where PyTorch does (_arguments.py).
 from . import _arguments  # noqa: E402
