@@ -73,6 +73,7 @@ from .ops.pointwise import (  # noqa: E402
     digamma, erfc, float_power, fmax, fmin, frexp, gcd, i0, isin, isneginf, isposinf, isreal, lcm, ldexp, lgamma,
     nextafter, polygamma, positive, sinc,
 )
+from .ops.pointwise import acosh, arccosh, arcsinh, arctanh, asinh, atanh, copysign  # noqa: E402
 
 # --- reduction exports (ops/reduction.py) ---
 from .ops.reduction import (  # noqa: E402

@@ -706,6 +706,20 @@ class Tensor:
 
     arcsin, arccos, arctan = asin, acos, atan
 
+    def asinh(self):
+        return pointwise.asinh(self)
+
+    def acosh(self):
+        return pointwise.acosh(self)
+
+    def atanh(self):
+        return pointwise.atanh(self)
+
+    arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+    def copysign(self, other):
+        return pointwise.copysign(self, other)
+
     def sinh(self):
         return pointwise.sinh(self)
 

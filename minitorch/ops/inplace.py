@@ -372,6 +372,7 @@ IN_PLACE_FORMS = (
     "scatter_reduce_", "erfc_", "lgamma_", "digamma_", "polygamma_", "i0_", "sinc_", "nextafter_", "ldexp_", "gcd_",
     "lcm_", "renorm_",
     "arccos_", "arcsin_", "arctan_", "fix_",
+    "asinh_", "acosh_", "atanh_", "arcsinh_", "arccosh_", "arctanh_", "copysign_",
 )  # fmt: skip
 
 
@@ -394,7 +395,8 @@ MODULE_FUNCTIONS = (
     "clamp_min_", "clip_", "cos_", "cosh_", "deg2rad_", "detach_", "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fill_",
     "fix_", "floor_", "frac_", "gcd_", "i0_", "index_put_", "lcm_", "ldexp_", "log10_", "log1p_", "log2_", "log_",
     "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_", "relu_", "round_", "rsqrt_", "sigmoid_",
-    "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_", "zero_",
+    "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_", "zero_", "asinh_", "acosh_",
+    "atanh_", "arcsinh_", "arccosh_", "arctanh_",
 )  # fmt: skip
 
 
