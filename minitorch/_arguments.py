@@ -248,5 +248,5 @@ TAKES_OUT = (
     "scatter_reduce", "searchsorted", "sgn", "sigmoid", "sign", "signbit", "sin", "sinc", "sinh", "slice_scatter",
     "slogdet", "softmax", "sort", "sqrt", "square", "stack", "std", "sub", "subtract", "sum", "svd", "take",
     "take_along_dim", "tan", "tanh", "tensordot", "topk", "tril", "triu", "true_divide", "trunc", "var", "vdot",
-    "vstack", "where", "xlogy", "zeros",
+    "vstack", "where", "xlogy", "zeros", "acosh", "arccosh", "arcsinh", "arctanh", "asinh", "atanh", "copysign",
 )  # fmt: skip
