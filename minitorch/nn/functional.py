@@ -1350,6 +1350,48 @@ def _check_parameter_dtype(input: Tensor, *parameters) -> None:
             raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of {_scalar_name(input)}")
 
 
+def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps: float | None = None) -> Tensor:
+    """Root-mean-square normalisation over the last ``len(normalized_shape)`` dimensions, then ``* weight``.
+
+    ``y = x / sqrt(mean(x ** 2) + eps) * weight``: LayerNorm without subtracting the mean and
+    without a bias (Zhang and Sennrich, 2019), as in most recent language models. ``eps=None``
+    uses the machine epsilon of ``input``'s dtype, as PyTorch does. Composed of differentiable
+    ops, so its backward is theirs.
+
+        >>> import minitorch
+        >>> y = minitorch.nn.functional.rms_norm(minitorch.tensor([[3.0, 4.0]]), [2])
+        >>> [round(v, 4) for v in y[0].tolist()]
+        [0.8485, 1.1314]
+    """
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(int(extent) for extent in normalized_shape)
+    count = len(normalized_shape)
+    if input.dim() < count or tuple(input.shape[input.dim() - count:]) != normalized_shape:
+        raise RuntimeError(
+            f"Given normalized_shape={_shape_text(normalized_shape)}, expected input with shape "
+            f"[*{_shape_text(normalized_shape)[1:-1]}], but got input of size{_shape_text(input.shape)}"  # sic
+        )
+    if eps is None:
+        eps = float(np.finfo(input._data.dtype).eps)
+    dims = tuple(range(input.dim() - count, input.dim()))
+    result = input * (input * input).mean(dims, keepdim=True).add(eps).rsqrt()
+    return result * weight if weight is not None else result
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
+    """``input / max(||input||_p, eps)`` along ``dim``: each slice scaled to unit ``p``-norm (zero stays zero).
+
+        >>> import minitorch
+        >>> minitorch.nn.functional.normalize(minitorch.tensor([[3.0, 4.0]]))
+        tensor([[0.6000, 0.8000]])
+    """
+    denominator = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    if out is None:
+        return input / denominator
+    return _arguments.write_out("normalize", pointwise.div(input, denominator), out)
+
+
 def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5) -> Tensor:
     """Normalise over the last ``len(normalized_shape)`` dimensions, then ``* weight + bias`` (elementwise).

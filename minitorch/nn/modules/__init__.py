@@ -111,11 +111,11 @@ from .loss import (  # noqa: E402
     SmoothL1Loss,
     TripletMarginLoss,
 )
-from .normalization import GroupNorm, LayerNorm, LocalResponseNorm  # noqa: E402
+from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm  # noqa: E402
 from .sparse import Embedding, EmbeddingBag  # noqa: E402
 
 __all__ += [
-    "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "LayerNorm", "GroupNorm",
+    "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "LayerNorm", "RMSNorm", "GroupNorm",
     "LocalResponseNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
     "InstanceNorm3d", "Embedding", "EmbeddingBag", "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "NLLLoss",
     "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "CosineEmbeddingLoss", "MarginRankingLoss",
