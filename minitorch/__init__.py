@@ -143,6 +143,7 @@ from ._dlpack import from_dlpack  # noqa: E402
 from . import vision  # noqa: E402
 from . import onnx  # noqa: E402 - export to ONNX (needs the `onnx` package only when export runs)
 from . import func  # noqa: E402
+from .nn.functional import celu, celu_, rrelu_, selu, selu_, threshold, threshold_  # noqa: E402 - torch.selu...
 
 # Every public function checks its tensor argument and takes ``out=`` where PyTorch does (_arguments.py).
 from . import _arguments  # noqa: E402

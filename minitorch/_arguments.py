@@ -249,4 +249,5 @@ TAKES_OUT = (
     "slogdet", "softmax", "sort", "sqrt", "square", "stack", "std", "sub", "subtract", "sum", "svd", "take",
     "take_along_dim", "tan", "tanh", "tensordot", "topk", "tril", "triu", "true_divide", "trunc", "var", "vdot",
     "vstack", "where", "xlogy", "zeros", "acosh", "arccosh", "arcsinh", "arctanh", "asinh", "atanh", "copysign",
+    "threshold",
 )  # fmt: skip
