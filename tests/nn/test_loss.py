@@ -448,3 +448,11 @@ def test_new_loss_errors_match_torch(torch, call):
             call(lib)
         outcomes.append((type(caught.value).__name__, str(caught.value)))
     assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("name, options", [("PairwiseDistance", {}), ("PairwiseDistance", {"p": 1.0, "keepdim": True}),
+                                           ("CosineSimilarity", {}), ("CosineSimilarity", {"dim": 0, "eps": 1e-3})])
+def test_distance_modules(torch, name, options):
+    rng = np.random.default_rng(29)
+    _check(torch, lambda lib, a, b: _module(lib, name, **options)(a, b),
+           [rng.standard_normal((4, 3)), rng.standard_normal((4, 3))], [0, 1], rng)

@@ -94,6 +94,7 @@ __all__ += [
 
 # == normalization, dropout, embedding, losses (normalization helper's section) ==
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d  # noqa: E402
+from .distance import CosineSimilarity, PairwiseDistance  # noqa: E402
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout  # noqa: E402
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa: E402
 from .loss import (  # noqa: E402
@@ -127,7 +128,8 @@ __all__ += [
     "InstanceNorm3d", "Embedding", "EmbeddingBag", "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "NLLLoss",
     "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "CosineEmbeddingLoss", "MarginRankingLoss",
     "TripletMarginLoss", "CTCLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss",
-    "PoissonNLLLoss", "GaussianNLLLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
+    "PoissonNLLLoss", "GaussianNLLLoss", "MultiMarginLoss", "MultiLabelMarginLoss", "CosineSimilarity",
+    "PairwiseDistance",
 ]
 
 # == recurrent, transformer (sequence helper's section) ==
