@@ -67,6 +67,7 @@ class Tensor:
         "_accumulator_ref", "__weakref__",
     )
     __array_priority__ = 1000  # NumPy defers to Tensor's operators: ndarray + Tensor -> Tensor
+    __module__ = "minitorch"  # where a learner finds it: type(x) is <class 'minitorch.Tensor'> (torch.Tensor's rule)
 
     # -- construction ---------------------------------------------------------------
     def __new__(cls, *args, **kwargs):
@@ -1552,3 +1553,5 @@ from .ops._util import sizes_given  # noqa: E402
 # copy_, zero_, fill_...) are written out in the class above.
 for _method_name in inplace.IN_PLACE_FORMS:
     setattr(Tensor, _method_name, inplace.in_place_form(_method_name))
+for _method_name in inplace.IN_PLACE_VIEW_FORMS:  # x.unsqueeze_(0), x.t_()...: a new shape for x itself
+    setattr(Tensor, _method_name, inplace.in_place_view_form(_method_name))

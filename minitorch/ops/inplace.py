@@ -389,6 +389,31 @@ def in_place_form(method_name: str):
     return method
 
 
+# -- in-place shape changes: ``x.unsqueeze_(0)`` gives ``x`` itself a new shape ---------------------------------
+# ``x`` takes the out-of-place view's array (the same memory) and, while recording, its history, as if
+# ``x = x.unsqueeze(0)`` had rebound the name; like every in-place op it bumps the version (PyTorch does too).
+IN_PLACE_VIEW_FORMS = ("squeeze_", "unsqueeze_", "t_", "transpose_", "swapdims_", "swapaxes_")
+
+
+def in_place_view_form(method_name: str):
+    """The method ``method_name`` (``"unsqueeze_"``): ``x`` reshaped in place like ``x.unsqueeze(...)``."""
+    out_of_place = getattr(Tensor, method_name[:-1])
+
+    def method(self: Tensor, *args, **options) -> Tensor:
+        recording = _GradState.enabled and self._requires_grad
+        _check_allowed(self, recording)
+        result = out_of_place(self, *args, **options)
+        self._data = result._data
+        self._version_counter[0] += 1
+        if recording:
+            self.grad_fn, self._output_nr = result.grad_fn, result._output_nr
+        return self
+
+    method.__name__ = method.__qualname__ = method_name
+    method.__doc__ = f"In-place ``{method_name[:-1]}``: ``x`` itself takes the new shape (its values do not change)."
+    return method
+
+
 # -- ``minitorch.relu_(x)``: the in-place methods that PyTorch also offers as functions of its namespace ----------
 MODULE_FUNCTIONS = (
     "abs_", "acos_", "addmv_", "arccos_", "arcsin_", "arctan_", "asin_", "atan_", "ceil_", "clamp_", "clamp_max_",

@@ -138,3 +138,23 @@ def test_matrix_product_forms_equal_pytorch(torch, name):
 
 def test_every_in_place_form_exists_in_pytorch(torch):
     assert all(hasattr(torch.Tensor, name) for name in IN_PLACE_FORMS)
+
+
+@pytest.mark.parametrize("name, arguments", [("unsqueeze_", (0,)), ("unsqueeze_", (-1,)), ("squeeze_", ()),
+                                             ("squeeze_", (1,)), ("t_", ()), ("transpose_", (0, 2)),
+                                             ("swapdims_", (1, 0)), ("swapaxes_", (0, 1))])
+def test_in_place_shape_changes_match_pytorch(torch, name, arguments):
+    outcomes = []
+    for lib in (minitorch, torch):
+        shape = (3, 4) if name == "t_" else (2, 1, 3)
+        leaf = lib.tensor(np.linspace(-1, 1, int(np.prod(shape))).reshape(shape), requires_grad=True)
+        x = leaf * 1
+        version = x._version
+        returned = getattr(x, name)(*arguments)
+        weights = lib.tensor(np.linspace(0.5, 2.0, x.numel()).reshape(tuple(x.shape)))
+        (x * weights).sum().backward()
+        plain = lib.zeros(shape)
+        getattr(plain, name)(*arguments)
+        outcomes.append((returned is x, tuple(x.shape), x._version - version, leaf.grad.numpy().tolist(),
+                         tuple(plain.shape)))
+    assert outcomes[0] == outcomes[1]
