@@ -52,7 +52,6 @@ ALLOWED = {
     ("torch", "tensor_split"): "as dsplit",
     ("torch", "from_dlpack"): "missing copy/device: minitorch imports DLPack capsules as they are",
     ("torch", "isin"): "the stub's scalar overloads name their operands element/test_element",
-    ("torch", "load"): "default weights_only=True where the stub says None (None means True in PyTorch 2.13)",
     ("torch", "save"): "default pickle_module=None: None means the pickle module",
     ("torch", "max"): "missing other: max(a, b) by keyword; the elementwise form is minitorch.maximum",
     ("torch", "min"): "missing other (as max)",
