@@ -7,7 +7,7 @@ This file is the public face only; each name comes from the module that implemen
 from __future__ import annotations
 
 from . import _dtype
-from ._device import device
+from ._device import device, get_default_device, set_default_device
 from ._dtype import (
     bool, double, float, float16, float32, float64, get_default_dtype, half, int, int8, int16, int32, int64,
     long, promote_types, set_default_dtype, short, uint8,
@@ -15,12 +15,15 @@ from ._dtype import (
 from ._dtype import dtype
 from ._random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from ._tensor import Size, Tensor
+from ._tensor_type import (
+    BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor,
+)
 from ._creation import (
     arange, as_tensor, asarray, bernoulli, empty, empty_like, eye, from_numpy, full, full_like, linspace, logspace,
     multinomial, normal, ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like, randperm, tensor,
     zeros, zeros_like,
 )
-from . import autograd, cuda
+from . import accelerator, autograd, backends, cuda
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
 from .ops import conversion, indexing, inplace, pointwise, reduction
@@ -64,12 +67,13 @@ from .ops.pointwise import (  # noqa: E402, A004 - PyTorch's names shadow abs, p
     sigmoid, sign, sin, sinh, sqrt, square, sub, subtract, tan, tanh, true_divide, trunc, where,
 )
 from .ops.pointwise import (  # noqa: E402
-    deg2rad, erfinv, heaviside, logaddexp, logaddexp2, logit, nan_to_num, nan_to_num_, rad2deg, sgn, signbit, xlogy,
+    deg2rad, erfinv, heaviside, logaddexp, logaddexp2, logit, nan_to_num, rad2deg, sgn, signbit, xlogy,
 )
 from .ops.pointwise import (  # noqa: E402
     digamma, erfc, float_power, fmax, fmin, frexp, gcd, i0, isin, isneginf, isposinf, isreal, lcm, ldexp, lgamma,
     nextafter, polygamma, positive, sinc,
 )
+from .ops.pointwise import acosh, arccosh, arcsinh, arctanh, asinh, atanh, copysign  # noqa: E402
 
 # --- reduction exports (ops/reduction.py) ---
 from .ops.reduction import (  # noqa: E402
@@ -107,9 +111,9 @@ from .ops.shape import (  # noqa: E402
     rot90, select, tensor_split,
 )
 from .ops.shape import column_stack, combinations, dsplit, dstack, hsplit, narrow_copy, ravel, vsplit  # noqa: E402
+from .ops.shape import swapaxes, swapdims  # noqa: E402
 
 moveaxis = movedim
-swapaxes = swapdims = transpose
 
 # --- indexing exports (ops/indexing.py) ---
 from .ops.sorting import argsort, sort, topk  # noqa: E402
@@ -127,7 +131,8 @@ from .ops.indexing import (  # noqa: E402
 )
 from .ops.indexing import index_fill, index_put, scatter_reduce  # noqa: E402
 
-index_put_ = Tensor.index_put_
+for _name in inplace.MODULE_FUNCTIONS:  # minitorch.relu_(x), minitorch.exp_(x)... (ops/inplace.py)
+    globals()[_name] = inplace.module_function(_name)
 
 from . import optim  # noqa: E402
 from . import distributed  # noqa: E402 - process groups and collectives (mpi4py is imported only when used)
@@ -137,3 +142,14 @@ from . import utils  # noqa: E402
 from ._dlpack import from_dlpack  # noqa: E402
 from . import vision  # noqa: E402
 from . import onnx  # noqa: E402 - export to ONNX (needs the `onnx` package only when export runs)
+from . import func  # noqa: E402
+from .nn.functional import celu, celu_, rrelu_, selu, selu_, threshold, threshold_  # noqa: E402 - torch.selu...
+
+# Every public function checks its tensor argument and takes ``out=`` where PyTorch does (_arguments.py).
+from . import _arguments  # noqa: E402
+
+_arguments.make_public(
+    globals(), [_name for _name in list(globals()) if not _name.startswith("_")], takes_out=_arguments.TAKES_OUT,
+    numpy_aliases=_arguments.NUMPY_ALIASES,
+)
+_arguments.accept_numpy_aliases(Tensor)

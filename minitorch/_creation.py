@@ -14,15 +14,16 @@ import warnings
 import numpy as np
 
 from . import _dtype
-from ._device import CPU, canonical, device as Device
+from ._device import CPU, _default_device, canonical, device as Device
 from ._random import numpy_generator
 from ._tensor import Tensor
-from .ops._util import shape_argument
+from .ops._util import shape_argument, sizes_given
 
 
 def _target_device(device):
     if device is None:
-        return CPU
+        default = _default_device["device"]  # set_default_device (usually None: the CPU)
+        return CPU if default is None else canonical(default)
     if isinstance(device, int) and not isinstance(device, bool):
         device = f"cuda:{device}"
     return canonical(Device(device))
@@ -127,7 +128,8 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     """``data`` as a tensor, sharing memory when it already is one (or a NumPy array) of the right kind."""
     if isinstance(data, Tensor):
         return data.to(device=device if device is not None else data.device, dtype=dtype)
-    if isinstance(data, np.ndarray) and device in (None, "cpu", CPU):
+    on_cpu = device in ("cpu", CPU) or device is None and _default_device["device"] is None
+    if isinstance(data, np.ndarray) and on_cpu:
         if dtype is None or data.dtype == dtype.numpy_dtype:
             return from_numpy(data)
     return _finish(_infer_array(data, dtype), dtype, device, False)
@@ -140,30 +142,32 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad: bool = Fa
     return result
 
 
-def from_numpy(array: np.ndarray) -> Tensor:
-    """A CPU tensor that shares ``array``'s memory: writing one changes the other."""
+def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """A CPU tensor that shares ``ndarray``'s memory: writing one changes the other."""
+    array = ndarray
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     _dtype.from_numpy_dtype(array.dtype)  # raises PyTorch's message for unsupported dtypes
     return Tensor._make(array, CPU)
 
 
-def _shape_and_default(size, dtype):
-    return shape_argument(size), (dtype or _dtype.get_default_dtype())
+def _shape_and_default(sizes, dtype, size=None, function: str = "zeros"):
+    """The shape from ``f(2, 3)``, ``f((2, 3))`` or PyTorch's keyword ``f(size=(2, 3))``; the dtype or the default."""
+    return shape_argument(sizes_given(sizes, size, "size", function)), (dtype or _dtype.get_default_dtype())
 
 
-def zeros(*size, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
-    shape, dtype = _shape_and_default(size, dtype)
+def zeros(*sizes, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    shape, dtype = _shape_and_default(sizes, dtype, size, "zeros")
     return _finish(np.zeros(shape, dtype=dtype.numpy_dtype), None, device, requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
-    shape, dtype = _shape_and_default(size, dtype)
+def ones(*sizes, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    shape, dtype = _shape_and_default(sizes, dtype, size, "ones")
     return _finish(np.ones(shape, dtype=dtype.numpy_dtype), None, device, requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad: bool = False, out=None, memory_format=None) -> Tensor:
-    shape, dtype = _shape_and_default(size, dtype)
+def empty(*sizes, size=None, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+    shape, dtype = _shape_and_default(sizes, dtype, size, "empty")
     return _finish(np.empty(shape, dtype=dtype.numpy_dtype), None, device, requires_grad)
 
 
@@ -256,25 +260,26 @@ def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad:
     return _finish(np.eye(n, m if m is not None else n, dtype=dtype.numpy_dtype), None, device, requires_grad)
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def rand(*sizes, size=None, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Uniform samples from ``[0, 1)``."""
-    shape, dtype = _shape_and_default(size, dtype)
+    shape, dtype = _shape_and_default(sizes, dtype, size, "rand")
     _check_floating("rand", dtype)
     array = numpy_generator(generator).random(shape, dtype=np.float64)
     return _finish(array, dtype, device, requires_grad)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def randn(*sizes, size=None, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Samples from the standard normal distribution."""
-    shape, dtype = _shape_and_default(size, dtype)
+    shape, dtype = _shape_and_default(sizes, dtype, size, "randn")
     _check_floating("randn", dtype)
     array = numpy_generator(generator).standard_normal(shape, dtype=np.float64)
     return _finish(array, dtype, device, requires_grad)
 
 
-def randint(*args, size=None, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    """Integers from ``[low, high)``: ``randint(high, size)`` or ``randint(low, high, size)``."""
-    args = list(args)
+def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, device=None,
+            requires_grad: bool = False) -> Tensor:
+    """Integers from ``[low, high)``: ``randint(high, size)`` or ``randint(low, high, size)`` (or by keyword)."""
+    args = ([] if low is None else [low]) + list(args) + ([] if high is None else [high])
     if size is None:
         size = args.pop()
     low, high = (0, args[0]) if len(args) == 1 else (args[0], args[1])

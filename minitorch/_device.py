@@ -250,3 +250,26 @@ def canonical(d: device) -> device:
 
 
 CPU = device("cpu")
+
+
+# -- the default device: where factory functions (tensor, zeros, rand...) put a tensor given no device --
+_default_device = {"device": None}  # None means the CPU
+
+
+def set_default_device(device) -> None:
+    """Make ``device`` (``"cuda"``, ``"cuda:1"``, a device, an index; None resets to the CPU) the default
+    for the tensors that factory functions create without ``device=``, as ``torch.set_default_device``."""
+    if device is None:
+        _default_device["device"] = None
+        return
+    if isinstance(device, int) and not isinstance(device, bool):
+        device = f"cuda:{device}"
+    chosen = device if isinstance(device, globals()["device"]) else globals()["device"](device)
+    _default_device["device"] = None if chosen.type == "cpu" else chosen
+
+
+def get_default_device():
+    """The device that factory functions use without ``device=`` (``device(type='cpu')`` unless changed)."""
+    chosen = _default_device["device"]
+    return CPU if chosen is None else canonical(chosen)
+

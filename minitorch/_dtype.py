@@ -102,16 +102,16 @@ def set_default_dtype(d: dtype) -> None:
     _default_float = d
 
 
-def promote_types(a: dtype, b: dtype) -> dtype:
+def promote_types(type1: dtype, type2: dtype) -> dtype:
     """The smallest dtype that both ``a`` and ``b`` can be converted to (``torch.promote_types``)."""
-    if a is b:
-        return a
-    if a.category != b.category:
-        return a if a.category > b.category else b
-    if a.category == FLOATING:
-        return a if a.itemsize >= b.itemsize else b
+    if type1 is type2:
+        return type1
+    if type1.category != type2.category:
+        return type1 if type1.category > type2.category else type2
+    if type1.category == FLOATING:
+        return type1 if type1.itemsize >= type2.itemsize else type2
     # Two integer types (bool never gets here): NumPy's rule agrees with PyTorch's.
-    return _FROM_NUMPY[np.promote_types(a.numpy_dtype, b.numpy_dtype)]
+    return _FROM_NUMPY[np.promote_types(type1.numpy_dtype, type2.numpy_dtype)]
 
 
 def dtype_of_python_scalar(value) -> dtype:

@@ -88,8 +88,8 @@ def get_rng_state():
     return default_generator.get_state()
 
 
-def set_rng_state(state) -> None:
-    default_generator.set_state(state)
+def set_rng_state(new_state) -> None:
+    default_generator.set_state(new_state)
 
 
 def numpy_generator(generator: Generator | None) -> np.random.Generator:

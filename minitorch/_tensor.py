@@ -67,6 +67,7 @@ class Tensor:
         "_accumulator_ref", "__weakref__",
     )
     __array_priority__ = 1000  # NumPy defers to Tensor's operators: ndarray + Tensor -> Tensor
+    __module__ = "minitorch"  # where a learner finds it: type(x) is <class 'minitorch.Tensor'> (torch.Tensor's rule)
 
     # -- construction ---------------------------------------------------------------
     def __new__(cls, *args, **kwargs):
@@ -459,13 +460,19 @@ class Tensor:
         return conversion.to(self, target)
 
     def type(self, dtype=None, non_blocking: bool = False):
+        """``'torch.FloatTensor'`` without an argument; else this tensor converted to ``dtype``: a dtype, a typed
+        class (``minitorch.LongTensor``) or its name (``'torch.LongTensor'``, ``'torch.cuda.FloatTensor'``)."""
         if dtype is None:
             prefix = "torch.cuda." if self.is_cuda else "torch."
             return prefix + _TYPE_NAMES[self.dtype.name]
         if isinstance(dtype, str):
             names = {v: k for k, v in _TYPE_NAMES.items()}
-            dtype = getattr(_dtype, names[dtype.rsplit(".", 1)[-1]])
-        return conversion.to(self, dtype)
+            prefix, _, name = dtype.rpartition(".")
+            if name not in names or prefix not in ("torch", "torch.cuda", "minitorch", "minitorch.cuda"):
+                raise ValueError(f"invalid type: '{dtype}'")
+            converted = conversion.to(self, getattr(_dtype, names[name]))
+            return converted.cuda() if prefix.endswith("cuda") and not converted.is_cuda else converted
+        return conversion.to(self, getattr(dtype, "dtype", dtype))  # a typed class carries its dtype
 
     def type_as(self, other: Tensor) -> Tensor:
         return conversion.to(self, other.dtype)
@@ -698,6 +705,22 @@ class Tensor:
     def atan(self):
         return pointwise.atan(self)
 
+    arcsin, arccos, arctan = asin, acos, atan
+
+    def asinh(self):
+        return pointwise.asinh(self)
+
+    def acosh(self):
+        return pointwise.acosh(self)
+
+    def atanh(self):
+        return pointwise.atanh(self)
+
+    arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+    def copysign(self, other):
+        return pointwise.copysign(self, other)
+
     def sinh(self):
         return pointwise.sinh(self)
 
@@ -735,6 +758,8 @@ class Tensor:
 
     def trunc(self):
         return pointwise.trunc(self)
+
+    fix = trunc
 
     def frac(self):
         return pointwise.frac(self)
@@ -852,10 +877,10 @@ class Tensor:
     def rad2deg(self):
         return pointwise.rad2deg(self)
 
-    def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+    def nan_to_num(self, nan=None, posinf=None, neginf=None):
         return pointwise.nan_to_num(self, nan, posinf, neginf)
 
-    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+    def nan_to_num_(self, nan=None, posinf=None, neginf=None):
         return pointwise.nan_to_num_(self, nan, posinf, neginf)
 
     def logical_not(self):
@@ -928,8 +953,8 @@ class Tensor:
     def sum(self, dim=None, keepdim: bool = False, *, dtype=None):
         return reduction.sum(self, dim, keepdim, dtype=dtype)
 
-    def sum_to_size(self, *size):
-        return reduction.sum_to_size(self, *size)
+    def sum_to_size(self, *sizes, size=None):
+        return reduction.sum_to_size(self, *sizes_given(sizes, size, "size", "sum_to_size"))
 
     def mean(self, dim=None, keepdim: bool = False, *, dtype=None):
         return reduction.mean(self, dim, keepdim, dtype=dtype)
@@ -1058,20 +1083,20 @@ class Tensor:
     def matmul(self, other):
         return linalg.matmul(self, other)
 
-    def mm(self, other):
-        return linalg.mm(self, other)
+    def mm(self, mat2):
+        return linalg.mm(self, mat2)
 
-    def bmm(self, other):
-        return linalg.bmm(self, other)
+    def bmm(self, mat2):
+        return linalg.bmm(self, mat2)
 
     def mv(self, vec):
         return linalg.mv(self, vec)
 
-    def dot(self, other):
-        return linalg.dot(self, other)
+    def dot(self, tensor):
+        return linalg.dot(self, tensor)
 
-    def outer(self, other):
-        return linalg.outer(self, other)
+    def outer(self, vec2):
+        return linalg.outer(self, vec2)
 
     ger = outer
 
@@ -1163,14 +1188,14 @@ class Tensor:
         return linalg.cholesky(self, upper)
 
     # -- shape (ops/shape.py) -------------------------------------------------------------
-    def reshape(self, *shape):
-        return shape_ops.reshape(self, *shape)
+    def reshape(self, *sizes, shape=None):
+        return shape_ops.reshape(self, *sizes, shape=shape)
 
     def reshape_as(self, other):
         return shape_ops.reshape(self, other.shape)
 
-    def view(self, *shape):
-        return shape_ops.view(self, *shape)
+    def view(self, *shape, size=None):
+        return shape_ops.view(self, *sizes_given(shape, size, "size", "view"))
 
     def view_as(self, other):
         return shape_ops.view(self, other.shape)
@@ -1187,13 +1212,16 @@ class Tensor:
     def unsqueeze(self, dim: int):
         return shape_ops.unsqueeze(self, dim)
 
-    def permute(self, *dims):
-        return shape_ops.permute(self, *dims)
+    def permute(self, *order, dims=None):
+        return shape_ops.permute(self, *order, dims=dims)
 
     def transpose(self, dim0: int, dim1: int):
         return shape_ops.transpose(self, dim0, dim1)
 
-    swapaxes = swapdims = transpose
+    swapdims = transpose
+
+    def swapaxes(self, axis0: int, axis1: int):
+        return shape_ops.transpose(self, axis0, axis1)
 
     def t(self):
         return shape_ops.t(self)
@@ -1213,23 +1241,23 @@ class Tensor:
     def mT(self):
         return shape_ops.transpose(self, -2, -1)
 
-    def expand(self, *sizes):
-        return shape_ops.expand(self, *sizes)
+    def expand(self, *sizes, size=None):
+        return shape_ops.expand(self, *sizes_given(sizes, size, "size", "expand"))
 
     def expand_as(self, other):
         return shape_ops.expand(self, other.shape)
 
-    def broadcast_to(self, shape):
-        return shape_ops.expand(self, shape)
+    def broadcast_to(self, size):
+        return shape_ops.expand(self, size)
 
-    def repeat(self, *sizes):
-        return shape_ops.repeat(self, *sizes)
+    def repeat(self, *sizes, repeats=None):
+        return shape_ops.repeat(self, *sizes_given(sizes, repeats, "repeats", "repeat"))
 
-    def tile(self, *dims):
-        return shape_ops.tile(self, *dims)
+    def tile(self, *repeats, dims=None):
+        return shape_ops.tile(self, *repeats, dims=dims)
 
-    def split(self, split_size_or_sections, dim: int = 0):
-        return shape_ops.split(self, split_size_or_sections, dim)
+    def split(self, split_size, dim: int = 0):
+        return shape_ops.split(self, split_size, dim)
 
     def chunk(self, chunks: int, dim: int = 0):
         return shape_ops.chunk(self, chunks, dim)
@@ -1237,8 +1265,8 @@ class Tensor:
     def unbind(self, dim: int = 0):
         return shape_ops.unbind(self, dim)
 
-    def flip(self, *dims):
-        return shape_ops.flip(self, *dims)
+    def flip(self, *axes, dims=None):
+        return shape_ops.flip(self, *axes, dims=dims)
 
     def roll(self, shifts, dims=None):
         return shape_ops.roll(self, shifts, dims)
@@ -1295,7 +1323,7 @@ class Tensor:
     def __setitem__(self, index, value) -> None:
         indexing.setitem(self, index, value)
 
-    def gather(self, dim: int, index):
+    def gather(self, dim: int, index, *, sparse_grad: bool = False):
         return indexing.gather(self, dim, index)
 
     def scatter(self, dim: int, index, src=None, *, value=None, reduce=None):
@@ -1427,8 +1455,8 @@ class Tensor:
     def fill_(self, value):
         return inplace.fill_(self, value)
 
-    def copy_(self, src, non_blocking: bool = False):
-        return inplace.copy_(self, src)
+    def copy_(self, other, non_blocking: bool = False):  # PyTorch's documentation says src; its parser, other
+        return inplace.copy_(self, other)
 
     def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator=None):
         return inplace.uniform_(self, a, b, generator=generator)
@@ -1453,18 +1481,20 @@ class Tensor:
             data, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad
         )
 
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad: bool = False):
+    def new_zeros(self, *sizes, size=None, dtype=None, device=None, requires_grad: bool = False):
         from . import _creation
 
         return _creation.zeros(
-            *size, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad
+            *sizes_given(sizes, size, "size", "new_zeros"), dtype=dtype or self.dtype, device=device or self._device,
+            requires_grad=requires_grad,
         )
 
-    def new_ones(self, *size, dtype=None, device=None, requires_grad: bool = False):
+    def new_ones(self, *sizes, size=None, dtype=None, device=None, requires_grad: bool = False):
         from . import _creation
 
         return _creation.ones(
-            *size, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad
+            *sizes_given(sizes, size, "size", "new_ones"), dtype=dtype or self.dtype, device=device or self._device,
+            requires_grad=requires_grad,
         )
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad: bool = False):
@@ -1474,11 +1504,12 @@ class Tensor:
             size, fill_value, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad
         )
 
-    def new_empty(self, *size, dtype=None, device=None, requires_grad: bool = False):
+    def new_empty(self, *sizes, size=None, dtype=None, device=None, requires_grad: bool = False):
         from . import _creation
 
         return _creation.empty(
-            *size, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad
+            *sizes_given(sizes, size, "size", "new_empty"), dtype=dtype or self.dtype, device=device or self._device,
+            requires_grad=requires_grad,
         )
 
 
@@ -1515,9 +1546,12 @@ from .ops import (  # noqa: E402
     shape as shape_ops,  # noqa: E402
     sorting,
 )
+from .ops._util import sizes_given  # noqa: E402
 
 # The in-place twins of ops/inplace.py's table IN_PLACE_FORMS (x.log_(), x.floor_(), x.eq_(y)...): each
 # is the out-of-place method written back into x. The ones with a rule of their own (add_, mul_,
 # copy_, zero_, fill_...) are written out in the class above.
 for _method_name in inplace.IN_PLACE_FORMS:
     setattr(Tensor, _method_name, inplace.in_place_form(_method_name))
+for _method_name in inplace.IN_PLACE_VIEW_FORMS:  # x.unsqueeze_(0), x.t_()...: a new shape for x itself
+    setattr(Tensor, _method_name, inplace.in_place_view_form(_method_name))

@@ -14,7 +14,11 @@ import warnings
 
 import numpy as _numpy
 
-from . import function as _function_module, graph
+from . import (
+    function as _function_module,
+    functional,
+    graph,
+)
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import BackwardStep, run_backward
 from .function import AccumulateGrad, Function, Node, once_differentiable
@@ -24,7 +28,7 @@ from .gradcheck import gradcheck, gradgradcheck
 __all__ = [
     "Function", "once_differentiable", "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
     "inference_mode", "is_grad_enabled", "gradcheck", "gradgradcheck", "detect_anomaly", "set_detect_anomaly",
-    "is_anomaly_enabled", "graph", "Node", "AccumulateGrad", "BackwardStep", "run_backward",
+    "is_anomaly_enabled", "graph", "Node", "AccumulateGrad", "BackwardStep", "run_backward", "functional",
 ]
 
 

@@ -24,10 +24,11 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype
+from .. import _arguments, _dtype
 from .._random import numpy_generator
 from .._shapes import expand_mismatch, wrap_dim
 from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad as _no_grad
 from ..ops import inplace as _inplace_ops, nn_ops, pointwise
 
 _SCALAR_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long", "int32": "int",
@@ -214,14 +215,48 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
-          inplace: bool = False) -> Tensor:
+          inplace: bool = False, generator=None) -> Tensor:
     """Leaky ReLU with a random slope ``~ U(lower, upper)`` per element in training, ``(lower + upper) / 2`` in eval."""
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
     # Random numbers are drawn on the host (as everywhere in minitorch), then moved to the input's device.
-    drawn = numpy_generator(None).uniform(lower, upper, size=input.shape).astype(input._data.dtype)
+    drawn = numpy_generator(generator).uniform(lower, upper, size=input.shape).astype(input._data.dtype)
     slopes = Tensor._make(drawn).to(input.device)
     return _maybe_inplace(input, inplace, lambda x: _where(x >= 0, x, x * slopes))
+
+
+# The in-place activations as functions of their own (PyTorch's names): ``F.relu_(x)`` is ``F.relu(x, inplace=True)``.
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    return globals()["threshold"](input, threshold, value, inplace=True)
+
+
+def relu_(input: Tensor) -> Tensor:
+    return relu(input, inplace=True)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return elu(input, alpha, inplace=True)
+
+
+def selu_(input: Tensor) -> Tensor:
+    return selu(input, inplace=True)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return celu(input, alpha, inplace=True)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+           generator=None) -> Tensor:
+    return rrelu(input, lower, upper, training, inplace=True, generator=generator)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
@@ -1350,6 +1385,48 @@ def _check_parameter_dtype(input: Tensor, *parameters) -> None:
             raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of {_scalar_name(input)}")
 
 
+def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps: float | None = None) -> Tensor:
+    """Root-mean-square normalisation over the last ``len(normalized_shape)`` dimensions, then ``* weight``.
+
+    ``y = x / sqrt(mean(x ** 2) + eps) * weight``: LayerNorm without subtracting the mean and
+    without a bias (Zhang and Sennrich, 2019), as in most recent language models. ``eps=None``
+    uses the machine epsilon of ``input``'s dtype, as PyTorch does. Composed of differentiable
+    ops, so its backward is theirs.
+
+        >>> import minitorch
+        >>> y = minitorch.nn.functional.rms_norm(minitorch.tensor([[3.0, 4.0]]), [2])
+        >>> [round(v, 4) for v in y[0].tolist()]
+        [0.8485, 1.1314]
+    """
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(int(extent) for extent in normalized_shape)
+    count = len(normalized_shape)
+    if input.dim() < count or tuple(input.shape[input.dim() - count:]) != normalized_shape:
+        raise RuntimeError(
+            f"Given normalized_shape={_shape_text(normalized_shape)}, expected input with shape "
+            f"[*{_shape_text(normalized_shape)[1:-1]}], but got input of size{_shape_text(input.shape)}"  # sic
+        )
+    if eps is None:
+        eps = float(np.finfo(input._data.dtype).eps)
+    dims = tuple(range(input.dim() - count, input.dim()))
+    result = input * (input * input).mean(dims, keepdim=True).add(eps).rsqrt()
+    return result * weight if weight is not None else result
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
+    """``input / max(||input||_p, eps)`` along ``dim``: each slice scaled to unit ``p``-norm (zero stays zero).
+
+        >>> import minitorch
+        >>> minitorch.nn.functional.normalize(minitorch.tensor([[3.0, 4.0]]))
+        tensor([[0.6000, 0.8000]])
+    """
+    denominator = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    if out is None:
+        return input / denominator
+    return _arguments.write_out("normalize", pointwise.div(input, denominator), out)
+
+
 def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5) -> Tensor:
     """Normalise over the last ``len(normalized_shape)`` dimensions, then ``* weight + bias`` (elementwise).
@@ -1784,6 +1861,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         tensor([[1, 0, 0],
                 [0, 0, 1]])
     """
+    if not isinstance(tensor, Tensor):
+        raise _arguments.must_be_tensor("one_hot", tensor)
     if tensor.dtype.name != "int64":
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     data = tensor._data
@@ -2221,6 +2300,125 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
             f"{input1.shape}, input2: {input2.shape}, target: {target.shape} "
         )
     return _reduce((-target * (input1 - input2) + margin).clamp(min=0), reduction)
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average=None, reduce=None,
+                         reduction: str = "mean") -> Tensor:
+    """``loss = x`` where ``y = 1``, ``max(0, margin - x)`` where ``y = -1`` (``x`` usually a distance)."""
+    reduction = _reduction_argument(reduction, size_average, reduce)
+    below_margin = _where(target != 1, (margin - input).clamp(min=0), 0.0)
+    return _reduce(below_margin + _where(target != -1, input, 0.0), reduction)
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+                     reduction: str = "mean") -> Tensor:
+    """``loss = log(1 + exp(-y x))``: the logistic loss for labels ``y`` in ``{-1, 1}``."""
+    reduction = _reduction_argument(reduction, size_average, reduce)
+    return _reduce((-input * target).exp().log1p(), reduction)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+                                reduce=None, reduction: str = "mean") -> Tensor:
+    """``loss = -mean_c [y_c log sigmoid(x_c) + (1 - y_c) log sigmoid(-x_c)]`` (times ``weight_c``): one
+    binary cross-entropy per class, averaged over the classes of each sample."""
+    reduction = _reduction_argument(reduction, size_average, reduce)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(dim=class_dim) / input.shape[class_dim]
+    return _reduce(loss, reduction)
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False, size_average=None,
+                     eps: float = 1e-8, reduce=None, reduction: str = "mean") -> Tensor:
+    """The negative log-likelihood of ``target ~ Poisson(rate)``, without the constant ``log(target!)``:
+    ``exp(x) - y x`` when ``input`` is the log-rate (``log_input``), else ``x - y log(x + eps)``.
+    ``full=True`` adds Stirling's approximation of ``log(y!)`` where ``y > 1``."""
+    reduction = _reduction_argument(reduction, size_average, reduce)
+    loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
+    if full:
+        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        loss = loss + _where(target > 1, stirling, 0.0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False, eps: float = 1e-6,
+                      reduction: str = "mean") -> Tensor:
+    """The negative log-likelihood of ``target ~ N(input, var)``: ``(log max(var, eps) + (x - y)^2 / max(var, eps))
+    / 2`` (plus ``log(2 pi) / 2`` with ``full``). ``var`` has ``input``'s shape, or one fewer trailing dimension
+    (or a trailing 1) for one variance per sample."""
+    if not isinstance(var, Tensor):
+        var = _make_tensor(float(var), dtype=input.dtype, device=input.device)
+        if var.item() < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var.expand_as(input)
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)  # one variance per sample, shared by its features
+        elif not (tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    if bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    # clamp for stability, as PyTorch: in place on a clone and unrecorded, so the gradient still reaches every
+    # entry of var through the clone (as if the clamp were not there)
+    var = var.clone()
+    with _no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
+                      size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """The multi-class hinge loss: ``sum_{j != y} max(0, margin - x_y + x_j)^p / C`` per sample (each term
+    times ``weight_y``): every wrong class must score ``margin`` below the right one."""
+    reduction = _reduction_argument(reduction, size_average, reduce)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    single = input.dim() <= 1
+    scores = input.reshape(1, -1) if single else input
+    labels = target.reshape(-1)
+    classes = scores.shape[1]
+    right = scores.gather(1, labels.unsqueeze(1))
+    terms = (margin - right + scores).clamp(min=0)
+    if p == 2:
+        terms = terms * terms
+    if weight is not None:
+        terms = terms * weight[labels].unsqueeze(1)
+    terms = _where(one_hot(labels, classes).bool(), 0.0, terms)  # the right class itself does not count
+    loss = terms.sum(dim=1) / classes
+    return _reduce(loss.reshape(()) if single and target.dim() == 0 else loss, reduction)
+
+
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+                           reduction: str = "mean") -> Tensor:
+    """The multi-label hinge loss: ``sum_{j in targets} sum_{k not in targets} max(0, 1 - (x_j - x_k)) / C``.
+
+    ``target`` has ``input``'s shape and lists each sample's classes first, ended by ``-1`` (the
+    rest is ignored). Every listed class must score 1 above every unlisted one.
+    """
+    reduction = _reduction_argument(reduction, size_average, reduce)
+    single = input.dim() <= 1
+    scores = input.reshape(1, -1) if single else input
+    labels = target.reshape(scores.shape)
+    classes = scores.shape[1]
+    listed = (labels >= 0).long().cumprod(dim=1).bool()  # the entries before the first -1
+    safe = _where(listed, labels, 0)
+    counts = _zeros(scores.shape, dtype=scores.dtype, device=scores.device)
+    counts = counts.scatter_add(1, safe, listed.to(scores.dtype))
+    is_target = counts > 0
+    # pairs (j, k): 1 - x_j + x_k, for listed j (as often as listed) and unlisted k
+    pairs = (1 - scores.unsqueeze(2) + scores.unsqueeze(1)).clamp(min=0)
+    pairs = pairs * counts.unsqueeze(2) * (~is_target).to(scores.dtype).unsqueeze(1)
+    loss = pairs.sum(dim=(1, 2)) / classes
+    return _reduce(loss.reshape(()) if single else loss, reduction)
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
@@ -2900,3 +3098,7 @@ def _static_or_split(projected: Tensor, static: Tensor | None, rows: int, head_d
     if static.shape[2] != head_dim:
         raise AssertionError(f"expecting {name}.size(2) of {head_dim}, but got {static.shape[2]}")
     return static
+
+
+# Every function checks its tensor argument the way PyTorch does (minitorch/_arguments.py).
+_arguments.make_public(globals(), [_name for _name in list(globals()) if not _name.startswith("_")])

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numbers
 import re
+import warnings
 
 import numpy as np
 
@@ -41,6 +42,15 @@ def _to_key(x: Tensor, index) -> tuple:
     """
     if type(index) is int:  # the most common case, x[i], takes the short way
         return (index, Ellipsis), False
+    if type(index) is list and _sequence_as_tuple(index):
+        warnings.warn(
+            "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in pytorch "
+            "2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, "
+            "x[torch.tensor(seq)], which will result either in an error or a different result",
+            UserWarning,
+            stacklevel=4,
+        )
+        index = tuple(index)
     parts = index if type(index) is tuple else (index,)
     key = []
     has_arrays = has_ellipsis = False
@@ -63,7 +73,7 @@ def _to_key(x: Tensor, index) -> tuple:
             converted = _tensor_index(x, part)
             has_arrays = has_arrays or not isinstance(converted, int)
             key.append(converted)
-        elif isinstance(part, (list, tuple, np.ndarray)):
+        elif isinstance(part, (list, tuple, range, np.ndarray)):
             has_arrays = True
             key.append(_sequence_index(x, part))
         elif hasattr(part, "__index__") and not isinstance(part, float):
@@ -76,6 +86,17 @@ def _to_key(x: Tensor, index) -> tuple:
     if not has_ellipsis:
         key.append(Ellipsis)
     return tuple(key), has_arrays
+
+
+def _sequence_as_tuple(index: list) -> bool:
+    """PyTorch's old rule for a list index: ``x[[0, 1], [1, 2]]``-like lists (short, holding sequences, slices,
+    tensors, None or ``...``) are read as a tuple of indices, with a deprecation warning; others are one index."""
+    if len(index) >= 32:
+        return False
+    return any(
+        item is None or item is Ellipsis or isinstance(item, (slice, Tensor, list, tuple, range, np.ndarray))
+        for item in index
+    )
 
 
 def _tensor_index(x: Tensor, index: Tensor):
@@ -407,8 +428,11 @@ class Gather(Index):
     """``y[i][j][k] = x[i][j][index[i][j][k]]`` (for ``dim = 2``);  ``dx[i][j][index[i][j][k]] += grad[i][j][k]``."""
 
 
-def gather(x: Tensor, dim: int, index: Tensor) -> Tensor:
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """Pick one element of ``x`` along ``dim`` for each entry of ``index``; the result has ``index``'s shape.
+
+    ``sparse_grad=True`` asks PyTorch for a sparse gradient; minitorch has only dense tensors, so the
+    gradient is the same values, dense.
 
         >>> import minitorch
         >>> x = minitorch.tensor([[1, 2], [3, 4]])
@@ -417,11 +441,13 @@ def gather(x: Tensor, dim: int, index: Tensor) -> Tensor:
                 [4, 3]])
     """
     _check_integer_index(index, "gather")
-    check_same_device(x, index)
-    if x._data.ndim == 0:
-        return gather(shape_ops.reshape(x, (1,)), 0, shape_ops.reshape(index, (-1,))).reshape(index.shape)
-    dim = wrap_dim(dim, x._data.ndim)
-    shape, index_shape = x._data.shape, index._data.shape
+    check_same_device(input, index)
+    if index._data.ndim == 0 and input._data.ndim == 1:  # PyTorch counts a 0-d index as 1-d with one element
+        return gather(input, dim, shape_ops.reshape(index, (1,))).reshape(())
+    if input._data.ndim == 0:
+        return gather(shape_ops.reshape(input, (1,)), 0, shape_ops.reshape(index, (-1,))).reshape(index.shape)
+    dim = wrap_dim(dim, input._data.ndim)
+    shape, index_shape = input._data.shape, index._data.shape
     if len(index_shape) != len(shape):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     for axis, (wanted, available) in enumerate(zip(index_shape, shape)):
@@ -431,7 +457,7 @@ def gather(x: Tensor, dim: int, index: Tensor) -> Tensor:
                 f"{list(shape)} apart from dimension {dim}"
             )
     _check_bounds(index._data, shape[dim], dim)
-    return Gather.apply(x, _along_dim_key(index._data, dim))
+    return Gather.apply(input, _along_dim_key(index._data, dim))
 
 
 class Scatter(IndexPut):
@@ -503,7 +529,7 @@ def _scatter_arguments(x: Tensor, dim: int, index: Tensor, src, op_name: str) ->
     return _along_dim_key(index._data, dim), src
 
 
-def scatter(x: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None) -> Tensor:
+def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None) -> Tensor:
     """A copy of ``x`` with ``src[i][j][k]`` (or ``value``) written at ``[i][j][index[i][j][k]]`` (``dim = 2``)."""
     if src is not None and not isinstance(src, Tensor):
         value, src = src, None  # scatter(dim, index, 1.5): the number is the value
@@ -512,19 +538,19 @@ def scatter(x: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=
             "scatter() received an invalid combination of arguments - got (int, Tensor), but expected one of:\n"
             " * (int dim, Tensor index, Tensor src)\n * (int dim, Tensor index, Number value)"
         )
-    key, source = _scatter_arguments(x, dim, index, src, "scatter")
+    key, source = _scatter_arguments(input, dim, index, src, "scatter")
     source = source if src is not None else value
     if reduce is not None:
         if reduce not in ("add", "multiply"):
             raise RuntimeError("reduce argument must be either add or multiply.")
-        return ScatterReduce.apply(x, source, key, reduce)
-    return (Scatter if src is not None else ScatterValue).apply(x, source, key, True, False)
+        return ScatterReduce.apply(input, source, key, reduce)
+    return (Scatter if src is not None else ScatterValue).apply(input, source, key, True, False)
 
 
-def scatter_add(x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """A copy of ``x`` with ``src[i][j][k]`` added at ``[i][j][index[i][j][k]]``; repeated indices all add."""
-    key, source = _scatter_arguments(x, dim, index, src, "scatter")
-    return ScatterAdd.apply(x, source, key, True, True)
+    key, source = _scatter_arguments(input, dim, index, src, "scatter")
+    return ScatterAdd.apply(input, source, key, True, True)
 
 
 # -- other reads: index_select, take, masked_select ---------------------------------------------
@@ -532,60 +558,60 @@ class IndexSelect(Index):
     """``y = x`` restricted to positions ``index`` along ``dim``;  ``dx[..., index[i], ...] += grad[..., i, ...]``."""
 
 
-def index_select(x: Tensor, dim: int, index: Tensor) -> Tensor:
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if not isinstance(index, Tensor) or index._data.dtype not in (np.int64, np.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     if index._data.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
-    check_same_device(x, index)
-    if x._data.ndim == 0:
-        x = shape_ops.reshape(x, (1,))
-    dim = wrap_dim(dim, x._data.ndim)
+    check_same_device(input, index)
+    if input._data.ndim == 0:
+        input = shape_ops.reshape(input, (1,))
+    dim = wrap_dim(dim, input._data.ndim)
     positions = index._data.reshape(-1)
-    extent = x._data.shape[dim]
+    extent = input._data.shape[dim]
     outside = (positions < 0) | (positions >= extent)
     if outside.any():
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(positions[outside][0])} axis_dim={extent}")
-    return IndexSelect.apply(x, (slice(None),) * dim + (positions, Ellipsis))
+    return IndexSelect.apply(input, (slice(None),) * dim + (positions, Ellipsis))
 
 
 class Take(Index):
     """``y = x.flatten()[index]``;  ``dx.flatten()[index] += grad``."""
 
 
-def take(x: Tensor, index: Tensor) -> Tensor:
+def take(input: Tensor, index: Tensor) -> Tensor:
     """Elements of ``x`` at ``index`` as if ``x`` were 1-D; the result has ``index``'s shape."""
     if index._data.dtype != np.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {_TYPE_NAMES[index.dtype.name]}")
-    check_same_device(x, index)
-    count = x._data.size
+    check_same_device(input, index)
+    count = input._data.size
     positions = index._data
     outside = (positions < -count) | (positions >= count)
     if outside.any():
         first = int(positions[outside][0])
         raise IndexError(f"out of range: tried to access index {first} on a tensor of {count} elements.")
-    if x._data.ndim == 0:
-        x = shape_ops.reshape(x, (1,))
+    if input._data.ndim == 0:
+        input = shape_ops.reshape(input, (1,))
     xp = array_module(positions)
     # A flat position becomes one coordinate per dimension, so x is read where it lies, without a copy.
-    coordinates = xp.unravel_index(positions % count, x._data.shape) if count else (positions,) * x._data.ndim
-    return Take.apply(x, tuple(coordinates) + (Ellipsis,))
+    coordinates = xp.unravel_index(positions % count, input._data.shape) if count else (positions,) * input._data.ndim
+    return Take.apply(input, tuple(coordinates) + (Ellipsis,))
 
 
 class MaskedSelect(Index):
     """``y = the elements of x where mask is True`` (a 1-D copy);  ``dx = grad`` where mask is True, 0 elsewhere."""
 
 
-def masked_select(x: Tensor, mask: Tensor) -> Tensor:
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     if mask._data.dtype != bool:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
-    check_same_device(x, mask)
-    check_broadcastable(mask, x)  # PyTorch names the mask as tensor a
-    shape = broadcast_shapes(x._data.shape, mask._data.shape)
+    check_same_device(input, mask)
+    check_broadcastable(mask, input)  # PyTorch names the mask as tensor a
+    shape = broadcast_shapes(input._data.shape, mask._data.shape)
     mask_data = mask._data
     if mask_data.shape != shape:
         mask_data = array_module(mask_data).broadcast_to(mask_data, shape)
-    return MaskedSelect.apply(shape_ops.expand(x, shape), (mask_data, Ellipsis))
+    return MaskedSelect.apply(shape_ops.expand(input, shape), (mask_data, Ellipsis))
 
 
 # -- masked_fill ------------------------------------------------------------------------------
@@ -620,34 +646,34 @@ _CPP_TYPE_NAMES = {"uint8": "unsigned char", "int8": "signed char", "int16": "sh
                    "int64": "long int", "float16": "c10::Half", "float32": "float", "float64": "double"}
 
 
-def masked_fill(x: Tensor, mask: Tensor, value) -> Tensor:
+def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """A copy of ``x`` with ``value`` wherever ``mask`` (broadcast against ``x``) is True."""
     if mask._data.dtype != bool:
         raise RuntimeError(
             f"masked_fill_ only supports boolean masks, but got mask with dtype {_CPP_TYPE_NAMES[mask.dtype.name]}"
         )
-    check_same_device(x, mask)
-    check_broadcastable(mask, x)  # PyTorch names the mask as tensor a
+    check_same_device(input, mask)
+    check_broadcastable(mask, input)  # PyTorch names the mask as tensor a
     if isinstance(value, Tensor):
         if value._data.ndim != 0:
             raise RuntimeError(
                 f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value._data.ndim} "
                 "dimension(s)."
             )
-        if value._device is not x._device:
-            value = value.to(x._device)
-        return MaskedFillTensor.apply(x, mask, cast(value, x.dtype))
-    return MaskedFill.apply(x, mask, value)
+        if value._device is not input._device:
+            value = value.to(input._device)
+        return MaskedFillTensor.apply(input, mask, cast(value, input.dtype))
+    return MaskedFill.apply(input, mask, value)
 
 
 # -- nonzero ----------------------------------------------------------------------------------
-def nonzero(x: Tensor, *, as_tuple: bool = False):
+def nonzero(input: Tensor, *, as_tuple: bool = False):
     """Coordinates of the nonzero elements: an ``(n, x.dim())`` int64 tensor, or one 1-D tensor per dimension."""
-    xp = x._xp
+    xp = input._xp
     if as_tuple:
-        data = x._data if x._data.ndim else x._data.reshape(1)  # PyTorch treats a 0-d tensor as 1-D here
-        return tuple(Tensor._make(c.astype(np.int64, copy=False), x._device) for c in xp.nonzero(data))
-    return Tensor._make(xp.argwhere(x._data).astype(np.int64, copy=False), x._device)
+        data = input._data if input._data.ndim else input._data.reshape(1)  # PyTorch treats a 0-d tensor as 1-D here
+        return tuple(Tensor._make(c.astype(np.int64, copy=False), input._device) for c in xp.nonzero(data))
+    return Tensor._make(xp.argwhere(input._data).astype(np.int64, copy=False), input._device)
 
 
 # -- triangles ------------------------------------------------------------------------------------
@@ -684,16 +710,16 @@ def _check_triangle(x: Tensor, name: str) -> None:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
 
 
-def tril(x: Tensor, diagonal: int = 0) -> Tensor:
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle of each matrix in ``x`` (a causal attention mask is ``ones(n, n).tril()``)."""
-    _check_triangle(x, "tril")
-    return Tril.apply(x, int(diagonal))
+    _check_triangle(input, "tril")
+    return Tril.apply(input, int(diagonal))
 
 
-def triu(x: Tensor, diagonal: int = 0) -> Tensor:
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle of each matrix in ``x``."""
-    _check_triangle(x, "triu")
-    return Triu.apply(x, int(diagonal))
+    _check_triangle(input, "triu")
+    return Triu.apply(input, int(diagonal))
 
 
 def _triangle_indices(name: str, triangle, row: int, col: int, offset: int, dtype, device) -> Tensor:
@@ -721,30 +747,30 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None
 
 
 # -- more reads and writes along one dimension ---------------------------------------------------------
-def take_along_dim(x: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
     """``gather`` with broadcasting: ``x`` and ``indices`` broadcast against each other except along ``dim``
     (with ``dim=None``, both are flattened first). The indices ``argsort`` or ``argmax(keepdim=True)`` return
     pick the matching values: ``take_along_dim(x, x.argsort(1), 1)`` is ``x`` sorted."""
     if dim is None:  # PyTorch leaves the checks to gather here
-        return gather(shape_ops.reshape(x, (-1,)), 0, shape_ops.reshape(indices, (-1,)))
-    if x._data.ndim != indices._data.ndim:
+        return gather(shape_ops.reshape(input, (-1,)), 0, shape_ops.reshape(indices, (-1,)))
+    if input._data.ndim != indices._data.ndim:
         raise RuntimeError(
             "torch.take_along_dim(): input and indices should have the same number of dimensions, but got "
-            f"{x._data.ndim} dimensions for input, and {indices._data.ndim} dimensions for indices"
+            f"{input._data.ndim} dimensions for input, and {indices._data.ndim} dimensions for indices"
         )
     if indices._data.dtype != np.int64:
         raise RuntimeError(
             f"torch.take_along_dim(): dtype of indices should be Long but got {_TYPE_NAMES[indices.dtype.name]}"
         )
-    if x._data.ndim == 0:
+    if input._data.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-    dim = wrap_dim(dim, x._data.ndim)
-    x_shape, index_shape = list(x._data.shape), list(indices._data.shape)
+    dim = wrap_dim(dim, input._data.ndim)
+    x_shape, index_shape = list(input._data.shape), list(indices._data.shape)
     x_shape[dim] = index_shape[dim] = 1
     common = list(broadcast_shapes(tuple(x_shape), tuple(index_shape)))
     x_target, index_target = list(common), list(common)
-    x_target[dim], index_target[dim] = x._data.shape[dim], indices._data.shape[dim]
-    return gather(shape_ops.expand(x, tuple(x_target)), dim, shape_ops.expand(indices, tuple(index_target)))
+    x_target[dim], index_target[dim] = input._data.shape[dim], indices._data.shape[dim]
+    return gather(shape_ops.expand(input, tuple(x_target)), dim, shape_ops.expand(indices, tuple(index_target)))
 
 
 class IndexAdd(IndexPut):
@@ -772,7 +798,7 @@ def _first_outside(positions, extent: int):
     return int(positions[outside][0]) if outside.any() else None
 
 
-def index_add(x: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     """A copy of ``x`` with ``alpha * source[..., i, ...]`` added to slice ``index[i]`` along ``dim``."""
     if index._data.dtype not in (np.int64, np.int32):
         raise RuntimeError(
@@ -783,13 +809,14 @@ def index_add(x: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) ->
             f"index_add_(): Index is supposed to be a vector, but got dim: {index._data.ndim} with type: "
             f"{_TYPE_NAMES[index.dtype.name]} and size: {list(index._data.shape)}"
         )
-    if x._data.dtype != source._data.dtype:
+    if input._data.dtype != source._data.dtype:
         raise RuntimeError(
-            f"index_add_(): self ({_TYPE_NAMES[x.dtype.name]}) and source ({_TYPE_NAMES[source.dtype.name]}) must have "
+            f"index_add_(): self ({_TYPE_NAMES[input.dtype.name]}) and source ({_TYPE_NAMES[source.dtype.name]}) "
+            "must have "
             "the same scalar type"
         )
-    check_same_device(x, index, source)
-    dim = wrap_dim(dim, x._data.ndim)
+    check_same_device(input, index, source)
+    dim = wrap_dim(dim, input._data.ndim)
     count = index._data.size
     if source._data.ndim and dim >= source._data.ndim:
         raise RuntimeError(
@@ -801,7 +828,7 @@ def index_add(x: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) ->
             f"index_add_(): Number of indices ({count}) should be equal to source.size(dim): ({source_extent}), for "
             f"dim: {dim}"
         )
-    shape, source_shape = x._data.shape, source._data.shape
+    shape, source_shape = input._data.shape, source._data.shape
     sliced, source_sliced = shape[:dim] + shape[dim + 1:], source_shape[:dim] + source_shape[dim + 1:]
     if sliced != source_sliced or (not shape and source_shape):
         raise RuntimeError(
@@ -812,27 +839,27 @@ def index_add(x: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) ->
     outside = _first_outside(index._data, extent)
     if outside is not None:
         raise RuntimeError(f"index {outside} is out of bounds for dimension {dim} with size {extent}")
-    target, source, key = _along_dim_index(x, dim, index, source)
+    target, source, key = _along_dim_index(input, dim, index, source)
     if alpha != 1:
-        source = cast(source * alpha, x.dtype)
+        source = cast(source * alpha, input.dtype)
     result = IndexAdd.apply(target, source, key, True, True)
     return result if shape else shape_ops.reshape(result, shape)
 
 
-def index_copy(x: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """A copy of ``x`` with slice ``index[i]`` along ``dim`` replaced by ``source[..., i, ...]``."""
     if index._data.dtype != np.int64:
         raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {_TYPE_NAMES[index.dtype.name]}")
     if index._data.ndim > 1:
         raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index._data.ndim})")
-    check_same_device(x, index, source)
-    dim = wrap_dim(dim, x._data.ndim)
-    shape, source_shape = x._data.shape, source._data.shape
+    check_same_device(input, index, source)
+    dim = wrap_dim(dim, input._data.ndim)
+    shape, source_shape = input._data.shape, source._data.shape
     count = index._data.size
-    if x._data.ndim and source._data.ndim and source._data.ndim != x._data.ndim:
+    if input._data.ndim and source._data.ndim and source._data.ndim != input._data.ndim:
         raise IndexError(
             "index_copy_(): When source and destination are not scalars, their dimensionality must match. Source "
-            f"dimensionality ({source._data.ndim}), destination dimensionality ({x._data.ndim})"
+            f"dimensionality ({source._data.ndim}), destination dimensionality ({input._data.ndim})"
         )
     source_extent = source_shape[dim] if source._data.ndim else 1
     if count != source_extent:
@@ -840,7 +867,7 @@ def index_copy(x: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
             f"index_copy_(): Number of indices ({count}) should be equal to source.size(dim) ({source_extent})"
         )
     sliced, source_sliced = shape[:dim] + shape[dim + 1:], source_shape[:dim] + source_shape[dim + 1:]
-    if x._data.ndim and sliced != source_sliced:
+    if input._data.ndim and sliced != source_sliced:
         raise RuntimeError(
             "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: "
             f"{' '.join(map(str, sliced))} at dimension {dim} and source slice shape: "
@@ -850,12 +877,12 @@ def index_copy(x: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     outside = _first_outside(index._data, extent)
     if outside is not None:
         raise IndexError(f"index_copy_(): index {outside} is out of bounds for dimension {dim} with size {extent}")
-    if x._data.dtype != source._data.dtype:
+    if input._data.dtype != source._data.dtype:
         raise RuntimeError(
             "index_copy_(): self and source expected to have the same dtype, but got (self) "
-            f"{_TYPE_NAMES[x.dtype.name]} and (source) {_TYPE_NAMES[source.dtype.name]}"
+            f"{_TYPE_NAMES[input.dtype.name]} and (source) {_TYPE_NAMES[source.dtype.name]}"
         )
-    target, source, key = _along_dim_index(x, dim, index, source)
+    target, source, key = _along_dim_index(input, dim, index, source)
     result = IndexCopy.apply(target, source, key, True, False)
     return result if shape else shape_ops.reshape(result, shape)
 
@@ -865,26 +892,26 @@ class MaskedScatter(IndexPut):
     ``dx = grad`` with 0 where ``mask``,  ``dsource`` = ``grad[mask]`` in its first elements, 0 after."""
 
 
-def masked_scatter(x: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """A copy of ``x`` (broadcast with ``mask``) where each True of ``mask`` takes the next element of ``source``."""
     if mask._data.dtype != bool:
         raise RuntimeError(
             f"masked_scatter_ only supports boolean masks, but got mask with dtype {_TYPE_NAMES[mask.dtype.name]}"
         )
-    if x._data.dtype != source._data.dtype:
+    if input._data.dtype != source._data.dtype:
         raise RuntimeError(
             "masked_scatter: expected self and source to have same dtypes but got"
-            f"{_TYPE_NAMES[x.dtype.name]} and {_TYPE_NAMES[source.dtype.name]}"
+            f"{_TYPE_NAMES[input.dtype.name]} and {_TYPE_NAMES[source.dtype.name]}"
         )
-    check_same_device(x, mask, source)
-    check_broadcastable(mask, x)  # PyTorch names the mask as tensor a
-    shape = broadcast_shapes(x._data.shape, mask._data.shape)
+    check_same_device(input, mask, source)
+    check_broadcastable(mask, input)  # PyTorch names the mask as tensor a
+    shape = broadcast_shapes(input._data.shape, mask._data.shape)
     mask_data = array_module(mask._data).broadcast_to(mask._data, shape)
     count = int(mask_data.sum())
     if count > source._data.size:
         raise RuntimeError("Number of elements of source < number of ones in mask")
     used = Slice.apply(shape_ops.reshape(source, (-1,)), (slice(0, count), Ellipsis))
-    return MaskedScatter.apply(shape_ops.expand(x, shape), used, (mask_data, Ellipsis), True, False)
+    return MaskedScatter.apply(shape_ops.expand(input, shape), used, (mask_data, Ellipsis), True, False)
 
 
 class SliceScatter(IndexPut):
@@ -909,21 +936,21 @@ def _scatter_into_view(op, x: Tensor, src: Tensor, key) -> Tensor:
     return op.apply(x, cast(src, x.dtype), key, False, False)
 
 
-def slice_scatter(x: Tensor, src: Tensor, dim: int = 0, start=None, end=None, step: int = 1) -> Tensor:
+def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start=None, end=None, step: int = 1) -> Tensor:
     """A copy of ``x`` with ``src`` written where ``x[..., start:end:step, ...]`` (along ``dim``) reads."""
     if step <= 0:
         raise RuntimeError("slice step must be positive")
-    dim = wrap_dim(dim, x._data.ndim)
-    return _scatter_into_view(SliceScatter, x, src, (slice(None),) * dim + (slice(start, end, step), Ellipsis))
+    dim = wrap_dim(dim, input._data.ndim)
+    return _scatter_into_view(SliceScatter, input, src, (slice(None),) * dim + (slice(start, end, step), Ellipsis))
 
 
-def select_scatter(x: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     """A copy of ``x`` with ``src`` written where ``x.select(dim, index)`` reads."""
-    return _scatter_into_view(SelectScatter, x, src, shape_ops.select_key(x, dim, index))
+    return _scatter_into_view(SelectScatter, input, src, shape_ops.select_key(input, dim, index))
 
 
 # -- filling slices, putting values at indices, reducing into positions -------------------------------
-def index_fill(x: Tensor, dim: int, index: Tensor, value) -> Tensor:
+def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """A copy of ``x`` with the slices ``index`` along ``dim`` set to ``value`` (a number or a 0-d tensor).
 
     It is ``masked_fill`` with a mask that is True on those slices, so ``dx = grad`` with the filled
@@ -938,25 +965,25 @@ def index_fill(x: Tensor, dim: int, index: Tensor, value) -> Tensor:
             f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with {value._data.ndim} "
             "dimension(s)."
         )
-    check_same_device(x, index)
-    ndim = x._data.ndim
+    check_same_device(input, index)
+    ndim = input._data.ndim
     dim = wrap_dim(dim, ndim)
-    extent = x._data.shape[dim] if ndim else 1
+    extent = input._data.shape[dim] if ndim else 1
     positions = index._data.reshape(-1)
     outside = (positions < -extent) | (positions >= extent)
     if outside.any():
         raise IndexError(
             f"index {int(positions[outside][0])} is out of bounds for dimension {dim} with size {extent}"
         )
-    xp = x._xp
+    xp = input._xp
     chosen = xp.zeros(extent, dtype=bool)
     chosen[positions] = True
     along_dim = (extent,) + (1,) * (ndim - dim - 1) if ndim else ()  # a 0-d tensor is its own one slice
-    mask = xp.broadcast_to(chosen.reshape(along_dim), x._data.shape)
-    return masked_fill(x, Tensor._make(mask, x._device), value)
+    mask = xp.broadcast_to(chosen.reshape(along_dim), input._data.shape)
+    return masked_fill(input, Tensor._make(mask, input._device), value)
 
 
-def index_put(x: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
+def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
     """A copy of ``x`` with ``x[indices] = values`` (``+=`` with ``accumulate``, where repeated indices all add).
 
     ``indices`` is a tuple of index tensors (integer or bool), one per leading dimension, exactly
@@ -971,20 +998,20 @@ def index_put(x: Tensor, indices, values: Tensor, accumulate: bool = False) -> T
             raise TypeError(f"expected Tensor as element {position} in argument 0, but got {type(index).__name__}")
     if not isinstance(values, Tensor):
         raise TypeError(f"index_put(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
-    if values._data.dtype != x._data.dtype:
+    if values._data.dtype != input._data.dtype:
         raise RuntimeError(
-            f"Index put requires the source and destination dtypes match, got {_TYPE_NAMES[x.dtype.name]} for the "
+            f"Index put requires the source and destination dtypes match, got {_TYPE_NAMES[input.dtype.name]} for the "
             f"destination and {_TYPE_NAMES[values.dtype.name]} for the source."
         )
-    check_same_device(x, values)
+    check_same_device(input, values)
     indexed = sum(index._data.ndim if index._data.dtype == bool else 1 for index in indices)  # a mask spans its dims
-    if indexed > x._data.ndim:
-        raise IndexError(f"too many indices for tensor of dimension {x._data.ndim} (got {indexed})")
-    key, has_arrays = _to_key(x, tuple(indices))
+    if indexed > input._data.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {input._data.ndim} (got {indexed})")
+    key, has_arrays = _to_key(input, tuple(indices))
     try:
-        target = x._data[key].shape
+        target = input._data[key].shape
     except IndexError as error:
-        raise _index_error(error, x, key) from None
+        raise _index_error(error, input, key) from None
     try:
         np.broadcast_shapes(values._data.shape, target)
     except ValueError:
@@ -992,7 +1019,7 @@ def index_put(x: Tensor, indices, values: Tensor, accumulate: bool = False) -> T
             f"shape mismatch: value tensor of shape {list(values._data.shape)} cannot be broadcast to indexing result "
             f"of shape {list(target)}"
         ) from None
-    return IndexPut.apply(x, values, key, has_arrays, bool(accumulate))
+    return IndexPut.apply(input, values, key, has_arrays, bool(accumulate))
 
 
 _REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
@@ -1086,7 +1113,7 @@ def _reduction_identity(reduce: str, dtype):
     return limits.min if reduce == "amax" else limits.max
 
 
-def scatter_reduce(x: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True):
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True):
     """A copy of ``x`` with every ``src[i][j][k]`` reduced into position ``[i][j][index[i][j][k]]`` (``dim = 2``)
     by ``reduce``: ``"sum"``, ``"prod"``, ``"mean"``, ``"amax"`` or ``"amin"``.
 
@@ -1097,5 +1124,6 @@ def scatter_reduce(x: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str,
     """
     if reduce not in _REDUCTIONS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
-    key, source = _scatter_arguments(x, dim, index, src, "scatter")
-    return ScatterReduceTwo.apply(x, source, key, wrap_dim(dim, x._data.ndim), index, reduce, bool(include_self))
+    key, source = _scatter_arguments(input, dim, index, src, "scatter")
+    axis = wrap_dim(dim, input._data.ndim)
+    return ScatterReduceTwo.apply(input, source, key, axis, index, reduce, bool(include_self))

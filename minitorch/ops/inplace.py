@@ -371,6 +371,8 @@ IN_PLACE_FORMS = (
     "cumsum_", "cumprod_", "tril_", "triu_", "scatter_add_", "addmm_", "addmv_", "addbmm_", "baddbmm_", "index_put_",
     "scatter_reduce_", "erfc_", "lgamma_", "digamma_", "polygamma_", "i0_", "sinc_", "nextafter_", "ldexp_", "gcd_",
     "lcm_", "renorm_",
+    "arccos_", "arcsin_", "arctan_", "fix_",
+    "asinh_", "acosh_", "atanh_", "arcsinh_", "arccosh_", "arctanh_", "copysign_",
 )  # fmt: skip
 
 
@@ -379,9 +381,57 @@ def in_place_form(method_name: str):
     name = method_name[:-1]
     out_of_place = getattr(Tensor, name)
 
-    def method(target: Tensor, *args, **options) -> Tensor:
-        return _inplace(target, lambda x, *rest: out_of_place(x, *rest, **options), *args)
+    def method(self: Tensor, *args, **options) -> Tensor:
+        return _inplace(self, lambda x, *rest: out_of_place(x, *rest, **options), *args)
 
     method.__name__ = method.__qualname__ = f"{name}_"
     method.__doc__ = f"In-place ``{name}``: ``x.{name}(...)`` written into ``x`` (its version goes up by one)."
     return method
+
+
+# -- in-place shape changes: ``x.unsqueeze_(0)`` gives ``x`` itself a new shape ---------------------------------
+# ``x`` takes the out-of-place view's array (the same memory) and, while recording, its history, as if
+# ``x = x.unsqueeze(0)`` had rebound the name; like every in-place op it bumps the version (PyTorch does too).
+IN_PLACE_VIEW_FORMS = ("squeeze_", "unsqueeze_", "t_", "transpose_", "swapdims_", "swapaxes_")
+
+
+def in_place_view_form(method_name: str):
+    """The method ``method_name`` (``"unsqueeze_"``): ``x`` reshaped in place like ``x.unsqueeze(...)``."""
+    out_of_place = getattr(Tensor, method_name[:-1])
+
+    def method(self: Tensor, *args, **options) -> Tensor:
+        recording = _GradState.enabled and self._requires_grad
+        _check_allowed(self, recording)
+        result = out_of_place(self, *args, **options)
+        self._data = result._data
+        self._version_counter[0] += 1
+        if recording:
+            self.grad_fn, self._output_nr = result.grad_fn, result._output_nr
+        return self
+
+    method.__name__ = method.__qualname__ = method_name
+    method.__doc__ = f"In-place ``{method_name[:-1]}``: ``x`` itself takes the new shape (its values do not change)."
+    return method
+
+
+# -- ``minitorch.relu_(x)``: the in-place methods that PyTorch also offers as functions of its namespace ----------
+MODULE_FUNCTIONS = (
+    "abs_", "acos_", "addmv_", "arccos_", "arcsin_", "arctan_", "asin_", "atan_", "ceil_", "clamp_", "clamp_max_",
+    "clamp_min_", "clip_", "cos_", "cosh_", "deg2rad_", "detach_", "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fill_",
+    "fix_", "floor_", "frac_", "gcd_", "i0_", "index_put_", "lcm_", "ldexp_", "log10_", "log1p_", "log2_", "log_",
+    "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_", "relu_", "round_", "rsqrt_", "sigmoid_",
+    "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_", "zero_", "asinh_", "acosh_",
+    "atanh_", "arcsinh_", "arccosh_", "arctanh_",
+)  # fmt: skip
+
+
+def module_function(name: str):
+    """``minitorch.name(input, ...)``: the in-place method ``input.name(...)`` as a function (``torch.relu_``)."""
+    method = getattr(Tensor, name)
+
+    def function(input: Tensor, *args, **options) -> Tensor:
+        return method(input, *args, **options)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"``input.{name}(...)``: ``input`` overwritten in place (see ``Tensor.{name}``)."
+    return function

@@ -159,7 +159,7 @@ def _dot_checks(a: Tensor, b: Tensor) -> None:
         )
 
 
-def matmul(a: Tensor, b: Tensor) -> Tensor:
+def matmul(input: Tensor, other: Tensor) -> Tensor:
     """Matrix product with NumPy's (and PyTorch's) rules for every rank.
 
     * vector @ vector: the dot product (a 0-d tensor);
@@ -172,22 +172,22 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         >>> (a @ minitorch.ones(3)).shape
         minitorch.Size([2])
     """
-    _check_products(a, b)
-    ndim_a, ndim_b = a._data.ndim, b._data.ndim
-    shape_a, shape_b = a._data.shape, b._data.shape
+    _check_products(input, other)
+    ndim_a, ndim_b = input._data.ndim, other._data.ndim
+    shape_a, shape_b = input._data.shape, other._data.shape
     if ndim_a == 0 or ndim_b == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {ndim_a}D and {ndim_b}D")
     if ndim_a == 1 and ndim_b == 1:
-        _dot_checks(a, b)
-        return Dot.apply(a, b)
+        _dot_checks(input, other)
+        return Dot.apply(input, other)
     if ndim_b == 1:  # matrix (or a batch folded into one tall matrix) times a vector
         rows = shape_a[-2] if ndim_a == 2 else _numel(shape_a[:-1])
-        _mv_checks(a, b, rows, shape_a[-1])
-        return (Mv if ndim_a == 2 else MatMul).apply(a, b)
+        _mv_checks(input, other, rows, shape_a[-1])
+        return (Mv if ndim_a == 2 else MatMul).apply(input, other)
     if ndim_b == 2 and ndim_a <= 2 or ndim_b == 2 and ndim_a >= 3:  # PyTorch folds these into one mm
         rows = 1 if ndim_a == 1 else _numel(shape_a[:-1])
-        _mm_checks(a, b, rows, shape_a[-1])
-        return (Mm if ndim_a == 2 else MatMul).apply(a, b)
+        _mm_checks(input, other, rows, shape_a[-1])
+        return (Mm if ndim_a == 2 else MatMul).apply(input, other)
     # batched: broadcast the batch dimensions, then each pair of matrices must fit (PyTorch's bmm)
     batch = broadcast_shapes(shape_a[:-2], shape_b[:-2])
     inner_a = shape_a[-1]
@@ -197,10 +197,12 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
             f"Expected size for first two dimensions of batch2 tensor to be: [{count}, {inner_a}] but got: "
             f"[{count}, {shape_b[-2]}]."
         )
-    if a._data.dtype != b._data.dtype:
-        raise RuntimeError(f"expected scalar type {scalar_type_name(a.dtype)} but found {scalar_type_name(b.dtype)}")
+    if input._data.dtype != other._data.dtype:
+        raise RuntimeError(
+            f"expected scalar type {scalar_type_name(input.dtype)} but found {scalar_type_name(other.dtype)}"
+        )
     same_batch = ndim_a == 3 and ndim_b == 3 and shape_a[0] == shape_b[0]
-    return (Bmm if same_batch else MatMul).apply(a, b)
+    return (Bmm if same_batch else MatMul).apply(input, other)
 
 
 def _numel(shape) -> int:
@@ -210,59 +212,61 @@ def _numel(shape) -> int:
     return count
 
 
-def mm(a: Tensor, b: Tensor) -> Tensor:
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """The product of two matrices (no broadcasting; see ``matmul`` for that)."""
-    _check_products(a, b)
-    if a._data.ndim != 2:
+    _check_products(input, mat2)
+    if input._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
-    if b._data.ndim != 2:
+    if mat2._data.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
-    _mm_checks(a, b, a._data.shape[0], a._data.shape[1])
-    return Mm.apply(a, b)
+    _mm_checks(input, mat2, input._data.shape[0], input._data.shape[1])
+    return Mm.apply(input, mat2)
 
 
-def bmm(a: Tensor, b: Tensor) -> Tensor:
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """``out[n] = a[n] @ b[n]`` for two batches of matrices of the same length (no broadcasting)."""
-    _check_products(a, b)
-    if a._data.ndim != 3:
+    _check_products(input, mat2)
+    if input._data.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
-    if b._data.ndim != 3:
+    if mat2._data.ndim != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
-    (count, _, inner), (count_b, inner_b, _) = a._data.shape, b._data.shape
+    (count, _, inner), (count_b, inner_b, _) = input._data.shape, mat2._data.shape
     if (count_b, inner_b) != (count, inner):
         raise RuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: [{count}, {inner}] but got: "
             f"[{count_b}, {inner_b}]."
         )
-    if a._data.dtype != b._data.dtype:
-        raise RuntimeError(f"expected scalar type {scalar_type_name(a.dtype)} but found {scalar_type_name(b.dtype)}")
-    return Bmm.apply(a, b)
+    if input._data.dtype != mat2._data.dtype:
+        raise RuntimeError(
+            f"expected scalar type {scalar_type_name(input.dtype)} but found {scalar_type_name(mat2.dtype)}"
+        )
+    return Bmm.apply(input, mat2)
 
 
-def mv(matrix: Tensor, vector: Tensor) -> Tensor:
+def mv(input: Tensor, vec: Tensor) -> Tensor:
     """The product of a matrix and a vector."""
-    _check_products(matrix, vector)
-    if matrix._data.ndim != 2 or vector._data.ndim != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {matrix._data.ndim}, {vector._data.ndim}")
-    _mv_checks(matrix, vector, matrix._data.shape[0], matrix._data.shape[1])
-    return Mv.apply(matrix, vector)
+    _check_products(input, vec)
+    if input._data.ndim != 2 or vec._data.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input._data.ndim}, {vec._data.ndim}")
+    _mv_checks(input, vec, input._data.shape[0], input._data.shape[1])
+    return Mv.apply(input, vec)
 
 
-def dot(a: Tensor, b: Tensor) -> Tensor:
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """``sum_i a_i b_i`` for two vectors of the same length (a 0-d tensor)."""
-    _check_products(a, b)
-    if a._data.ndim != 1 or b._data.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D tensors")
-    _dot_checks(a, b)
-    return Dot.apply(a, b)
+    _check_products(input, tensor)
+    if input._data.ndim != 1 or tensor._data.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and {tensor._data.ndim}D tensors")
+    _dot_checks(input, tensor)
+    return Dot.apply(input, tensor)
 
 
-def outer(a: Tensor, b: Tensor) -> Tensor:
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """``out[i, j] = a[i] * b[j]``: a column times a row, by broadcasting (types promote as for ``*``)."""
-    for name, vector in (("self", a), ("vec2", b)):
+    for name, vector in (("self", input), ("vec2", vec2)):
         if vector._data.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {vector._data.ndim}-D")
-    return a.reshape(-1, 1) * b
+    return input.reshape(-1, 1) * vec2
 
 
 # -- einsum ------------------------------------------------------------------------------------
@@ -625,7 +629,7 @@ def dist(input: Tensor, other: Tensor, p=2) -> Tensor:
     return reduction.norm(difference, p)
 
 
-def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode=None) -> Tensor:
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """``out[..., i, j] = ||x1[..., i, :] - x2[..., j, :]||_p``: every distance between two sets of points.
 
     Computed as the norm of the broadcast difference ``x1[..., :, None, :] - x2[..., None, :, :]``,
@@ -1600,7 +1604,7 @@ class MatrixExp(Op):
         return MatrixExp.apply(block)[..., :size, size:]
 
 
-def matrix_exp(A: Tensor) -> Tensor:
+def matrix_exp(input: Tensor) -> Tensor:
     """The matrix exponential ``exp(A) = I + A + A^2/2! + ...`` of each square matrix."""
-    _check_square(A, "linalg.matrix_exp")
-    return MatrixExp.apply(A)
+    _check_square(input, "linalg.matrix_exp")
+    return MatrixExp.apply(input)

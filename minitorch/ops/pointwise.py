@@ -1150,6 +1150,68 @@ class Atan(Op):
         return grad / (x * x + 1)
 
 
+class Asinh(Op):
+    """``y = asinh x = log(x + sqrt(x**2 + 1))``;  ``dx = grad / sqrt(x ** 2 + 1)``."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return array_module(x).arcsinh(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * (x * x + 1).rsqrt()
+
+
+class Acosh(Op):
+    """``y = acosh x`` (``x >= 1``; NaN below);  ``dx = grad / sqrt(x ** 2 - 1)``."""
+
+    @staticmethod
+    @_quiet
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return array_module(x).arccosh(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * (x * x - 1).rsqrt()
+
+
+class Atanh(Op):
+    """``y = atanh x = log((1 + x) / (1 - x)) / 2`` (``|x| < 1``);  ``dx = grad / (1 - x ** 2)``."""
+
+    @staticmethod
+    @_quiet
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return array_module(x).arctanh(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad / (1 - x * x)
+
+
+class Copysign(Op):
+    """``y = |a|`` with the sign of ``b`` (the sign *bit*: ``-0.0`` counts as negative);
+    ``da = grad * y / a`` (so ``+-grad``; 0 where ``a == 0``, PyTorch's convention),  ``db = 0``."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        result = _module(a, b).copysign(a, b)
+        ctx.save_for_backward(a, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, result = ctx.saved_tensors
+        grad_a = where(a == 0, 0.0, grad * (result / a)) if ctx.needs_input_grad[0] else None
+        grad_b = _zeros_like(grad) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
 class Atan2(Op):
     """``y = atan2(a, b)`` (the angle of the point ``(b, a)``);  ``da = grad * b / r2``,  ``db = -grad * a / r2``
     with ``r2 = a ** 2 + b ** 2``."""
@@ -1286,6 +1348,33 @@ def tanh(input: Tensor) -> Tensor:
 
 
 arcsin, arccos, arctan = asin, acos, atan
+
+
+def asinh(input: Tensor) -> Tensor:
+    return Asinh.apply(_as_floating(input, "asinh"))
+
+
+def acosh(input: Tensor) -> Tensor:
+    return Acosh.apply(_as_floating(input, "acosh"))
+
+
+def atanh(input: Tensor) -> Tensor:
+    return Atanh.apply(_as_floating(input, "atanh"))
+
+
+arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+
+def copysign(input: Tensor, other) -> Tensor:
+    """``|input|`` with the sign of ``other`` (a tensor or a number); integers give floats.
+
+        >>> import minitorch
+        >>> minitorch.copysign(minitorch.tensor([1.0, -2.0, 3.0]), -1.0)
+        tensor([-1., -2., -3.])
+    """
+    _require_tensor(input, "copysign")
+    a, b, _ = _prepare(input, other, "copysign", floating=True)
+    return Copysign.apply(a, b)
 
 
 def atan2(input: Tensor, other: Tensor) -> Tensor:
@@ -2402,7 +2491,8 @@ class NanToNum(Op):
         return where(is_finite, grad, 0.0), None, None, None
 
 
-def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
+def nan_to_num(input: Tensor, nan: float | None = None, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:
     """``input`` with NaN replaced by ``nan`` and infinities by ``posinf``/``neginf`` (the dtype's extremes by default).
 
         >>> import minitorch
@@ -2412,10 +2502,11 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
     _require_tensor(input, "nan_to_num")
     if input._data.dtype.kind != "f":  # integers have no NaN or inf: a copy, as PyTorch returns
         return _integer_copy(input)
-    return NanToNum.apply(input, nan, posinf, neginf)
+    return NanToNum.apply(input, 0.0 if nan is None else nan, posinf, neginf)
 
 
-def nan_to_num_(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
+def nan_to_num_(input: Tensor, nan: float | None = None, posinf: float | None = None,
+                neginf: float | None = None) -> Tensor:
     """``nan_to_num`` in place."""
     from .inplace import _inplace  # inplace.py builds on this module, so it is imported on first use
 

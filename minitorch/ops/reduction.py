@@ -125,20 +125,21 @@ def _accumulate_dtype(x: Tensor, dtype) -> _dtype.dtype:
     return x.dtype if x.is_floating_point() else _dtype.int64
 
 
-def sum(x: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Sum of the elements over ``dim`` (all of them by default).
 
         >>> import minitorch
         >>> minitorch.tensor([[1.0, 2.0], [3.0, 4.0]]).sum(0)
         tensor([4., 6.])
     """
-    dims = _all_dims_if_empty(dim, x._data.ndim)
-    if dtype is not None and x.is_floating_point() and dtype.is_floating_point and dtype != x.dtype:
-        x = x.to(dtype)
+    dims = _all_dims_if_empty(dim, input._data.ndim)
+    if dtype is not None and input.is_floating_point() and dtype.is_floating_point and dtype != input.dtype:
+        input = input.to(dtype)
     op = Sum if dim is None else SumDim
     # A float sum keeps its dtype (None tells NumPy so, cheaply); integer and bool sums are int64.
-    numpy_dtype = None if dtype is None and x._data.dtype.kind == "f" else _accumulate_dtype(x, dtype).numpy_dtype
-    return op.apply(x, dims, keepdim, numpy_dtype)
+    floating = dtype is None and input._data.dtype.kind == "f"
+    numpy_dtype = None if floating else _accumulate_dtype(input, dtype).numpy_dtype
+    return op.apply(input, dims, keepdim, numpy_dtype)
 
 
 def sum_to_size(x: Tensor, *size) -> Tensor:
@@ -182,7 +183,7 @@ class MeanDim(Mean):
     node_name = "MeanBackward1"
 
 
-def mean(x: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Average over ``dim``; only floating tensors have a mean (PyTorch refuses to guess a dtype).
 
         >>> import minitorch
@@ -195,13 +196,13 @@ def mean(x: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
                 "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex "
                 f"dtype. Got: {scalar_type_name(dtype)}"
             )
-        x = cast(x, dtype)
-    elif not x.is_floating_point():
+        input = cast(input, dtype)
+    elif not input.is_floating_point():
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
-            f"Got: {scalar_type_name(x.dtype)}"
+            f"Got: {scalar_type_name(input.dtype)}"
         )
-    return (Mean if dim is None else MeanDim).apply(x, _all_dims_if_empty(dim, x._data.ndim), keepdim)
+    return (Mean if dim is None else MeanDim).apply(input, _all_dims_if_empty(dim, input._data.ndim), keepdim)
 
 
 # -- product ----------------------------------------------------------------------------------
@@ -281,7 +282,7 @@ def product_of_others(x: Tensor) -> Tensor:
     return ProductOfOthers.apply(x)
 
 
-def prod(x: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Product of the elements (of one dimension ``dim``, or of all).
 
         >>> import minitorch
@@ -289,12 +290,12 @@ def prod(x: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
         tensor([ 2., 12.])
     """
     _check_single_dim("prod", dim)
-    if dtype is not None and x.is_floating_point() and dtype.is_floating_point:
-        x = cast(x, dtype)
-    dims = tuple(range(x._data.ndim)) if dim is None else (wrap_dim(dim, x._data.ndim),)
-    if x._data.ndim == 0:
+    if dtype is not None and input.is_floating_point() and dtype.is_floating_point:
+        input = cast(input, dtype)
+    dims = tuple(range(input._data.ndim)) if dim is None else (wrap_dim(dim, input._data.ndim),)
+    if input._data.ndim == 0:
         dims = ()
-    return (Prod if dim is None else ProdDim).apply(x, dims, keepdim, _accumulate_dtype(x, dtype).numpy_dtype)
+    return (Prod if dim is None else ProdDim).apply(input, dims, keepdim, _accumulate_dtype(input, dtype).numpy_dtype)
 
 
 # -- max, min, amax, amin, argmax, argmin -------------------------------------------------------
@@ -399,36 +400,36 @@ def _max_or_min(name: str, x: Tensor, dim, keepdim: bool):
     return result(values, indices)
 
 
-def max(x: Tensor, dim=None, keepdim: bool = False):
+def max(input: Tensor, dim=None, keepdim: bool = False):
     """The largest element; with ``dim``, a ``(values, indices)`` named tuple; with a tensor, ``maximum``.
 
         >>> import minitorch
         >>> minitorch.tensor([[1.0, 5.0], [3.0, 2.0]]).max(1).indices
         tensor([1, 0])
     """
-    return _max_or_min("max", x, dim, keepdim)
+    return _max_or_min("max", input, dim, keepdim)
 
 
-def min(x: Tensor, dim=None, keepdim: bool = False):
+def min(input: Tensor, dim=None, keepdim: bool = False):
     """The smallest element; with ``dim``, a ``(values, indices)`` named tuple; with a tensor, ``minimum``."""
-    return _max_or_min("min", x, dim, keepdim)
+    return _max_or_min("min", input, dim, keepdim)
 
 
-def amax(x: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """Largest values over ``dim`` (an int or a tuple; all by default); ties share the gradient evenly."""
-    dims = _all_dims_if_empty(dim, x._data.ndim)
-    _check_nonempty("amax", x, dims, dim_given=not (dim is None or dim == ()))
-    return Amax.apply(x, dims, keepdim, "max")
+    dims = _all_dims_if_empty(dim, input._data.ndim)
+    _check_nonempty("amax", input, dims, dim_given=not (dim is None or dim == ()))
+    return Amax.apply(input, dims, keepdim, "max")
 
 
-def amin(x: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """Smallest values over ``dim`` (an int or a tuple; all by default); ties share the gradient evenly."""
-    dims = _all_dims_if_empty(dim, x._data.ndim)
-    _check_nonempty("amin", x, dims, dim_given=not (dim is None or dim == ()))
-    return Amin.apply(x, dims, keepdim, "min")
+    dims = _all_dims_if_empty(dim, input._data.ndim)
+    _check_nonempty("amin", input, dims, dim_given=not (dim is None or dim == ()))
+    return Amin.apply(input, dims, keepdim, "min")
 
 
-def aminmax(x: Tensor, *, dim=None, keepdim: bool = False):
+def aminmax(input: Tensor, *, dim=None, keepdim: bool = False):
     """``(min, max)`` over one dimension ``dim`` (all elements by default) as a named tuple; like ``amin`` and
     ``amax``, tied extremes share the gradient evenly.
 
@@ -443,16 +444,18 @@ def aminmax(x: Tensor, *, dim=None, keepdim: bool = False):
     if isinstance(dim, (tuple, list)):
         raise TypeError(f"aminmax(): argument 'dim' must be int, not {type(dim).__name__}")
     if dim is None:
-        if x._data.size == 0:
+        if input._data.size == 0:
             raise RuntimeError(
                 "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity."
             )
-        dims = tuple(range(x._data.ndim))
+        dims = tuple(range(input._data.ndim))
     else:
-        dims = _all_dims_if_empty(dim, x._data.ndim)
-        if x._data.ndim and x._data.shape[dims[0]] == 0:
+        dims = _all_dims_if_empty(dim, input._data.ndim)
+        if input._data.ndim and input._data.shape[dims[0]] == 0:
             raise IndexError(f"aminmax: Expected reduction dim {dims[0]} to have non-zero size.")
-    return return_types.aminmax(AminmaxMin.apply(x, dims, keepdim, "min"), AminmaxMax.apply(x, dims, keepdim, "max"))
+    return return_types.aminmax(
+        AminmaxMin.apply(input, dims, keepdim, "min"), AminmaxMax.apply(input, dims, keepdim, "max")
+    )
 
 
 class AminmaxMin(Amin):
@@ -485,14 +488,14 @@ def _arg_extreme(name: str, x: Tensor, dim, keepdim: bool) -> Tensor:
     return Tensor._make(xp.asarray(index, dtype=xp.int64), x._device)
 
 
-def argmax(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Index of the largest element (first one on ties), over ``dim`` or the flattened tensor."""
-    return _arg_extreme("argmax", x, dim, keepdim)
+    return _arg_extreme("argmax", input, dim, keepdim)
 
 
-def argmin(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+def argmin(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Index of the smallest element (first one on ties), over ``dim`` or the flattened tensor."""
-    return _arg_extreme("argmin", x, dim, keepdim)
+    return _arg_extreme("argmin", input, dim, keepdim)
 
 
 # -- variance and standard deviation ------------------------------------------------------------
@@ -580,35 +583,35 @@ def _var_arguments(name: str, x: Tensor, dim, unbiased, correction):
     return dims, _degrees_of_freedom(name, x._data.shape, dims, correction)
 
 
-def var(x: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
     """Variance over ``dim``, dividing by ``n - correction`` (``correction=1``, Bessel's, by default).
 
         >>> import minitorch
         >>> minitorch.tensor([1.0, 2.0, 3.0, 4.0]).var()
         tensor(1.6667)
     """
-    dims, freedom = _var_arguments("var", x, dim, unbiased, correction)
-    return Var.apply(x, dims, keepdim, freedom)
+    dims, freedom = _var_arguments("var", input, dim, unbiased, correction)
+    return Var.apply(input, dims, keepdim, freedom)
 
 
-def std(x: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
     """Standard deviation over ``dim``: the square root of ``var`` with the same arguments."""
-    dims, freedom = _var_arguments("std", x, dim, unbiased, correction)
-    return Std.apply(x, dims, keepdim, freedom)
+    dims, freedom = _var_arguments("std", input, dim, unbiased, correction)
+    return Std.apply(input, dims, keepdim, freedom)
 
 
-def var_mean(x: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> tuple:
+def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> tuple:
     """``(var(x, ...), mean(x, ...))`` over the same dimensions."""
     if isinstance(dim, builtins.bool):
         dim, unbiased = None, dim
-    return var(x, dim, unbiased, keepdim, correction=correction), mean(x, dim, keepdim)
+    return var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
 
 
-def std_mean(x: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> tuple:
+def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> tuple:
     """``(std(x, ...), mean(x, ...))`` over the same dimensions."""
     if isinstance(dim, builtins.bool):
         dim, unbiased = None, dim
-    return std(x, dim, unbiased, keepdim, correction=correction), mean(x, dim, keepdim)
+    return std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
 
 
 # -- norms ----------------------------------------------------------------------------------------
@@ -676,8 +679,8 @@ class Norm(Op):
         return x * x.abs() ** (p - 2) * (grad_scale / safe_norm ** (p - 1)), None, None, None
 
 
-def norm(x: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
-    """The vector p-norm of ``x`` over ``dim`` (all elements by default); ``'fro'`` is the 2-norm.
+def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+    """The vector p-norm of ``input`` over ``dim`` (all elements by default); ``'fro'`` is the 2-norm.
 
         >>> import minitorch
         >>> minitorch.tensor([3.0, 4.0]).norm()
@@ -693,28 +696,29 @@ def norm(x: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Ten
         p = 2
     elif p is None:
         p = 2
-    if not x.is_floating_point():
+    if not input.is_floating_point():
         raise RuntimeError(
-            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {scalar_type_name(x.dtype)}"
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. "
+            f"Got {scalar_type_name(input.dtype)}"
         )
     if dtype is not None:
-        if dtype.is_floating_point and dtype.itemsize < x.dtype.itemsize:
+        if dtype.is_floating_point and dtype.itemsize < input.dtype.itemsize:
             raise RuntimeError(
-                f"linalg.vector_norm: the dtype of the input ({scalar_type_name(x.dtype)}) should be convertible "
+                f"linalg.vector_norm: the dtype of the input ({scalar_type_name(input.dtype)}) should be convertible "
                 f"without narrowing to the specified dtype ({scalar_type_name(dtype)})"
             )
-        x = cast(x, dtype)
-    dims = _all_dims_if_empty(dim, x._data.ndim)
+        input = cast(input, dtype)
+    dims = _all_dims_if_empty(dim, input._data.ndim)
     p = builtins.float(p)
-    if x._data.size == 0 and (p == float("inf") or p == float("-inf")):
+    if input._data.size == 0 and (p == float("inf") or p == float("-inf")):
         raise RuntimeError(
             f"linalg.vector_norm cannot compute the {'' if p > 0 else '-'}inf norm on an empty tensor because the "
             "operation does not have an identity"
         )
-    return Norm.apply(x, p, dims, keepdim)
+    return Norm.apply(input, p, dims, keepdim)
 
 
-def renorm(x: Tensor, p, dim: int, maxnorm) -> Tensor:
+def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
     """Each slice along ``dim`` (``x[i]`` for ``dim=0``) rescaled so that its ``p``-norm is at most ``maxnorm``.
 
     A slice whose norm exceeds ``maxnorm`` is multiplied by ``maxnorm / (norm + 1e-7)`` (PyTorch's small
@@ -731,12 +735,12 @@ def renorm(x: Tensor, p, dim: int, maxnorm) -> Tensor:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {builtins.float(maxnorm):g}")
-    if x._data.ndim < 2:
-        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {x._data.ndim} dimensions")
-    axis = wrap_dim(dim, x._data.ndim)
-    norms = norm(x, p, tuple(d for d in range(x._data.ndim) if d != axis), keepdim=True)
+    if input._data.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input._data.ndim} dimensions")
+    axis = wrap_dim(dim, input._data.ndim)
+    norms = norm(input, p, tuple(d for d in range(input._data.ndim) if d != axis), keepdim=True)
     factor = pointwise.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
-    return x * factor
+    return input * factor
 
 
 # -- logsumexp and cumsum -----------------------------------------------------------------------
@@ -774,16 +778,16 @@ class LogSumExp(Op):
         return _restore_dims(grad, shape, dims, keepdim) * softmax, None, None
 
 
-def logsumexp(x: Tensor, dim, keepdim: bool = False) -> Tensor:
+def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(x)))`` over ``dim``, computed without overflow; integers become the default float.
 
         >>> import minitorch
         >>> minitorch.tensor([1000.0, 1000.0]).logsumexp(0)
         tensor(1000.6932)
     """
-    if not x.is_floating_point():
-        x = cast(x, _dtype.get_default_dtype())
-    return LogSumExp.apply(x, _all_dims_if_empty(dim, x._data.ndim), keepdim)
+    if not input.is_floating_point():
+        input = cast(input, _dtype.get_default_dtype())
+    return LogSumExp.apply(input, _all_dims_if_empty(dim, input._data.ndim), keepdim)
 
 
 class Cumsum(Op):
@@ -800,18 +804,18 @@ class Cumsum(Op):
         return grad.flip(ctx.axis).cumsum(ctx.axis).flip(ctx.axis), None
 
 
-def cumsum(x: Tensor, dim, *, dtype=None) -> Tensor:
+def cumsum(input: Tensor, dim, *, dtype=None) -> Tensor:
     """Running sums along ``dim``; integers and bools accumulate in int64, as in PyTorch.
 
         >>> import minitorch
         >>> minitorch.tensor([1.0, 2.0, 3.0]).cumsum(0)
         tensor([1., 3., 6.])
     """
-    axis = wrap_dim(dim, x._data.ndim)
-    x = cast(x, _accumulate_dtype(x, dtype))
-    if x._data.ndim == 0:
-        return Cumsum.apply(x.reshape(1), 0).reshape(())
-    return Cumsum.apply(x, axis)
+    axis = wrap_dim(dim, input._data.ndim)
+    input = cast(input, _accumulate_dtype(input, dtype))
+    if input._data.ndim == 0:
+        return Cumsum.apply(input.reshape(1), 0).reshape(())
+    return Cumsum.apply(input, axis)
 
 
 def _reverse_cumsum(grad: Tensor, axis: int) -> Tensor:
@@ -917,15 +921,15 @@ def _cumprod_gradient_by_definition(grad: Tensor, x: Tensor, axis: int) -> Tenso
     return terms.sum(-1).movedim(-1, axis)
 
 
-def cumprod(x: Tensor, dim, *, dtype=None) -> Tensor:
+def cumprod(input: Tensor, dim, *, dtype=None) -> Tensor:
     """Running products along ``dim``; integers and bools accumulate in int64, as in PyTorch.
 
         >>> import minitorch
         >>> minitorch.tensor([1.0, 2.0, 3.0]).cumprod(0)
         tensor([1., 2., 6.])
     """
-    axis = wrap_dim(dim, x._data.ndim)
-    return _along_axis_of_0d(Cumprod, cast(x, _accumulate_dtype(x, dtype)), axis)
+    axis = wrap_dim(dim, input._data.ndim)
+    return _along_axis_of_0d(Cumprod, cast(input, _accumulate_dtype(input, dtype)), axis)
 
 
 class LogCumSumExp(Op):
@@ -963,17 +967,17 @@ class LogCumSumExp(Op):
         return (x + positive).exp() - (x + negative).exp(), None
 
 
-def logcumsumexp(x: Tensor, dim) -> Tensor:
+def logcumsumexp(input: Tensor, dim) -> Tensor:
     """``log(cumsum(exp(x)))`` along ``dim``, computed without overflow or underflow.
 
         >>> import minitorch
         >>> minitorch.tensor([-1000.0, -1000.0]).logcumsumexp(0)
         tensor([-1000.0000,  -999.3068])
     """
-    axis = wrap_dim(dim, x._data.ndim)
-    if not x.is_floating_point():
-        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{scalar_type_name(x.dtype)}'")
-    return _along_axis_of_0d(LogCumSumExp, x, axis)
+    axis = wrap_dim(dim, input._data.ndim)
+    if not input.is_floating_point():
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{scalar_type_name(input.dtype)}'")
+    return _along_axis_of_0d(LogCumSumExp, input, axis)
 
 
 class Cummax(Op):
@@ -1009,7 +1013,7 @@ class Cummin(Cummax):
     """``values_i = min_{j <= i} x_j`` along ``dim``, ``indices_i`` where it is (the latest, at ties)."""
 
 
-def cummax(x: Tensor, dim):
+def cummax(input: Tensor, dim):
     """``(values, indices)``: the running maximum along ``dim`` and where each value was found.
 
         >>> import minitorch
@@ -1018,14 +1022,14 @@ def cummax(x: Tensor, dim):
     """
     from .. import return_types
 
-    return return_types.cummax(*_along_axis_of_0d(Cummax, x, wrap_dim(dim, x._data.ndim), "maximum"))
+    return return_types.cummax(*_along_axis_of_0d(Cummax, input, wrap_dim(dim, input._data.ndim), "maximum"))
 
 
-def cummin(x: Tensor, dim):
+def cummin(input: Tensor, dim):
     """``(values, indices)``: the running minimum along ``dim`` and where each value was found."""
     from .. import return_types
 
-    return return_types.cummin(*_along_axis_of_0d(Cummin, x, wrap_dim(dim, x._data.ndim), "minimum"))
+    return return_types.cummin(*_along_axis_of_0d(Cummin, input, wrap_dim(dim, input._data.ndim), "minimum"))
 
 
 # -- sums that skip NaN, counting, differences, integrals --------------------------------------------
@@ -1050,48 +1054,48 @@ class Nansum(Op):
         return _restore_dims(grad, ctx.input_shape, ctx.dims, ctx.keepdim) * is_number, None, None, None
 
 
-def nansum(x: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """``sum`` with NaN counted as 0.
 
         >>> import minitorch
         >>> minitorch.tensor([1.0, float("nan"), 3.0]).nansum()
         tensor(4.)
     """
-    if not x.is_floating_point():  # no NaN to skip
-        return sum(x, dim, keepdim, dtype=dtype)
+    if not input.is_floating_point():  # no NaN to skip
+        return sum(input, dim, keepdim, dtype=dtype)
     if dtype is not None:
-        x = cast(x, dtype)
-    return Nansum.apply(x, _all_dims_if_empty(dim, x._data.ndim), keepdim, None)
+        input = cast(input, dtype)
+    return Nansum.apply(input, _all_dims_if_empty(dim, input._data.ndim), keepdim, None)
 
 
-def nanmean(x: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """The mean of the values that are not NaN (NaN where there are none).
 
         >>> import minitorch
         >>> minitorch.tensor([1.0, float("nan"), 3.0]).nanmean()
         tensor(2.)
     """
-    if not x.is_floating_point():
+    if not input.is_floating_point():
         raise RuntimeError(
-            f"nanmean(): expected input to have floating point or complex dtype but got {scalar_type_name(x.dtype)}"
+            f"nanmean(): expected input to have floating point or complex dtype but got {scalar_type_name(input.dtype)}"
         )
-    count = sum(pointwise.logical_not(pointwise.isnan(x)), dim, keepdim)
-    return nansum(x, dim, keepdim, dtype=dtype) / count
+    count = sum(pointwise.logical_not(pointwise.isnan(input)), dim, keepdim)
+    return nansum(input, dim, keepdim, dtype=dtype) / count
 
 
-def count_nonzero(x: Tensor, dim=None) -> Tensor:
+def count_nonzero(input: Tensor, dim=None) -> Tensor:
     """How many elements are not zero, over ``dim`` (an int or a tuple; all by default); int64."""
-    dims = _all_dims_if_empty(dim, x._data.ndim)
-    xp = x._xp
-    return Tensor._make(xp.asarray((x._data != 0).sum(axis=dims), dtype=xp.int64), x._device)
+    dims = _all_dims_if_empty(dim, input._data.ndim)
+    xp = input._xp
+    return Tensor._make(xp.asarray((input._data != 0).sum(axis=dims), dtype=xp.int64), input._device)
 
 
-def argwhere(x: Tensor) -> Tensor:
+def argwhere(input: Tensor) -> Tensor:
     """The indices of the nonzero elements, one row ``(i, j, ...)`` per element: ``nonzero(x)``."""
-    return x.nonzero()
+    return input.nonzero()
 
 
-def diff(x: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:
     """The ``n``-th forward difference along ``dim``: ``out_i = x_{i+1} - x_i``, applied ``n`` times.
 
     ``prepend``/``append`` are joined to ``x`` first; bool tensors use ``xor`` (``!=``) instead of ``-``.
@@ -1102,17 +1106,17 @@ def diff(x: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) -> Ten
     """
     from .shape import cat
 
-    if x._data.ndim == 0:
+    if input._data.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
-    axis = wrap_dim(dim, x._data.ndim)
+    axis = wrap_dim(dim, input._data.ndim)
     for extra in (prepend, append):
         if extra is None:
             continue
-        if extra._data.ndim != x._data.ndim:
+        if extra._data.ndim != input._data.ndim:
             raise RuntimeError("diff expects prepend or append to be the same dimension as input")
-        for other_axis, (size, extra_size) in enumerate(zip(x._data.shape, extra._data.shape)):
+        for other_axis, (size, extra_size) in enumerate(zip(input._data.shape, extra._data.shape)):
             if other_axis != axis and size != extra_size:
                 raise RuntimeError(
                     "diff expects the shape of tensor to prepend or append to match that of input except along the "
@@ -1120,14 +1124,14 @@ def diff(x: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) -> Ten
                     f"tensor.size({other_axis}) = {extra_size}"
                 )
     if prepend is not None or append is not None:
-        x = cat([t for t in (prepend, x, append) if t is not None], axis)
+        input = cat([t for t in (prepend, input, append) if t is not None], axis)
     for _ in range(n):
-        length = x._data.shape[axis]
+        length = input._data.shape[axis]
         if length == 0:
             break
-        later, earlier = x.narrow(axis, 1, length - 1), x.narrow(axis, 0, length - 1)
-        x = pointwise.logical_xor(later, earlier) if x._data.dtype == bool else later - earlier
-    return x
+        later, earlier = input.narrow(axis, 1, length - 1), input.narrow(axis, 0, length - 1)
+        input = pointwise.logical_xor(later, earlier) if input._data.dtype == bool else later - earlier
+    return input
 
 
 def trapezoid(y: Tensor, x: Tensor | None = None, *, dx=None, dim: int = -1) -> Tensor:
@@ -1213,33 +1217,33 @@ def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx=None, dim: in
 
 
 # -- counting into bins (never differentiable) ------------------------------------------------------
-def bincount(x: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """``out[v]``: how often ``v`` occurs in the 1-D non-negative integer tensor ``x`` (or the sum of its weights).
 
         >>> import minitorch
         >>> minitorch.bincount(minitorch.tensor([1, 1, 3]))
         tensor([0, 2, 0, 1])
     """
-    if x._data.dtype.kind not in "iu":
-        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{scalar_type_name(x.dtype)}'")
+    if input._data.dtype.kind not in "iu":
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{scalar_type_name(input.dtype)}'")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
-    xp = x._xp
-    if x._data.ndim == 1 and x._data.size == 0:
-        return Tensor._make(xp.zeros(minlength, dtype=xp.int64), x._device)
-    if x._data.ndim != 1 or bool((x._data < 0).any()):
+    xp = input._xp
+    if input._data.ndim == 1 and input._data.size == 0:
+        return Tensor._make(xp.zeros(minlength, dtype=xp.int64), input._device)
+    if input._data.ndim != 1 or bool((input._data < 0).any()):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if weights is None:
-        return Tensor._make(xp.bincount(x._data, minlength=minlength).astype(xp.int64), x._device)
-    if weights._data.ndim != 1 or weights._data.shape[0] != x._data.shape[0]:
+        return Tensor._make(xp.bincount(input._data, minlength=minlength).astype(xp.int64), input._device)
+    if weights._data.ndim != 1 or weights._data.shape[0] != input._data.shape[0]:
         raise RuntimeError("weights should be 1-d and have the same length as input")
     # float32 weights give float32 sums; any other weights (double, integers, bools) give double
     result_dtype = xp.float32 if weights._data.dtype == xp.float32 else xp.float64
-    counts = xp.bincount(x._data, weights=weights._data.astype(xp.float64), minlength=minlength)
-    return Tensor._make(counts.astype(result_dtype), x._device)
+    counts = xp.bincount(input._data, weights=weights._data.astype(xp.float64), minlength=minlength)
+    return Tensor._make(counts.astype(result_dtype), input._device)
 
 
-def histc(x: Tensor, bins: int = 100, min=0, max=0) -> Tensor:  # noqa: A002 - PyTorch's argument names
+def histc(input: Tensor, bins: int = 100, min=0, max=0) -> Tensor:  # noqa: A002 - PyTorch's argument names
     """A histogram: counts of ``x`` in ``bins`` equal bins over ``[min, max]`` (the data's range if both are equal).
 
     Values outside the range are ignored; the last bin includes ``max``.
@@ -1248,11 +1252,11 @@ def histc(x: Tensor, bins: int = 100, min=0, max=0) -> Tensor:  # noqa: A002 - P
         >>> minitorch.histc(minitorch.tensor([1.0, 2.0, 1.0]), bins=4, min=0, max=3)
         tensor([0., 2., 1., 0.])
     """
-    if not x.is_floating_point():
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{scalar_type_name(x.dtype)}'")
+    if not input.is_floating_point():
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{scalar_type_name(input.dtype)}'")
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
-    xp, data = x._xp, x._data.reshape(-1)
+    xp, data = input._xp, input._data.reshape(-1)
     low, high = data.dtype.type(min), data.dtype.type(max)
     if low == high and data.size:
         low, high = data.min(), data.max()
@@ -1266,7 +1270,7 @@ def histc(x: Tensor, bins: int = 100, min=0, max=0) -> Tensor:  # noqa: A002 - P
     inside = data[(data >= low) & (data <= high)]  # (NaN is never inside)
     which_bin = ((inside - low) * bins / (high - low)).astype(xp.int64)
     which_bin = xp.minimum(which_bin, bins - 1)  # x = max belongs to the last bin
-    return Tensor._make(xp.bincount(which_bin, minlength=bins).astype(data.dtype), x._device)
+    return Tensor._make(xp.bincount(which_bin, minlength=bins).astype(data.dtype), input._device)
 
 
 def _linspace_edges(xp, low: float, high: float, bins: int, numpy_dtype):
@@ -1284,7 +1288,7 @@ def _linspace_edges(xp, low: float, high: float, bins: int, numpy_dtype):
     return xp.where(positions < count // 2, from_low, from_high).astype(numpy_dtype)
 
 
-def histogram(x: Tensor, bins=100, *, range=None, weight: Tensor | None = None, density: bool = False):  # noqa: A002
+def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = None, density: bool = False):  # noqa: A002
     """``(hist, bin_edges)``: counts (or summed ``weight``) of the elements of ``x`` in bins.
 
     ``bins`` is a count of equal bins over ``range`` (the data's ``(min, max)`` by default) or a
@@ -1300,9 +1304,9 @@ def histogram(x: Tensor, bins=100, *, range=None, weight: Tensor | None = None, 
     """
     from .. import return_types
 
-    if not x.is_floating_point():
-        raise NotImplementedError(f"\"histogramdd\" not implemented for '{scalar_type_name(x.dtype)}'")
-    xp, data = x._xp, x._data.reshape(-1)
+    if not input.is_floating_point():
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{scalar_type_name(input.dtype)}'")
+    xp, data = input._xp, input._data.reshape(-1)
     if isinstance(bins, Tensor):
         if bins._data.ndim != 1:
             raise RuntimeError(
@@ -1359,7 +1363,7 @@ def histogram(x: Tensor, bins=100, *, range=None, weight: Tensor | None = None, 
     if density:
         with np.errstate(invalid="ignore", divide="ignore"):  # an empty histogram has no density: NaN, as in PyTorch
             hist = hist / hist.sum() / xp.diff(edges)
-    return return_types.histogram(Tensor._make(hist, x._device), Tensor._make(edges.copy(), x._device))
+    return return_types.histogram(Tensor._make(hist, input._device), Tensor._make(edges.copy(), input._device))
 
 
 # -- all and any ----------------------------------------------------------------------------------
@@ -1373,11 +1377,11 @@ def _logical_reduction(name: str, x: Tensor, dim, keepdim: bool) -> Tensor:
     return Tensor._make(xp.asarray(result), x._device)
 
 
-def all(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """True where every element (over ``dim``) is nonzero."""
-    return _logical_reduction("all", x, dim, keepdim)
+    return _logical_reduction("all", input, dim, keepdim)
 
 
-def any(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """True where at least one element (over ``dim``) is nonzero."""
-    return _logical_reduction("any", x, dim, keepdim)
+    return _logical_reduction("any", input, dim, keepdim)

@@ -21,7 +21,7 @@ from .._shapes import broadcast_shapes as common_shape, expand_mismatch
 from .._tensor import Size, Tensor
 from ..autograd.function import Op
 from . import indexing
-from ._util import array_module, cast, normalize_dims, shape_argument, wrap_dim
+from ._util import array_module, cast, normalize_dims, shape_argument, sizes_given, wrap_dim
 
 
 # -- reshape and view --------------------------------------------------------------------
@@ -89,16 +89,17 @@ class View(Reshape):
         return view
 
 
-def reshape(x: Tensor, *shape) -> Tensor:
+def reshape(input: Tensor, *sizes, shape=None) -> Tensor:
     """``x`` with a new shape: a view when the memory layout allows one (as ``view``), else a copy."""
-    target = _infer_size(shape_argument(shape), x._data.size)
-    if target == x._data.shape:
-        if x._requires_grad:
-            return View.apply(x, target)
-        return Tensor._make(x._data, x._device, version_counter=x._version_counter)  # an alias, no node needed
-    if x._data.flags.c_contiguous or _view_or_none(x._data, target) is not None:
-        return View.apply(x, target)  # shares x's memory and version counter, like PyTorch's reshape
-    return Reshape.apply(x, target)
+    target = _infer_size(shape_argument(sizes_given(sizes, shape, "shape", "reshape")), input._data.size)
+    if target == input._data.shape:
+        if input._requires_grad:
+            return View.apply(input, target)
+        # an alias, no node needed
+        return Tensor._make(input._data, input._device, version_counter=input._version_counter)
+    if input._data.flags.c_contiguous or _view_or_none(input._data, target) is not None:
+        return View.apply(input, target)  # shares x's memory and version counter, like PyTorch's reshape
+    return Reshape.apply(input, target)
 
 
 def view(x: Tensor, *shape) -> Tensor:
@@ -109,32 +110,32 @@ def view(x: Tensor, *shape) -> Tensor:
     return View.apply(x, _infer_size(shape_argument(shape), x._data.size))
 
 
-def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merge dimensions ``start_dim..end_dim`` into one (a view when possible).
 
         >>> import minitorch
         >>> minitorch.zeros(2, 3, 4).flatten(1).shape
         minitorch.Size([2, 12])
     """
-    ndim = x._data.ndim
+    ndim = input._data.ndim
     if ndim == 0:
-        return reshape(x, (1,))
+        return reshape(input, (1,))
     start, end = wrap_dim(start_dim, ndim), wrap_dim(end_dim, ndim)
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if start == end:
-        return x  # nothing to merge: PyTorch returns the input itself
-    shape = x._data.shape
-    return reshape(x, shape[:start] + (math.prod(shape[start:end + 1]),) + shape[end + 1:])
+        return input  # nothing to merge: PyTorch returns the input itself
+    shape = input._data.shape
+    return reshape(input, shape[:start] + (math.prod(shape[start:end + 1]),) + shape[end + 1:])
 
 
-def unflatten(x: Tensor, dim: int, sizes) -> Tensor:
+def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
     """Split dimension ``dim`` into ``sizes`` (one of them may be -1)."""
     sizes = tuple(int(s) for s in sizes)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
-    shape = x._data.shape
-    dim = wrap_dim(dim, x._data.ndim)
+    shape = input._data.shape
+    dim = wrap_dim(dim, input._data.ndim)
     known = math.prod(s for s in sizes if s != -1)
     fits = known == shape[dim] if -1 not in sizes else known != 0 and shape[dim] % known == 0
     if not fits or sizes.count(-1) > 1:
@@ -142,7 +143,7 @@ def unflatten(x: Tensor, dim: int, sizes) -> Tensor:
             f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} ({shape[dim]}) in the "
             "input tensor"
         )
-    return reshape(x, shape[:dim] + sizes + shape[dim + 1:])
+    return reshape(input, shape[:dim] + sizes + shape[dim + 1:])
 
 
 # -- adding and removing size-1 dimensions -------------------------------------------------
@@ -169,16 +170,16 @@ class SqueezeDims(Squeeze):
     node_name = "SqueezeBackward2"
 
 
-def squeeze(x: Tensor, dim=None) -> Tensor:
+def squeeze(input: Tensor, dim=None) -> Tensor:
     """Remove dimensions of size 1 (all of them, or those in ``dim`` that have size 1)."""
-    shape, ndim = x._data.shape, x._data.ndim
+    shape, ndim = input._data.shape, input._data.ndim
     if dim is None:
-        return Squeeze.apply(x, tuple(axis for axis, extent in enumerate(shape) if extent == 1))
+        return Squeeze.apply(input, tuple(axis for axis, extent in enumerate(shape) if extent == 1))
     if isinstance(dim, (tuple, list)):
         axes = normalize_dims(dim, ndim) if ndim else ()
-        return SqueezeDims.apply(x, tuple(axis for axis in axes if shape[axis] == 1))
+        return SqueezeDims.apply(input, tuple(axis for axis in axes if shape[axis] == 1))
     axis = wrap_dim(dim, ndim)
-    return SqueezeDim.apply(x, (axis,) if ndim and shape[axis] == 1 else ())
+    return SqueezeDim.apply(input, (axis,) if ndim and shape[axis] == 1 else ())
 
 
 class Unsqueeze(Op):
@@ -196,8 +197,8 @@ class Unsqueeze(Op):
         return grad.reshape(ctx.input_shape), None
 
 
-def unsqueeze(x: Tensor, dim: int) -> Tensor:
-    return Unsqueeze.apply(x, wrap_dim(dim, x._data.ndim + 1))
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    return Unsqueeze.apply(input, wrap_dim(dim, input._data.ndim + 1))
 
 
 # -- reordering dimensions -------------------------------------------------------------------
@@ -218,9 +219,9 @@ class Permute(Op):
         return permute(grad, *inverse), None
 
 
-def permute(x: Tensor, *dims) -> Tensor:
-    dims = shape_argument(dims)
-    ndim = x._data.ndim
+def permute(input: Tensor, *order, dims=None) -> Tensor:
+    dims = shape_argument(sizes_given(order, dims, "dims", "permute"))
+    ndim = input._data.ndim
     if len(dims) != ndim:
         raise RuntimeError(
             "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired "
@@ -229,10 +230,10 @@ def permute(x: Tensor, *dims) -> Tensor:
     axes = tuple(wrap_dim(d, ndim) for d in dims)
     if len(set(axes)) != ndim:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return Permute.apply(x, axes)
+    return Permute.apply(input, axes)
 
 
-def movedim(x: Tensor, source, destination) -> Tensor:
+def movedim(input: Tensor, source, destination) -> Tensor:
     """Move dimensions ``source`` to positions ``destination``; the others keep their order."""
     sources = (source,) if isinstance(source, int) else tuple(source)
     destinations = (destination,) if isinstance(destination, int) else tuple(destination)
@@ -241,7 +242,7 @@ def movedim(x: Tensor, source, destination) -> Tensor:
             f"movedim: Invalid source or destination dims: source ({list(sources)} dims) should contain the same "
             f"number of dims as destination ({list(destinations)} dims)"
         )
-    ndim = x._data.ndim
+    ndim = input._data.ndim
     wrapped_sources = [wrap_dim(d, ndim) for d in sources]
     wrapped_destinations = [wrap_dim(d, ndim) for d in destinations]
     checks = (("source", sources, wrapped_sources), ("destination", destinations, wrapped_destinations))
@@ -252,7 +253,7 @@ def movedim(x: Tensor, source, destination) -> Tensor:
     for src, dst in zip(wrapped_sources, wrapped_destinations):
         order[dst] = src
     remaining = iter(axis for axis in range(ndim) if axis not in wrapped_sources)
-    return Permute.apply(x, tuple(axis if axis is not None else next(remaining) for axis in order))
+    return Permute.apply(input, tuple(axis if axis is not None else next(remaining) for axis in order))
 
 
 class Transpose(Op):
@@ -274,16 +275,24 @@ class T(Transpose):
     """``y = x.t()``: the transpose of a matrix (vectors and scalars are returned as they are)."""
 
 
-def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
-    ndim = x._data.ndim
-    return Transpose.apply(x, wrap_dim(dim0, ndim), wrap_dim(dim1, ndim))
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    ndim = input._data.ndim
+    return Transpose.apply(input, wrap_dim(dim0, ndim), wrap_dim(dim1, ndim))
 
 
-def t(x: Tensor) -> Tensor:
-    ndim = x._data.ndim
+swapdims = transpose
+
+
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    """``transpose`` under NumPy's name and argument names."""
+    return transpose(input, axis0, axis1)
+
+
+def t(input: Tensor) -> Tensor:
+    ndim = input._data.ndim
     if ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
-    return T.apply(x, 0, max(ndim - 1, 0))
+    return T.apply(input, 0, max(ndim - 1, 0))
 
 
 # -- repeating ---------------------------------------------------------------------------------
@@ -323,8 +332,8 @@ class Expand(Op):
         return grad.sum_to_size(ctx.input_shape), None
 
 
-def broadcast_to(x: Tensor, shape) -> Tensor:
-    return expand(x, shape)
+def broadcast_to(input: Tensor, size) -> Tensor:
+    return expand(input, size)
 
 
 class Repeat(Op):
@@ -362,11 +371,11 @@ def repeat(x: Tensor, *sizes) -> Tensor:
     return Repeat.apply(x, repeats)
 
 
-def tile(x: Tensor, *dims) -> Tensor:
+def tile(input: Tensor, *repeats, dims=None) -> Tensor:
     """Like ``repeat``, but too few ``dims`` are padded with 1s at the front."""
-    repeats = shape_argument(dims)
-    missing = x._data.ndim - len(repeats)
-    return repeat(x, (1,) * missing + repeats if missing > 0 else repeats)
+    repeats = shape_argument(sizes_given(repeats, dims, "dims", "tile"))
+    missing = input._data.ndim - len(repeats)
+    return repeat(input, (1,) * missing + repeats if missing > 0 else repeats)
 
 
 # -- joining and splitting -------------------------------------------------------------------
@@ -523,10 +532,11 @@ def _split_dim(x: Tensor, dim: int) -> int:
     return wrap_dim(dim, x._data.ndim)
 
 
-def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
-    """Pieces of ``x`` along ``dim``: each of size ``split_size`` (the last may be smaller), or of the given sizes."""
-    dim = _split_dim(x, dim)
-    extent = x._data.shape[dim]
+def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    """Pieces of ``tensor`` along ``dim``: each of size ``split_size`` (the last may be smaller), or of the given
+    sizes."""
+    dim = _split_dim(tensor, dim)
+    extent = tensor._data.shape[dim]
     if isinstance(split_size_or_sections, (list, tuple)):
         sizes = tuple(int(s) for s in split_size_or_sections)
         if any(s < 0 for s in sizes):
@@ -539,13 +549,13 @@ def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
                 f"split_with_sizes expects split_sizes to sum exactly to {extent} (input tensor's size at dimension "
                 f"{dim}), but got split_sizes={list(sizes)}"
             )
-        return _pieces_share_memory(x, SplitWithSizes.apply(x, sizes, dim))
+        return _pieces_share_memory(tensor, SplitWithSizes.apply(tensor, sizes, dim))
     size = int(split_size_or_sections)
     if size < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
     if size == 0 and extent != 0:
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {extent}")
-    return _pieces_share_memory(x, Split.apply(x, _even_sizes(extent, size), dim))
+    return _pieces_share_memory(tensor, Split.apply(tensor, _even_sizes(extent, size), dim))
 
 
 def _even_sizes(extent: int, size: int) -> tuple:
@@ -556,14 +566,14 @@ def _even_sizes(extent: int, size: int) -> tuple:
     return (size,) * whole + ((remainder,) if remainder else ())
 
 
-def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple:
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """``chunks`` nearly equal pieces along ``dim`` (fewer if the size does not allow that many)."""
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    dim = _split_dim(x, dim)
-    extent = x._data.shape[dim]
+    dim = _split_dim(input, dim)
+    extent = input._data.shape[dim]
     sizes = (0,) * chunks if extent == 0 else _even_sizes(extent, -(-extent // chunks))
-    return _pieces_share_memory(x, Split.apply(x, sizes, dim))
+    return _pieces_share_memory(input, Split.apply(input, sizes, dim))
 
 
 class Unbind(Op):
@@ -581,17 +591,17 @@ class Unbind(Op):
         return stack(list(grads), ctx.dim), None
 
 
-def unbind(x: Tensor, dim: int = 0) -> tuple:
-    if x._data.ndim == 0:
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    if input._data.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    return _pieces_share_memory(x, Unbind.apply(x, wrap_dim(dim, x._data.ndim)))
+    return _pieces_share_memory(input, Unbind.apply(input, wrap_dim(dim, input._data.ndim)))
 
 
-def narrow(x: Tensor, dim: int, start: int, length: int) -> Tensor:
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """``length`` elements of ``x`` along ``dim`` from ``start`` (a view): ``x[..., start:start + length, ...]``."""
-    dim = wrap_dim(dim, x._data.ndim)
+    dim = wrap_dim(dim, input._data.ndim)
     start, length = int(start), int(length)
-    extent = x._data.shape[dim]
+    extent = input._data.shape[dim]
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")
     if not -extent <= start <= extent:
@@ -600,7 +610,7 @@ def narrow(x: Tensor, dim: int, start: int, length: int) -> Tensor:
         start += extent
     if start + length > extent:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({extent}).")
-    return indexing.Slice.apply(x, (slice(None),) * dim + (slice(start, start + length), Ellipsis))
+    return indexing.Slice.apply(input, (slice(None),) * dim + (slice(start, start + length), Ellipsis))
 
 
 # -- reversing and rotating --------------------------------------------------------------------
@@ -617,9 +627,10 @@ class Flip(Op):
         return flip(grad, ctx.dims), None
 
 
-def flip(x: Tensor, *dims) -> Tensor:
-    axes = normalize_dims(shape_argument(dims), x._data.ndim) if x._data.ndim else ()
-    return Flip.apply(x, axes)
+def flip(input: Tensor, *axes, dims=None) -> Tensor:
+    axes = shape_argument(sizes_given(axes, dims, "dims", "flip"))
+    axes = normalize_dims(axes, input._data.ndim) if input._data.ndim else ()
+    return Flip.apply(input, axes)
 
 
 class Roll(Op):
@@ -636,16 +647,16 @@ class Roll(Op):
         return roll(grad, tuple(-s for s in ctx.shifts), ctx.dims), None, None
 
 
-def roll(x: Tensor, shifts, dims=None) -> Tensor:
+def roll(input: Tensor, shifts, dims=None) -> Tensor:
     shifts = (int(shifts),) if isinstance(shifts, int) else tuple(int(s) for s in shifts)
     if dims is None:
         if len(shifts) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
-        return Roll.apply(x, shifts, None)
+        return Roll.apply(input, shifts, None)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
-    return Roll.apply(x, shifts, tuple(wrap_dim(d, x._data.ndim) for d in dims))
+    return Roll.apply(input, shifts, tuple(wrap_dim(d, input._data.ndim) for d in dims))
 
 
 # -- copies ------------------------------------------------------------------------------------
@@ -675,8 +686,8 @@ class Contiguous(Op):
         return grad
 
 
-def clone(x: Tensor) -> Tensor:
-    return Clone.apply(x)
+def clone(input: Tensor) -> Tensor:
+    return Clone.apply(input)
 
 
 def contiguous(x: Tensor) -> Tensor:
@@ -703,12 +714,12 @@ def broadcast_tensors(*tensors) -> tuple:
 
 
 # -- more splitting, selecting and repeating ----------------------------------------------------------
-def tensor_split(x: Tensor, indices_or_sections, dim: int = 0) -> tuple:
+def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
     """Views of ``x`` along ``dim``: ``sections`` nearly equal pieces (the first ones one longer), or the pieces
     between ``indices`` (``x[:i0], x[i0:i1], ..., x[ik:]``, Python slicing rules)."""
-    if x._data.ndim == 0:
+    if input._data.ndim == 0:
         raise RuntimeError(
-            f"tensor_split expected at least a 1-dimensional tensor, but got a tensor with {x._data.ndim} dims"
+            f"tensor_split expected at least a 1-dimensional tensor, but got a tensor with {input._data.ndim} dims"
         )
     if isinstance(indices_or_sections, Tensor):
         given = indices_or_sections
@@ -723,7 +734,7 @@ def tensor_split(x: Tensor, indices_or_sections, dim: int = 0) -> tuple:
                 f"but got a tensor with {given._data.ndim} dims"
             )
         indices_or_sections = given.item() if given._data.ndim == 0 else given.tolist()
-    dim = wrap_dim(dim, x._data.ndim)
+    dim = wrap_dim(dim, input._data.ndim)
     if isinstance(indices_or_sections, (list, tuple)):
         boundaries = [int(i) for i in indices_or_sections]
         starts, stops = [None] + boundaries, boundaries + [None]
@@ -731,13 +742,13 @@ def tensor_split(x: Tensor, indices_or_sections, dim: int = 0) -> tuple:
         sections = int(indices_or_sections)
         if sections <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
-        base, longer = divmod(x._data.shape[dim], sections)
+        base, longer = divmod(input._data.shape[dim], sections)
         sizes = [base + 1] * longer + [base] * (sections - longer)
         stops = list(_running_sums(sizes))
         starts = [0] + stops[:-1]
     leading = (slice(None),) * dim
     pieces = (leading + (slice(start, stop), Ellipsis) for start, stop in zip(starts, stops))
-    return tuple(indexing.Slice.apply(x, key) for key in pieces)
+    return tuple(indexing.Slice.apply(input, key) for key in pieces)
 
 
 def select_key(x: Tensor, dim: int, index: int) -> tuple:
@@ -754,36 +765,36 @@ def select_key(x: Tensor, dim: int, index: int) -> tuple:
     return (slice(None),) * dim + (index, Ellipsis)
 
 
-def select(x: Tensor, dim: int, index: int) -> Tensor:
+def select(input: Tensor, dim: int, index: int) -> Tensor:
     """``x[..., index, ...]`` with ``index`` in dimension ``dim`` (a view one dimension smaller)."""
-    return indexing.Select.apply(x, select_key(x, dim, index))
+    return indexing.Select.apply(input, select_key(input, dim, index))
 
 
-def repeat_interleave(x: Tensor, repeats=None, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
+def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
     """Repeat each element (or each slice along ``dim``) ``repeats`` times, in place: ``[a, b] -> [a, a, b, b]``.
 
-    It reads ``x`` at the indices ``0, 0, 1, 1, ...`` (``index_select``), so the gradient of each
-    element is the sum over its copies. With ``dim=None`` ``x`` is flattened first. Called with
+    It reads ``input`` at the indices ``0, 0, 1, 1, ...`` (``index_select``), so the gradient of each
+    element is the sum over its copies. With ``dim=None`` ``input`` is flattened first. Called with
     only a tensor of counts, it returns those indices themselves.
     """
     if repeats is None:  # repeat_interleave(counts): the indices 0, 0, 1, ... of the form above
-        counts = _repeat_counts(x)
-        return Tensor._make(_on_device(np.repeat(np.arange(counts.size), counts), x), x._device)
+        counts = _repeat_counts(input)
+        return Tensor._make(_on_device(np.repeat(np.arange(counts.size), counts), input), input._device)
     if dim is None:
-        x = reshape(x, (-1,))
+        input = reshape(input, (-1,))
         dim = 0
-    dim = wrap_dim(dim, x._data.ndim)
-    if x._data.ndim == 0:
-        x = reshape(x, (1,))
-    extent = x._data.shape[dim]
+    dim = wrap_dim(dim, input._data.ndim)
+    if input._data.ndim == 0:
+        input = reshape(input, (1,))
+    extent = input._data.shape[dim]
     if isinstance(repeats, Tensor):
         counts = _repeat_counts(repeats, extent, dim)
     else:
         if int(repeats) < 0:
             raise RuntimeError("Repeats must be non-negative")
         counts = int(repeats)
-    positions = _on_device(np.repeat(np.arange(extent), counts), x)
-    return indexing.IndexSelect.apply(x, (slice(None),) * dim + (positions, Ellipsis))
+    positions = _on_device(np.repeat(np.arange(extent), counts), input)
+    return indexing.IndexSelect.apply(input, (slice(None),) * dim + (positions, Ellipsis))
 
 
 def _on_device(array, like: Tensor):
@@ -1014,38 +1025,38 @@ class Rot90(Op):
         return Rot90.apply(grad, -ctx.k, ctx.dims), None, None
 
 
-def rot90(x: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
+def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     """Rotate ``x`` by ``k * 90`` degrees in the plane of ``dims``."""
     dims = tuple(dims)
     if len(dims) != 2:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
-    ndim = x._data.ndim
+    ndim = input._data.ndim
     if ndim < 2:
         raise RuntimeError(f"expected total dims >= 2, but got total dims = {ndim}")
     axes = (wrap_dim(dims[0], ndim), wrap_dim(dims[1], ndim))
     if axes[0] == axes[1]:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
-    return Rot90.apply(x, int(k) % 4, axes)
+    return Rot90.apply(input, int(k) % 4, axes)
 
 
-def fliplr(x: Tensor) -> Tensor:
+def fliplr(input: Tensor) -> Tensor:
     """Reverse the columns (dimension 1): left becomes right."""
-    if x._data.ndim < 2:
+    if input._data.ndim < 2:
         raise RuntimeError("Input must be >= 2-d.")
-    return flip(x, 1)
+    return flip(input, 1)
 
 
-def flipud(x: Tensor) -> Tensor:
+def flipud(input: Tensor) -> Tensor:
     """Reverse the rows (dimension 0): up becomes down."""
-    if x._data.ndim < 1:
+    if input._data.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
-    return flip(x, 0)
+    return flip(input, 0)
 
 
 # -- flattening, stacking and splitting the NumPy way ---------------------------------------------------
-def ravel(x: Tensor) -> Tensor:
+def ravel(input: Tensor) -> Tensor:
     """``x`` as one dimension, in row-major order (a view when the memory layout allows one)."""
-    return reshape(x, (-1,))
+    return reshape(input, (-1,))
 
 
 def column_stack(tensors) -> Tensor:
@@ -1083,30 +1094,30 @@ def _split_along(x: Tensor, indices_or_sections, dim: int, name: str, min_ndim: 
     return tensor_split(x, indices_or_sections, dim)
 
 
-def hsplit(x: Tensor, indices_or_sections) -> tuple:
+def hsplit(input: Tensor, indices_or_sections) -> tuple:
     """Split along the columns: dimension 1 (dimension 0 for a vector), into equal sections or at ``indices``."""
-    return _split_along(x, indices_or_sections, 1 if x._data.ndim > 1 else 0, "hsplit", 1)
+    return _split_along(input, indices_or_sections, 1 if input._data.ndim > 1 else 0, "hsplit", 1)
 
 
-def vsplit(x: Tensor, indices_or_sections) -> tuple:
+def vsplit(input: Tensor, indices_or_sections) -> tuple:
     """Split along the rows (dimension 0) of a tensor with at least 2 dimensions."""
-    return _split_along(x, indices_or_sections, 0, "vsplit", 2)
+    return _split_along(input, indices_or_sections, 0, "vsplit", 2)
 
 
-def dsplit(x: Tensor, indices_or_sections) -> tuple:
+def dsplit(input: Tensor, indices_or_sections) -> tuple:
     """Split along the depth (dimension 2) of a tensor with at least 3 dimensions."""
-    return _split_along(x, indices_or_sections, 2, "dsplit", 3)
+    return _split_along(input, indices_or_sections, 2, "dsplit", 3)
 
 
-def narrow_copy(x: Tensor, dim: int, start: int, length: int) -> Tensor:
+def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """``narrow`` as a copy: ``x[..., start:start + length, ...]`` with its own memory."""
     if int(length) < 0:  # narrow_copy words this differently from narrow
-        extent = x._data.shape[wrap_dim(dim, x._data.ndim)]
+        extent = input._data.shape[wrap_dim(dim, input._data.ndim)]
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({extent}).")
-    return clone(narrow(x, dim, start, length))
+    return clone(narrow(input, dim, start, length))
 
 
-def combinations(x: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
     """The ``r``-element combinations of a vector's elements as rows, in lexicographic order of positions
     (``itertools.combinations``, or ``combinations_with_replacement``).
 
@@ -1118,16 +1129,16 @@ def combinations(x: Tensor, r: int = 2, with_replacement: bool = False) -> Tenso
         >>> minitorch.combinations(minitorch.tensor([1, 2, 3])).tolist()
         [[1, 2], [1, 3], [2, 3]]
     """
-    if x._data.ndim != 1:
-        raise RuntimeError(f"Expect a 1D vector, but got shape {list(x._data.shape)}")
+    if input._data.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input._data.shape)}")
     r = int(r)
     if r < 0:
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
     if r == 0:  # PyTorch's answer: an empty vector, with no history
-        return Tensor._make(x._xp.empty(0, dtype=x._data.dtype), x._device)
-    count = x._data.shape[0]
+        return Tensor._make(input._xp.empty(0, dtype=input._data.dtype), input._device)
+    count = input._data.shape[0]
     positions = np.indices((count,) * r).reshape(r, -1)  # every r-tuple, in lexicographic order
     steps = np.diff(positions, axis=0)
     keep = (steps >= 0 if with_replacement else steps > 0).all(axis=0)
-    chosen = _on_device(positions[:, keep].T.copy(), x)
-    return indexing.Index.apply(x, (chosen, Ellipsis))
+    chosen = _on_device(positions[:, keep].T.copy(), input)
+    return indexing.Index.apply(input, (chosen, Ellipsis))

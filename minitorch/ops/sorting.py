@@ -76,7 +76,7 @@ def _descending_keys(xp, x):
     return -(x.astype(xp.int64) if x.dtype.kind == "u" else x.astype(xp.int64))
 
 
-def sort(x: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> return_types.sort:
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> return_types.sort:
     """``(values, indices)`` of ``x`` sorted along ``dim`` (ascending unless ``descending``).
 
         >>> import minitorch
@@ -85,29 +85,29 @@ def sort(x: Tensor, dim: int = -1, descending: bool = False, stable: bool = Fals
         values=tensor([1., 2., 3.]),
         indices=tensor([1, 2, 0]))
     """
-    axis = wrap_dim(dim, x._data.ndim)
-    values, indices = Sort.apply(x, axis, bool(descending), None)
+    axis = wrap_dim(dim, input._data.ndim)
+    values, indices = Sort.apply(input, axis, bool(descending), None)
     return return_types.sort(values, indices)
 
 
-def argsort(x: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
     """The indices that sort ``x`` along ``dim``."""
-    return sort(x, dim, descending, stable).indices
+    return sort(input, dim, descending, stable).indices
 
 
-def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> return_types.topk:
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> return_types.topk:
     """The ``k`` largest (or smallest) elements along ``dim``, with their indices."""
-    axis = wrap_dim(dim, x._data.ndim)
-    size = x._data.shape[axis] if x._data.ndim else 1
+    axis = wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[axis] if input._data.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
-    values, indices = TopK.apply(x, axis, bool(largest), int(k))
+    values, indices = TopK.apply(input, axis, bool(largest), int(k))
     return return_types.topk(values, indices)
 
 
-def msort(x: Tensor) -> Tensor:
+def msort(input: Tensor) -> Tensor:
     """``x`` sorted along its first dimension (``sort(x, dim=0).values``)."""
-    return sort(x, 0).values
+    return sort(input, 0).values
 
 
 # -- order statistics: median, nanmedian, kthvalue, mode ----------------------------------------------
@@ -262,7 +262,7 @@ class NanmedianAll(MedianAll):
     node_name = "NanmedianBackward0"
 
 
-def median(x: Tensor, dim=None, keepdim: bool = False):
+def median(input: Tensor, dim=None, keepdim: bool = False):
     """The lower median (of all elements, or a ``(values, indices)`` named tuple along ``dim``).
 
     For an even count it is the smaller of the two middle values (PyTorch does not average).
@@ -276,26 +276,26 @@ def median(x: Tensor, dim=None, keepdim: bool = False):
         indices=tensor([2]))
     """
     if dim is None:
-        _refuse_bool("median_cpu", x)
-        return MedianAll.apply(x, False)
-    _refuse_bool("median_out", x)
-    axis = wrap_dim(dim, x._data.ndim)
-    _check_reduction_dim("median", x, axis)
-    return _select_along(MedianDim, x, axis, keepdim, _lower_median, return_types.median)
+        _refuse_bool("median_cpu", input)
+        return MedianAll.apply(input, False)
+    _refuse_bool("median_out", input)
+    axis = wrap_dim(dim, input._data.ndim)
+    _check_reduction_dim("median", input, axis)
+    return _select_along(MedianDim, input, axis, keepdim, _lower_median, return_types.median)
 
 
-def nanmedian(x: Tensor, dim=None, keepdim: bool = False):
+def nanmedian(input: Tensor, dim=None, keepdim: bool = False):
     """``median`` of the values that are not NaN (NaN only where a slice has no numbers)."""
     if dim is None:
-        _refuse_bool("median_cpu", x)
-        return NanmedianAll.apply(x, True)
-    _refuse_bool("median_out", x)
-    axis = wrap_dim(dim, x._data.ndim)
-    _check_reduction_dim("median", x, axis)
-    return _select_along(NanmedianDim, x, axis, keepdim, _lower_nanmedian, return_types.nanmedian)
+        _refuse_bool("median_cpu", input)
+        return NanmedianAll.apply(input, True)
+    _refuse_bool("median_out", input)
+    axis = wrap_dim(dim, input._data.ndim)
+    _check_reduction_dim("median", input, axis)
+    return _select_along(NanmedianDim, input, axis, keepdim, _lower_nanmedian, return_types.nanmedian)
 
 
-def kthvalue(x: Tensor, k: int, dim: int = -1, keepdim: bool = False):
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     """``(values, indices)`` of the ``k``-th smallest element (1-based) along ``dim``; NaN counts as the largest.
 
         >>> import minitorch
@@ -304,16 +304,16 @@ def kthvalue(x: Tensor, k: int, dim: int = -1, keepdim: bool = False):
         values=tensor(2.),
         indices=tensor(2))
     """
-    _refuse_bool("kthvalue_cpu", x)
-    axis = wrap_dim(dim, x._data.ndim)
-    _check_reduction_dim("kthvalue", x, axis)
-    size = x._data.shape[axis] if x._data.ndim else 1
+    _refuse_bool("kthvalue_cpu", input)
+    axis = wrap_dim(dim, input._data.ndim)
+    _check_reduction_dim("kthvalue", input, axis)
+    size = input._data.shape[axis] if input._data.ndim else 1
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
-    return _select_along(Kthvalue, x, axis, keepdim, _kth_smallest(int(k)), return_types.kthvalue)
+    return _select_along(Kthvalue, input, axis, keepdim, _kth_smallest(int(k)), return_types.kthvalue)
 
 
-def mode(x: Tensor, dim: int = -1, keepdim: bool = False):
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
     """``(values, indices)``: the most frequent value along ``dim`` (the smallest, at ties) and its last index.
 
         >>> import minitorch
@@ -322,9 +322,9 @@ def mode(x: Tensor, dim: int = -1, keepdim: bool = False):
         values=tensor(1.),
         indices=tensor(3))
     """
-    axis = wrap_dim(dim, x._data.ndim)
-    _check_reduction_dim("mode", x, axis)
-    return _select_along(Mode, x, axis, keepdim, _most_frequent, return_types.mode)
+    axis = wrap_dim(dim, input._data.ndim)
+    _check_reduction_dim("mode", input, axis)
+    return _select_along(Mode, input, axis, keepdim, _most_frequent, return_types.mode)
 
 
 # -- quantiles ----------------------------------------------------------------------------------------
@@ -392,7 +392,7 @@ def _quantile(name: str, x: Tensor, q, dim, keepdim: bool, interpolation: str, s
     return result.squeeze(0) if single_q else result
 
 
-def quantile(x: Tensor, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear") -> Tensor:
+def quantile(input: Tensor, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear") -> Tensor:
     """The ``q``-quantiles of ``x`` (over ``dim``, or all elements); ``q`` is a number or a 1-D tensor.
 
     With a tensor ``q`` the quantiles come first: the result has shape ``(len(q), ...)``.
@@ -402,12 +402,12 @@ def quantile(x: Tensor, q, dim=None, keepdim: bool = False, *, interpolation: st
         >>> minitorch.tensor([1.0, 2.0, 3.0, 4.0]).quantile(0.5)
         tensor(2.5000)
     """
-    return _quantile("quantile", x, q, dim, keepdim, interpolation, skip_nan=False)
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, skip_nan=False)
 
 
-def nanquantile(x: Tensor, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear") -> Tensor:
+def nanquantile(input: Tensor, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear") -> Tensor:
     """``quantile`` of the values that are not NaN (NaN only where a slice has no numbers)."""
-    return _quantile("quantile", x, q, dim, keepdim, interpolation, skip_nan=True)  # PyTorch's errors say quantile
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, skip_nan=True)  # PyTorch's errors say quantile
 
 
 # -- searching sorted sequences, unique values (never differentiable) ------------------------------------
@@ -555,8 +555,8 @@ def _unique(x: Tensor, dim, return_inverse: bool, return_counts: bool, sort_firs
     return results[0] if len(results) == 1 else tuple(results)
 
 
-def unique(x: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim=None):
-    """The distinct values of ``x`` (or distinct slices along ``dim``), sorted; optionally where each element
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim=None):
+    """The distinct values of ``input`` (or distinct slices along ``dim``), sorted; optionally where each element
     went (``return_inverse``) and how often each value occurs (``return_counts``).
 
     PyTorch's CPU kernel sorts even with ``sorted=False``, and so does minitorch.
@@ -565,14 +565,14 @@ def unique(x: Tensor, sorted: bool = True, return_inverse: bool = False, return_
         >>> minitorch.unique(minitorch.tensor([3, 1, 3, 2]), return_counts=True)
         (tensor([1, 2, 3]), tensor([1, 1, 2]))
     """
-    return _unique(x, dim, return_inverse, return_counts, sort_first=True)
+    return _unique(input, dim, return_inverse, return_counts, sort_first=True)
 
 
-def unique_consecutive(x: Tensor, return_inverse: bool = False, return_counts: bool = False, dim=None):
-    """``x`` with each run of consecutive equal elements (or slices along ``dim``) collapsed into one.
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim=None):
+    """``input`` with each run of consecutive equal elements (or slices along ``dim``) collapsed into one.
 
         >>> import minitorch
         >>> minitorch.unique_consecutive(minitorch.tensor([1, 1, 2, 1]))
         tensor([1, 2, 1])
     """
-    return _unique(x, dim, return_inverse, return_counts, sort_first=False)
+    return _unique(input, dim, return_inverse, return_counts, sort_first=False)

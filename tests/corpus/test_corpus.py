@@ -51,27 +51,16 @@ TIMEOUT_S = 120
 MISSING: dict[str, str] = {
     "basics_autograd": "torch.nn.functional.binary_cross_entropy_with_logits as one autograd node "
                        "(grad_fn BinaryCrossEntropyWithLogitsBackward0; minitorch records MeanBackward0)",
-    "basics_tensors": "out= arguments (torch.matmul(a, b, out=c), torch.mul(a, b, out=c))",
     "blitz_neural_networks": "torch.nn.MSELoss as one autograd node (grad_fn MseLossBackward0; "
                              "minitorch records MeanBackward0)",
-    "char_rnn_generation": "torch.LongTensor",
-    "d2l_mlp_scratch": "the axis= alias of dim= (y_hat.argmax(axis=1))",
-    "d2l_softmax_regression_concise": "the axis= alias of dim= (y_hat.argmax(axis=1))",
-    "examples_mnist_forward_forward": "indexing with a range (x_[range(n), y] = x.max())",
-    "examples_polynomial_autograd": "torch.set_default_device",
-    "examples_time_sequence_prediction": "torch.optim.LBFGS",
+    "d2l_softmax_regression_concise": "runs since the axis= alias landed, but its first epoch's loss differs "
+                                      "(2.4858 where PyTorch prints 2.4989): not traced yet",
     "introyt_autograd": "grad_fn.next_functions entries (None, 0) for constant operands (d = c + 1)",
-    "introyt_tensors_deeper": "torch.sin_ (in-place functions in the torch namespace)",
-    "makemore_backprop": "indexing with a range (logprobs[range(n), Yb])",
-    "makemore_bigram": "the keepdims= alias of keepdim= (P.sum(1, keepdims=True))",
-    "nlp_deep_learning_tutorial": "torch.LongTensor",
-    "nn_tutorial_from_scratch": "indexing with a range (input[range(n), target])",
     "parametrizations_tutorial": "torch.nn.utils.parametrize (register_parametrization)",
     "recipe_general_checkpoint": "the optimizer param_group flags 'foreach', 'differentiable', 'fused' "
                                  "(torch.optim.SGD(...).state_dict())",
     "recipe_what_is_state_dict": "the optimizer param_group flags 'foreach', 'differentiable', 'fused' "
                                  "(torch.optim.SGD(...).state_dict())",
-    "seq2seq_translation": "torch.LongTensor",
     "spatial_transformer": "torch.nn.functional.affine_grid and torch.nn.functional.grid_sample",
 }
 

@@ -217,3 +217,22 @@ def test_softmax_implicit_dim_and_dtype(torch):
     assert ours.dtype == minitorch.float64
     assert float(F.softmax(minitorch.tensor(3.0), dim=0)) == 1.0
     assert tuple(F.softmax(minitorch.zeros(0, 3), dim=1).shape) == (0, 3)
+
+
+@pytest.mark.parametrize("namespace, name, arguments", [
+    ("nn.functional", "relu_", ()), ("nn.functional", "elu_", (0.5,)), ("nn.functional", "selu_", ()),
+    ("nn.functional", "celu_", (2.0,)), ("nn.functional", "leaky_relu_", (0.2,)),
+    ("nn.functional", "hardtanh_", (-0.5, 0.5)), ("nn.functional", "threshold_", (0.1, -3.0)),
+    ("nn.functional", "rrelu_", ()), ("", "selu_", ()), ("", "celu_", ()), ("", "threshold_", (0.1, 2.0)),
+    ("", "rrelu_", ()), ("", "selu", ()), ("", "celu", (0.5,)), ("", "threshold", (0.0, 1.0)),
+])
+def test_in_place_activation_functions_match_pytorch(namespace, name, arguments):
+    torch = require_torch()
+    outcomes = []
+    for lib in (minitorch, torch):
+        module = lib.nn.functional if namespace else lib
+        x = lib.tensor([[-2.0, -0.5, 0.0], [0.3, 1.5, 3.0]], dtype=lib.float64)
+        result = getattr(module, name)(x, *arguments)
+        outcomes.append(((result is x) == name.endswith("_"), result.tolist()))
+    assert outcomes[0][0] and outcomes[1][0]
+    np.testing.assert_allclose(outcomes[0][1], outcomes[1][1], rtol=1e-12)

@@ -333,3 +333,126 @@ def _raises_like(ours_call, theirs_call):
 ])
 def test_errors_match_torch(torch, call):
     _raises_like(lambda: call(minitorch), lambda: call(torch))
+
+
+# -- the hinge, margin and likelihood losses ------------------------------------------------------------------
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("margin", [1.0, 0.3])
+def test_hinge_embedding_loss(torch, reduction, margin):
+    rng = np.random.default_rng(21)
+    target = np.array([[1.0, -1.0, -1.0], [1.0, -1.0, 1.0]])
+    _check(torch, lambda lib, x, y: _module(lib, "HingeEmbeddingLoss", margin, reduction=reduction)(x, y),
+           [rng.uniform(0.05, 1.5, (2, 3)), target], [0], rng)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_soft_margin_loss(torch, reduction):
+    rng = np.random.default_rng(22)
+    target = np.where(rng.random((4, 3)) < 0.5, -1.0, 1.0)
+    _check(torch, lambda lib, x, y: _module(lib, "SoftMarginLoss", reduction=reduction)(x, y),
+           [rng.standard_normal((4, 3)), target], [0], rng)  # PyTorch refuses a target that requires grad
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_multilabel_soft_margin_loss(torch, reduction, weighted):
+    rng = np.random.default_rng(23)
+    weight = rng.uniform(0.5, 2.0, 5)
+
+    def build(lib, x, y):
+        module_weight = lib.from_numpy(weight.copy()) if weighted else None
+        return _module(lib, "MultiLabelSoftMarginLoss", module_weight, reduction=reduction)(x, y)
+
+    _check(torch, build, [rng.standard_normal((4, 5)), (rng.random((4, 5)) < 0.4).astype(np.float64)], [0, 1], rng)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("options", [{}, {"log_input": False}, {"full": True}, {"log_input": False, "full": True,
+                                                                                "eps": 1e-3}])
+def test_poisson_nll_loss(torch, reduction, options):
+    rng = np.random.default_rng(24)
+    rates = rng.uniform(0.1, 2.0, (4, 3)) if options.get("log_input") is False else rng.standard_normal((4, 3))
+    counts = rng.integers(0, 6, (4, 3)).astype(np.float64)
+    _check(torch, lambda lib, x, y: _module(lib, "PoissonNLLLoss", reduction=reduction, **options)(x, y),
+           [rates, counts], [0, 1], rng)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("var_shape", [(4, 3), (4,), (4, 1)])
+@pytest.mark.parametrize("options", [{}, {"full": True}, {"eps": 0.5}])
+def test_gaussian_nll_loss(torch, reduction, var_shape, options):
+    rng = np.random.default_rng(25)
+    variance = rng.uniform(0.1, 2.0, var_shape)
+    _check(torch, lambda lib, x, y, v: _module(lib, "GaussianNLLLoss", reduction=reduction, **options)(x, y, v),
+           [rng.standard_normal((4, 3)), rng.standard_normal((4, 3)), variance], [0, 1, 2], rng)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("options", [{}, {"p": 2}, {"margin": 0.3}, {"weighted": True}, {"p": 2, "weighted": True}])
+@pytest.mark.parametrize("batched", [True, False])
+def test_multi_margin_loss(torch, reduction, options, batched):
+    rng = np.random.default_rng(26)
+    options = dict(options)
+    weighted = options.pop("weighted", False)
+    weight = rng.uniform(0.5, 2.0, 4)
+    scores = rng.standard_normal((5, 4)) if batched else rng.standard_normal(4)
+    target = np.array([0, 3, 1, 1, 2]) if batched else np.array(2)
+
+    def build(lib, x, y):
+        module_weight = lib.from_numpy(weight.copy()) if weighted else None
+        return _module(lib, "MultiMarginLoss", weight=module_weight, reduction=reduction, **options)(x, y)
+
+    _check(torch, build, [scores, target], [0], rng)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("batched", [True, False])
+def test_multilabel_margin_loss(torch, reduction, batched):
+    rng = np.random.default_rng(27)
+    # targets end at the first -1; a repeated label counts twice, as in PyTorch
+    target = np.array([[3, 0, -1, 1], [1, 2, 3, -1], [2, 2, -1, -1]]) if batched else np.array([3, 0, -1, 1])
+    scores = rng.standard_normal(target.shape) * 0.5
+    _check(torch, lambda lib, x, y: _module(lib, "MultiLabelMarginLoss", reduction=reduction)(x, y),
+           [scores, target], [0], rng)
+
+
+def test_new_losses_gradcheck():
+    rng = np.random.default_rng(28)
+    x = minitorch.tensor(rng.standard_normal((3, 4)), requires_grad=True)
+    labels = minitorch.tensor([0, 3, 1])
+    multilabel = minitorch.tensor([[1, 2, -1, 0], [3, -1, 0, 0], [0, 1, 2, 3]])
+    signs = minitorch.tensor(np.where(rng.random((3, 4)) < 0.5, -1.0, 1.0))
+    variance = minitorch.tensor(rng.uniform(0.5, 2.0, (3, 4)), requires_grad=True)
+    checks = [
+        (lambda a: F.soft_margin_loss(a, signs), (x,)),
+        (lambda a: F.multilabel_soft_margin_loss(a, (signs > 0).double()), (x,)),
+        (lambda a: F.poisson_nll_loss(a, signs.abs() * 2, full=True), (x,)),
+        (lambda a, v: F.gaussian_nll_loss(a, signs, v, full=True), (x, variance)),
+        (lambda a: F.multi_margin_loss(a * 0.3, labels, p=2), (x,)),
+        (lambda a: F.multilabel_margin_loss(a * 0.3, multilabel), (x,)),
+    ]
+    for function, inputs in checks:
+        assert minitorch.autograd.gradcheck(function, inputs)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.nn.functional.gaussian_nll_loss(lib.ones(2, 3), lib.ones(2, 3), lib.ones(3)),
+    lambda lib: lib.nn.functional.gaussian_nll_loss(lib.ones(2, 3), lib.ones(2, 3), -lib.ones(2, 3)),
+    lambda lib: lib.nn.functional.multi_margin_loss(lib.ones(2, 3), lib.tensor([0, 1]), p=3),
+    lambda lib: lib.nn.MultiMarginLoss(p=3),
+])
+def test_new_loss_errors_match_torch(torch, call):
+    outcomes = []
+    for lib in (minitorch, torch):
+        with pytest.raises(Exception) as caught:
+            call(lib)
+        outcomes.append((type(caught.value).__name__, str(caught.value)))
+    assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("name, options", [("PairwiseDistance", {}), ("PairwiseDistance", {"p": 1.0, "keepdim": True}),
+                                           ("CosineSimilarity", {}), ("CosineSimilarity", {"dim": 0, "eps": 1e-3})])
+def test_distance_modules(torch, name, options):
+    rng = np.random.default_rng(29)
+    _check(torch, lambda lib, a, b: _module(lib, name, **options)(a, b),
+           [rng.standard_normal((4, 3)), rng.standard_normal((4, 3))], [0, 1], rng)

@@ -90,6 +90,41 @@ def test_layer_norm_matches_torch(torch, normalized_shape, shape, options):
     _run(ours, theirs, torch, shape, steps=1)
 
 
+@pytest.mark.parametrize("normalized_shape, shape", [(4, (3, 4)), ((3, 4), (2, 3, 4)), (5, (5,))])
+@pytest.mark.parametrize("options", [{}, {"elementwise_affine": False}, {"eps": 1e-2}])
+def test_rms_norm_matches_torch(torch, normalized_shape, shape, options):
+    ours = nn.RMSNorm(normalized_shape, dtype=minitorch.float64, **options)
+    theirs = torch.nn.RMSNorm(normalized_shape, dtype=torch.float64, **options)
+    assert repr(ours) == repr(theirs)
+    _run(ours, theirs, torch, shape, steps=1)
+
+
+def test_rms_norm_default_eps_and_shape_error_match_torch(torch):
+    for lib in (minitorch, torch):  # eps=None: the dtype's machine epsilon, in float32 and float64
+        for dtype in (lib.float32, lib.float64):
+            tiny = lib.full((2, 3), 1e-6, dtype=dtype)
+            assert lib.nn.functional.rms_norm(tiny, [3]).dtype == dtype
+    small = np.full((2, 3), 1e-4, dtype=np.float32)
+    np.testing.assert_allclose(F.rms_norm(minitorch.tensor(small), [3]).numpy(),
+                               torch.nn.functional.rms_norm(torch.tensor(small), [3]).numpy(), rtol=1e-6)
+    messages = []
+    for lib in (minitorch, torch):
+        with pytest.raises(RuntimeError) as caught:
+            lib.nn.functional.rms_norm(lib.ones(2, 3), [4])
+        messages.append(str(caught.value).replace("torch.Size", "Size"))
+    assert messages[0] == messages[1]
+
+
+def test_normalize_out_and_zero_vectors_match_torch(torch):
+    outcomes = []
+    for lib in (minitorch, torch):
+        x = lib.tensor([[0.0, 0.0], [3.0, 4.0]])
+        out = lib.empty(2, 2)
+        result = lib.nn.functional.normalize(x, out=out)
+        outcomes.append((result is out, out.tolist()))
+    assert outcomes[0] == outcomes[1]
+
+
 @pytest.mark.parametrize("groups, shape", [(1, (2, 4, 3)), (2, (2, 4, 3, 2)), (4, (3, 4, 5)), (2, (3, 4))])
 @pytest.mark.parametrize("options", [{}, {"affine": False}, {"bias": False}])
 def test_group_norm_matches_torch(torch, groups, shape, options):

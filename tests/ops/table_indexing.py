@@ -95,6 +95,12 @@ OPS = [
                                                         (Arg((2, 3, 4)), _index((2, 3, 2), 3))]),
     OpInfo("gather_dim0", lambda lib, x, i: lib.gather(x, 0, i), [(Arg((3, 4)), _index((5, 4), 3))]),
     OpInfo("gather_0d", lambda lib, x, i: x.gather(0, i), [(Arg(()), _index((), 1))]),
+    # PyTorch counts a 0-d index as a 1-d index of one element next to a 1-d input
+    OpInfo("gather_0d_index", lambda lib, x, i: x.gather(0, i), [(Arg((4,)), _index((), 4))]),
+    OpInfo("scatter_0d_index", lambda lib, x, i, s: x.scatter(0, i, s), [(Arg((4,)), _index((), 4), Arg(()))]),
+    OpInfo("scatter_add_0d_index", lambda lib, x, i, s: x.scatter_add(0, i, s), [(Arg((4,)), _index((), 4), Arg(()))]),
+    OpInfo("getitem_range", lambda lib, x: x[range(1, 3)], [S((4, 3))]),
+    OpInfo("getitem_ranges", lambda lib, x: x[:, range(0, 3, 2)], [S((4, 3))]),
     # scatter overwrites: indices are distinct along dim, so which write wins is never in question
     OpInfo("scatter", lambda lib, x, i, s: x.scatter(0, i, s),
            [(Arg((3, 4)), _index((2, 4), 3, values=[[0, 1, 2, 0], [2, 0, 1, 1]]), Arg((2, 4))),

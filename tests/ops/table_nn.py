@@ -19,4 +19,8 @@ OPS = [
     OpInfo("log_softmax_dim1", lambda lib, x: lib.nn.functional.log_softmax(x, dim=1), [S((2, 3, 4))]),
     OpInfo("log_softmax_large", lambda lib, x: lib.nn.functional.log_softmax(x * 400.0, dim=-1),
            [S((3, 5))], rtol32=1e-4, atol32=1e-4),
+    OpInfo("rms_norm", lambda lib, x, w: lib.nn.functional.rms_norm(x, (4,), w), [S((3, 4), (4,)), S((2, 3, 4), (4,))]),
+    OpInfo("rms_norm_2d_shape_eps", lambda lib, x: lib.nn.functional.rms_norm(x, (3, 4), eps=1e-3), [S((2, 3, 4))]),
+    OpInfo("normalize", lambda lib, x: lib.nn.functional.normalize(x), [S((3, 4)), S((2, 3, 4))]),
+    OpInfo("normalize_p1_dim", lambda lib, x: lib.nn.functional.normalize(x, p=1.0, dim=-1), [S((3, 4))]),
 ]

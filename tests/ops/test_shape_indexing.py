@@ -573,7 +573,40 @@ RESULTS = {
     "scatter_reduce_float_mean_empty_positions": lambda lib: lib.ones(4).scatter_reduce(
         0, lib.tensor([1, 1]), lib.tensor([2.0, 5.0]), "mean", include_self=False),
     "scatter_reduce_0d": lambda lib: lib.tensor(2.0).scatter_reduce(0, lib.tensor(0), lib.tensor(3.0), "prod"),
+    # sequences PyTorch accepts as indices
+    "index_range": lambda lib: lib.arange(12.0).reshape(3, 4)[range(2)],
+    "index_range_step": lambda lib: lib.arange(12.0)[range(0, 10, 3)],
+    "index_two_ranges": lambda lib: lib.arange(12.0).reshape(3, 4)[range(2), range(2)],
+    "index_numpy_ints": lambda lib: lib.arange(12.0)[np.array([1, 3])],
+    "index_numpy_mask": lambda lib: lib.arange(4.0)[np.array([True, False, True, False])],
+    "index_bool_list": lambda lib: lib.arange(4.0)[[True, False, True, False]],
+    "index_0d_tensor": lambda lib: lib.arange(4.0)[lib.tensor(2)],
+    "setitem_range": lambda lib: _set(lib.zeros(4), range(2), 5.0),
+    # a 0-d index into a 1-d tensor counts as a 1-d index of one element
+    "gather_0d_index": lambda lib: lib.arange(4.0).gather(0, lib.tensor(2)),
+    "scatter__0d_index": lambda lib: lib.zeros(4).scatter_(0, lib.tensor(2), lib.tensor(5.0)),
+    "scatter_0d_index_value": lambda lib: lib.zeros(4).scatter(0, lib.tensor(2), 7.0),
+    # views of strided layouts PyTorch allows
+    "view_transposed_compatible": lambda lib: lib.arange(24.0).reshape(2, 3, 4).transpose(0, 1).view(3, 2, 2, 2),
+    "view_sliced": lambda lib: lib.arange(24.0).reshape(4, 6)[:, :4].view(4, 2, 2),
+    "view_expanded": lambda lib: lib.ones(3, 1).expand(3, 4).view(3, 2, 2),
+    "view_stepped": lambda lib: lib.arange(12.0)[::2].view(2, 3),
 }
+
+
+def _set(tensor, index, value):
+    tensor[index] = value
+    return tensor
+
+
+def test_list_of_sequences_is_read_as_a_tuple_with_pytorchs_warning():
+    torch = require_torch()
+    outcomes = []
+    for lib in (minitorch, torch):
+        with pytest.warns(UserWarning, match="Using a non-tuple sequence for multidimensional indexing") as caught:
+            result = lib.arange(12.0).reshape(3, 4)[[[0, 1], [1, 2]]]
+        outcomes.append((result.tolist(), str(caught[0].message).split(" (Triggered internally")[0]))
+    assert outcomes[0] == outcomes[1]
 
 
 @pytest.mark.parametrize("name", list(RESULTS))

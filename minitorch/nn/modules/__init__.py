@@ -94,6 +94,7 @@ __all__ += [
 
 # == normalization, dropout, embedding, losses (normalization helper's section) ==
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d  # noqa: E402
+from .distance import CosineSimilarity, PairwiseDistance  # noqa: E402
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout  # noqa: E402
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa: E402
 from .loss import (  # noqa: E402
@@ -102,24 +103,33 @@ from .loss import (  # noqa: E402
     CosineEmbeddingLoss,
     CrossEntropyLoss,
     CTCLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
     HuberLoss,
     KLDivLoss,
     L1Loss,
     MarginRankingLoss,
     MSELoss,
+    MultiLabelMarginLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
     NLLLoss,
+    PoissonNLLLoss,
     SmoothL1Loss,
+    SoftMarginLoss,
     TripletMarginLoss,
 )
-from .normalization import GroupNorm, LayerNorm, LocalResponseNorm  # noqa: E402
+from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm  # noqa: E402
 from .sparse import Embedding, EmbeddingBag  # noqa: E402
 
 __all__ += [
-    "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "LayerNorm", "GroupNorm",
-    "LocalResponseNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
+    "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "LayerNorm", "RMSNorm",
+    "GroupNorm", "LocalResponseNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
     "InstanceNorm3d", "Embedding", "EmbeddingBag", "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "NLLLoss",
     "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "CosineEmbeddingLoss", "MarginRankingLoss",
-    "TripletMarginLoss", "CTCLoss",
+    "TripletMarginLoss", "CTCLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss",
+    "PoissonNLLLoss", "GaussianNLLLoss", "MultiMarginLoss", "MultiLabelMarginLoss", "CosineSimilarity",
+    "PairwiseDistance",
 ]
 
 # == recurrent, transformer (sequence helper's section) ==

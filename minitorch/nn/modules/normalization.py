@@ -67,6 +67,35 @@ class LayerNorm(Module):
         )
 
 
+class RMSNorm(Module):
+    """``y = x / sqrt(mean(x ** 2) + eps) * weight`` over the last ``len(normalized_shape)`` dimensions
+    (``F.rms_norm``); ``weight`` (ones) has shape ``normalized_shape``; ``eps=None`` is the dtype's epsilon."""
+
+    def __init__(self, normalized_shape, eps: float | None = None, elementwise_affine: bool = True, device=None,
+                 dtype=None) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if self.elementwise_affine:
+            self.weight = Parameter(_creation.empty(self.normalized_shape, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
 class GroupNorm(Module):
     """Split the ``num_channels`` channels into ``num_groups`` groups and normalise each group of each sample.
 

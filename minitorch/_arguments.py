@@ -1,0 +1,253 @@
+"""Two things every public function does the way PyTorch does, implemented once here.
+
+* **A tensor where a tensor is wanted.** ``minitorch.relu([1.0, 2.0])`` raises PyTorch's
+  ``TypeError: relu(): argument 'input' (position 1) must be Tensor, not list``, before the
+  function runs, instead of some ``AttributeError`` from deep inside it.
+* **``out=``.** ``minitorch.add(a, b, out=c)`` computes ``a + b`` as usual and then writes the
+  result into ``c``'s memory, with PyTorch's rules:
+
+  - the result's dtype must be castable to ``c``'s (a float result never goes into an integer
+    tensor): ``result type Float can't be cast to the desired output type Long``;
+  - ``c`` of the wrong shape is resized to the result's shape, with PyTorch's deprecation
+    warning when ``c`` had elements (an empty ``c`` is resized silently);
+  - creation functions (``zeros``, ``arange``...) take ``c``'s dtype and device when none is given;
+  - a function with ``out=`` records no graph, so PyTorch refuses it while recording when any
+    argument (``out`` included) requires grad: ``add(): functions with out=... arguments don't
+    support automatic differentiation, but one of the arguments requires grad.``
+  - functions returning several tensors (``max(x, dim)``, ``sort``) take a tuple of tensors.
+
+``minitorch/__init__.py`` (and ``nn/functional.py``) pass their functions through ``public``
+once, at import; the ops themselves know nothing of either rule, and the library's own calls
+between ops skip the wrapper.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import numbers
+import warnings
+
+from ._tensor import Tensor
+from .autograd.grad_mode import _GradState
+
+_TYPE_LABELS = {
+    "float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "int16": "Short",
+    "int8": "Char", "uint8": "Byte", "bool": "Bool",
+}  # fmt: skip
+
+
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python
+
+
+def type_name(value) -> str:
+    """How PyTorch's argument parser names a value's type: the C ``tp_name`` (``list``, ``numpy.ndarray``, ``X``).
+
+    Classes written in Python go by their bare name; types written in C by their dotted one,
+    except the builtins.
+    """
+    kind = type(value)
+    if kind.__flags__ & _HEAP_TYPE or kind.__module__ == "builtins":
+        return kind.__name__
+    return f"{kind.__module__}.{kind.__name__}"
+
+
+def must_be_tensor(function: str, value, argument: str = "input", position: int = 1) -> TypeError:
+    """PyTorch's error for a non-tensor argument where a tensor is wanted."""
+    return TypeError(
+        f"{function}(): argument '{argument}' (position {position}) must be Tensor, not {type_name(value)}"
+    )
+
+
+def _requires_grad(value) -> bool:
+    if isinstance(value, Tensor):
+        return value._requires_grad
+    if isinstance(value, (list, tuple)):
+        return any(_requires_grad(item) for item in value)
+    return False
+
+
+def _write(function: str, destination, result: Tensor) -> Tensor:
+    """Copy ``result`` into ``destination`` with PyTorch's cast and resize rules."""
+    if not isinstance(destination, Tensor):
+        raise TypeError(f"{function}(): argument 'out' must be Tensor, not {type_name(destination)}")
+    source_dtype, target_dtype = result.dtype, destination.dtype
+    if source_dtype.category > target_dtype.category:
+        raise RuntimeError(
+            f"result type {_TYPE_LABELS[source_dtype.name]} can't be cast to the desired output type "
+            f"{_TYPE_LABELS[target_dtype.name]}"
+        )
+    if result._device != destination._device:
+        raise RuntimeError(
+            f"Expected out tensor to have device {destination._device}, but got {result._device} instead"
+        )
+    values = result._data.astype(destination._data.dtype, copy=False)
+    if destination._data.shape != values.shape:
+        if destination._data.size:
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape {list(destination._data.shape)}, "
+                f"which does not match the required output shape {list(values.shape)}. This behavior is deprecated, "
+                "and in a future PyTorch release outputs will not be resized unless they have zero elements. You can "
+                "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
+                UserWarning,
+                stacklevel=4,
+            )
+        destination._data = values.copy()  # a resize: new memory, as PyTorch's storage is reallocated
+    else:
+        if not destination._data.flags.writeable:
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+                "location. Please clone() the tensor before performing the operation."
+            )
+        destination._data[...] = values
+    destination._version_counter[0] += 1
+    return destination
+
+
+def write_out(function: str, result, out):
+    """``out`` (a tensor, or a tuple of them for several results) holding ``result``; returns it."""
+    if isinstance(out, (tuple, list)):
+        results = tuple(result)
+        if len(out) != len(results):
+            raise RuntimeError(f"{function}(): expected {len(results)} out tensors, but got {len(out)}")
+        written = [_write(function, target, value) for target, value in zip(out, results)]
+        return type(result)(*written) if hasattr(result, "_fields") else tuple(written)
+    return _write(function, out, result)
+
+
+_MISSING = object()
+_CREATION = {"zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "eye", "rand", "randn", "randint",
+             "randperm"}
+
+
+def _tensor_position(signature: inspect.Signature):
+    """The index of the parameter named ``input`` (PyTorch's name for the tensor operand), or None."""
+    for index, parameter in enumerate(signature.parameters.values()):
+        if parameter.name == "input" and parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD):
+            return index
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.KEYWORD_ONLY, parameter.VAR_KEYWORD):
+            return None
+    return None
+
+
+# NumPy's argument names that PyTorch's argument parser accepts for its own, on every builtin function and
+# method: ``x.sum(axis=0, keepdims=True)``, ``torch.add(x1, x2=...)``.
+NUMPY_ALIASES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
+
+
+def _aliases_for(signature: inspect.Signature, allowed) -> dict:
+    parameters = signature.parameters
+    return {alias: name for alias, name in NUMPY_ALIASES.items() if alias in allowed and name in parameters
+            and alias not in parameters}
+
+
+def _rename_aliases(function: str, kwargs: dict, aliases: dict) -> None:
+    for alias, name in aliases.items():
+        if alias in kwargs:
+            if name in kwargs:
+                raise TypeError(f"{function}() got multiple values for argument '{name}'")
+            kwargs[name] = kwargs.pop(alias)
+
+
+def public(function, *, takes_out: bool = False, name: str | None = None, numpy_aliases=()):
+    """``function`` as the public face calls it: its tensor argument checked, ``out=`` if PyTorch takes one,
+    and the ``numpy_aliases`` (a subset of ``NUMPY_ALIASES``' keys) accepted for PyTorch's names.
+
+    Functions that need none of these come back unchanged.
+    """
+    name = name or function.__name__
+    signature = inspect.signature(function)
+    position = _tensor_position(signature)
+    takes_out = takes_out and "out" not in signature.parameters
+    aliases = _aliases_for(signature, numpy_aliases)
+    if position is None and not takes_out and not aliases:
+        return function
+    creates = name in _CREATION  # zeros, arange...: out= sets the dtype and device
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        if aliases and kwargs:
+            _rename_aliases(name, kwargs, aliases)
+        if position is not None:
+            value = args[position] if len(args) > position else kwargs.get("input", _MISSING)
+            if not isinstance(value, Tensor) and not isinstance(value, numbers.Number) and value is not _MISSING:
+                raise must_be_tensor(name, value, "input", position + 1)
+        out = kwargs.pop("out", None) if takes_out else None
+        if out is None:
+            return function(*args, **kwargs)
+        needs_grad = _requires_grad(out) or _requires_grad(args) or _requires_grad(tuple(kwargs.values()))
+        if _GradState.enabled and needs_grad:
+            raise RuntimeError(
+                f"{name}(): functions with out=... arguments don't support automatic differentiation, but one of "
+                "the arguments requires grad."
+            )
+        if creates and isinstance(out, Tensor):
+            kwargs.setdefault("dtype", out.dtype)
+            if "device" in signature.parameters:
+                kwargs.setdefault("device", out.device)
+        return write_out(name, function(*args, **kwargs), out)
+
+    if takes_out:
+        out_parameter = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
+        parameters = list(signature.parameters.values())
+        at = next((i for i, p in enumerate(parameters) if p.kind is p.VAR_KEYWORD), len(parameters))
+        parameters.insert(at, out_parameter)
+        wrapper.__signature__ = signature.replace(parameters=parameters)
+    return wrapper
+
+
+def make_public(namespace: dict, names, takes_out=(), numpy_aliases=()) -> None:
+    """Wrap ``namespace[name]`` with ``public`` for every name (in place, at import time)."""
+    takes_out = set(takes_out)
+    for name in names:
+        function = namespace[name]
+        if inspect.isfunction(function):
+            namespace[name] = public(function, takes_out=name in takes_out, name=name, numpy_aliases=numpy_aliases)
+
+
+def accept_numpy_aliases(cls, aliases=("axis", "keepdims", "x2")) -> None:
+    """Let ``cls``'s methods take NumPy's names for ``dim``, ``keepdim`` and ``other`` (``x.sum(axis=0)``)."""
+    for name, method in list(vars(cls).items()):
+        if name.startswith("_") or not inspect.isfunction(method):
+            continue
+        found = _aliases_for(inspect.signature(method), aliases)
+        if not found:
+            continue
+
+        def make(method=method, found=found, name=name):
+            @functools.wraps(method)
+            def wrapper(*args, **kwargs):
+                if kwargs:
+                    _rename_aliases(name, kwargs, found)
+                return method(*args, **kwargs)
+
+            return wrapper
+
+        setattr(cls, name, make())
+
+
+# The functions of the ``torch`` namespace that take ``out=`` in PyTorch 2.13 and that minitorch has
+# (tests/test_api_signatures.py checks this list against PyTorch's own signatures).
+TAKES_OUT = (
+    "abs", "absolute", "acos", "add", "addbmm", "addcdiv", "addcmul", "addmm", "addmv", "all", "amax", "amin",
+    "aminmax", "any", "arange", "arccos", "arcsin", "arctan", "arctan2", "argmax", "argmin", "argsort", "asin", "atan",
+    "atan2", "baddbmm", "bernoulli", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "bucketize",
+    "cat", "ceil", "cholesky", "clamp", "clamp_max", "clamp_min", "clip", "column_stack", "concat", "concatenate",
+    "cos", "cosh", "cross", "cummax", "cummin", "cumprod", "cumsum", "deg2rad", "diag", "diff", "digamma", "div",
+    "divide", "dot", "dstack", "empty", "eq", "erf", "erfc", "erfinv", "exp", "exp2", "expm1", "eye", "fix",
+    "float_power", "floor", "floor_divide", "fmax", "fmin", "fmod", "frac", "frexp", "full", "gather", "gcd", "ge",
+    "greater", "greater_equal", "gt", "heaviside", "histc", "histogram", "hstack", "hypot", "i0", "index_add",
+    "index_copy", "index_select", "inner", "inverse", "isin", "isneginf", "isposinf", "kron", "kthvalue", "lcm",
+    "ldexp", "le", "lerp", "less", "less_equal", "lgamma", "linspace", "log", "log10", "log1p", "log2", "log_softmax",
+    "logaddexp", "logaddexp2", "logcumsumexp", "logical_and", "logical_not", "logical_or", "logical_xor", "logit",
+    "logspace", "logsumexp", "lt", "masked_select", "matmul", "matrix_power", "max", "maximum", "mean", "median",
+    "min", "minimum", "mm", "mode", "msort", "mul", "multinomial", "multiply", "mv", "nan_to_num", "nanmean",
+    "nanmedian", "nanquantile", "nansum", "narrow_copy", "ne", "neg", "negative", "nextafter", "nonzero", "norm",
+    "normal", "not_equal", "ones", "outer", "polygamma", "pow", "prod", "qr", "quantile", "rad2deg", "rand", "randint",
+    "randn", "randperm", "reciprocal", "remainder", "renorm", "round", "rsqrt", "scatter", "scatter_add",
+    "scatter_reduce", "searchsorted", "sgn", "sigmoid", "sign", "signbit", "sin", "sinc", "sinh", "slice_scatter",
+    "slogdet", "softmax", "sort", "sqrt", "square", "stack", "std", "sub", "subtract", "sum", "svd", "take",
+    "take_along_dim", "tan", "tanh", "tensordot", "topk", "tril", "triu", "true_divide", "trunc", "var", "vdot",
+    "vstack", "where", "xlogy", "zeros", "acosh", "arccosh", "arcsinh", "arctanh", "asinh", "atanh", "copysign",
+    "threshold",
+)  # fmt: skip
