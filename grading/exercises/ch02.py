@@ -36,19 +36,26 @@ exercise(
 
 
 def wiggly(x):
-    """The numerical-gradient exercise's function: f(x) = sum(sin(x) * x**2), a tensor in, a scalar out."""
-    return (x.sin() * x**2).sum()
+    """The numerical-gradient exercise's function: f(x) = sum(sin(x) * x**2) + sin(sum(x)), a scalar.
+
+    The second term couples every entry to every other (f is not a sum of one term per entry), so a loop that
+    nudges x in place and forgets to restore it gets the later entries' slopes wrong.
+    """
+    return (x.sin() * x**2).sum() + x.sum().sin()
 
 
 def _numerical_gradient(x, eps):
-    # f is a sum of one term per entry, so nudging entry j changes only its own term: the central difference
-    # of the sum equals the central difference of that term, computed here for every entry at once.
+    # Nudging entry j changes its own term sin(x_j) x_j**2 and the shared term sin(S), S = sum(x), by the same
+    # amounts for every j: the central difference of f is the two differences added, for every entry at once.
     values = x.numpy().astype(np.float64)
 
     def term(v):
         return np.sin(v) * v**2
 
-    return minitorch.from_numpy(((term(values + eps) - term(values - eps)) / (2 * eps)).astype(x.numpy().dtype))
+    total = values.sum()
+    own = (term(values + eps) - term(values - eps)) / (2 * eps)
+    shared = (np.sin(total + eps) - np.sin(total - eps)) / (2 * eps)
+    return minitorch.from_numpy((own + shared).astype(x.numpy().dtype))
 
 
 exercise(
@@ -61,9 +68,13 @@ exercise(
     ],
     rtol=1e-6,
     atol=1e-8,
-    hint="For each entry j (loop over x.numel() entries of a flattened copy): copy x, add eps to entry j, "
-    "evaluate wiggly; copy again, subtract eps; the slope is (f_plus - f_minus) / (2 * eps). "
-    "Return the slopes in x's shape.",
+    hints=[
+        "Estimate each partial derivative on its own: move one entry a little up, a little down, and see how much "
+        "the function's value changes, with every other entry exactly as it was.",
+        "∂f/∂x_j ≈ (f(x + ε e_j) − f(x − ε e_j)) / (2ε), with e_j one at entry j and zero elsewhere.",
+        "Loop j over the entries of a flattened copy; build the two nudged inputs from fresh copies (clone) each "
+        "time, so that x itself, and the next entry's estimate, never see an earlier nudge. Reshape at the end.",
+    ],
 )
 
 

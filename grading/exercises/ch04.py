@@ -48,6 +48,20 @@ exercise(
     "the loss function decides what the raw outputs mean.",
 )
 
+def _detached_update(answer) -> str | None:
+    """The lesson of no_grad: the updated parameters must be new leaves, not results recorded in the graph."""
+    if not isinstance(answer, (tuple, list)):
+        return None
+    for name, value in zip(("new_weight", "new_bias", "loss"), answer):
+        if isinstance(value, minitorch.Tensor) and value.grad_fn is not None:
+            return (
+                f"{name} is still part of the graph (grad_fn={value.grad_fn.name()}): the update is recorded as an "
+                "operation. Do the update where autograd does not record (the lesson of this exercise), so the "
+                "new parameters are leaves, as an optimizer's are"
+            )
+    return None
+
+
 exercise(
     "ch04.sgd_step",
     function="sgd_step",
@@ -56,7 +70,14 @@ exercise(
         (randn(8, 3, seed=421), randn(8, 2, seed=422), randn(2, 3, seed=423), randn(2, seed=424), 0.1),
         (randn(16, 5, seed=425), randn(16, 1, seed=426), randn(1, 5, seed=427), randn(1, seed=428), 0.05),
     ],
-    hint="Make weight and bias leaves that require grad (weight.requires_grad_()), compute the prediction and "
-    "loss = ((prediction - target) ** 2).mean(), call loss.backward(), then under minitorch.no_grad() return "
-    "weight - lr * weight.grad, bias - lr * bias.grad and loss.detach(). Minus: a step goes downhill.",
+    outputs=("new_weight", "new_bias", "loss"),
+    answer_check=_detached_update,
+    hints=[
+        "Autograd needs leaves to fill: weight and bias must require grad before the forward pass. After "
+        "backward, their .grad holds dL/dweight and dL/dbias, and the step moves each against its gradient.",
+        "L = mean((x Wᵀ + b − target)²); W' = W − lr·∂L/∂W and b' = b − lr·∂L/∂b (minus: a step goes downhill). "
+        "The update must not be recorded: the new parameters are leaves with no grad_fn.",
+        "requires_grad_() on the two parameters, the forward pass and the loss, .backward(), then the two updates "
+        "inside a `with minitorch.no_grad():` block; return the loss detached from its graph.",
+    ],
 )

@@ -62,8 +62,14 @@ exercise(
         (randn(5, seed=511), randn(5, seed=512), np.zeros(5, dtype=np.float32), 0.1, 0.9),
         (randn(3, 4, seed=513), randn(3, 4, seed=514), randn(3, 4, seed=515, scale=0.5), 0.01, 0.8),
     ],
-    hint="PyTorch's convention: new_velocity = momentum * velocity + grad, then new_param = param - lr * new_velocity "
-    "(the learning rate is applied at the step, not stored in the velocity).",
+    hints=[
+        "The velocity is a running sum of past gradients, each step's decayed by the momentum factor; the step "
+        "then moves the parameter against the velocity.",
+        "PyTorch's convention: v_new = μ·v + g and p_new = p − lr·v_new. The learning rate is applied at the step, "
+        "not stored in the velocity.",
+        "Two lines: one computes the new velocity from momentum, velocity and grad; the other the new parameter "
+        "from param, lr and that new velocity. Return both, new parameter first.",
+    ],
 )
 
 exercise(

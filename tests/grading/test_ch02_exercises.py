@@ -84,6 +84,23 @@ def forward_difference(x, eps):
     return gradient.reshape(x.shape)
 
 
+def nudges_in_place_without_restoring(x, eps):
+    """Nudges x itself: up, then down twice as far, never back (the error cancels only for a separable f)."""
+    flat = x.detach().view(-1)
+    gradient = minitorch.zeros_like(flat)
+    for j in range(flat.numel()):
+        flat[j] += eps
+        plus = SOLUTIONS["wiggly"](x)
+        flat[j] -= 2 * eps
+        gradient[j] = (plus - SOLUTIONS["wiggly"](x)) / (2 * eps)
+    return gradient.reshape(x.shape)
+
+
+def nudges_a_private_copy_without_restoring(x, eps):
+    """The same forgotten restore on a private copy: x is unchanged, but later entries see earlier nudges."""
+    return nudges_in_place_without_restoring(x.clone(), eps)
+
+
 def forgot_the_two(x, eps):
     return SOLUTIONS["numerical_gradient"](x, eps) * 2
 
@@ -110,6 +127,8 @@ def diagonal_only(x, v):
         ("silu_with_grad", _through(IgnoresGradOutput)),
         ("numerical_gradient", forward_difference),
         ("numerical_gradient", forgot_the_two),
+        ("numerical_gradient", nudges_in_place_without_restoring),
+        ("numerical_gradient", nudges_a_private_copy_without_restoring),
         ("numerical_gradient", flattened_result),
         ("hessian_vector_product", returns_the_gradient),
         ("hessian_vector_product", diagonal_only),
@@ -119,3 +138,9 @@ def test_typical_mistakes_fail(name, wrong, capsys):
     with pytest.raises(AssertionError):
         check(f"ch02.{name}", wrong)
     assert "FAILED" in capsys.readouterr().out
+
+
+def test_an_in_place_nudge_is_named(capsys):
+    with pytest.raises(AssertionError):
+        check("ch02.numerical_gradient", nudges_in_place_without_restoring)
+    assert "changed its input x in place" in capsys.readouterr().out

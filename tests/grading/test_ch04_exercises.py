@@ -28,6 +28,31 @@ def _sgd_step_with(update_sign: float, reduce):
     return sgd_step
 
 
+def _sgd_step_recorded(x, target, weight, bias, lr):
+    weight, bias = weight.requires_grad_(), bias.requires_grad_()
+    loss = ((x @ weight.T + bias - target) ** 2).mean()
+    loss.backward()
+    return weight - lr * weight.grad, bias - lr * bias.grad, loss.detach()
+
+
+def _sgd_step_in_place(x, target, weight, bias, lr):
+    weight, bias = weight.requires_grad_(), bias.requires_grad_()
+    loss = ((x @ weight.T + bias - target) ** 2).mean()
+    loss.backward()
+    with minitorch.no_grad():
+        weight -= lr * weight.grad
+        bias -= lr * bias.grad
+    return weight.detach(), bias.detach(), loss.detach()
+
+
+def _sgd_step_detached(x, target, weight, bias, lr):
+    """Correct, written differently: a functional gradient and detach() instead of no_grad."""
+    leaves = [weight.detach().requires_grad_(), bias.detach().requires_grad_()]
+    loss = minitorch.nn.functional.mse_loss(minitorch.nn.functional.linear(x, *leaves), target)
+    grads = minitorch.autograd.grad(loss, leaves)
+    return tuple((leaf - lr * grad).detach() for leaf, grad in zip(leaves, grads)) + (loss.detach(),)
+
+
 WRONG = {
     "linear: forgot the bias": ("ch04.linear_forward", lambda x, weight, bias: x @ weight.T),
     "linear: weight not transposed": ("ch04.linear_forward", lambda x, weight, bias: x @ weight + bias),
@@ -40,6 +65,8 @@ WRONG = {
     ),
     "sgd: steps uphill": ("ch04.sgd_step", _sgd_step_with(+1.0, lambda squares: squares.mean())),
     "sgd: summed loss": ("ch04.sgd_step", _sgd_step_with(-1.0, lambda squares: squares.sum())),
+    "sgd: update recorded in the graph (no no_grad)": ("ch04.sgd_step", _sgd_step_recorded),
+    "sgd: changes the caller's weight in place": ("ch04.sgd_step", _sgd_step_in_place),
 }
 
 
@@ -49,6 +76,24 @@ def test_typical_mistake_fails_the_check(mistake, capsys):
     with pytest.raises(AssertionError):
         check(name, function)
     assert "FAILED" in capsys.readouterr().out
+
+
+def test_sgd_step_feedback_names_the_problem(capsys):
+    with pytest.raises(AssertionError):
+        check("ch04.sgd_step", _sgd_step_recorded)
+    out = capsys.readouterr().out
+    assert "new_weight is still part of the graph (grad_fn=SubBackward0)" in out
+    with pytest.raises(AssertionError):
+        check("ch04.sgd_step", _sgd_step_in_place)
+    assert "changed its input weight in place" in capsys.readouterr().out
+    with pytest.raises(AssertionError):
+        check("ch04.sgd_step", WRONG["sgd: steps uphill"][1])
+    assert "output 1 (new_weight): wrong values" in capsys.readouterr().out
+
+
+def test_sgd_step_written_differently_passes(capsys):
+    check("ch04.sgd_step", _sgd_step_detached)
+    assert "all 2 public cases pass" in capsys.readouterr().out
 
 
 def test_sgd_step_reference_matches_optim_sgd():

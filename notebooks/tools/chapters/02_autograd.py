@@ -36,7 +36,7 @@ cells = [
 
         import minitorch
         import widgets
-        from grading import check, check_hidden, randn, summary
+        from grading import check, hint, randn, summary
         from minitorch.autograd import graph
 
         minitorch.manual_seed(0);
@@ -704,6 +704,8 @@ cells = [
         """
         check("ch02.silu_with_grad", silu_with_grad)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden
+
         check_hidden(
             "ch02.silu_with_grad",
             silu_with_grad,
@@ -742,14 +744,16 @@ cells = [
 
         Return a tensor of the same shape and dtype as `x`. `x` may have any shape: loop over the entries of a flattened
         copy (this is the one place in the course where a loop over entries is the point: it is what `gradcheck` does).
-        Do not use autograd here; the point is an independent check of it.
+        Do not use autograd here; the point is an independent check of it. Leave `x` as it was: the check compares
+        it before and after your call, and since `wiggly` couples every entry to the others (through `sin(sum(x))`),
+        a nudge that is not undone spoils the estimates of the entries after it.
         """
     ),
     solution(
         '''
         def wiggly(x):
-            """f(x) = sum(sin(x) * x**2): a tensor in, a 0-dimensional tensor out."""
-            return (x.sin() * x**2).sum()
+            """f(x) = sum(sin(x) * x**2) + sin(sum(x)): a tensor in, a 0-dimensional tensor out."""
+            return (x.sin() * x**2).sum() + x.sum().sin()
 
 
         def numerical_gradient(x, eps):
@@ -771,6 +775,8 @@ cells = [
         """
         check("ch02.numerical_gradient", numerical_gradient)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden
+
         check_hidden(
             "ch02.numerical_gradient",
             numerical_gradient,
@@ -830,6 +836,8 @@ cells = [
         """
         check("ch02.hessian_vector_product", hessian_vector_product)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden
+
         check_hidden(
             "ch02.hessian_vector_product",
             hessian_vector_product,
@@ -890,7 +898,7 @@ cells = [
     ),
     code(
         """
-        summary("ch02");
+        summary("ch02")
         """
     ),
 ]

@@ -39,7 +39,7 @@ cells = [
 
         import minitorch
         import widgets
-        from grading import check, check_hidden, randn, summary
+        from grading import check, hint, randn, summary
 
         minitorch.manual_seed(0);
         """
@@ -592,6 +592,8 @@ cells = [
         """
         check("ch03.add_bias_column", add_bias_column)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden
+
         check_hidden("ch03.add_bias_column", add_bias_column, [
             (randn(1, 1, seed=310),),
             (randn(7, 2, seed=311, dtype="float64"),),
@@ -624,6 +626,8 @@ cells = [
         """
         check("ch03.batch_bytes", batch_bytes)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden
+
         check_hidden("ch03.batch_bytes", batch_bytes, [
             (randn(16, 3, 5, 5, seed=320, dtype="float16"), np.arange(16, dtype=np.int64)),
             (randn(1, 1, seed=321, dtype="float64"), np.zeros(1, dtype=np.int64)),
@@ -656,6 +660,8 @@ cells = [
         """
         check("ch03.transfer_seconds", transfer_seconds)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden
+
         check_hidden("ch03.transfer_seconds", transfer_seconds, [
             (1, 12.0, 8.0),
             (3_000_000_000, 50.0, 2.0),
@@ -689,6 +695,8 @@ cells = [
         """
         check("ch03.matmul_gflops", matmul_gflops)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden
+
         check_hidden("ch03.matmul_gflops", matmul_gflops, [
             (1, 1, 1, 1e-6),
             (4096, 4096, 4096, 0.25),
@@ -724,7 +732,7 @@ cells = [
     ),
     code(
         """
-        summary("ch03");
+        summary("ch03")
         """
     ),
 ]

@@ -30,7 +30,7 @@ cells = [
     import minitorch.nn as nn
     import minitorch.optim as optim
     import widgets
-    from grading import check, check_hidden, randn, summary
+    from grading import check, hint, randn, summary
 
     minitorch.manual_seed(0)   # the same random weights on every run
     """),
@@ -123,6 +123,8 @@ cells = [
     tests("""
     check("ch04.linear_forward", linear_forward)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden
+
     check_hidden("ch04.linear_forward", linear_forward, [
         (randn(3, 2, seed=4101), randn(4, 2, seed=4102), randn(4, seed=4103)),
         (randn(2, 2, 5, seed=4104), randn(1, 5, seed=4105), randn(1, seed=4106)),
@@ -282,6 +284,8 @@ cells = [
     tests("""
     check("ch04.mlp_forward", mlp_forward)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden
+
     check_hidden("ch04.mlp_forward", mlp_forward, [
         (randn(3, 6, seed=4201), randn(5, 6, seed=4202), randn(5, seed=4203), randn(2, 5, seed=4204),
          randn(2, seed=4205)),
@@ -456,16 +460,18 @@ cells = [
     ### Exercise 3: one full training step, by hand
 
     Write `sgd_step(x, target, weight, bias, lr)`: one step of gradient descent for a linear model with the mean
-    squared error, with autograd doing the derivatives. The four steps, then the update:
+    squared error, with autograd doing the derivatives:
 
-    1. make `weight` and `bias` leaves that require gradients (`weight.requires_grad_()`; the inputs are fresh copies,
-       so changing them in place is fine);
-    2. forward: `prediction = x @ weight.T + bias`;
-    3. loss: `loss = ((prediction - target) ** 2).mean()`;
-    4. backward: `loss.backward()`;
+    1. make `weight` and `bias` leaves that require gradients (the inputs are fresh copies, so switching that on
+       is fine; their values must stay as they are);
+    2. forward: the linear model's prediction $x W^\top + b$, then the mean squared error against `target`;
+    3. backward, which fills `weight.grad` and `bias.grad`;
+    4. the update $W' = W - \text{lr} \cdot \partial L / \partial W$, and likewise for the bias, **without recording
+       it**: the new parameters must be leaves with no `grad_fn`, as an optimizer's parameters are (section 6 of
+       chapter 2 showed the tool for this).
 
-    then, under `minitorch.no_grad()`, return the tuple `(new_weight, new_bias, loss)` with
-    `new_weight = weight - lr * weight.grad`, likewise for the bias, and the loss as a 0-d tensor (`loss.detach()`).
+    Return the tuple `(new_weight, new_bias, loss)`, the loss as a 0-d tensor detached from its graph. The check
+    tells you if a returned tensor is still part of the graph. `hint("ch04.sgd_step")` gives hints step by step.
     """),
     solution('''
     def sgd_step(x, target, weight, bias, lr):
@@ -483,6 +489,8 @@ cells = [
     tests("""
     check("ch04.sgd_step", sgd_step)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden
+
     check_hidden("ch04.sgd_step", sgd_step, [
         (randn(10, 4, seed=4301), randn(10, 3, seed=4302), randn(3, 4, seed=4303), randn(3, seed=4304), 0.3),
         (randn(1, 2, seed=4305), randn(1, 1, seed=4306), randn(1, 2, seed=4307), randn(1, seed=4308), 1.0),

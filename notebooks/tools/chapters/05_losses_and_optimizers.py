@@ -29,7 +29,7 @@ cells = [
     import minitorch.nn as nn
     import minitorch.nn.functional as F
     import minitorch.optim as optim
-    from grading import check, check_hidden, randn, summary
+    from grading import check, hint, randn, summary
 
     minitorch.manual_seed(0)
     """),
@@ -153,6 +153,8 @@ cells = [
     tests("""
     check("ch05.cross_entropy", cross_entropy)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden
+
     check_hidden("ch05.cross_entropy", cross_entropy, [
         (randn(7, 5, seed=5101), np.random.default_rng(5102).integers(0, 5, size=7)),
         (randn(3, 2, seed=5103, scale=1000.0), np.random.default_rng(5104).integers(0, 2, size=3)),
@@ -331,6 +333,8 @@ cells = [
     tests("""
     check("ch05.sgd_momentum_step", sgd_momentum_step)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden
+
     check_hidden("ch05.sgd_momentum_step", sgd_momentum_step, [
         (randn(6, seed=5201), randn(6, seed=5202), randn(6, seed=5203), 0.5, 0.5),
         (randn(2, 2, seed=5204), randn(2, 2, seed=5205), randn(2, 2, seed=5206), 0.03, 0.99),
@@ -366,6 +370,8 @@ cells = [
     tests("""
     check("ch05.adam_step", adam_step)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden
+
     check_hidden("ch05.adam_step", adam_step, [
         (randn(5, seed=5301), randn(5, seed=5302), randn(5, seed=5303, scale=0.2),
          np.abs(randn(5, seed=5304, scale=0.2)), 3, 0.05, 0.9, 0.999, 1e-8),
@@ -561,6 +567,8 @@ cells = [
     tests("""
     check("ch05.cosine_lr", cosine_lr)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden
+
     check_hidden("ch05.cosine_lr", cosine_lr, [
         (3, 7, 0.5, 0.0), (60, 80, 3e-4, 1e-5), (1, 1000, 1.0, 0.9), (33, 33, 0.2, 0.05),
     ])

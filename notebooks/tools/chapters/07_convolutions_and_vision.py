@@ -35,7 +35,7 @@ cells = [
     import minitorch.nn as nn
     import minitorch.nn.functional as F
     import minitorch.optim as optim
-    from grading import check, check_hidden, randn, summary
+    from grading import check, hint, randn, summary
     from minitorch.utils.data import DataLoader
     from minitorch.vision import datasets, models, transforms
 
@@ -168,6 +168,8 @@ cells = [
     tests("""
     check("ch07.conv2d_im2col", conv2d_im2col)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden
+
     check_hidden("ch07.conv2d_im2col", conv2d_im2col, [
         (randn(2, 2, 9, 8, seed=7101), randn(3, 2, 3, 3, seed=7102), randn(3, seed=7103), 2, 1),
         (randn(1, 4, 5, 5, seed=7104), randn(2, 4, 5, 5, seed=7105), randn(2, seed=7106), 1, 2),
@@ -275,6 +277,8 @@ cells = [
     tests("""
     check("ch07.conv_output_size", conv_output_size)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden
+
     check_hidden("ch07.conv_output_size", conv_output_size, [
         (224, 7, 2, 3, 1), (13, 3, 3, 0, 1), (9, 3, 2, 2, 3), (5, 5, 1, 0, 1), (64, 4, 4, 1, 2),
     ])
@@ -365,6 +369,8 @@ cells = [
     tests("""
     check("ch07.max_pool_2x2", max_pool_2x2)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden
+
     check_hidden("ch07.max_pool_2x2", max_pool_2x2, [
         (randn(3, 1, 8, 2, seed=7301),),
         (randn(1, 4, 3, 3, seed=7302),),
@@ -582,6 +588,8 @@ cells = [
     tests("""
     check("ch07.normalize", normalize)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden
+
     check_hidden("ch07.normalize", normalize, [
         (randn(4, 4, 4, seed=7401), np.array([0.0, 1.0, 2.0, 3.0], dtype=np.float32),
          np.array([1.0, 2.0, 3.0, 4.0], dtype=np.float32)),

@@ -37,7 +37,7 @@ cells = [
     import minitorch.nn.functional as F
     import minitorch.optim as optim
     import widgets
-    from grading import check, check_hidden, randn, summary
+    from grading import check, hint, randn, summary
 
     digits = load_digits()                                         # 1,797 images of 8x8 pixels, bundled with sklearn
     order = np.random.default_rng(0).permutation(len(digits.target))
@@ -203,6 +203,8 @@ cells = [
     tests("""
     check("ch11.layer_grad_norms", mlp_gradient_norms)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden
+
     check_hidden("ch11.layer_grad_norms", mlp_gradient_norms, [
         (randn(5, 2, seed=11101), randn(5, 3, seed=11102), randn(4, 2, seed=11103), randn(4, seed=11104),
          randn(3, 4, seed=11105), randn(3, seed=11106)),
@@ -288,6 +290,8 @@ cells = [
     tests("""
     check("ch11.init_bounds", init_bounds)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden
+
     check_hidden("ch11.init_bounds", init_bounds, [(784, 128, 1.0), (10, 2000, 2.0 ** 0.5), (1, 1, 0.5)])
     ### END HIDDEN TESTS
     """, "ch11-init-bounds-tests", points=1),
@@ -365,6 +369,8 @@ cells = [
     tests("""
     check("ch11.clip_gradients", clip_gradients)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden
+
     check_hidden("ch11.clip_gradients", clip_gradients, [
         (randn(4, 4, seed=11301, scale=3.0), randn(4, seed=11302), 0.5),
         (randn(6, seed=11303, scale=1e-3), randn(1, 6, seed=11304, scale=1e-3), 1.0),
@@ -456,6 +462,8 @@ cells = [
     tests("""
     check("ch11.dropout_forward", dropout_forward)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden
+
     check_hidden("ch11.dropout_forward", dropout_forward, [
         (randn(3, 4, 2, seed=11401), np.random.default_rng(11402).random((3, 4, 2)) < 0.7, 0.3, True),
         (randn(5, seed=11403), np.random.default_rng(11404).random(5) < 0.1, 0.9, True),
