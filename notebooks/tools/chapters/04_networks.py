@@ -17,7 +17,9 @@ cells = [
       values with `nn.init`;
     * name the four steps of training (assemble the graph, forward, loss, backward) and watch each of them
       happen on a tiny model;
-    * train a network on real images (scikit-learn's handwritten digits) with `optim.SGD` and plot its loss.
+    * train a network on real images (scikit-learn's handwritten digits) with `optim.SGD` and plot its loss;
+    * build the `Module` machinery yourself: registration in `__setattr__`, `named_parameters`, `state_dict` with
+      PyTorch's key names, `load_state_dict`, and `train`/`eval` through a nested model.
 
     Everything here is written with PyTorch's names: replace `import minitorch` by `import torch` and the code runs
     unchanged.
@@ -498,6 +500,210 @@ cells = [
     ### END HIDDEN TESTS
     """, "ch04-sgd-step-tests", points=3),
     md(r"""
+    ## 8. Build it: the `Module` machinery
+
+    Every model in this chapter leaned on `nn.Module` to find its parameters, name them, save and load them, and
+    switch modes. None of that is magic: it is a class with two dictionaries and a few short walks over them.
+
+    ### Exercise 4: your own `Module`
+
+    Complete `Module` below, with PyTorch's behaviour:
+
+    * `__setattr__`: assigning an `nn.Parameter` files it in `self._parameters`, assigning a `Module` files it in
+      `self._modules`, and in every case the attribute is still set (so `self.weight` reads back); other values
+      (numbers, strings) are just attributes;
+    * `named_parameters()`: pairs `(name, parameter)` for the module's own parameters **first**, then each child's,
+      in the order the children were assigned, with a child's names prefixed by its attribute name and a dot
+      (`rest.first.weight`), at any depth; a parameter reachable twice (a shared layer) is listed **once**, under
+      the first name; `parameters()` gives the same parameters without names;
+    * `state_dict()`: a dictionary from every path to the parameter's values, detached; unlike `named_parameters`,
+      a shared parameter appears under **each** of its paths (PyTorch's rule); `load_state_dict(state)` copies the
+      values in, without recording anything;
+    * `train(mode=True)` sets `self.training` on the module and every module inside it and returns the module;
+      `eval()` is `train(False)`.
+
+    The check builds the same nested model (chains of small `Affine` layers, below the class) on your `Module` and on
+    minitorch's `nn.Module`, and compares the names (as codes), the values, a `load_state_dict` round trip and
+    the training flags. `hint("ch04.module_report")` gives hints step by step.
+    """),
+    solution('''
+    import zlib
+
+
+    class Module:
+        """The machinery of nn.Module: registration, listing, saving and loading, train and eval."""
+
+        def __init__(self):
+            object.__setattr__(self, "_parameters", {})
+            object.__setattr__(self, "_modules", {})
+            object.__setattr__(self, "training", True)
+
+        def __setattr__(self, name, value):
+            ### BEGIN SOLUTION
+            if isinstance(value, nn.Parameter):
+                self._parameters[name] = value
+            elif isinstance(value, Module):
+                self._modules[name] = value
+            object.__setattr__(self, name, value)
+            ### END SOLUTION
+
+        def named_parameters(self, prefix="", seen=None):
+            ### BEGIN SOLUTION
+            seen = set() if seen is None else seen
+            for name, parameter in self._parameters.items():
+                if id(parameter) not in seen:
+                    seen.add(id(parameter))
+                    yield prefix + name, parameter
+            for child_name, child in self._modules.items():
+                yield from child.named_parameters(prefix + child_name + ".", seen)
+            ### END SOLUTION
+
+        def parameters(self):
+            ### BEGIN SOLUTION
+            for _, parameter in self.named_parameters():
+                yield parameter
+            ### END SOLUTION
+
+        def state_dict(self, prefix=""):
+            ### BEGIN SOLUTION
+            state = {prefix + name: parameter.detach() for name, parameter in self._parameters.items()}
+            for child_name, child in self._modules.items():
+                state.update(child.state_dict(prefix + child_name + "."))
+            return state
+            ### END SOLUTION
+
+        def load_state_dict(self, state):
+            ### BEGIN SOLUTION
+            own = self.state_dict()
+            with minitorch.no_grad():
+                for name, values in state.items():
+                    own[name].copy_(values)
+            ### END SOLUTION
+
+        def train(self, mode=True):
+            ### BEGIN SOLUTION
+            self.training = mode
+            for child in self._modules.values():
+                child.train(mode)
+            return self
+            ### END SOLUTION
+
+        def eval(self):
+            return self.train(False)
+
+
+    # The models the check builds on your Module (already written).
+    class Affine(Module):
+        def __init__(self, weight, bias):
+            super().__init__()
+            self.weight = nn.Parameter(weight)
+            self.bias = nn.Parameter(bias)
+            self.note = "a plain attribute: not registered"
+
+
+    class Chain(Module):
+        def __init__(self, first, gain, rest=None):
+            super().__init__()
+            self.first = first
+            self.has_rest = rest is not None  # a plain attribute
+            if rest is not None:
+                self.rest = rest
+            self.gain = nn.Parameter(gain)  # assigned last, listed first: a module's own parameters come first
+
+
+    def build_chain(sizes, values, share):
+        """Chain(Affine, gain, Chain(...)) for the layer sizes, filled from values (cycled); share: reuse layer 1."""
+        sizes = [int(size) for size in sizes.tolist()]
+        needed = sum(sizes[i + 1] * sizes[i] + sizes[i + 1] + 1 for i in range(len(sizes) - 1))
+        pool = iter(np.resize(values.astype(np.float32), needed).tolist())
+
+        def take(*shape):
+            count = int(np.prod(shape))
+            return minitorch.tensor(np.array([next(pool) for _ in range(count)], dtype=np.float32).reshape(shape))
+
+        layers = [Affine(take(sizes[i + 1], sizes[i]), take(sizes[i + 1])) for i in range(len(sizes) - 1)]
+        gains = [take(1) for _ in layers]
+        if share and len(layers) > 1:
+            layers[-1] = layers[0]
+        model = None
+        for layer, gain in zip(reversed(layers), reversed(gains)):
+            model = Chain(layer, gain, model)
+        return model
+
+
+    def chain_modules(model):
+        """Every module of the chain, outside in, found by attribute name."""
+        found, stack = [], [model]
+        while stack:
+            module = stack.pop()
+            found.append(module)
+            if isinstance(module, Chain):
+                stack.extend([module.rest, module.first] if module.has_rest else [module.first])
+        return found
+
+
+    def name_codes(names):
+        return np.array([zlib.crc32(name.encode()) for name in names], dtype=np.int64)
+
+
+    def module_report_of_my_module(sizes, values, new_values, share):
+        """(name codes, state_dict key codes, values, values after load_state_dict, training flags)."""
+        model = build_chain(sizes, values, share)
+        names = [name for name, _ in model.named_parameters()]
+        flat = minitorch.cat([parameter.detach().reshape(-1) for parameter in model.parameters()])
+        state = model.state_dict()
+        model.load_state_dict(build_chain(sizes, new_values, share).state_dict())
+        loaded = minitorch.cat([parameter.detach().reshape(-1) for parameter in model.parameters()])
+        model.eval()
+        after_eval = [module.training for module in chain_modules(model)]
+        model.train()
+        after_train = [module.training for module in chain_modules(model)]
+        return name_codes(names), name_codes(state), flat, loaded, np.array(after_eval + after_train)
+    ''', "ch04-module"),
+    tests("""
+    check("ch04.module_report", module_report_of_my_module)
+    ### BEGIN HIDDEN TESTS
+    from grading import check_hidden
+
+    check_hidden("ch04.module_report", module_report_of_my_module, [
+        (np.array([5, 4, 3, 2, 1]), randn(40, seed=4400), randn(40, seed=4401), 0),
+        (np.array([3, 3, 3]), randn(9, seed=4402), randn(9, seed=4403), 1),
+        (np.array([1, 6]), randn(5, seed=4404), randn(5, seed=4405), 0),
+    ])
+    ### END HIDDEN TESTS
+    """, "ch04-module-tests", points=3),
+    md(r"""
+    Your names next to minitorch's `nn.Module`, on a chain three deep whose last layer is its first:
+    """),
+    code("""
+    class ReferenceAffine(nn.Module):
+        def __init__(self, weight, bias):
+            super().__init__()
+            self.weight, self.bias = nn.Parameter(weight), nn.Parameter(bias)
+
+
+    class ReferenceChain(nn.Module):
+        def __init__(self, first, gain, rest=None):
+            super().__init__()
+            self.first = first
+            if rest is not None:
+                self.rest = rest
+            self.gain = nn.Parameter(gain)
+
+
+    shared = ReferenceAffine(minitorch.ones(2, 2), minitorch.zeros(2))
+    reference_model = ReferenceChain(shared, minitorch.ones(1), ReferenceChain(ReferenceAffine(minitorch.ones(2, 2),
+        minitorch.zeros(2)), minitorch.ones(1), ReferenceChain(shared, minitorch.ones(1))))
+    print("nn.Module:   ", [name for name, _ in reference_model.named_parameters()])
+    print("  state_dict:", list(reference_model.state_dict()))
+    try:
+        mine = build_chain(np.array([2, 2, 2, 2]), np.ones(12), share=1)
+        print("your Module: ", [name for name, _ in mine.named_parameters()])
+        print("  state_dict:", list(mine.state_dict()))
+    except NotImplementedError:
+        print("Complete Module above first, then run this cell again.")
+    """),
+    md(r"""
     ## Summary
 
     * `nn.Parameter` is a tensor that requires grad and belongs to a model; assigning one (or a sub-module) to an
@@ -507,6 +713,7 @@ cells = [
     * `state_dict()` maps parameter paths to tensors; `load_state_dict` restores them into the same architecture.
     * `nn.init` sets starting weights in place; scales near $1/\text{fan\_in}$ keep the signal alive through depth.
     * A training step: assemble the graph, forward, loss, backward (then `optimizer.step()` and `zero_grad()`).
+    * `nn.Module` is two dictionaries filled by `__setattr__` and short recursive walks over them: you wrote one.
 
     Next, chapter 5 opens the two pieces used here as black boxes: the loss function and the optimizer.
     """),
