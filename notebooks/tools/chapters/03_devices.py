@@ -547,15 +547,21 @@ cells = [
         for m in timer.measurements:
             print(f"{m.operation:>11} on {m.device:<6} n={m.size:>9,}: {m.median * 1e6:10.1f} µs per call, "
                   f"{m.gflops:7.2f} GFLOP/s")
+        cpu_matmul = {m.size: m.gflops for m in timer.measurements if m.operation == "matmul" and m.device == "cpu"}
+        fastest = max(cpu_matmul, key=cpu_matmul.get)
+        print(f"this run: the CPU's matrix product is fastest at n = {fastest} ({cpu_matmul[fastest]:.1f} GFLOP/s), "
+              f"{cpu_matmul[fastest] / cpu_matmul[min(cpu_matmul)]:.0f} times the rate at n = {min(cpu_matmul)}")
         """
     ),
     md(
         """
         What to look for:
 
-        * On the CPU, GFLOP/s grows with size: a tiny matrix product spends most of its time in Python and NumPy
-          overhead, not arithmetic. (On a busy shared machine the numbers jump around; on your laptop they are
-          steadier.)
+        * On the CPU, the smallest matrix product reaches a small fraction of the rate of the larger ones (the last
+          line above computes the ratio): it spends most of its time in Python and NumPy overhead, not arithmetic.
+          Beyond that, whether the rate keeps growing depends on the machine's BLAS, its caches and how busy it is;
+          on a shared machine the largest size can come out slower than a middle one. (On your laptop the numbers
+          are steadier.)
         * The elementwise chain does five operations per number and reads and writes memory for each: it is
           limited by memory bandwidth, far below what the matrix product reaches. A GPU's memory is tens of
           times faster, so it wins big here too, once `n` is large.
