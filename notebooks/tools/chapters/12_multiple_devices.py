@@ -896,6 +896,8 @@ cells = [
         """
         check("ch12.ring_all_reduce", ring_all_reduce)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden
+
         check_hidden("ch12.ring_all_reduce", ring_all_reduce, [
             (randn(5, 12, seed=1260),),
             (randn(2, 3, seed=1261),),
@@ -958,6 +960,8 @@ cells = [
         """
         check("ch12.rank_indices", rank_indices)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden
+
         check_hidden("ch12.rank_indices", rank_indices, [
             (np.random.default_rng(1270).permutation(23).astype(np.int64), 4, 3, False),
             (np.random.default_rng(1271).permutation(23).astype(np.int64), 4, 3, True),
