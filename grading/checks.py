@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from grading import registry
-from grading.compare import Mismatch, UnsupportedOutput, call_arguments, compare, describe, output_arrays
+from grading.compare import Mismatch, UnsupportedOutput, call_arguments, compare, output_arrays
 
 PASSED, FAILED, NOT_IMPLEMENTED = "passed", "failed", "not implemented yet"
 # Test suites that want an exception from a failing visible check (``pytest.raises(AssertionError)``) set
@@ -101,7 +101,9 @@ def run_case(exercise: registry.Exercise, function, case: tuple) -> CaseResult:
         expected, got, rtol=exercise.rtol, atol=exercise.atol, check_dtype=exercise.check_dtype
     )
     if mismatch is not None:
-        return CaseResult(FAILED, _named(exercise, mismatch.detail), _named(exercise, mismatch.safe_detail), expected, got)
+        return CaseResult(
+            FAILED, _named(exercise, mismatch.detail), _named(exercise, mismatch.safe_detail), expected, got
+        )
     problem = exercise.answer_check(result) if exercise.answer_check is not None else None
     if problem:
         return CaseResult(FAILED, problem, problem, expected, got)
@@ -116,7 +118,9 @@ def _changed_input(function, case: tuple, arguments: list) -> str | None:
             continue
         try:
             now = argument if isinstance(argument, np.ndarray) else argument.detach().cpu().numpy()
-            unchanged = now.shape == original.shape and bool(np.array_equal(now, original, equal_nan=original.dtype.kind in "fc"))
+            unchanged = now.shape == original.shape and bool(
+                np.array_equal(now, original, equal_nan=original.dtype.kind in "fc")
+            )
         except Exception:  # an argument the learner replaced by something else entirely
             unchanged = False
         if not unchanged:

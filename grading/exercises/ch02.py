@@ -212,13 +212,21 @@ exercise(
     output_type="any",
     public=[
         (_program((MUL, 0, 1)), randn(3, seed=230, dtype="float64"), randn(3, seed=231, dtype="float64")),
-        (_program((MUL, 0, 0), (ADD, 2, 1)), randn(2, 2, seed=232, dtype="float64"), randn(2, 2, seed=233, dtype="float64")),
+        (
+            _program((MUL, 0, 0), (ADD, 2, 1)),
+            randn(2, 2, seed=232, dtype="float64"),
+            randn(2, 2, seed=233, dtype="float64"),
+        ),
         (
             _program((MUL, 0, 1), (TANH, 2, 0), (MUL, 3, 3), (ADD, 2, 4)),
             randn(4, seed=234, dtype="float64"),
             randn(4, seed=235, dtype="float64"),
         ),
-        (_program((MUL, 0, 1), (EXP, 2, 0)), randn(3, 1, seed=236, dtype="float64"), randn(1, 4, seed=237, dtype="float64")),
+        (
+            _program((MUL, 0, 1), (EXP, 2, 0)),
+            randn(3, 1, seed=236, dtype="float64"),
+            randn(1, 4, seed=237, dtype="float64"),
+        ),
     ],
     labels=[
         "a * b, summed (run twice: the second pass adds to .grad)",
@@ -256,10 +264,26 @@ exercise(
     function="broadcast_mul_backward",
     reference=_broadcast_mul_backward,
     public=[
-        (randn(2, 3, seed=240, dtype="float64"), randn(3, seed=241, dtype="float64"), randn(2, 3, seed=242, dtype="float64")),
-        (randn(4, 1, seed=243, dtype="float64"), randn(4, 5, seed=244, dtype="float64"), randn(4, 5, seed=245, dtype="float64")),
-        (randn(3, 1, seed=246, dtype="float64"), randn(1, 4, seed=247, dtype="float64"), randn(3, 4, seed=248, dtype="float64")),
-        (randn(seed=249, dtype="float64"), randn(2, 3, seed=250, dtype="float64"), randn(2, 3, seed=251, dtype="float64")),
+        (
+            randn(2, 3, seed=240, dtype="float64"),
+            randn(3, seed=241, dtype="float64"),
+            randn(2, 3, seed=242, dtype="float64"),
+        ),
+        (
+            randn(4, 1, seed=243, dtype="float64"),
+            randn(4, 5, seed=244, dtype="float64"),
+            randn(4, 5, seed=245, dtype="float64"),
+        ),
+        (
+            randn(3, 1, seed=246, dtype="float64"),
+            randn(1, 4, seed=247, dtype="float64"),
+            randn(3, 4, seed=248, dtype="float64"),
+        ),
+        (
+            randn(seed=249, dtype="float64"),
+            randn(2, 3, seed=250, dtype="float64"),
+            randn(2, 3, seed=251, dtype="float64"),
+        ),
     ],
     labels=[
         "b (3,) broadcast along a new leading dimension of a (2, 3)",

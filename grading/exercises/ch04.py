@@ -48,6 +48,7 @@ exercise(
     "the loss function decides what the raw outputs mean.",
 )
 
+
 def _detached_update(answer) -> str | None:
     """The lesson of no_grad: the updated parameters must be new leaves, not results recorded in the graph."""
     if not isinstance(answer, (tuple, list)):

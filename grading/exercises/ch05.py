@@ -77,13 +77,40 @@ exercise(
     function="adam_step",
     reference=_adam_step,
     public=[
-        (randn(4, seed=521), randn(4, seed=522), np.zeros(4, dtype=np.float32), np.zeros(4, dtype=np.float32),
-         1, 0.1, 0.9, 0.999, 1e-8),
-        (randn(2, 3, seed=523), randn(2, 3, seed=524), randn(2, 3, seed=525, scale=0.1),
-         np.abs(randn(2, 3, seed=526, scale=0.1)), 7, 0.01, 0.8, 0.99, 1e-6),
+        (
+            randn(4, seed=521),
+            randn(4, seed=522),
+            np.zeros(4, dtype=np.float32),
+            np.zeros(4, dtype=np.float32),
+            1,
+            0.1,
+            0.9,
+            0.999,
+            1e-8,
+        ),
+        (
+            randn(2, 3, seed=523),
+            randn(2, 3, seed=524),
+            randn(2, 3, seed=525, scale=0.1),
+            np.abs(randn(2, 3, seed=526, scale=0.1)),
+            7,
+            0.01,
+            0.8,
+            0.99,
+            1e-6,
+        ),
         # tiny gradients and a large eps: where eps sits (outside the square root) shows
-        (randn(3, seed=527), randn(3, seed=528, scale=0.01), np.zeros(3, dtype=np.float32),
-         np.zeros(3, dtype=np.float32), 1, 0.1, 0.9, 0.999, 0.01),
+        (
+            randn(3, seed=527),
+            randn(3, seed=528, scale=0.01),
+            np.zeros(3, dtype=np.float32),
+            np.zeros(3, dtype=np.float32),
+            1,
+            0.1,
+            0.9,
+            0.999,
+            0.01,
+        ),
     ],
     hint="m = beta1 * m + (1 - beta1) * g; v = beta2 * v + (1 - beta2) * g**2; then bias-correct: "
     "m_hat = m / (1 - beta1**step), v_hat = v / (1 - beta2**step); param - lr * m_hat / (sqrt(v_hat) + eps). "
@@ -161,8 +188,11 @@ def adamw_run(optimizer_class, first, second, first_grads, second_grads, learnin
     first = minitorch.tensor(first, requires_grad=True)
     second = minitorch.tensor(second, requires_grad=True)
     make = lambda: optimizer_class(  # noqa: E731
-        _two_groups(first, second, learning_rate, weight_decay), lr=learning_rate, betas=(0.9, 0.99),
-        eps=1e-8, weight_decay=weight_decay,
+        _two_groups(first, second, learning_rate, weight_decay),
+        lr=learning_rate,
+        betas=(0.9, 0.99),
+        eps=1e-8,
+        weight_decay=weight_decay,
     )
     optimizer = make()
     trajectory = []

@@ -89,7 +89,8 @@ def saved_tensors(node) -> tuple | None:
 def arguments(node) -> dict:
     """The non-tensor settings ``forward`` stored on the node (axes, shapes, scalars...)."""
     return {
-        key: value for key, value in vars(node).items()
+        key: value
+        for key, value in vars(node).items()
         if not key.startswith("_") and key not in ("next_functions", "materialize_grads")
     }
 
@@ -166,8 +167,8 @@ def call_node(node, *grad_outputs, create_graph: bool = False) -> tuple:
 
     ``grad_outputs`` holds one gradient per output of the node's operation; the result holds one gradient
     per entry of ``node.next_functions`` (``None`` where no gradient flows). As in the engine, the call
-    itself is recorded only with ``create_graph=True``. The node's saved tensors are kept, so a node can be called again.
-    For a leaf's ``AccumulateGrad`` node, which has no inputs, it returns ``()``.
+    itself is recorded only with ``create_graph=True``. The node's saved tensors are kept, so a node can be
+    called again. For a leaf's ``AccumulateGrad`` node, which has no inputs, it returns ``()``.
 
         >>> import minitorch
         >>> from minitorch.autograd import graph

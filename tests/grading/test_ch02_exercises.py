@@ -371,10 +371,10 @@ BACKWARD_MISTAKES = {
     "preorder instead of a topological order": (
         _backward_program_with(preorder, loop), "output 1 (order is topological): wrong values"),
     "overwrites a node's gradient instead of summing": (
-        _backward_program_with(SOLUTIONS["topological_order"], lambda l, o: loop(l, o, overwrite=True)),
+        _backward_program_with(SOLUTIONS["topological_order"], lambda loss, order: loop(loss, order, overwrite=True)),
         "a leaf used twice"),
     "assigns .grad instead of adding": (
-        _backward_program_with(SOLUTIONS["topological_order"], lambda l, o: loop(l, o, assign_leaf=True)),
+        _backward_program_with(SOLUTIONS["topological_order"], lambda loss, order: loop(loss, order, assign_leaf=True)),
         "the second pass adds to .grad"),
 }  # fmt: skip
 

@@ -57,11 +57,13 @@ WRONG = {
     "linear: forgot the bias": ("ch04.linear_forward", lambda x, weight, bias: x @ weight.T),
     "linear: weight not transposed": ("ch04.linear_forward", lambda x, weight, bias: x @ weight + bias),
     "linear: returns a NumPy array": (
-        "ch04.linear_forward", lambda x, weight, bias: (x @ weight.T + bias).numpy(),
+        "ch04.linear_forward",
+        lambda x, weight, bias: (x @ weight.T + bias).numpy(),
     ),
     "mlp: no ReLU": ("ch04.mlp_forward", lambda x, w1, b1, w2, b2: (x @ w1.T + b1) @ w2.T + b2),
     "mlp: ReLU on the output too": (
-        "ch04.mlp_forward", lambda x, w1, b1, w2, b2: minitorch.relu(minitorch.relu(x @ w1.T + b1) @ w2.T + b2),
+        "ch04.mlp_forward",
+        lambda x, w1, b1, w2, b2: minitorch.relu(minitorch.relu(x @ w1.T + b1) @ w2.T + b2),
     ),
     "sgd: steps uphill": ("ch04.sgd_step", _sgd_step_with(+1.0, lambda squares: squares.mean())),
     "sgd: summed loss": ("ch04.sgd_step", _sgd_step_with(-1.0, lambda squares: squares.sum())),
@@ -207,7 +209,10 @@ MODULE_MISTAKES = {
     "names without the child's prefix": (NoPrefix, "output 1 (named_parameters() names, as codes)"),
     "children's parameters before the module's own": (ChildrenFirst, "own parameter (gain) comes before"),
     "a shared parameter listed twice": (ListsSharedTwice, "shared weights"),
-    "train() not passed on to the children": (TrainNotRecursive, "output 5 (training flags after eval(), then train())"),
+    "train() not passed on to the children": (
+        TrainNotRecursive,
+        "output 5 (training flags after eval(), then train())",
+    ),
     "state_dict without the shared layer's second path": (StateDictDeduplicated, "output 2 (state_dict() keys"),
 }
 

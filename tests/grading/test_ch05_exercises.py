@@ -52,13 +52,15 @@ WRONG = {
     "cross-entropy: summed, not averaged": ("ch05.cross_entropy", _summed_cross_entropy),
     "momentum: textbook convention": ("ch05.sgd_momentum_step", _textbook_momentum),
     "momentum: forgot the momentum": (
-        "ch05.sgd_momentum_step", lambda param, grad, velocity, lr, momentum: (param - lr * grad, grad),
+        "ch05.sgd_momentum_step",
+        lambda param, grad, velocity, lr, momentum: (param - lr * grad, grad),
     ),
     "adam: no bias correction": ("ch05.adam_step", _adam_with(correct=False)),
     "adam: returns the corrected averages": ("ch05.adam_step", _adam_with(correct=True, return_corrected=True)),
     "adam: eps inside the square root": ("ch05.adam_step", _adam_with(correct=True, eps_inside=True)),
     "cosine: forgot min_lr": (
-        "ch05.cosine_lr", lambda step, total, base, low: base * (1 + math.cos(math.pi * step / total)) / 2,
+        "ch05.cosine_lr",
+        lambda step, total, base, low: base * (1 + math.cos(math.pi * step / total)) / 2,
     ),
     "cosine: a full period": (
         "ch05.cosine_lr",
@@ -114,8 +116,12 @@ def test_cosine_reference_matches_cosine_annealing_lr():
     optimizer = minitorch.optim.SGD([minitorch.zeros(1, requires_grad=True)], lr=0.3)
     scheduler = minitorch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=20, eta_min=0.01)
     for step in range(21):
-        assert math.isclose(optimizer.param_groups[0]["lr"], get("ch05.cosine_lr").reference(step, 20, 0.3, 0.01),
-                            rel_tol=1e-9, abs_tol=1e-12)
+        assert math.isclose(
+            optimizer.param_groups[0]["lr"],
+            get("ch05.cosine_lr").reference(step, 20, 0.3, 0.01),
+            rel_tol=1e-9,
+            abs_tol=1e-12,
+        )
         optimizer.step()
         scheduler.step()
 
@@ -180,8 +186,10 @@ def test_cross_entropy_backward_mistakes_fail_on_the_case_that_names_them(mistak
 
 def test_an_overflowing_softmax_fails_on_the_large_logits(capsys):
     with pytest.raises(AssertionError):
-        check("ch05.softmax_cross_entropy_with_grad", _cross_entropy_function(
-            lambda p, y, g: g * (p - y) / p.shape[0], stable=False))
+        check(
+            "ch05.softmax_cross_entropy_with_grad",
+            _cross_entropy_function(lambda p, y, g: g * (p - y) / p.shape[0], stable=False),
+        )
     assert "logits in the hundreds" in capsys.readouterr().out
 
 
@@ -241,7 +249,9 @@ def _adamw_variant(*, l2=False, corrected=True, decay_after=False, group_lr=True
                         continue
                     state = self.moments.setdefault(id(param), {}) if state_on_self else self.state[param]
                     if not state:
-                        state.update(step=0, exp_avg=minitorch.zeros_like(param), exp_avg_sq=minitorch.zeros_like(param))
+                        state.update(
+                            step=0, exp_avg=minitorch.zeros_like(param), exp_avg_sq=minitorch.zeros_like(param)
+                        )
                         if state_on_self:
                             self.state[param]["exp_avg_sq"] = state["exp_avg_sq"]
                     state["step"] += 1

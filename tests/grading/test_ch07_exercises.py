@@ -20,8 +20,12 @@ def im2col_without_bias(x, weight, bias, stride, padding):
     out_channels, _, kernel_height, kernel_width = weight.shape
     columns = F.unfold(x, kernel_size=(kernel_height, kernel_width), stride=stride, padding=padding)
     out = weight.reshape(out_channels, -1) @ columns
-    return out.reshape(batch, out_channels, (height + 2 * padding - kernel_height) // stride + 1,
-                       (width + 2 * padding - kernel_width) // stride + 1)
+    return out.reshape(
+        batch,
+        out_channels,
+        (height + 2 * padding - kernel_height) // stride + 1,
+        (width + 2 * padding - kernel_width) // stride + 1,
+    )
 
 
 def im2col_ignoring_stride(x, weight, bias, stride, padding):
@@ -30,8 +34,9 @@ def im2col_ignoring_stride(x, weight, bias, stride, padding):
     out_channels, _, kernel_height, kernel_width = weight.shape
     columns = F.unfold(x, kernel_size=(kernel_height, kernel_width), padding=padding)
     out = weight.reshape(out_channels, -1) @ columns + bias.reshape(1, out_channels, 1)
-    return out.reshape(batch, out_channels, height + 2 * padding - kernel_height + 1,
-                       width + 2 * padding - kernel_width + 1)
+    return out.reshape(
+        batch, out_channels, height + 2 * padding - kernel_height + 1, width + 2 * padding - kernel_width + 1
+    )
 
 
 def size_without_dilation(size, kernel_size, stride, padding, dilation):
@@ -97,7 +102,6 @@ def test_output_size_reference_measures_a_real_convolution():
 from tests.grading.chapter_notebooks import solutions  # noqa: E402
 
 SOLUTIONS = solutions("07_convolutions_and_vision")
-F = minitorch.nn.functional
 
 
 def _conv_backward_with(*, fold=True, batch_sum=True, transpose_weight=True):
@@ -112,14 +116,29 @@ def _conv_backward_with(*, fold=True, batch_sum=True, transpose_weight=True):
         flat_weight = weight.reshape(out_channels, -1)
         grad_columns = (flat_weight.T if transpose_weight else flat_weight.reshape(-1, out_channels)) @ grad_flat
         if fold:
-            grad_x = F.fold(grad_columns, output_size=(height, width), kernel_size=tuple(weight.shape[2:]),
-                            stride=stride, padding=padding)
+            grad_x = F.fold(
+                grad_columns,
+                output_size=(height, width),
+                kernel_size=tuple(weight.shape[2:]),
+                stride=stride,
+                padding=padding,
+            )
         else:  # "col2im" that keeps one window per pixel instead of summing them: writes, never adds
             grad_x = minitorch.zeros_like(x)
-            counts = F.fold(minitorch.ones_like(grad_columns), output_size=(height, width),
-                            kernel_size=tuple(weight.shape[2:]), stride=stride, padding=padding)
-            grad_x = F.fold(grad_columns, output_size=(height, width), kernel_size=tuple(weight.shape[2:]),
-                            stride=stride, padding=padding) / counts.clamp(min=1)
+            counts = F.fold(
+                minitorch.ones_like(grad_columns),
+                output_size=(height, width),
+                kernel_size=tuple(weight.shape[2:]),
+                stride=stride,
+                padding=padding,
+            )
+            grad_x = F.fold(
+                grad_columns,
+                output_size=(height, width),
+                kernel_size=tuple(weight.shape[2:]),
+                stride=stride,
+                padding=padding,
+            ) / counts.clamp(min=1)
         return y, grad_x, grad_weight, grad_flat.sum(dim=(0, 2))
 
     return conv2d_forward_backward
@@ -162,7 +181,8 @@ def _pool_backward_everywhere(x, grad_output):
     """Every pixel of the window gets the window's gradient (the backward of a sum, not of a max)."""
     batch, channels, height, width = x.shape
     spread = grad_output.reshape(batch, channels, height // 2, 1, width // 2, 1).expand(
-        batch, channels, height // 2, 2, width // 2, 2)
+        batch, channels, height // 2, 2, width // 2, 2
+    )
     grad_x = minitorch.zeros_like(x)
     grad_x[:, :, : height // 2 * 2, : width // 2 * 2] = spread.reshape(batch, channels, height // 2 * 2, width // 2 * 2)
     return grad_x
@@ -175,7 +195,10 @@ def _pool_backward_ones(x, grad_output):
 
 POOL_MISTAKES = {
     "every pixel of the window gets the gradient": (_pool_backward_everywhere, "each window's maximum gets 1"),
-    "the maximum gets 1, not the window's gradient": (_pool_backward_ones, "the maximum gets the window's own gradient"),
+    "the maximum gets 1, not the window's gradient": (
+        _pool_backward_ones,
+        "the maximum gets the window's own gradient",
+    ),
     "forgets the cropped row and column": (_pool_backward_uncropped, "odd height and width"),
 }
 
@@ -196,7 +219,11 @@ def test_pool_backward_written_differently_passes(capsys):
         windows = x[:, :, : 2 * h, : 2 * w].reshape(batch, channels, h, 2, w, 2).permute(0, 1, 2, 4, 3, 5)
         flat = windows.reshape(batch, channels, h, w, 4)
         grad_windows = minitorch.zeros_like(flat).scatter(4, flat.argmax(dim=4, keepdim=True), grad_output.unsqueeze(4))
-        grad = grad_windows.reshape(batch, channels, h, w, 2, 2).permute(0, 1, 2, 4, 3, 5).reshape(batch, channels, 2 * h, 2 * w)
+        grad = (
+            grad_windows.reshape(batch, channels, h, w, 2, 2)
+            .permute(0, 1, 2, 4, 3, 5)
+            .reshape(batch, channels, 2 * h, 2 * w)
+        )
         return F.pad(grad, (0, width - 2 * w, 0, height - 2 * h))
 
     check("ch07.max_pool_2x2_backward", by_argmax)

@@ -29,8 +29,9 @@ def _gradient_norms_with(layer_norm):
     """The given wrapper around a wrong ``layer_grad_norms`` that computes each layer's number with ``layer_norm``."""
 
     def layer_grad_norms(model):
-        return minitorch.stack([layer_norm(module) for module in model.modules()
-                                if list(module.parameters(recurse=False))])
+        return minitorch.stack(
+            [layer_norm(module) for module in model.modules() if list(module.parameters(recurse=False))]
+        )
 
     namespace = dict(solutions(CHAPTER), layer_grad_norms=layer_grad_norms)
     solution_cell = graded_cells(CHAPTER, "source", "solution")["ch11-layer-grad-norms"]
@@ -40,47 +41,63 @@ def _gradient_norms_with(layer_norm):
 
 def _clip_each_on_its_own(grad_a, grad_b, max_norm):
     def clip(gradient):
-        norm = minitorch.sqrt((gradient ** 2).sum())
+        norm = minitorch.sqrt((gradient**2).sum())
         return gradient * minitorch.clamp(max_norm / (norm + 1e-6), max=1.0)
 
-    return clip(grad_a), clip(grad_b), minitorch.sqrt((grad_a ** 2).sum() + (grad_b ** 2).sum())
+    return clip(grad_a), clip(grad_b), minitorch.sqrt((grad_a**2).sum() + (grad_b**2).sum())
 
 
 def _clip_without_the_cap(grad_a, grad_b, max_norm):
-    total = minitorch.sqrt((grad_a ** 2).sum() + (grad_b ** 2).sum())
+    total = minitorch.sqrt((grad_a**2).sum() + (grad_b**2).sum())
     return grad_a * max_norm / (total + 1e-6), grad_b * max_norm / (total + 1e-6), total
 
 
 def _clip_reporting_the_norm_after(grad_a, grad_b, max_norm):
-    total = minitorch.sqrt((grad_a ** 2).sum() + (grad_b ** 2).sum())
+    total = minitorch.sqrt((grad_a**2).sum() + (grad_b**2).sum())
     coefficient = minitorch.clamp(max_norm / (total + 1e-6), max=1.0)
     return grad_a * coefficient, grad_b * coefficient, total * coefficient
 
 
 MISTAKES = {
     "norms: the weight's gradient only": (
-        "ch11.layer_grad_norms", _gradient_norms_with(lambda m: m.weight.grad.norm())),
+        "ch11.layer_grad_norms",
+        _gradient_norms_with(lambda m: m.weight.grad.norm()),
+    ),
     "norms: weight and bias norms added": (
-        "ch11.layer_grad_norms", _gradient_norms_with(lambda m: m.weight.grad.norm() + m.bias.grad.norm())),
+        "ch11.layer_grad_norms",
+        _gradient_norms_with(lambda m: m.weight.grad.norm() + m.bias.grad.norm()),
+    ),
     "norms: of the weights, not the gradients": (
         "ch11.layer_grad_norms",
-        _gradient_norms_with(lambda m: minitorch.sqrt((m.weight.detach() ** 2).sum() + (m.bias.detach() ** 2).sum()))),
+        _gradient_norms_with(lambda m: minitorch.sqrt((m.weight.detach() ** 2).sum() + (m.bias.detach() ** 2).sum())),
+    ),
     "bounds: Xavier from fan_in only": (
-        "ch11.init_bounds", lambda fan_in, fan_out, gain: (gain * math.sqrt(6 / fan_in), gain * math.sqrt(3 / fan_in))),
+        "ch11.init_bounds",
+        lambda fan_in, fan_out, gain: (gain * math.sqrt(6 / fan_in), gain * math.sqrt(3 / fan_in)),
+    ),
     "bounds: the gain left out": (
-        "ch11.init_bounds", lambda fan_in, fan_out, gain: (math.sqrt(6 / (fan_in + fan_out)), math.sqrt(3 / fan_in))),
+        "ch11.init_bounds",
+        lambda fan_in, fan_out, gain: (math.sqrt(6 / (fan_in + fan_out)), math.sqrt(3 / fan_in)),
+    ),
     "bounds: standard deviations, not bounds": (
         "ch11.init_bounds",
-        lambda fan_in, fan_out, gain: (gain * math.sqrt(2 / (fan_in + fan_out)), gain / math.sqrt(fan_in))),
+        lambda fan_in, fan_out, gain: (gain * math.sqrt(2 / (fan_in + fan_out)), gain / math.sqrt(fan_in)),
+    ),
     "clip: each gradient on its own": ("ch11.clip_gradients", _clip_each_on_its_own),
     "clip: small gradients scaled up": ("ch11.clip_gradients", _clip_without_the_cap),
     "clip: the norm after clipping": ("ch11.clip_gradients", _clip_reporting_the_norm_after),
     "dropout: no 1/(1-p) scale": (
-        "ch11.dropout_forward", lambda x, keep_mask, p, training: x * keep_mask if training else x),
+        "ch11.dropout_forward",
+        lambda x, keep_mask, p, training: x * keep_mask if training else x,
+    ),
     "dropout: scaled by 1/p": (
-        "ch11.dropout_forward", lambda x, keep_mask, p, training: x * keep_mask / p if training else x),
+        "ch11.dropout_forward",
+        lambda x, keep_mask, p, training: x * keep_mask / p if training else x,
+    ),
     "dropout: also applied in evaluation": (
-        "ch11.dropout_forward", lambda x, keep_mask, p, training: x * keep_mask / (1 - p)),
+        "ch11.dropout_forward",
+        lambda x, keep_mask, p, training: x * keep_mask / (1 - p),
+    ),
 }
 
 
@@ -97,8 +114,12 @@ def test_layer_grad_norms_reference_matches_the_gradient_monitor():
     import widgets
 
     x, target = minitorch.tensor(randn(8, 3, seed=1)), minitorch.tensor(randn(8, 2, seed=2))
-    weights = [minitorch.tensor(randn(5, 3, seed=3)), minitorch.tensor(randn(5, seed=4)),
-               minitorch.tensor(randn(2, 5, seed=5)), minitorch.tensor(randn(2, seed=6))]
+    weights = [
+        minitorch.tensor(randn(5, 3, seed=3)),
+        minitorch.tensor(randn(5, seed=4)),
+        minitorch.tensor(randn(2, 5, seed=5)),
+        minitorch.tensor(randn(2, seed=6)),
+    ]
     model = nn.Sequential(nn.Linear(3, 5), nn.Tanh(), nn.Linear(5, 2))
     with minitorch.no_grad():
         for parameter, value in zip(model.parameters(), weights):

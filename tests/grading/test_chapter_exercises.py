@@ -16,7 +16,7 @@ from __future__ import annotations
 import pytest
 
 from grading.registry import chapter_exercises
-from tests.grading.chapter_notebooks import COURSE, CHAPTERS, checked_exercise, graded_cells, namespace, solutions
+from tests.grading.chapter_notebooks import CHAPTERS, COURSE, checked_exercise, graded_cells, namespace, solutions
 
 TEST_CELLS = [
     pytest.param(chapter, grade_id, id=f"{chapter}-{checked_exercise(source)}")

@@ -17,7 +17,9 @@ from tests.grading.chapter_notebooks import CHAPTERS, graded_cells
 
 MIN_LENGTH = 16  # shorter lines ("return out", "loss.backward()") give away no more than the prose does
 # idioms the chapters teach in their prose, not an exercise's answer
-TRIVIAL = re.compile(r"^(return \w+|\w+ = \w+|pass|else:|try:|\)|\]|\}|[\w.]+\.backward\(\)|[\w.]+\.zero_\(\)|with [\w.]+\(\):)$")
+TRIVIAL = re.compile(
+    r"^(return \w+|\w+ = \w+|pass|else:|try:|\)|\]|\}|[\w.]+\.backward\(\)|[\w.]+\.zero_\(\)|with [\w.]+\(\):)$"
+)
 
 
 def _normal(text: str) -> str:

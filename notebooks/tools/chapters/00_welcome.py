@@ -317,7 +317,7 @@ cells = [
         """
         check("ch00.squares", squares)
         ### BEGIN HIDDEN TESTS
-        from grading import check_hidden
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
         check_hidden("ch00.squares", squares, [(2,), (7,), (30,)])
         ### END HIDDEN TESTS
@@ -346,7 +346,7 @@ cells = [
         """
         check("ch00.celsius_to_fahrenheit", celsius_to_fahrenheit)
         ### BEGIN HIDDEN TESTS
-        from grading import check_hidden
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
         check_hidden(
             "ch00.celsius_to_fahrenheit",
@@ -380,7 +380,7 @@ cells = [
         """
         check("ch00.sum_mean_max", sum_mean_max)
         ### BEGIN HIDDEN TESTS
-        from grading import check_hidden
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
         check_hidden(
             "ch00.sum_mean_max",

@@ -38,7 +38,7 @@ cells = [
 
         import minitorch
         import widgets
-        from grading import check, hint, randn, summary
+        from grading import check, hint, randn, summary  # noqa: F401 (hint("<exercise>") shows hints, step by step)
         from minitorch.autograd import graph
 
         minitorch.manual_seed(0);
@@ -706,7 +706,7 @@ cells = [
         """
         check("ch02.silu_with_grad", silu_with_grad)
         ### BEGIN HIDDEN TESTS
-        from grading import check_hidden
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
         check_hidden(
             "ch02.silu_with_grad",
@@ -777,7 +777,7 @@ cells = [
         """
         check("ch02.numerical_gradient", numerical_gradient)
         ### BEGIN HIDDEN TESTS
-        from grading import check_hidden
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
         check_hidden(
             "ch02.numerical_gradient",
@@ -838,7 +838,7 @@ cells = [
         """
         check("ch02.hessian_vector_product", hessian_vector_product)
         ### BEGIN HIDDEN TESTS
-        from grading import check_hidden
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
         check_hidden(
             "ch02.hessian_vector_product",
@@ -1026,7 +1026,7 @@ cells = [
         """
         check("ch02.value_program", value_program)
         ### BEGIN HIDDEN TESTS
-        from grading import check_hidden
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
         ADD, MUL, POW, TANH, EXP = range(5)  # the program's steps, as above
 
@@ -1127,7 +1127,9 @@ cells = [
                 for (next_node, _), next_gradient in zip(node.next_functions, graph.call_node(node, gradient)):
                     if next_node is None or next_gradient is None:
                         continue
-                    received[next_node] = received[next_node] + next_gradient if next_node in received else next_gradient
+                    if next_node in received:
+                        next_gradient = received[next_node] + next_gradient
+                    received[next_node] = next_gradient
             ### END SOLUTION
 
 
@@ -1161,7 +1163,7 @@ cells = [
         """
         check("ch02.backward_program", backward_program)
         ### BEGIN HIDDEN TESTS
-        from grading import check_hidden
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
         ADD, MUL, POW, TANH, EXP = range(5)  # the program's steps, as above
 
@@ -1179,7 +1181,11 @@ cells = [
                     randn(4, 1, seed=2302, dtype="float64", scale=0.5),
                     randn(3, seed=2303, dtype="float64", scale=0.5),
                 ),
-                (np.array([[EXP, 1, 0], [MUL, 2, 2]]), randn(3, seed=2304, dtype="float64"), randn(3, seed=2305, dtype="float64")),
+                (
+                    np.array([[EXP, 1, 0], [MUL, 2, 2]]),
+                    randn(3, seed=2304, dtype="float64"),
+                    randn(3, seed=2305, dtype="float64"),
+                ),
             ],
         )
         ### END HIDDEN TESTS
@@ -1276,7 +1282,7 @@ cells = [
         """
         check("ch02.broadcast_mul_backward", broadcast_mul_backward)
         ### BEGIN HIDDEN TESTS
-        from grading import check_hidden
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
         check_hidden(
             "ch02.broadcast_mul_backward",
@@ -1287,9 +1293,12 @@ cells = [
                     randn(4, 1, seed=2401, dtype="float64"),
                     randn(2, 4, 3, seed=2402, dtype="float64"),
                 ),
-                (randn(1, 1, seed=2403, dtype="float64"), randn(5, seed=2404, dtype="float64"), randn(1, 5, seed=2405, dtype="float64")),
-                (randn(3, 2, seed=2406, dtype="float64"), randn(3, 2, seed=2407, dtype="float64"), randn(3, 2, seed=2408, dtype="float64")),
-                (randn(6, 1, 1, seed=2409, dtype="float64"), randn(seed=2410, dtype="float64"), randn(6, 1, 1, seed=2411, dtype="float64")),
+                (randn(1, 1, seed=2403, dtype="float64"), randn(5, seed=2404, dtype="float64"),
+                 randn(1, 5, seed=2405, dtype="float64")),
+                (randn(3, 2, seed=2406, dtype="float64"), randn(3, 2, seed=2407, dtype="float64"),
+                 randn(3, 2, seed=2408, dtype="float64")),
+                (randn(6, 1, 1, seed=2409, dtype="float64"), randn(seed=2410, dtype="float64"),
+                 randn(6, 1, 1, seed=2411, dtype="float64")),
             ],
         )
         ### END HIDDEN TESTS
@@ -1303,7 +1312,8 @@ cells = [
             a = minitorch.randn(3, 1, dtype=minitorch.float64, requires_grad=True)
             b = minitorch.randn(1, 4, dtype=minitorch.float64, requires_grad=True)
             print("BroadcastMul passes gradcheck:", minitorch.autograd.gradcheck(BroadcastMul.apply, (a, b)))
-            _, grad_a, grad_b = broadcast_mul_backward(a.detach(), b.detach(), minitorch.ones(3, 4, dtype=minitorch.float64))
+            ones = minitorch.ones(3, 4, dtype=minitorch.float64)
+            _, grad_a, grad_b = broadcast_mul_backward(a.detach(), b.detach(), ones)
             print("shapes from your backward:", tuple(grad_a.shape), tuple(grad_b.shape), "(want (3, 1) and (1, 4))")
         except NotImplementedError:
             print("Complete sum_to_shape and BroadcastMul above first, then run this cell again.")

@@ -39,7 +39,7 @@ cells = [
 
         import minitorch
         import widgets
-        from grading import check, hint, randn, summary
+        from grading import check, hint, randn, summary  # noqa: F401 (hint("<exercise>") shows hints, step by step)
 
         minitorch.manual_seed(0);
         """
@@ -598,7 +598,7 @@ cells = [
         """
         check("ch03.add_bias_column", add_bias_column)
         ### BEGIN HIDDEN TESTS
-        from grading import check_hidden
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
         check_hidden("ch03.add_bias_column", add_bias_column, [
             (randn(1, 1, seed=310),),
@@ -632,7 +632,7 @@ cells = [
         """
         check("ch03.batch_bytes", batch_bytes)
         ### BEGIN HIDDEN TESTS
-        from grading import check_hidden
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
         check_hidden("ch03.batch_bytes", batch_bytes, [
             (randn(16, 3, 5, 5, seed=320, dtype="float16"), np.arange(16, dtype=np.int64)),
@@ -666,7 +666,7 @@ cells = [
         """
         check("ch03.transfer_seconds", transfer_seconds)
         ### BEGIN HIDDEN TESTS
-        from grading import check_hidden
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
         check_hidden("ch03.transfer_seconds", transfer_seconds, [
             (1, 12.0, 8.0),
@@ -701,7 +701,7 @@ cells = [
         """
         check("ch03.matmul_gflops", matmul_gflops)
         ### BEGIN HIDDEN TESTS
-        from grading import check_hidden
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
         check_hidden("ch03.matmul_gflops", matmul_gflops, [
             (1, 1, 1, 1e-6),

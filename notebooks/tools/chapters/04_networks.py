@@ -32,7 +32,7 @@ cells = [
     import minitorch.nn as nn
     import minitorch.optim as optim
     import widgets
-    from grading import check, hint, randn, summary
+    from grading import check, hint, randn, summary  # noqa: F401 (hint("<exercise>") shows hints, step by step)
 
     minitorch.manual_seed(0)   # the same random weights on every run
     """),
@@ -125,7 +125,7 @@ cells = [
     tests("""
     check("ch04.linear_forward", linear_forward)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch04.linear_forward", linear_forward, [
         (randn(3, 2, seed=4101), randn(4, 2, seed=4102), randn(4, seed=4103)),
@@ -291,7 +291,7 @@ cells = [
     tests("""
     check("ch04.mlp_forward", mlp_forward)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch04.mlp_forward", mlp_forward, [
         (randn(3, 6, seed=4201), randn(5, 6, seed=4202), randn(5, seed=4203), randn(2, 5, seed=4204),
@@ -496,7 +496,7 @@ cells = [
     tests("""
     check("ch04.sgd_step", sgd_step)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch04.sgd_step", sgd_step, [
         (randn(10, 4, seed=4301), randn(10, 3, seed=4302), randn(3, 4, seed=4303), randn(3, seed=4304), 0.3),
@@ -668,7 +668,7 @@ cells = [
     tests("""
     check("ch04.module_report", module_report_of_my_module)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch04.module_report", module_report_of_my_module, [
         (np.array([5, 4, 3, 2, 1]), randn(40, seed=4400), randn(40, seed=4401), 0),

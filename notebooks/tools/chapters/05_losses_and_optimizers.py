@@ -29,7 +29,7 @@ cells = [
     import minitorch.nn as nn
     import minitorch.nn.functional as F
     import minitorch.optim as optim
-    from grading import check, hint, randn, summary
+    from grading import check, hint, randn, summary  # noqa: F401 (hint("<exercise>") shows hints, step by step)
 
     minitorch.manual_seed(0)
     """),
@@ -153,7 +153,7 @@ cells = [
     tests("""
     check("ch05.cross_entropy", cross_entropy)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch05.cross_entropy", cross_entropy, [
         (randn(7, 5, seed=5101), np.random.default_rng(5102).integers(0, 5, size=7)),
@@ -333,7 +333,7 @@ cells = [
     tests("""
     check("ch05.sgd_momentum_step", sgd_momentum_step)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch05.sgd_momentum_step", sgd_momentum_step, [
         (randn(6, seed=5201), randn(6, seed=5202), randn(6, seed=5203), 0.5, 0.5),
@@ -370,7 +370,7 @@ cells = [
     tests("""
     check("ch05.adam_step", adam_step)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch05.adam_step", adam_step, [
         (randn(5, seed=5301), randn(5, seed=5302), randn(5, seed=5303, scale=0.2),
@@ -567,7 +567,7 @@ cells = [
     tests("""
     check("ch05.cosine_lr", cosine_lr)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch05.cosine_lr", cosine_lr, [
         (3, 7, 0.5, 0.0), (60, 80, 3e-4, 1e-5), (1, 1000, 1.0, 0.9), (33, 33, 0.2, 0.05),
@@ -591,8 +591,8 @@ cells = [
     gradient). No autograd inside: the formula is the point.
 
     `softmax_cross_entropy_with_grad(logits, targets, scale)` (already written) runs your `Function`, back-propagates
-    `scale * loss`, and returns the loss and the logits' gradient. `gradcheck` it too. `hint("ch05.softmax_cross_entropy_with_grad")`
-    gives hints step by step.
+    `scale * loss`, and returns the loss and the logits' gradient. `gradcheck` it too.
+    `hint("ch05.softmax_cross_entropy_with_grad")` gives hints step by step.
     """),
     solution('''
     class SoftmaxCrossEntropy(minitorch.autograd.Function):
@@ -626,7 +626,7 @@ cells = [
     tests("""
     check("ch05.softmax_cross_entropy_with_grad", softmax_cross_entropy_with_grad)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch05.softmax_cross_entropy_with_grad", softmax_cross_entropy_with_grad, [
         (randn(8, 10, seed=5300, dtype="float64", scale=3.0), np.arange(8) % 10, 0.5),
@@ -719,11 +719,12 @@ cells = [
     tests("""
     check("ch05.adamw_run", adamw_run_of_my_optimizer)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch05.adamw_run", adamw_run_of_my_optimizer, [
         (randn(5, seed=5400), randn(1, seed=5401), randn(8, 5, seed=5402), randn(8, 1, seed=5403), 0.3, 0.2),
-        (randn(2, 3, seed=5404), randn(2, seed=5405), randn(2, 2, 3, seed=5406, scale=1e-3), randn(2, 2, seed=5407), 0.01, 1.0),
+        (randn(2, 3, seed=5404), randn(2, seed=5405), randn(2, 2, 3, seed=5406, scale=1e-3), randn(2, 2, seed=5407),
+         0.01, 1.0),
     ])
     ### END HIDDEN TESTS
     """, "ch05-adamw-tests", points=3),

@@ -29,7 +29,7 @@ cells = [
     import minitorch.nn as nn
     import minitorch.nn.functional as F
     import minitorch.optim as optim
-    from grading import check, hint, randn, summary
+    from grading import check, hint, randn, summary  # noqa: F401 (hint("<exercise>") shows hints, step by step)
 
     minitorch.manual_seed(0)
     """),
@@ -118,7 +118,7 @@ cells = [
     tests("""
     check("ch08.embedding_lookup", embedding_lookup)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch08.embedding_lookup", embedding_lookup, [
         (randn(20, 6, seed=8101), np.random.default_rng(8102).integers(0, 20, size=(3, 4, 2))),
@@ -174,7 +174,7 @@ cells = [
     tests("""
     check("ch08.rnn_cell", rnn_cell)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch08.rnn_cell", rnn_cell, [
         (randn(3, 2, seed=8201), randn(3, 6, seed=8202), randn(6, 2, seed=8203, scale=0.5),
@@ -257,7 +257,7 @@ cells = [
     tests("""
     check("ch08.lstm_cell", lstm_cell)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch08.lstm_cell", lstm_cell, [
         (randn(3, 2, seed=8301), randn(3, 5, seed=8302), randn(3, 5, seed=8303), randn(20, 2, seed=8304, scale=0.5),
@@ -289,7 +289,7 @@ cells = [
     tests("""
     check("ch08.gru_cell", gru_cell)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch08.gru_cell", gru_cell, [
         (randn(4, 2, seed=8401), randn(4, 3, seed=8402), randn(9, 2, seed=8403, scale=0.5),

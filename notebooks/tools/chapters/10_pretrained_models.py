@@ -34,7 +34,7 @@ cells = [
     import minitorch.nn as nn
     import minitorch.nn.functional as F
     import minitorch.optim as optim
-    from grading import check, hint, randn, summary
+    from grading import check, hint, randn, summary  # noqa: F401 (hint("<exercise>") shows hints, step by step)
     from minitorch.utils.data import DataLoader
     from minitorch.vision import datasets, models
     """),
@@ -145,7 +145,7 @@ cells = [
     tests("""
     check("ch10.topk_accuracy", topk_accuracy)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch10.topk_accuracy", topk_accuracy, [
         (randn(30, 10, seed=10101), np.random.default_rng(10102).integers(0, 10, 30), 2),
@@ -175,7 +175,7 @@ cells = [
     tests("""
     check("ch10.confusion_matrix", confusion_matrix)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch10.confusion_matrix", confusion_matrix, [
         (np.random.default_rng(10201).integers(0, 4, 40), np.random.default_rng(10202).integers(0, 4, 40), 4),
@@ -330,7 +330,7 @@ cells = [
     tests("""
     check("ch10.lenet5_features", lenet5_features)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch10.lenet5_features", lenet5_features, [
         (randn(5, 1, 28, 28, seed=10301),),
@@ -388,7 +388,7 @@ cells = [
     tests("""
     check("ch10.freeze_all_but_head", freeze_all_but_head)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch10.freeze_all_but_head", freeze_all_but_head, [(1,), (4,), (100,)])
     ### END HIDDEN TESTS

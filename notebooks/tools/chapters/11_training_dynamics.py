@@ -38,7 +38,7 @@ cells = [
     import minitorch.nn.functional as F
     import minitorch.optim as optim
     import widgets
-    from grading import check, hint, randn, summary
+    from grading import check, hint, randn, summary  # noqa: F401 (hint("<exercise>") shows hints, step by step)
 
     digits = load_digits()                                         # 1,797 images of 8x8 pixels, bundled with sklearn
     order = np.random.default_rng(0).permutation(len(digits.target))
@@ -204,7 +204,7 @@ cells = [
     tests("""
     check("ch11.layer_grad_norms", mlp_gradient_norms)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch11.layer_grad_norms", mlp_gradient_norms, [
         (randn(5, 2, seed=11101), randn(5, 3, seed=11102), randn(4, 2, seed=11103), randn(4, seed=11104),
@@ -291,7 +291,7 @@ cells = [
     tests("""
     check("ch11.init_bounds", init_bounds)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch11.init_bounds", init_bounds, [(784, 128, 1.0), (10, 2000, 2.0 ** 0.5), (1, 1, 0.5)])
     ### END HIDDEN TESTS
@@ -372,7 +372,7 @@ cells = [
     tests("""
     check("ch11.clip_gradients", clip_gradients)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch11.clip_gradients", clip_gradients, [
         (randn(4, 4, seed=11301, scale=3.0), randn(4, seed=11302), 0.5),
@@ -465,7 +465,7 @@ cells = [
     tests("""
     check("ch11.dropout_forward", dropout_forward)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch11.dropout_forward", dropout_forward, [
         (randn(3, 4, 2, seed=11401), np.random.default_rng(11402).random((3, 4, 2)) < 0.7, 0.3, True),
@@ -563,7 +563,7 @@ cells = [
     tests("""
     check("ch11.batchnorm_forward_backward", batchnorm_forward_backward)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch11.batchnorm_forward_backward", batchnorm_forward_backward, [
         (randn(32, 6, seed=11500, dtype="float64", scale=10.0), randn(6, seed=11501, dtype="float64"),
@@ -581,8 +581,10 @@ cells = [
     upstream = minitorch.randn(10, 4, dtype=minitorch.float64)
     F.batch_norm(batch, None, None, scale, shift, training=True).backward(upstream)
     try:
-        _, grad_x, grad_gamma, grad_beta = batchnorm_forward_backward(batch.detach(), scale.detach(), shift.detach(), upstream)
-        for name, mine, reference in (("x", grad_x, batch.grad), ("gamma", grad_gamma, scale.grad), ("beta", grad_beta, shift.grad)):
+        inputs = (batch.detach(), scale.detach(), shift.detach(), upstream)
+        _, grad_x, grad_gamma, grad_beta = batchnorm_forward_backward(*inputs)
+        pairs = (("x", grad_x, batch.grad), ("gamma", grad_gamma, scale.grad), ("beta", grad_beta, shift.grad))
+        for name, mine, reference in pairs:
             print(f"grad_{name}: largest difference from autograd {(mine - reference).abs().max().item():.1e}")
     except NotImplementedError:
         print("Complete batchnorm_forward_backward above first, then run this cell again.")

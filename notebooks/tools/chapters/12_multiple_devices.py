@@ -44,7 +44,7 @@ cells = [
 
         import minitorch
         import minitorch.nn.functional as F
-        from grading import check, hint, randn, summary
+        from grading import check, hint, randn, summary  # noqa: F401 (hint("<exercise>") shows hints, step by step)
         from minitorch import nn
         from minitorch.nn.parallel import gather, parallel_apply, replicate, scatter
 
@@ -707,7 +707,7 @@ cells = [
         """
         check("ch12.scatter_batch", scatter_batch)
         ### BEGIN HIDDEN TESTS
-        from grading import check_hidden
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
         check_hidden("ch12.scatter_batch", scatter_batch, [
             (randn(10, 3, seed=1210), 4),
@@ -745,7 +745,7 @@ cells = [
         """
         check("ch12.gather_outputs", gather_outputs)
         ### BEGIN HIDDEN TESTS
-        from grading import check_hidden
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
         check_hidden("ch12.gather_outputs", gather_outputs, [
             (randn(1, 2, 2, seed=1220), randn(1, 2, 2, seed=1221), randn(1, 2, 2, seed=1222),
@@ -788,7 +788,7 @@ cells = [
         """
         check("ch12.average_gradients", average_gradients)
         ### BEGIN HIDDEN TESTS
-        from grading import check_hidden
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
         check_hidden("ch12.average_gradients", average_gradients, [
             (randn(4, 6, seed=1230), np.array([16, 16, 16, 12], dtype=np.int64)),
@@ -838,7 +838,7 @@ cells = [
         """
         check("ch12.replicated_linear", replicated_linear)
         ### BEGIN HIDDEN TESTS
-        from grading import check_hidden
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
         check_hidden("ch12.replicated_linear", replicated_linear, [
             (randn(9, 4, seed=1240), randn(3, 4, seed=1241), randn(3, seed=1242), randn(9, 3, seed=1243), 4),
@@ -896,7 +896,7 @@ cells = [
         """
         check("ch12.ring_all_reduce", ring_all_reduce)
         ### BEGIN HIDDEN TESTS
-        from grading import check_hidden
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
         check_hidden("ch12.ring_all_reduce", ring_all_reduce, [
             (randn(5, 12, seed=1260),),
@@ -960,7 +960,7 @@ cells = [
         """
         check("ch12.rank_indices", rank_indices)
         ### BEGIN HIDDEN TESTS
-        from grading import check_hidden
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
         check_hidden("ch12.rank_indices", rank_indices, [
             (np.random.default_rng(1270).permutation(23).astype(np.int64), 4, 3, False),

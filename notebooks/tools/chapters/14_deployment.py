@@ -32,7 +32,7 @@ cells = [
 
     import minitorch
     import minitorch.nn as nn
-    from grading import check, hint, randn, summary
+    from grading import check, hint, randn, summary  # noqa: F401 (hint("<exercise>") shows hints, step by step)
     from minitorch.utils.data import DataLoader
     from minitorch.vision import datasets, models
 
@@ -195,7 +195,7 @@ cells = [
     tests("""
     check("ch14.exported_scores", exported_scores)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch14.exported_scores", exported_scores, [
         (randn(9, 64, seed=14101), randn(16, 64, seed=14102), randn(16, seed=14103), randn(10, 16, seed=14104),
@@ -234,7 +234,7 @@ cells = [
     tests("""
     check("ch14.postprocess", postprocess)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch14.postprocess", postprocess, [
         (randn(7, 10, seed=14201) * 50,),
@@ -420,7 +420,7 @@ cells = [
     tests("""
     check("ch14.exported_running_total", exported_running_total)
     ### BEGIN HIDDEN TESTS
-    from grading import check_hidden
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
     check_hidden("ch14.exported_running_total", exported_running_total, [
         (randn(3, 9, seed=14301),),
