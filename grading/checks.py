@@ -2,7 +2,7 @@
 
 In a chapter notebook::
 
-    from grading import check, summary
+    from grading import check, hint, summary
 
     def relu(x):
         ...                               # the learner's answer
@@ -11,20 +11,27 @@ In a chapter notebook::
 
     summary("demo")                       # the last cell: which exercises pass
 
-``check`` prints one line per case (passed, or what was expected and what came back: shape, dtype,
-largest difference, the failing input), keeps library warnings quiet, and raises ``AssertionError``
-when a case fails, so nbgrader still scores the cell. A blank exercise (a stub that raises
-``NotImplementedError`` or returns None) reports "not implemented yet" instead of a traceback.
+``check`` reports and never raises, so "Restart Kernel and Run All" runs every cell of a chapter
+whatever state its exercises are in: a pass is one line; a failure is one red report of the *first*
+failing public case (what was wrong, the inputs' shapes and dtypes, the expected and returned shapes,
+the first hint step), with no traceback into this package and no full input arrays; a blank exercise
+(a stub that raises ``NotImplementedError`` or returns None) says "not implemented yet". ``hint(name)``
+reveals an exercise's hints one step at a time (the idea, then the formula, then a code sketch).
 
-``check_hidden(name, function, cases)`` is for the instructor's source notebook only, between
-``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``: it checks the hidden cases and reports which
-failed without showing them. The batch grader never runs it in the learner's process: it reads the
-cases from the source notebook and calls the learner's function on them inside a sandbox.
+The grade never depends on the visible check. ``check_hidden(name, function, cases)`` is for the
+instructor's source notebook only, between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS`` (the
+hidden block imports it: ``from grading import check_hidden``), so the learner's edition never sees it.
+It runs the public cases *and* the hidden ones, reports which failed without showing the hidden ones,
+and raises ``AssertionError`` when any fails: under ``nbgrader autograde`` (which puts the source's test
+cells back) that is what scores the cell. The batch grader never runs either check in the learner's
+process: it reads the cases from the source notebook and calls the learner's function on them inside a
+sandbox. Editing or deleting the visible ``check`` line therefore changes no grade.
 """
 
 from __future__ import annotations
 
 import inspect
+import sys
 import traceback
 import warnings
 from contextlib import contextmanager
@@ -34,9 +41,12 @@ from pathlib import Path
 import numpy as np
 
 from grading import registry
-from grading.compare import Mismatch, UnsupportedOutput, call_arguments, compare, describe, output_arrays
+from grading.compare import Mismatch, UnsupportedOutput, call_arguments, compare, output_arrays
 
 PASSED, FAILED, NOT_IMPLEMENTED = "passed", "failed", "not implemented yet"
+# Test suites that want an exception from a failing visible check (``pytest.raises(AssertionError)``) set
+# this to True; a learner's notebook never does, so Run All goes on past every exercise.
+raise_on_failure = False
 _results: dict[str, str] = {}  # exercise name -> the status of its last check in this kernel
 
 
@@ -67,9 +77,10 @@ def expected_outputs(exercise: registry.Exercise, case: tuple) -> list[np.ndarra
 def run_case(exercise: registry.Exercise, function, case: tuple) -> CaseResult:
     """Call the learner's ``function`` on one case and compare with the reference."""
     expected = expected_outputs(exercise, case)
+    arguments = call_arguments(case, exercise.input_type)
     try:
         with quiet():
-            result = function(*call_arguments(case, exercise.input_type))
+            result = function(*arguments)
     except NotImplementedError:
         return CaseResult(NOT_IMPLEMENTED, "raises NotImplementedError", "raises NotImplementedError")
     except Exception as error:  # the learner's bug: report it in one line, with the line it came from
@@ -82,12 +93,49 @@ def run_case(exercise: registry.Exercise, function, case: tuple) -> CaseResult:
         kinds, got = output_arrays(result)
     except UnsupportedOutput as error:
         return CaseResult(FAILED, str(error), str(error))
+    # a changed input first: it is usually why the values are wrong too
+    problem = None if exercise.mutates_inputs else _changed_input(function, case, arguments)
+    if problem:
+        return CaseResult(FAILED, problem, problem, expected, got)
     mismatch = type_mismatch(exercise, kinds) or compare(
         expected, got, rtol=exercise.rtol, atol=exercise.atol, check_dtype=exercise.check_dtype
     )
     if mismatch is not None:
-        return CaseResult(FAILED, mismatch.detail, mismatch.safe_detail, expected, got)
+        return CaseResult(
+            FAILED, _named(exercise, mismatch.detail), _named(exercise, mismatch.safe_detail), expected, got
+        )
+    problem = exercise.answer_check(result) if exercise.answer_check is not None else None
+    if problem:
+        return CaseResult(FAILED, problem, problem, expected, got)
     return CaseResult(PASSED, expected=expected, got=got)
+
+
+def _changed_input(function, case: tuple, arguments: list) -> str | None:
+    """'changed its input x in place' when an argument's values differ from the case after the call."""
+    names = _argument_names(function, len(case))
+    for name, original, argument in zip(names, case, arguments):
+        if not isinstance(original, np.ndarray):
+            continue
+        try:
+            now = argument if isinstance(argument, np.ndarray) else argument.detach().cpu().numpy()
+            unchanged = now.shape == original.shape and bool(
+                np.array_equal(now, original, equal_nan=original.dtype.kind in "fc")
+            )
+        except Exception:  # an argument the learner replaced by something else entirely
+            unchanged = False
+        if not unchanged:
+            return (
+                f"changed its input {name} in place (its values differ after the call); work on a copy "
+                "(x.clone()) or build new tensors, and leave the caller's tensors as they were"
+            )
+    return None
+
+
+def _named(exercise: registry.Exercise, detail: str) -> str:
+    """'output 2: wrong values' becomes 'output 2 (bias): wrong values' when the exercise names its outputs."""
+    for position, name in enumerate(exercise.outputs, start=1):
+        detail = detail.replace(f"output {position}: ", f"output {position} ({name}): ", 1)
+    return detail
 
 
 def type_mismatch(exercise: registry.Exercise, kinds: list[str]) -> Mismatch | None:
@@ -153,63 +201,139 @@ def collecting():
 
 
 # -- the learner's helpers ------------------------------------------------------------------
-def check(name: str, function) -> None:
-    """Run the public cases of exercise ``name`` on ``function``; raise AssertionError if any fails."""
+_RED, _GREEN, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[0m"
+
+
+def _in_kernel() -> bool:
+    """True in a Jupyter kernel, where ANSI colours are shown; plain text everywhere else (logs, tests)."""
+    stream = type(sys.stdout)
+    return stream.__module__.startswith("ipykernel")
+
+
+def _say(text: str, colour: str = "") -> None:
+    if colour and _in_kernel():
+        text = "\n".join(f"{colour}{line}{_RESET}" for line in text.splitlines())
+    print(text)
+
+
+def _brief(value) -> str:
+    """An argument as its shape and dtype (arrays) or its value (numbers): never a whole array."""
+    if isinstance(value, np.ndarray):
+        return f"array of shape {tuple(value.shape)}, dtype {value.dtype}"
+    return repr(value)
+
+
+def _hint_steps(exercise: registry.Exercise) -> tuple[str, ...]:
+    return exercise.hints or ((exercise.hint,) if exercise.hint else ())
+
+
+def check(name: str, function) -> str:
+    """Run the public cases of exercise ``name`` on ``function`` and report; never raises.
+
+    Returns the status ("passed", "failed" or "not implemented yet"); a cell that ends with the call
+    shows nothing more than the report (the status is a ``str`` subclass that displays as nothing).
+    """
     if _collector is not None:
         _collector.checked.append(name)
-        return
+        return _Status("")
     exercise = registry.get(name)
     if not callable(function):
         _results[name] = FAILED
-        print(f"{name}: expected the function {exercise.function}, got {type(function).__name__}")
-        raise AssertionError(f"{name}: {exercise.function} is not a function") from None
+        _say(f"{name}: FAILED: expected the function {exercise.function}, got {type(function).__name__}", _RED)
+        return _raise_or(_Status(FAILED), f"{name}: {exercise.function} is not a function")
     results = [run_case(exercise, function, case) for case in exercise.public]
     status = _overall(results)
     _results[name] = status
+    total = len(results)
     if status == NOT_IMPLEMENTED:
         print(
             f"{name}: not implemented yet. Write {exercise.function} in the cell above, run that cell, "
             "then run this one again."
         )
-        raise AssertionError(f"{name}: not implemented yet") from None
-    names = _argument_names(function, max((len(case) for case in exercise.public), default=0))
-    total = len(results)
-    for number, (case, result) in enumerate(zip(exercise.public, results), start=1):
-        if result.status == PASSED:
-            print(f"{name}: public case {number} of {total} passed")
-            continue
-        print(f"{name}: public case {number} of {total} FAILED: {result.detail}")
-        for argument_name, value in zip(names, case):
-            text = describe(value).replace("\n", "\n      ")
-            print(f"    input {argument_name} = {text}")
-        for label, arrays in (("expected", result.expected), ("got     ", result.got)):
-            if arrays:
-                shapes = ", ".join(f"shape {tuple(array.shape)}, dtype {array.dtype}" for array in arrays)
-                print(f"    {label}: {shapes}")
-    failed = sum(result.status != PASSED for result in results)
-    if failed:
-        if exercise.hint:
-            print(f"    hint: {exercise.hint}")
-        raise AssertionError(f"{name}: {failed} of {total} public cases failed") from None
-    print(f"{name}: all {total} public cases pass")
+        return _raise_or(_Status(status), f"{name}: not implemented yet")
+    if status == PASSED:
+        _say(f"{name}: all {total} public cases pass", _GREEN)
+        return _Status(status)
+    failing = [(number, result) for number, result in enumerate(results, start=1) if result.status != PASSED]
+    number, result = failing[0]
+    case = exercise.public[number - 1]
+    label = f" ({exercise.labels[number - 1]})" if number - 1 < len(exercise.labels) else ""
+    lines = [f"{name}: public case {number} of {total}{label} FAILED: {result.detail}"]
+    for argument_name, value in zip(_argument_names(function, len(case)), case):
+        lines.append(f"    input {argument_name} = {_brief(value)}")
+    for caption, arrays in (("expected", result.expected), ("got     ", result.got)):
+        if arrays:
+            shapes = ", ".join(f"shape {tuple(array.shape)}, dtype {array.dtype}" for array in arrays)
+            lines.append(f"    {caption}: {shapes}")
+    if len(failing) > 1:
+        more = len(failing) - 1
+        lines.append(f"    ({more} more public case{'s fail' if more > 1 else ' fails'} too; fix this one first)")
+    steps = _hint_steps(exercise)
+    if steps:
+        more = f' (hint("{name}") shows the {len(steps)} steps one by one)' if len(steps) > 1 else ""
+        lines.append(f"    hint: {steps[0]}{more}")
+    _say("\n".join(lines), _RED)
+    return _raise_or(_Status(status), f"{name}: {len(failing)} of {total} public cases failed")
+
+
+def _raise_or(status: str, message: str) -> str:
+    if raise_on_failure:
+        raise AssertionError(message) from None
+    return status
+
+
+class _Status(str):
+    """A check's status: compares like the string, and shows nothing when it ends a notebook cell."""
+
+    def _ipython_display_(self):
+        pass
+
+
+_hints_shown: dict[str, int] = {}
+
+
+def hint(name: str, step: int | None = None) -> None:
+    """Show the next hint step of exercise ``name`` (or step ``step``, from 1): the idea, the formula, code."""
+    steps = _hint_steps(registry.get(name))
+    if not steps:
+        print(f"{name} has no hints.")
+        return
+    if step is None:
+        step = min(_hints_shown.get(name, 0) + 1, len(steps))
+    step = max(1, min(int(step), len(steps)))
+    _hints_shown[name] = step
+    after = f' Run hint("{name}") again for step {step + 1}.' if step < len(steps) else ""
+    print(f"{name}, hint {step} of {len(steps)}: {steps[step - 1]}{after}")
 
 
 def check_hidden(name: str, function, cases) -> None:
-    """Hidden cases (instructor's source notebook only): report pass/fail without showing the cases."""
+    """The grading check (instructor's source notebook only): the public and the hidden cases.
+
+    Reports which failed without showing the hidden cases, and raises ``AssertionError`` when any case
+    fails, so the test cell fails under ``nbgrader autograde`` whatever the visible check did.
+    """
     cases = [registry.validate_case(case, f"hidden case {index + 1} of {name}") for index, case in enumerate(cases)]
     if _collector is not None:
         _collector.hidden.append((name, cases))
         return
     exercise = registry.get(name)
     if not callable(function):
-        raise AssertionError(f"{name}: {exercise.function} is not a function") from None
-    results = [run_case(exercise, function, case) for case in cases]
-    failed = [(number, result) for number, result in enumerate(results, start=1) if result.status != PASSED]
-    for number, result in failed:
-        print(f"{name}: hidden case {number} of {len(cases)} FAILED: {result.safe_detail}")
-    if failed:
         _results[name] = FAILED
-        raise AssertionError(f"{name}: {len(failed)} of {len(cases)} hidden cases failed") from None
+        raise AssertionError(f"{name}: {exercise.function} is not a function") from None
+    public = [run_case(exercise, function, case) for case in exercise.public]
+    hidden = [run_case(exercise, function, case) for case in cases]
+    failed = 0
+    for number, result in enumerate(public, start=1):
+        if result.status != PASSED:
+            failed += 1
+            print(f"{name}: public case {number} of {len(public)} FAILED: {result.safe_detail}")
+    for number, result in enumerate(hidden, start=1):
+        if result.status != PASSED:
+            failed += 1
+            print(f"{name}: hidden case {number} of {len(cases)} FAILED: {result.safe_detail}")
+    if failed:
+        _results[name] = _overall(public + hidden)
+        raise AssertionError(f"{name}: {failed} of {len(public) + len(cases)} cases failed") from None
     print(f"{name}: all {len(cases)} hidden cases pass")
 
 
@@ -219,10 +343,17 @@ def _overall(results: list[CaseResult]) -> str:
     return PASSED if all(result.status == PASSED for result in results) else FAILED
 
 
+class _Table(dict):
+    """``{exercise: status}``; printed once by summary, so a cell ending with the call shows nothing more."""
+
+    def _ipython_display_(self):
+        pass
+
+
 def summary(chapter: str | None = None) -> dict[str, str]:
     """Print which exercises pass (of ``chapter``, or of every chapter checked so far); return the table."""
     chapters = [chapter] if chapter else sorted({name.split(".", 1)[0] for name in _results})
-    table: dict[str, str] = {}
+    table: dict[str, str] = _Table()
     for name in chapters:
         for exercise in registry.chapter_exercises(name):
             table[exercise.name] = _results.get(exercise.name, "not checked yet")

@@ -53,6 +53,11 @@ class Exercise:
     # dotted names of the minitorch pieces the learner rebuilds in this exercise: the batch grader
     # replaces them by a function that raises NotImplementedError before the submission's code runs
     withheld: tuple[str, ...] = ()
+    hints: tuple[str, ...] = ()  # steps revealed one at a time by grading.hint: idea, formula, code sketch
+    labels: tuple[str, ...] = ()  # what each public case tests, named in the report when it fails
+    outputs: tuple[str, ...] = ()  # names of the answer's outputs, for "output 2 (bias): wrong values"
+    answer_check: Callable[[Any], str | None] | None = None  # the raw answer's properties (a leaf, ...)
+    mutates_inputs: bool = False  # True only where writing into an input is the point of the exercise
 
     @property
     def chapter(self) -> str:
@@ -75,8 +80,21 @@ def exercise(
     check_dtype: bool = True,
     hint: str = "",
     withheld: Sequence[str] = (),
+    hints: Sequence[str] = (),
+    labels: Sequence[str] = (),
+    outputs: Sequence[str] = (),
+    answer_check: Callable[[Any], str | None] | None = None,
+    mutates_inputs: bool = False,
 ) -> Exercise:
-    """Register an exercise (see the module docstring); returns the entry."""
+    """Register an exercise (see the module docstring); returns the entry.
+
+    ``hints`` are steps (the idea, the formula, a code sketch that still leaves the work to do) shown one
+    at a time by :func:`grading.hint`; ``labels`` say what each public case tests; ``outputs`` name the
+    answer's outputs; ``answer_check(answer)`` returns a sentence when the raw answer breaks a rule that
+    its values cannot show (a tensor still attached to the graph, say), else None. It runs in the
+    learner's checks and in ``check_hidden``, as does the rule that a function leaves its inputs
+    unchanged (unless ``mutates_inputs``: writing into an input is the exercise).
+    """
     if "." not in name or not all(part.isidentifier() for part in name.split(".")):
         raise ValueError(f"exercise names look like 'chapter.exercise', got {name!r}")
     if input_type not in ("tensor", "numpy"):
@@ -86,9 +104,12 @@ def exercise(
     cases = tuple(validate_case(case, f"public case {index + 1} of {name}") for index, case in enumerate(public))
     if not all(isinstance(piece, str) and piece.startswith("minitorch.") for piece in withheld):
         raise ValueError(f"withheld pieces are dotted names in minitorch, got {withheld!r}")
+    if labels and len(labels) != len(cases):
+        raise ValueError(f"{name}: {len(labels)} labels for {len(cases)} public cases")
     entry = Exercise(
         name, function, reference, cases, input_type, output_type, rtol, atol, check_dtype, hint.strip(),
-        withheld=tuple(withheld),
+        withheld=tuple(withheld), hints=tuple(step.strip() for step in hints), labels=tuple(labels),
+        outputs=tuple(outputs), answer_check=answer_check, mutates_inputs=mutates_inputs,
     )  # fmt: skip
     _EXERCISES[name] = entry
     return entry

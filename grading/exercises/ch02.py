@@ -36,19 +36,26 @@ exercise(
 
 
 def wiggly(x):
-    """The numerical-gradient exercise's function: f(x) = sum(sin(x) * x**2), a tensor in, a scalar out."""
-    return (x.sin() * x**2).sum()
+    """The numerical-gradient exercise's function: f(x) = sum(sin(x) * x**2) + sin(sum(x)), a scalar.
+
+    The second term couples every entry to every other (f is not a sum of one term per entry), so a loop that
+    nudges x in place and forgets to restore it gets the later entries' slopes wrong.
+    """
+    return (x.sin() * x**2).sum() + x.sum().sin()
 
 
 def _numerical_gradient(x, eps):
-    # f is a sum of one term per entry, so nudging entry j changes only its own term: the central difference
-    # of the sum equals the central difference of that term, computed here for every entry at once.
+    # Nudging entry j changes its own term sin(x_j) x_j**2 and the shared term sin(S), S = sum(x), by the same
+    # amounts for every j: the central difference of f is the two differences added, for every entry at once.
     values = x.numpy().astype(np.float64)
 
     def term(v):
         return np.sin(v) * v**2
 
-    return minitorch.from_numpy(((term(values + eps) - term(values - eps)) / (2 * eps)).astype(x.numpy().dtype))
+    total = values.sum()
+    own = (term(values + eps) - term(values - eps)) / (2 * eps)
+    shared = (np.sin(total + eps) - np.sin(total - eps)) / (2 * eps)
+    return minitorch.from_numpy((own + shared).astype(x.numpy().dtype))
 
 
 exercise(
@@ -61,9 +68,13 @@ exercise(
     ],
     rtol=1e-6,
     atol=1e-8,
-    hint="For each entry j (loop over x.numel() entries of a flattened copy): copy x, add eps to entry j, "
-    "evaluate wiggly; copy again, subtract eps; the slope is (f_plus - f_minus) / (2 * eps). "
-    "Return the slopes in x's shape.",
+    hints=[
+        "Estimate each partial derivative on its own: move one entry a little up, a little down, and see how much "
+        "the function's value changes, with every other entry exactly as it was.",
+        "∂f/∂x_j ≈ (f(x + ε e_j) − f(x − ε e_j)) / (2ε), with e_j one at entry j and zero elsewhere.",
+        "Loop j over the entries of a flattened copy; build the two nudged inputs from fresh copies (clone) each "
+        "time, so that x itself, and the next entry's estimate, never see an earlier nudge. Reshape at the end.",
+    ],
 )
 
 
@@ -88,4 +99,208 @@ exercise(
     atol=1e-10,
     hint="g = minitorch.autograd.grad(f, x, create_graph=True)[0] keeps a graph of the gradient; then "
     "minitorch.autograd.grad((g * v).sum(), x)[0] differentiates g . v once more, which is H v.",
+)
+
+
+# -- build it: autograd from scratch ----------------------------------------------------------------
+# A "program" is an int64 array of steps (op, i, j) applied to a growing list of values that starts with the
+# inputs: op 0 appends values[i] + values[j], 1 values[i] * values[j], 2 values[i] ** j (j an integer exponent),
+# 3 tanh(values[i]), 4 exp(values[i]). The last value is the result. The notebook runs the same program on the
+# learner's classes; hidden cases use programs (graph shapes) the public ones do not show.
+ADD, MUL, POW, TANH, EXP = range(5)
+
+
+def _run_program(program, values):
+    values = list(values)
+    for op, i, j in np.asarray(program).tolist():
+        if op == ADD:
+            values.append(values[i] + values[j])
+        elif op == MUL:
+            values.append(values[i] * values[j])
+        elif op == POW:
+            values.append(values[i] ** j)
+        elif op == TANH:
+            values.append(values[i].tanh())
+        else:
+            values.append(values[i].exp())
+    return values[-1]
+
+
+def _grads(leaves):
+    return [minitorch.zeros_like(leaf) if leaf.grad is None else leaf.grad for leaf in leaves]
+
+
+def _value_program(program, inputs):
+    """The result and the inputs' gradients, by minitorch's autograd on float64 scalars."""
+    leaves = [minitorch.tensor(value, dtype=minitorch.float64, requires_grad=True) for value in inputs.tolist()]
+    result = _run_program(program, leaves)
+    result.backward()
+    return np.array(result.item()), np.array([grad.item() for grad in _grads(leaves)])
+
+
+def _program(*steps):
+    return np.array(steps, dtype=np.int64).reshape(-1, 3)
+
+
+exercise(
+    "ch02.value_program",
+    function="value_program",
+    reference=_value_program,
+    input_type="numpy",
+    output_type="any",
+    public=[
+        (_program((ADD, 0, 1)), np.array([2.0, -3.0])),
+        (_program((MUL, 0, 1)), np.array([1.5, -2.0])),
+        (_program((MUL, 0, 0), (ADD, 1, 0)), np.array([3.0])),
+        (_program((TANH, 0, 0), (EXP, 1, 0), (MUL, 2, 3)), np.array([0.5, -1.0])),
+        (_program((POW, 0, 3), (POW, 0, -1), (ADD, 1, 2)), np.array([1.7])),
+        (_program((TANH, 0, 0), (MUL, 1, 1), (ADD, 2, 1), (EXP, 3, 0)), np.array([0.3])),
+        (_program((MUL, 0, 1)), np.array([2.0, 4.0, -1.0])),
+    ],
+    labels=[
+        "a + b",
+        "a * b",
+        "a used twice: a * a + a (gradients from several uses add up)",
+        "tanh(a) * exp(b): the derivatives of tanh and exp",
+        "a ** 3 + a ** -1: the power rule",
+        "tanh(a) feeds two paths that meet again: every gradient must arrive before a value passes its own on",
+        "an input that is not used: its gradient stays 0",
+    ],
+    outputs=("result", "input gradients"),
+    rtol=1e-9,
+    atol=1e-12,
+    hints=[
+        "Each operation returns a new Value that remembers its children and, for each child, the local derivative "
+        "d(result)/d(child) at these numbers. backward then applies the chain rule from the output back: a child's "
+        "gradient gains (local derivative) × (the parent's gradient), once per use.",
+        "Local derivatives: a + b → (1, 1); a · b → (b, a); aⁿ → n·aⁿ⁻¹; tanh a → 1 − tanh²a; exp a → exp a. "
+        "backward sets the output's grad to 1 and visits the values in reverse topological order (a value only "
+        "after every value computed from it), adding into each child's grad (+=, never =).",
+        "Topological order: a depth-first visit that appends a value after visiting all its children (skip values "
+        "already visited), then walk that list from the end. Keep the math module's tanh and exp for the numbers.",
+    ],
+)
+
+
+def _is_topological(order, root) -> bool:
+    position = {node: index for index, node in enumerate(order)}
+    from minitorch.autograd import graph
+
+    reachable = graph.nodes(root)
+    if len(position) != len(order) or set(position) != set(reachable):
+        return False
+    return all(
+        position[node] < position[child] for node in reachable for child, _ in node.next_functions if child is not None
+    )
+
+
+def _backward_program(program, a, b):
+    """True (the engine's order is topological), and the leaf gradients after two backward passes by minitorch."""
+    leaves = [minitorch.tensor(a, requires_grad=True), minitorch.tensor(b, requires_grad=True)]
+    loss = _run_program(program, leaves).sum()
+    loss.backward(retain_graph=True)
+    loss.backward()
+    grad_a, grad_b = _grads(leaves)
+    return np.array(True), grad_a, grad_b
+
+
+exercise(
+    "ch02.backward_program",
+    function="backward_program",
+    reference=_backward_program,
+    input_type="numpy",
+    output_type="any",
+    public=[
+        (_program((MUL, 0, 1)), randn(3, seed=230, dtype="float64"), randn(3, seed=231, dtype="float64")),
+        (
+            _program((MUL, 0, 0), (ADD, 2, 1)),
+            randn(2, 2, seed=232, dtype="float64"),
+            randn(2, 2, seed=233, dtype="float64"),
+        ),
+        (
+            _program((MUL, 0, 1), (TANH, 2, 0), (MUL, 3, 3), (ADD, 2, 4)),
+            randn(4, seed=234, dtype="float64"),
+            randn(4, seed=235, dtype="float64"),
+        ),
+        (
+            _program((MUL, 0, 1), (EXP, 2, 0)),
+            randn(3, 1, seed=236, dtype="float64"),
+            randn(1, 4, seed=237, dtype="float64"),
+        ),
+    ],
+    labels=[
+        "a * b, summed (run twice: the second pass adds to .grad)",
+        "a leaf used twice: a * a + b (a leaf's .grad adds up its uses)",
+        "c = a * b reached by two paths: c + tanh(c) * tanh(c) (a node runs once, after all its gradients arrived)",
+        "broadcasting: a of shape (3, 1) times b of shape (1, 4)",
+    ],
+    outputs=("order is topological", "a.grad", "b.grad"),
+    rtol=1e-9,
+    atol=1e-12,
+    hints=[
+        "The engine's job in two parts. The order: every node before the nodes it sends gradients to "
+        "(next_functions), so that a node runs only once all its gradients have arrived. The loop: keep a "
+        "gradient per node, run each node in that order, hand what it returns to its next nodes.",
+        "Order: a depth-first visit through next_functions that appends a node after all the nodes below it, "
+        "then reversed. Loop: start with d(loss)/d(loss) = 1 for the root; a node's incoming gradients are summed; "
+        "graph.call_node(node, gradient) gives one gradient per next_functions entry (None: nothing to send).",
+        "A dictionary from node to its summed gradient does the bookkeeping. At a leaf's node "
+        "(graph.leaf_tensor(node) is not None) add into the tensor's .grad (it may be None the first time) "
+        "instead of calling the node.",
+    ],
+)
+
+
+def _broadcast_mul_backward(a, b, grad_output):
+    """y = a * b and the two gradients, by minitorch's autograd (its engine reduces broadcast gradients)."""
+    a, b = a.detach().requires_grad_(), b.detach().requires_grad_()
+    y = a * b
+    y.backward(grad_output)
+    return y.detach(), a.grad, b.grad
+
+
+exercise(
+    "ch02.broadcast_mul_backward",
+    function="broadcast_mul_backward",
+    reference=_broadcast_mul_backward,
+    public=[
+        (
+            randn(2, 3, seed=240, dtype="float64"),
+            randn(3, seed=241, dtype="float64"),
+            randn(2, 3, seed=242, dtype="float64"),
+        ),
+        (
+            randn(4, 1, seed=243, dtype="float64"),
+            randn(4, 5, seed=244, dtype="float64"),
+            randn(4, 5, seed=245, dtype="float64"),
+        ),
+        (
+            randn(3, 1, seed=246, dtype="float64"),
+            randn(1, 4, seed=247, dtype="float64"),
+            randn(3, 4, seed=248, dtype="float64"),
+        ),
+        (
+            randn(seed=249, dtype="float64"),
+            randn(2, 3, seed=250, dtype="float64"),
+            randn(2, 3, seed=251, dtype="float64"),
+        ),
+    ],
+    labels=[
+        "b (3,) broadcast along a new leading dimension of a (2, 3)",
+        "a (4, 1) broadcast along its dimension of size 1",
+        "both broadcast: a (3, 1) times b (1, 4)",
+        "a 0-d tensor times a (2, 3) matrix",
+    ],
+    outputs=("y", "grad_a", "grad_b"),
+    rtol=1e-9,
+    atol=1e-12,
+    hints=[
+        "Broadcasting copies an input along some dimensions; every copy contributed to the output, so the input's "
+        "gradient is the sum of the gradients of its copies. The gradient of each factor is grad_output times the "
+        "other factor, then summed back to the factor's own shape.",
+        "Aligning shapes from the right: the dimensions grad has in front of the input's are summed away; a "
+        "dimension where the input has size 1 and grad does not is summed with keepdim=True, so it stays 1.",
+        "sum_to_shape: count the extra leading dimensions and sum over them; then collect the positions where the "
+        "target size is 1 and sum over those with keepdim=True (skip a sum over no dimensions).",
+    ],
 )

@@ -48,6 +48,21 @@ exercise(
     "the loss function decides what the raw outputs mean.",
 )
 
+
+def _detached_update(answer) -> str | None:
+    """The lesson of no_grad: the updated parameters must be new leaves, not results recorded in the graph."""
+    if not isinstance(answer, (tuple, list)):
+        return None
+    for name, value in zip(("new_weight", "new_bias", "loss"), answer):
+        if isinstance(value, minitorch.Tensor) and value.grad_fn is not None:
+            return (
+                f"{name} is still part of the graph (grad_fn={value.grad_fn.name()}): the update is recorded as an "
+                "operation. Do the update where autograd does not record (the lesson of this exercise), so the "
+                "new parameters are leaves, as an optimizer's are"
+            )
+    return None
+
+
 exercise(
     "ch04.sgd_step",
     function="sgd_step",
@@ -56,7 +71,141 @@ exercise(
         (randn(8, 3, seed=421), randn(8, 2, seed=422), randn(2, 3, seed=423), randn(2, seed=424), 0.1),
         (randn(16, 5, seed=425), randn(16, 1, seed=426), randn(1, 5, seed=427), randn(1, seed=428), 0.05),
     ],
-    hint="Make weight and bias leaves that require grad (weight.requires_grad_()), compute the prediction and "
-    "loss = ((prediction - target) ** 2).mean(), call loss.backward(), then under minitorch.no_grad() return "
-    "weight - lr * weight.grad, bias - lr * bias.grad and loss.detach(). Minus: a step goes downhill.",
+    outputs=("new_weight", "new_bias", "loss"),
+    answer_check=_detached_update,
+    hints=[
+        "Autograd needs leaves to fill: weight and bias must require grad before the forward pass. After "
+        "backward, their .grad holds dL/dweight and dL/dbias, and the step moves each against its gradient.",
+        "L = mean((x Wᵀ + b − target)²); W' = W − lr·∂L/∂W and b' = b − lr·∂L/∂b (minus: a step goes downhill). "
+        "The update must not be recorded: the new parameters are leaves with no grad_fn.",
+        "requires_grad_() on the two parameters, the forward pass and the loss, .backward(), then the two updates "
+        "inside a `with minitorch.no_grad():` block; return the loss detached from its graph.",
+    ],
+)
+
+
+# -- build it: the Module machinery ------------------------------------------------------------------
+# The notebook builds the same nested model on the learner's Module and the reference builds it on
+# minitorch.nn.Module: a chain Chain(first=Affine, gain=Parameter, rest=Chain(...)), with layer sizes from
+# ``sizes``, values from ``values`` (cycled), and, when ``share`` is 1, the innermost chain reusing the first
+# Affine layer (shared weights, listed once by named_parameters). Names are compared as CRC-32 codes (the
+# graded answers are arrays); the notebook prints the names themselves next to minitorch's.
+import zlib  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import minitorch.nn as nn  # noqa: E402
+
+
+def model_classes(base):
+    """Affine and Chain on the Module class ``base`` (the learner's, or minitorch.nn.Module)."""
+
+    class Affine(base):
+        def __init__(self, weight, bias):
+            super().__init__()
+            self.weight = nn.Parameter(weight)
+            self.bias = nn.Parameter(bias)
+            self.note = "a plain attribute: not registered"
+
+    class Chain(base):
+        def __init__(self, first, gain, rest=None):
+            super().__init__()
+            self.first = first
+            self.has_rest = rest is not None  # a plain attribute
+            if rest is not None:
+                self.rest = rest
+            self.gain = nn.Parameter(gain)  # assigned last, listed first: a module's own parameters come first
+
+    return Affine, Chain
+
+
+def build_model(base, sizes, values, share):
+    """The nested chain for ``sizes`` on ``base``, its parameters filled from ``values`` in order (cycled)."""
+    Affine, Chain = model_classes(base)
+    sizes = [int(size) for size in np.asarray(sizes).tolist()]
+    needed = sum(sizes[i + 1] * sizes[i] + sizes[i + 1] + 1 for i in range(len(sizes) - 1))
+    pool = iter(np.resize(np.asarray(values, dtype=np.float32), needed).tolist())
+
+    def take(*shape):
+        count = int(np.prod(shape))
+        return minitorch.tensor(np.array([next(pool) for _ in range(count)], dtype=np.float32).reshape(shape))
+
+    layers = [Affine(take(sizes[i + 1], sizes[i]), take(sizes[i + 1])) for i in range(len(sizes) - 1)]
+    gains = [take(1) for _ in layers]
+    if share and len(layers) > 1:
+        layers[-1] = layers[0]
+    model = None
+    for layer, gain in zip(reversed(layers), reversed(gains)):
+        model = Chain(layer, gain, model)
+    return model
+
+
+def chain_modules(model):
+    """Every module of the chain, outside in, found by attribute name (not by the listing methods being tested)."""
+    found, stack = [], [model]
+    while stack:
+        module = stack.pop()
+        found.append(module)
+        if hasattr(module, "weight"):  # an Affine layer: no children
+            continue
+        stack.extend([module.rest, module.first] if module.has_rest else [module.first])
+    return found
+
+
+def name_codes(names):
+    return np.array([zlib.crc32(name.encode()) for name in names], dtype=np.int64)
+
+
+def module_report(base, sizes, values, new_values, share):
+    """What the exercise compares, for a model built on ``base``: the reference and the notebook share it."""
+    model = build_model(base, sizes, values, share)
+    names = [name for name, _ in model.named_parameters()]
+    flat = minitorch.cat([parameter.detach().reshape(-1) for parameter in model.parameters()])
+    state = model.state_dict()
+    model.load_state_dict(build_model(base, sizes, new_values, share).state_dict())
+    loaded = minitorch.cat([parameter.detach().reshape(-1) for parameter in model.parameters()])
+    model.eval()
+    after_eval = [module.training for module in chain_modules(model)]
+    model.train()
+    after_train = [module.training for module in chain_modules(model)]
+    return name_codes(names), name_codes(state), flat, loaded, np.array(after_eval + after_train)
+
+
+exercise(
+    "ch04.module_report",
+    function="module_report_of_my_module",
+    reference=lambda sizes, values, new_values, share: module_report(nn.Module, sizes, values, new_values, share),
+    input_type="numpy",
+    output_type="any",
+    public=[
+        (np.array([3, 2]), randn(16, seed=430), randn(16, seed=431), 0),
+        (np.array([4, 3, 2]), randn(30, seed=432), randn(30, seed=433), 0),
+        (np.array([2, 2, 2, 2]), randn(12, seed=434), randn(12, seed=435), 1),
+    ],
+    labels=[
+        "one Affine layer in a Chain: a module's own parameter (gain) comes before its submodules'",
+        "a chain nested two deep: names are paths with dots (rest.first.weight)",
+        "the innermost layer is the first layer again (shared weights): listed once, under its first name",
+    ],
+    outputs=(
+        "named_parameters() names, as codes",
+        "state_dict() keys, as codes",
+        "parameters() values",
+        "values after load_state_dict",
+        "training flags after eval(), then train()",
+    ),
+    hints=[
+        "A module keeps two dictionaries, its own parameters and its child modules, filled when an attribute is "
+        "assigned. Everything else (listing, saving, loading, switching modes) walks those dictionaries, "
+        "recursing into the children.",
+        "Names: a child's parameter is called child_name + '.' + its name inside the child, at any depth. Order "
+        "(PyTorch's): the module's own parameters first, then each child's in the order they were assigned. A "
+        "parameter reachable twice is listed once, under the first name found (remember what you have yielded "
+        "by id). train(mode) sets self.training and calls train(mode) on every child; eval() is train(False).",
+        "__setattr__ files the value (isinstance checks for nn.Parameter and Module) and then still sets the "
+        "attribute with object.__setattr__. named_parameters is a generator with a prefix argument. state_dict "
+        "walks the same way but keeps every path, a shared parameter under each of its names (as PyTorch does), "
+        "each mapped to the detached tensor; load_state_dict copies each value into the parameter of that name "
+        "under minitorch.no_grad().",
+    ],
 )

@@ -62,8 +62,14 @@ exercise(
         (randn(5, seed=511), randn(5, seed=512), np.zeros(5, dtype=np.float32), 0.1, 0.9),
         (randn(3, 4, seed=513), randn(3, 4, seed=514), randn(3, 4, seed=515, scale=0.5), 0.01, 0.8),
     ],
-    hint="PyTorch's convention: new_velocity = momentum * velocity + grad, then new_param = param - lr * new_velocity "
-    "(the learning rate is applied at the step, not stored in the velocity).",
+    hints=[
+        "The velocity is a running sum of past gradients, each step's decayed by the momentum factor; the step "
+        "then moves the parameter against the velocity.",
+        "PyTorch's convention: v_new = μ·v + g and p_new = p − lr·v_new. The learning rate is applied at the step, "
+        "not stored in the velocity.",
+        "Two lines: one computes the new velocity from momentum, velocity and grad; the other the new parameter "
+        "from param, lr and that new velocity. Return both, new parameter first.",
+    ],
 )
 
 exercise(
@@ -71,13 +77,40 @@ exercise(
     function="adam_step",
     reference=_adam_step,
     public=[
-        (randn(4, seed=521), randn(4, seed=522), np.zeros(4, dtype=np.float32), np.zeros(4, dtype=np.float32),
-         1, 0.1, 0.9, 0.999, 1e-8),
-        (randn(2, 3, seed=523), randn(2, 3, seed=524), randn(2, 3, seed=525, scale=0.1),
-         np.abs(randn(2, 3, seed=526, scale=0.1)), 7, 0.01, 0.8, 0.99, 1e-6),
+        (
+            randn(4, seed=521),
+            randn(4, seed=522),
+            np.zeros(4, dtype=np.float32),
+            np.zeros(4, dtype=np.float32),
+            1,
+            0.1,
+            0.9,
+            0.999,
+            1e-8,
+        ),
+        (
+            randn(2, 3, seed=523),
+            randn(2, 3, seed=524),
+            randn(2, 3, seed=525, scale=0.1),
+            np.abs(randn(2, 3, seed=526, scale=0.1)),
+            7,
+            0.01,
+            0.8,
+            0.99,
+            1e-6,
+        ),
         # tiny gradients and a large eps: where eps sits (outside the square root) shows
-        (randn(3, seed=527), randn(3, seed=528, scale=0.01), np.zeros(3, dtype=np.float32),
-         np.zeros(3, dtype=np.float32), 1, 0.1, 0.9, 0.999, 0.01),
+        (
+            randn(3, seed=527),
+            randn(3, seed=528, scale=0.01),
+            np.zeros(3, dtype=np.float32),
+            np.zeros(3, dtype=np.float32),
+            1,
+            0.1,
+            0.9,
+            0.999,
+            0.01,
+        ),
     ],
     hint="m = beta1 * m + (1 - beta1) * g; v = beta2 * v + (1 - beta2) * g**2; then bias-correct: "
     "m_hat = m / (1 - beta1**step), v_hat = v / (1 - beta2**step); param - lr * m_hat / (sqrt(v_hat) + eps). "
@@ -93,4 +126,115 @@ exercise(
     check_dtype=False,
     hint="lr = min_lr + (base_lr - min_lr) * (1 + cos(pi * step / total_steps)) / 2: base_lr at step 0, "
     "halfway between at total_steps / 2, min_lr at total_steps (math.cos and math.pi).",
+)
+
+
+# -- build it: a loss's backward as a Function, and an optimizer class ---------------------------------
+import minitorch  # noqa: E402
+import minitorch.optim as optim  # noqa: E402
+
+
+def _softmax_cross_entropy_with_grad(logits, targets, scale):
+    """The mean cross-entropy and d(scale * loss)/d(logits), by minitorch's F.cross_entropy and autograd."""
+    logits = logits.detach().requires_grad_()
+    loss = F.cross_entropy(logits, targets)
+    (loss * scale).backward()
+    return loss.detach(), logits.grad
+
+
+exercise(
+    "ch05.softmax_cross_entropy_with_grad",
+    function="softmax_cross_entropy_with_grad",
+    reference=_softmax_cross_entropy_with_grad,
+    public=[
+        (randn(4, 3, seed=530, dtype="float64"), _labels(4, 3, seed=531), 1.0),
+        (randn(6, 5, seed=532, dtype="float64"), _labels(6, 5, seed=533), 1.0),
+        (randn(3, 4, seed=534, dtype="float64"), _labels(3, 4, seed=535), -2.5),
+        (randn(5, 3, seed=536, dtype="float64", scale=500.0), _labels(5, 3, seed=537), 1.0),
+    ],
+    labels=[
+        "4 samples, 3 classes",
+        "6 samples: the loss is a mean, so is its gradient",
+        "the loss scaled by -2.5 before backward: backward multiplies by grad_output",
+        "logits in the hundreds: a softmax that exponentiates them directly overflows",
+    ],
+    outputs=("loss", "logits.grad"),
+    rtol=1e-9,
+    atol=1e-12,
+    hints=[
+        "Write the loss of one sample as a function of its logits z: L = log Σ_k exp(z_k) − z_y. Differentiate "
+        "with respect to each z_j; the two terms give one part each. Then remember the mean over the batch and "
+        "the chain rule's grad_output.",
+        "∂L/∂z_j = softmax(z)_j − [j = y], that is p − onehot(y) for a sample; for the mean over N samples, "
+        "each row is divided by N; backward multiplies by grad_output (a 0-d tensor) and returns None for targets.",
+        "forward: subtract each row's maximum, take log-sum-exp, pick the target logits, average; save the "
+        "probabilities (a stable softmax) and a one-hot of the targets for backward. minitorch.nn.functional."
+        "one_hot makes the one-hot; cast it to the logits' dtype.",
+    ],
+)
+
+
+def _two_groups(first, second, learning_rate, weight_decay):
+    return [
+        {"params": [first]},
+        {"params": [second], "lr": learning_rate / 2, "weight_decay": 0.0},
+    ]
+
+
+def adamw_run(optimizer_class, first, second, first_grads, second_grads, learning_rate, weight_decay, state_key):
+    """Steps with fixed gradients on two parameters in two groups (in runs of 6 steps or more, the optimizer
+    rebuilt from its state_dict half-way); the first parameter after every step, the second at the end, and
+    the first's state entry ``state_key``."""
+    first = minitorch.tensor(first, requires_grad=True)
+    second = minitorch.tensor(second, requires_grad=True)
+    make = lambda: optimizer_class(  # noqa: E731
+        _two_groups(first, second, learning_rate, weight_decay),
+        lr=learning_rate,
+        betas=(0.9, 0.99),
+        eps=1e-8,
+        weight_decay=weight_decay,
+    )
+    optimizer = make()
+    trajectory = []
+    steps = len(first_grads)
+    for step in range(steps):
+        if steps >= 6 and step == steps // 2:  # save and restore, as a run that is stopped and resumed
+            saved = optimizer.state_dict()
+            optimizer = make()
+            optimizer.load_state_dict(saved)
+        first.grad = minitorch.tensor(first_grads[step])
+        second.grad = None if step == 0 else minitorch.tensor(second_grads[step])  # no gradient yet: skipped
+        optimizer.step()
+        trajectory.append(first.detach().clone())
+    return minitorch.stack(trajectory), second.detach().clone(), optimizer.state[first][state_key].clone()
+
+
+exercise(
+    "ch05.adamw_run",
+    function="adamw_run_of_my_optimizer",
+    reference=lambda *case: adamw_run(optim.AdamW, *case, "exp_avg_sq"),
+    input_type="numpy",
+    public=[
+        (randn(3, seed=540), randn(2, seed=541), randn(4, 3, seed=542), randn(4, 2, seed=543), 0.1, 0.0),
+        (randn(3, seed=544), randn(2, seed=545), randn(4, 3, seed=546), randn(4, 2, seed=547), 0.1, 0.5),
+        (randn(2, 2, seed=548), randn(3, seed=549), randn(6, 2, 2, seed=550), randn(6, 3, seed=551), 0.05, 0.1),
+    ],
+    labels=[
+        "no weight decay: Adam's moments and bias correction",
+        "weight decay 0.5: decoupled (AdamW), not added to the gradient",
+        "six steps, the optimizer rebuilt from state_dict() after three: the state must live in self.state",
+    ],
+    outputs=("first parameter after each step", "second parameter (its group: lr / 2, no decay)", "state exp_avg_sq"),
+    rtol=2e-5,
+    atol=1e-7,
+    hints=[
+        "Follow the Lion example: the base class keeps param_groups (each a dict with its own lr, betas, eps, "
+        "weight_decay) and self.state[param] (a dict per parameter). step() loops over groups and parameters, "
+        "skips those without a gradient, and updates each in place under no_grad.",
+        "AdamW, per parameter at step t: first shrink the parameter, p ← p·(1 − lr·λ) (decoupled decay: the "
+        "gradient is untouched); then m ← β1·m + (1 − β1)·g, v ← β2·v + (1 − β2)·g², m̂ = m/(1 − β1ᵗ), "
+        "v̂ = v/(1 − β2ᵗ), p ← p − lr·m̂/(√v̂ + ε).",
+        "State keys as PyTorch's: 'step', 'exp_avg', 'exp_avg_sq', created (zeros_like) the first time a "
+        "parameter is stepped. Read lr and weight_decay from the group, never from self.defaults.",
+    ],
 )

@@ -72,9 +72,14 @@ exercise(
     function="train_val_split",
     reference=_train_val_split,
     public=[(10, 0.2, 0), (1797, 0.2, 1), (7, 0.5, 42)],
-    hint="num_val = int(num_samples * val_fraction); permutation = minitorch.randperm(num_samples, "
-    "generator=minitorch.Generator().manual_seed(seed)); the first num_samples - num_val entries of the permutation "
-    "are the training indices, the rest the validation indices. Both are int64 tensors.",
+    hints=[
+        "Shuffle the indices 0 .. num_samples-1 once, with a generator seeded by seed (so the split is the same every "
+        "run), then cut the shuffled list in two.",
+        "The validation part has ⌊num_samples × val_fraction⌋ samples (round down, as int() does); the training "
+        "part is the first num_samples − that many entries of the permutation, the validation part the rest.",
+        "minitorch.randperm(n, generator=g) shuffles; a generator is minitorch.Generator() followed by its "
+        "manual_seed(...). Slice the permutation at the cut. Both results are int64 tensors.",
+    ],
 )
 
 
@@ -102,7 +107,12 @@ exercise(
     ],
     rtol=1e-4,
     atol=1e-5,
-    hint="mean = train_features.mean(dim=0) and std = train_features.std(dim=0, correction=0) (the spread of the "
-    "training set, dividing by N); where std is 0 (a pixel that never changes) use 1 instead: "
-    "minitorch.where(std > 0, std, minitorch.ones_like(std)). Then return (features - mean) / std.",
+    hints=[
+        "Standardize with statistics of the training set only: for every feature (column), subtract its mean and "
+        "divide by its spread, and apply those same two numbers to whichever features you are given.",
+        "z = (x − μ) / σ per column, with μ and σ over the rows (dim=0) of train_features and σ the population "
+        "standard deviation (dividing by N: correction=0). A feature that never changes has σ = 0: use 1 there.",
+        "mean(dim=...) and std(dim=..., correction=...) give μ and σ; minitorch.where(condition, a, b) swaps the "
+        "zero spreads for ones. Broadcasting does the per-column arithmetic.",
+    ],
 )

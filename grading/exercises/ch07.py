@@ -23,9 +23,14 @@ exercise(
     ],
     rtol=1e-4,
     atol=1e-5,
-    hint="columns = F.unfold(x, kernel_size=(kh, kw), stride=stride, padding=padding) has shape (N, C*kh*kw, L); "
-    "weight.reshape(O, -1) @ columns gives (N, O, L); add bias.reshape(1, O, 1), then reshape to (N, O, H_out, W_out) "
-    "with H_out = (H + 2*padding - kh) // stride + 1.",
+    hints=[
+        "Cut every window the kernel visits out of the (padded) image and lay each out as a column: then the whole "
+        "convolution is one matrix product between the flattened weight and those columns, plus the bias.",
+        "F.unfold gives the columns, shape (N, C·kh·kw, L) with L = H_out·W_out windows; the weight flattened to "
+        "(O, C·kh·kw) times the columns is (N, O, L); H_out = (H + 2·padding − kh) // stride + 1, likewise W_out.",
+        "Give unfold the kernel's size, the stride and the padding; add the bias shaped (1, O, 1) so it broadcasts "
+        "over the windows; reshape the result to (N, O, H_out, W_out).",
+    ],
 )
 
 
@@ -66,11 +71,116 @@ exercise(
     function="normalize",
     reference=lambda image, mean, std: TF.normalize(image, mean.tolist(), std.tolist()),
     public=[
-        (randn(3, 4, 5, seed=720), np.array([0.1, 0.2, 0.3], dtype=np.float32),
-         np.array([0.5, 2.0, 1.5], dtype=np.float32)),
+        (
+            randn(3, 4, 5, seed=720),
+            np.array([0.1, 0.2, 0.3], dtype=np.float32),
+            np.array([0.5, 2.0, 1.5], dtype=np.float32),
+        ),
         (randn(1, 8, 8, seed=721), np.array([0.5], dtype=np.float32), np.array([0.5], dtype=np.float32)),
         (randn(2, 2, 3, 3, seed=722), np.array([-1.0, 1.0], dtype=np.float32), np.array([0.25, 4.0], dtype=np.float32)),
     ],
     hint="mean and std have one number per channel, shape (C,); the image is (..., C, H, W). Reshape them to "
     "(C, 1, 1) so they broadcast over the pixels of their channel: (image - mean[:, None, None]) / std[:, None, None].",
+)
+
+
+# -- build it: convolution's backward (col2im) and max pooling's backward ---------------------------------
+def _conv2d_forward_backward(x, weight, bias, grad_output, stride, padding):
+    """y = F.conv2d(...) and the gradients of sum(y * grad_output), by minitorch's autograd."""
+    x, weight, bias = (tensor.detach().requires_grad_() for tensor in (x, weight, bias))
+    y = F.conv2d(x, weight, bias, stride=stride, padding=padding)
+    y.backward(grad_output)
+    return y.detach(), x.grad, weight.grad, bias.grad
+
+
+exercise(
+    "ch07.conv2d_forward_backward",
+    function="conv2d_forward_backward",
+    reference=_conv2d_forward_backward,
+    public=[
+        (
+            randn(1, 1, 4, 4, seed=740, dtype="float64"),
+            randn(1, 1, 2, 2, seed=741, dtype="float64"),
+            randn(1, seed=742, dtype="float64"),
+            randn(1, 1, 3, 3, seed=743, dtype="float64"),
+            1,
+            0,
+        ),
+        (
+            randn(2, 3, 5, 5, seed=744, dtype="float64"),
+            randn(4, 3, 3, 3, seed=745, dtype="float64"),
+            randn(4, seed=746, dtype="float64"),
+            randn(2, 4, 5, 5, seed=747, dtype="float64"),
+            1,
+            1,
+        ),
+        (
+            randn(1, 2, 7, 6, seed=748, dtype="float64"),
+            randn(3, 2, 3, 2, seed=749, dtype="float64"),
+            randn(3, seed=750, dtype="float64"),
+            randn(1, 3, 3, 3, seed=751, dtype="float64"),
+            2,
+            0,
+        ),
+    ],
+    labels=[
+        "one channel, no padding: each input pixel is in up to 4 windows, its gradient sums them",
+        "a batch of 2, 3 channels in, 4 out, padding 1: the weight's gradient sums over the batch too",
+        "stride 2, a 3 x 2 kernel: windows that skip pixels (their gradient is 0)",
+    ],
+    outputs=("y", "grad_x", "grad_weight", "grad_bias"),
+    rtol=1e-9,
+    atol=1e-10,
+    hints=[
+        "Forward is one matrix product between the flattened weight (O, C·kh·kw) and the columns of windows "
+        "(N, C·kh·kw, L). Backward is that product's backward: each factor's gradient is grad_output times the "
+        "other factor (transposed), then the columns' gradient goes back to the image: col2im, the inverse "
+        "bookkeeping of im2col, where a pixel in several windows sums their gradients.",
+        "With G = grad_output reshaped to (N, O, L) and X the saved columns: grad_weight = Σ_n G_n X_nᵀ "
+        "(reshaped to the weight's shape), grad_bias = G summed over the batch and L, grad_columns = Wᵀ G, "
+        "and grad_x = fold(grad_columns), the inverse of unfold with the same kernel, stride and padding.",
+        "F.fold(columns, output_size=(H, W), kernel_size=..., stride=..., padding=...) is col2im. Save the "
+        "columns, the weight and x's height and width in forward (ctx.save_for_backward for tensors, plain "
+        "attributes of ctx for numbers).",
+    ],
+)
+
+
+def _max_pool_2x2_backward(x, grad_output):
+    """The gradient of sum(F.max_pool2d(x, 2) * grad_output) with respect to x, by minitorch's autograd."""
+    x = x.detach().requires_grad_()
+    F.max_pool2d(x, 2).backward(grad_output)
+    return x.grad
+
+
+def _no_ties(*shape, seed):
+    """Distinct values (a shuffled range, scaled): a window's maximum is unique, as in real activations."""
+    count = int(np.prod(shape))
+    values = np.random.default_rng(seed).permutation(count).astype(np.float32) / count - 0.5
+    return values.reshape(shape)
+
+
+exercise(
+    "ch07.max_pool_2x2_backward",
+    function="max_pool_2x2_backward",
+    reference=_max_pool_2x2_backward,
+    public=[
+        (_no_ties(1, 1, 4, 4, seed=760), np.ones((1, 1, 2, 2), dtype=np.float32)),
+        (_no_ties(2, 3, 4, 6, seed=761), randn(2, 3, 2, 3, seed=762)),
+        (_no_ties(1, 2, 5, 3, seed=763), randn(1, 2, 2, 1, seed=764)),
+    ],
+    labels=[
+        "grad_output all ones: each window's maximum gets 1, the other three pixels 0",
+        "any grad_output: the maximum gets the window's own gradient",
+        "odd height and width: the cropped row and column get 0",
+    ],
+    hints=[
+        "Only the pixel that won each window influenced the output, so only it gets a gradient: the window's "
+        "grad_output. The other pixels, and those cropped away, get 0.",
+        "Expose the windows as in exercise 3 (crop, reshape to (N, C, H/2, 2, W/2, 2)); a mask of the pixels equal "
+        "to their window's maximum, times grad_output broadcast over each window, is the gradient of the cropped "
+        "part.",
+        "amax(dim=(3, 5), keepdim=True) keeps the window axes for the comparison; reshape the product back to the "
+        "cropped shape and write it into a tensor of zeros of x's shape.",
+    ],
 )

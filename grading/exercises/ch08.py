@@ -69,9 +69,14 @@ exercise(
     function="lstm_cell",
     reference=_lstm_cell,
     public=[_cell_case(4, 2, seed=830, with_cell=True), _cell_case(4, 5, seed=840, with_cell=True)],
-    hint="gates = x @ weight_ih.T + bias_ih + h @ weight_hh.T + bias_hh, split in 4 blocks in PyTorch's order "
-    "i, f, g, o (gates.chunk(4, dim=1)); i, f, o go through sigmoid, g through tanh; c_new = f * c + i * g; "
-    "h_new = o * tanh(c_new). Return (h_new, c_new).",
+    hints=[
+        "All four gates come from one pair of matrix products: the input's and the previous hidden state's, each "
+        "with its bias. Cut the result into four equal blocks of hidden_size columns.",
+        "PyTorch's order of the blocks is i, f, g, o. i, f, o go through the sigmoid, g through tanh; then "
+        "c' = f ⊙ c + i ⊙ g and h' = o ⊙ tanh(c').",
+        "gates.chunk(4, dim=1) cuts the blocks; minitorch.sigmoid and .tanh() are the nonlinearities. Return "
+        "(h_new, c_new) in that order.",
+    ],
 )
 
 exercise(

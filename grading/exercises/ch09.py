@@ -39,8 +39,12 @@ exercise(
     function="causal_mask",
     reference=_causal_mask,
     public=[(1,), (4,), (5,)],
-    hint="positions = minitorch.arange(size); compare a column positions.unsqueeze(1) with a row "
-    "positions.unsqueeze(0): entry (i, j) must be True when j <= i.",
+    hints=[
+        "Position i may look at positions j that are not in its future: the mask is True on and below the diagonal.",
+        "Entry (i, j) is True exactly when j ≤ i. Compare a column of positions with a row of positions and let "
+        "broadcasting make the (size, size) table.",
+        "minitorch.arange(size) gives the positions; unsqueeze(1) makes them a column and unsqueeze(0) a row.",
+    ],
 )
 
 

@@ -42,10 +42,22 @@ exercise(
     function="mlp_gradient_norms",
     reference=_mlp_gradient_norms,
     public=[
-        (randn(8, 3, seed=1100), randn(8, 2, seed=1101), randn(5, 3, seed=1102), randn(5, seed=1103),
-         randn(2, 5, seed=1104), randn(2, seed=1105)),
-        (randn(16, 4, seed=1106), randn(16, 1, seed=1107), randn(6, 4, seed=1108, scale=0.1),
-         randn(6, seed=1109, scale=0.1), randn(1, 6, seed=1110), randn(1, seed=1111)),
+        (
+            randn(8, 3, seed=1100),
+            randn(8, 2, seed=1101),
+            randn(5, 3, seed=1102),
+            randn(5, seed=1103),
+            randn(2, 5, seed=1104),
+            randn(2, seed=1105),
+        ),
+        (
+            randn(16, 4, seed=1106),
+            randn(16, 1, seed=1107),
+            randn(6, 4, seed=1108, scale=0.1),
+            randn(6, seed=1109, scale=0.1),
+            randn(1, 6, seed=1110),
+            randn(1, seed=1111),
+        ),
     ],
     rtol=1e-4,
     atol=1e-6,
@@ -124,4 +136,53 @@ exercise(
     ],
     hint="In training: keep the entries where keep_mask is True, zero the others (x * keep_mask), and divide by "
     "1 - p so the expected value of each output equals its input. In evaluation (training False): return x unchanged.",
+)
+
+
+# -- build it: batch normalisation's forward and backward by hand ---------------------------------------
+def _batchnorm_forward_backward(x, gamma, beta, grad_output):
+    """y = BatchNorm1d(x) in training mode (batch statistics, biased variance, eps 1e-5) and the gradients of
+    sum(y * grad_output) with respect to x, gamma and beta, by minitorch's F.batch_norm and autograd."""
+    x, gamma, beta = (tensor.detach().requires_grad_() for tensor in (x, gamma, beta))
+    y = F.batch_norm(x, None, None, gamma, beta, training=True, momentum=0.1, eps=1e-5)
+    y.backward(grad_output)
+    return y.detach(), x.grad, gamma.grad, beta.grad
+
+
+exercise(
+    "ch11.batchnorm_forward_backward",
+    function="batchnorm_forward_backward",
+    reference=_batchnorm_forward_backward,
+    public=[
+        (randn(8, 3, seed=1150, dtype="float64"), np.ones(3), np.zeros(3), np.ones((8, 3))),
+        (
+            randn(16, 4, seed=1151, dtype="float64", scale=3.0),
+            randn(4, seed=1152, dtype="float64"),
+            randn(4, seed=1153, dtype="float64"),
+            randn(16, 4, seed=1154, dtype="float64"),
+        ),
+        (
+            randn(4, 5, seed=1155, dtype="float64"),
+            randn(5, seed=1156, dtype="float64"),
+            randn(5, seed=1157, dtype="float64"),
+            randn(4, 5, seed=1158, dtype="float64"),
+        ),
+    ],
+    labels=[
+        "gamma 1, beta 0, grad_output all ones (then grad_x is 0: a shift of every input changes nothing)",
+        "16 samples, any gamma, beta and grad_output: x's gradient flows through the mean and the variance too",
+        "a batch of 4: the biased variance (divide by N) matters most in small batches",
+    ],
+    outputs=("y", "grad_x", "grad_gamma", "grad_beta"),
+    rtol=1e-8,
+    atol=1e-10,
+    hints=[
+        "Forward: per feature (column), the batch mean μ and the biased variance σ² (divide by N), "
+        "x̂ = (x − μ)/√(σ² + ε), y = γ·x̂ + β. Backward: β and γ are easy (sums over the batch); for x, remember "
+        "that μ and σ² depend on every x in the column, so each x gets three contributions.",
+        "With g = grad_output: ∂β = Σ g, ∂γ = Σ g·x̂ (sums over the batch). For x, with ĝ = g·γ: "
+        "∂x = (1/√(σ²+ε)) · (ĝ − mean(ĝ) − x̂·mean(ĝ·x̂)), the means over the batch.",
+        "Compute μ, σ², the inverse standard deviation and x̂ once, reuse them in backward; keep the batch "
+        "dimension with keepdim=True (or broadcasting of 1-d per-feature tensors) so the shapes line up.",
+    ],
 )

@@ -27,8 +27,8 @@ exercise(
         (randn(4, 2, seed=1202), 3),
         (randn(9, 2, seed=1203), 4),
     ],
-    hint="size = -(-rows // num_chunks) is ceil(rows / num_chunks); the pieces start at 0, size, 2 * size, ... "
-    "up to rows, so there may be fewer than num_chunks of them.",
+    hint="Every piece has ceil(rows / num_chunks) rows (integer division rounding up), except perhaps the "
+    "last; the pieces start at 0, size, 2 * size, ... up to rows, so there may be fewer than num_chunks of them.",
 )
 
 

@@ -61,10 +61,13 @@ exercise(
     ],
     rtol=1e-5,
     atol=1e-6,
-    hint="Only use lib (lib.nn.functional.cross_entropy, lib.autograd.grad, lib.no_grad) and tensor methods. "
-    "weight = weight.detach().requires_grad_(), the same for bias; loss = cross_entropy(x @ weight.T + bias, labels); "
-    "(grad_weight, grad_bias) = lib.autograd.grad(loss, (weight, bias)); then, under lib.no_grad(), return "
-    "weight - lr * grad_weight, bias - lr * grad_bias, loss.detach() (the loss before the step).",
+    hints=[
+        "Write the step once against the module `lib` you are given (minitorch or torch): every name comes from lib "
+        "or is a tensor method, so the same code runs on both libraries.",
+        "Make weight and bias fresh leaves that require grad, compute the cross-entropy of the linear model's "
+        "logits, get both gradients with lib.autograd.grad, and step against them under lib.no_grad().",
+        "Return (new weight, new bias, loss before the step), all three detached from any graph.",
+    ],
 )
 
 
@@ -89,7 +92,11 @@ exercise(
     input_type="numpy",
     rtol=1e-5,
     atol=1e-6,
-    hint="The arrays arrive as NumPy arrays, as read from an .npz file. Build nn.Sequential(nn.Linear(in, hidden), "
-    "nn.ReLU(), nn.Linear(hidden, out)) with the sizes read from the weight shapes ((out, in), as PyTorch stores "
-    "them), load_state_dict({'0.weight': minitorch.from_numpy(w1), ...}) and return model(minitorch.from_numpy(x)).",
+    hints=[
+        "The arrays arrive as NumPy arrays, as read from an .npz file. Rebuild the network they came from, load "
+        "them into it, and run it on x.",
+        "The sizes come from the weight shapes ((out, in), as PyTorch stores them): Linear, ReLU, Linear in an "
+        "nn.Sequential, whose state_dict keys are '0.weight', '0.bias', '2.weight', '2.bias'.",
+        "minitorch.from_numpy turns each array into a tensor, for load_state_dict and for the input.",
+    ],
 )

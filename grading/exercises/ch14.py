@@ -76,7 +76,12 @@ exercise(
     output_type="any",
     rtol=1e-5,
     atol=1e-5,
-    hint="cumsum has no ONNX mapping. In forward, build upper = minitorch.ones(n, n, dtype=x.dtype).triu() and return "
-    "x @ upper; export the module with (minitorch.from_numpy(x),) into io.BytesIO(), open it with "
-    "ort.InferenceSession(buffer.getvalue(), providers=['CPUExecutionProvider']) and return run(None, {name: x})[0].",
+    hints=[
+        "cumsum has no ONNX mapping, but a running total is a matrix product: entry j of the result sums the "
+        "entries 0..j, which is x times an upper-triangular matrix of ones.",
+        "In forward, build that n × n matrix (ones, then triu) in x's dtype and multiply x by it; export the module "
+        "with (minitorch.from_numpy(x),) into io.BytesIO().",
+        "Open the bytes with ort.InferenceSession(..., providers=['CPUExecutionProvider']) and return the first "
+        "output of run(None, {input name: x}).",
+    ],
 )

@@ -20,8 +20,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from .engine import BackwardStep, run_backward
+from .engine import BackwardStep, _call_node, run_backward
 from .function import AccumulateGrad, Function, Node, Op
+from .grad_mode import set_grad_enabled
 
 
 class Edge(NamedTuple):
@@ -88,7 +89,8 @@ def saved_tensors(node) -> tuple | None:
 def arguments(node) -> dict:
     """The non-tensor settings ``forward`` stored on the node (axes, shapes, scalars...)."""
     return {
-        key: value for key, value in vars(node).items()
+        key: value
+        for key, value in vars(node).items()
         if not key.startswith("_") and key not in ("next_functions", "materialize_grads")
     }
 
@@ -155,6 +157,30 @@ def step_backward(
 
     roots = _make_root_grads((tensor,), None if gradient is None else (gradient,), create_graph)
     return run_backward((tensor,), roots, retain_graph or create_graph, create_graph)
+
+
+def call_node(node, *grad_outputs, create_graph: bool = False) -> tuple:
+    """Run one node's backward as one step of the engine does.
+
+    That is PyTorch's ``grad_fn(*grad_outputs)`` followed by what its engine does with the result
+    (``validate_outputs``): each gradient summed back to its input's shape where forward broadcast it.
+
+    ``grad_outputs`` holds one gradient per output of the node's operation; the result holds one gradient
+    per entry of ``node.next_functions`` (``None`` where no gradient flows). As in the engine, the call
+    itself is recorded only with ``create_graph=True``. The node's saved tensors are kept, so a node can be
+    called again. For a leaf's ``AccumulateGrad`` node, which has no inputs, it returns ``()``.
+
+        >>> import minitorch
+        >>> from minitorch.autograd import graph
+        >>> a = minitorch.tensor([1.0, 2.0], requires_grad=True)
+        >>> y = a * 3
+        >>> graph.call_node(y.grad_fn, minitorch.ones(2))
+        (tensor([3., 3.]),)
+    """
+    if isinstance(node, AccumulateGrad):
+        return ()
+    with set_grad_enabled(create_graph):
+        return _call_node(node, list(grad_outputs))
 
 
 def forward_order(root) -> list:

@@ -27,8 +27,17 @@ CHAPTERS = sorted(path.parent.name for path in (COURSE / "source").glob("*/*.ipy
 
 # The names the notebooks import before their graded cells, as far as those cells use them.
 NOTEBOOK_IMPORTS = {
-    "math": math, "np": np, "numpy": np, "minitorch": minitorch, "nn": nn, "F": F, "models": models,
-    "check": check, "check_hidden": check_hidden, "randn": randn,
+    "math": math,
+    "np": np,
+    "numpy": np,
+    "minitorch": minitorch,
+    "nn": nn,
+    "F": F,
+    "optim": minitorch.optim,
+    "models": models,
+    "check": check,
+    "check_hidden": check_hidden,
+    "randn": randn,
 }
 
 

@@ -8,6 +8,9 @@ are in test_chapter_exercises.py.
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pytest
 
 import minitorch
@@ -84,6 +87,23 @@ def forward_difference(x, eps):
     return gradient.reshape(x.shape)
 
 
+def nudges_in_place_without_restoring(x, eps):
+    """Nudges x itself: up, then down twice as far, never back (the error cancels only for a separable f)."""
+    flat = x.detach().view(-1)
+    gradient = minitorch.zeros_like(flat)
+    for j in range(flat.numel()):
+        flat[j] += eps
+        plus = SOLUTIONS["wiggly"](x)
+        flat[j] -= 2 * eps
+        gradient[j] = (plus - SOLUTIONS["wiggly"](x)) / (2 * eps)
+    return gradient.reshape(x.shape)
+
+
+def nudges_a_private_copy_without_restoring(x, eps):
+    """The same forgotten restore on a private copy: x is unchanged, but later entries see earlier nudges."""
+    return nudges_in_place_without_restoring(x.clone(), eps)
+
+
 def forgot_the_two(x, eps):
     return SOLUTIONS["numerical_gradient"](x, eps) * 2
 
@@ -110,6 +130,8 @@ def diagonal_only(x, v):
         ("silu_with_grad", _through(IgnoresGradOutput)),
         ("numerical_gradient", forward_difference),
         ("numerical_gradient", forgot_the_two),
+        ("numerical_gradient", nudges_in_place_without_restoring),
+        ("numerical_gradient", nudges_a_private_copy_without_restoring),
         ("numerical_gradient", flattened_result),
         ("hessian_vector_product", returns_the_gradient),
         ("hessian_vector_product", diagonal_only),
@@ -119,3 +141,325 @@ def test_typical_mistakes_fail(name, wrong, capsys):
     with pytest.raises(AssertionError):
         check(f"ch02.{name}", wrong)
     assert "FAILED" in capsys.readouterr().out
+
+
+def test_an_in_place_nudge_is_named(capsys):
+    with pytest.raises(AssertionError):
+        check("ch02.numerical_gradient", nudges_in_place_without_restoring)
+    assert "changed its input x in place" in capsys.readouterr().out
+
+
+# -- build it: the Value class, the engine's loop, broadcasting's backward -----------------------------
+# Each wrong solution is one a learner would plausibly write; the check must fail it on the public case
+# whose label names the problem. Each exercise also accepts a correct solution written another way.
+Value = SOLUTIONS["Value"]
+run_program = SOLUTIONS["run_program"]
+
+
+def _value_program_with(value_class):
+    def value_program(program, inputs):
+        leaves = [value_class(number) for number in inputs.tolist()]
+        result = run_program(program, leaves)
+        result.backward()
+        return np.array(result.data), np.array([leaf.grad for leaf in leaves])
+
+    return value_program
+
+
+def _make(value_class, data, children, local_grads):
+    return value_class(data, children, local_grads)
+
+
+class AssignsInsteadOfAdding(Value):
+    def backward(self):
+        order, visited = [], set()
+
+        def visit(value):
+            if id(value) not in visited:
+                visited.add(id(value))
+                for child in value.children:
+                    visit(child)
+                order.append(value)
+
+        visit(self)
+        self.grad = 1.0
+        for value in reversed(order):
+            for child, local_grad in zip(value.children, value.local_grads):
+                child.grad = local_grad * value.grad
+
+
+class PushesWithoutTopologicalOrder(Value):
+    """Each value passes its gradient on at once and recurses: a value reached twice passes it on twice."""
+
+    def backward(self):
+        self.grad = 1.0
+
+        def push(value):
+            for child, local_grad in zip(value.children, value.local_grads):
+                child.grad += local_grad * value.grad
+                push(child)
+
+        push(self)
+
+
+class TanhWithoutTheSquare(Value):
+    def tanh(self):
+        result = math.tanh(self.data)
+        return type(self)(result, (self,), (1.0 - result,))
+
+
+class PowerRuleOffByOne(Value):
+    def __pow__(self, exponent):
+        return type(self)(self.data**exponent, (self,), (exponent * self.data**exponent,))
+
+
+class CountsUsersFirst(Value):
+    """Correct, written differently: Kahn's algorithm (a value runs once all the values using it have run)."""
+
+    def backward(self):
+        users, stack, seen = {}, [self], {id(self)}
+        while stack:
+            value = stack.pop()
+            for child in value.children:
+                users[id(child)] = users.get(id(child), 0) + 1
+                if id(child) not in seen:
+                    seen.add(id(child))
+                    stack.append(child)
+        self.grad, ready = 1.0, [self]
+        while ready:
+            value = ready.pop()
+            for child, local_grad in zip(value.children, value.local_grads):
+                child.grad += local_grad * value.grad
+                users[id(child)] -= 1
+                if users[id(child)] == 0:
+                    ready.append(child)
+
+
+def _with_own_ops(value_class):
+    """The variant's arithmetic must build variant Values, so the subclass's methods are the ones used."""
+
+    class Variant(value_class):
+        def __add__(self, other):
+            other = other if isinstance(other, Value) else Variant(other)
+            return Variant(self.data + other.data, (self, other), (1.0, 1.0))
+
+        def __mul__(self, other):
+            other = other if isinstance(other, Value) else Variant(other)
+            return Variant(self.data * other.data, (self, other), (other.data, self.data))
+
+        def __pow__(self, exponent):
+            if value_class.__pow__ is not Value.__pow__:
+                return Variant(*_parts(value_class.__pow__(self, exponent)))
+            return Variant(self.data**exponent, (self,), (exponent * self.data ** (exponent - 1),))
+
+        def tanh(self):
+            return Variant(*_parts(value_class.tanh(self) if value_class.tanh is not Value.tanh else Value.tanh(self)))
+
+        def exp(self):
+            return Variant(*_parts(Value.exp(self)))
+
+    return Variant
+
+
+def _parts(value):
+    return value.data, value.children, value.local_grads
+
+
+VALUE_MISTAKES = {
+    "assigns .grad instead of adding": (AssignsInsteadOfAdding, "a used twice"),
+    "no topological order": (PushesWithoutTopologicalOrder, "feeds two paths that meet again"),
+    "tanh's derivative without the square": (TanhWithoutTheSquare, "the derivatives of tanh and exp"),
+    "power rule off by one": (PowerRuleOffByOne, "the power rule"),
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(VALUE_MISTAKES))
+def test_value_mistakes_fail_on_the_case_that_names_them(mistake, capsys):
+    value_class, label = VALUE_MISTAKES[mistake]
+    with pytest.raises(AssertionError):
+        check("ch02.value_program", _value_program_with(_with_own_ops(value_class)))
+    first_failure = [line for line in capsys.readouterr().out.splitlines() if "FAILED" in line][0]
+    assert label in first_failure
+
+
+def test_value_written_differently_passes(capsys):
+    check("ch02.value_program", _value_program_with(_with_own_ops(CountsUsersFirst)))
+    assert "all 7 public cases pass" in capsys.readouterr().out
+
+
+def test_the_value_reference_is_minitorchs_autograd_and_torchs():
+    torch = pytest.importorskip("torch")
+    from grading.registry import get
+
+    program = np.array([[1, 0, 1], [3, 2, 0], [1, 3, 3], [0, 4, 0], [4, 5, 0]])
+    inputs = np.array([0.4, -1.2])
+    result, gradients = get("ch02.value_program").reference(program, inputs)
+    leaves = [torch.tensor(value, dtype=torch.float64, requires_grad=True) for value in inputs]
+    run_program(program, leaves).backward()
+    np.testing.assert_allclose(gradients, [leaf.grad.item() for leaf in leaves], rtol=1e-12)
+    learner = SOLUTIONS["value_program"](program, inputs)
+    np.testing.assert_allclose(learner[1], gradients, rtol=1e-12)
+
+
+graph = minitorch.autograd.graph
+
+
+def _backward_program_with(order_function, loop):
+    def backward_program(program, a, b):
+        leaves = [minitorch.tensor(a, requires_grad=True), minitorch.tensor(b, requires_grad=True)]
+        loss = run_program(program, leaves).sum()
+        order_ok = SOLUTIONS["is_topological"](order_function(loss.grad_fn), loss.grad_fn)
+        loop(loss, order_function)
+        loop(loss, order_function)
+        gradients = [minitorch.zeros_like(leaf) if leaf.grad is None else leaf.grad for leaf in leaves]
+        return np.array(order_ok), gradients[0], gradients[1]
+
+    return backward_program
+
+
+def preorder(root):
+    order, seen = [], set()
+
+    def visit(node):
+        if node is None or node in seen:
+            return
+        seen.add(node)
+        order.append(node)  # before the nodes below it, but not after every node above it
+        for next_node, _ in node.next_functions:
+            visit(next_node)
+
+    visit(root)
+    return order
+
+
+def kahn_order(root):
+    """Correct, written differently: count the edges into each node, release a node when its count is 0."""
+    incoming = {}
+    for node in graph.nodes(root):
+        for next_node, _ in node.next_functions:
+            if next_node is not None:
+                incoming[next_node] = incoming.get(next_node, 0) + 1
+    order, ready = [], [root]
+    while ready:
+        node = ready.pop()
+        order.append(node)
+        for next_node, _ in node.next_functions:
+            if next_node is not None:
+                incoming[next_node] -= 1
+                if incoming[next_node] == 0:
+                    ready.append(next_node)
+    return order
+
+
+def loop(loss, order_function, *, overwrite=False, assign_leaf=False):
+    received = {loss.grad_fn: minitorch.ones_like(loss)}
+    for node in order_function(loss.grad_fn):
+        gradient = received.pop(node, None)
+        if gradient is None:
+            continue
+        leaf = graph.leaf_tensor(node)
+        if leaf is not None:
+            leaf.grad = gradient if (leaf.grad is None or assign_leaf) else leaf.grad + gradient
+            continue
+        for (next_node, _), next_gradient in zip(node.next_functions, graph.call_node(node, gradient)):
+            if next_node is not None and next_gradient is not None:
+                keep = next_node in received and not overwrite
+                received[next_node] = received[next_node] + next_gradient if keep else next_gradient
+
+
+BACKWARD_MISTAKES = {
+    "preorder instead of a topological order": (
+        _backward_program_with(preorder, loop), "output 1 (order is topological): wrong values"),
+    "overwrites a node's gradient instead of summing": (
+        _backward_program_with(SOLUTIONS["topological_order"], lambda loss, order: loop(loss, order, overwrite=True)),
+        "a leaf used twice"),
+    "assigns .grad instead of adding": (
+        _backward_program_with(SOLUTIONS["topological_order"], lambda loss, order: loop(loss, order, assign_leaf=True)),
+        "the second pass adds to .grad"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("mistake", sorted(BACKWARD_MISTAKES))
+def test_backward_loop_mistakes_fail_on_the_case_that_names_them(mistake, capsys):
+    function, label = BACKWARD_MISTAKES[mistake]
+    with pytest.raises(AssertionError):
+        check("ch02.backward_program", function)
+    first_failure = [line for line in capsys.readouterr().out.splitlines() if "FAILED" in line][0]
+    assert label in first_failure
+
+
+def test_preorder_is_reported_as_not_topological(capsys):
+    with pytest.raises(AssertionError):
+        check("ch02.backward_program", BACKWARD_MISTAKES["preorder instead of a topological order"][0])
+    assert "order is topological" in capsys.readouterr().out
+
+
+def test_backward_loop_written_differently_passes(capsys):
+    check("ch02.backward_program", _backward_program_with(kahn_order, loop))
+    assert "all 4 public cases pass" in capsys.readouterr().out
+
+
+def test_the_learners_order_and_the_engines_steps_are_both_topological():
+    a = minitorch.tensor([0.3, -0.2], requires_grad=True)
+    b = minitorch.tensor([1.5, 0.5], requires_grad=True)
+    loss = run_program(np.array([[1, 0, 1], [3, 2, 0], [1, 3, 3], [0, 2, 4]]), [a, b]).sum()
+    engine = [step.node for step in graph.step_backward(loss, retain_graph=True)]
+    learner = SOLUTIONS["topological_order"](loss.grad_fn)
+    assert SOLUTIONS["is_topological"](engine, loss.grad_fn)
+    assert SOLUTIONS["is_topological"](learner, loss.grad_fn)
+    assert sorted(map(id, engine)) == sorted(map(id, learner))
+
+
+def _broadcast_with(reduce, swap=False):
+    def broadcast_mul_backward(a, b, grad_output):
+        first, second = (a, b) if not swap else (b, a)
+        return a * b, reduce(grad_output * second, a.shape), reduce(grad_output * first, b.shape)
+
+    return broadcast_mul_backward
+
+
+def _leading_only(grad, shape):
+    leading = grad.dim() - len(shape)
+    return grad.sum(dim=tuple(range(leading))) if leading else grad
+
+
+def _mean_instead_of_sum(grad, shape):
+    leading = grad.dim() - len(shape)
+    if leading:
+        grad = grad.mean(dim=tuple(range(leading)))
+    stretched = tuple(d for d, size in enumerate(shape) if size == 1 and grad.shape[d] != 1)
+    return grad.mean(dim=stretched, keepdim=True) if stretched else grad
+
+
+def _one_dimension_at_a_time(grad, shape):
+    """Correct, written differently: a loop over dimensions instead of one sum per kind."""
+    while grad.dim() > len(shape):
+        grad = grad.sum(0)
+    for dim, size in enumerate(shape):
+        if size == 1:
+            grad = grad.sum(dim, keepdim=True)
+    return grad
+
+
+BROADCAST_MISTAKES = {
+    "no reduction": (_broadcast_with(lambda grad, shape: grad), "output 3 (grad_b): wrong shape"),
+    "sums only the leading dimensions": (_broadcast_with(_leading_only), "its dimension of size 1"),
+    "factors swapped": (_broadcast_with(SOLUTIONS["sum_to_shape"], swap=True), "wrong values"),
+    "mean instead of sum": (_broadcast_with(_mean_instead_of_sum), "wrong values"),
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(BROADCAST_MISTAKES))
+def test_broadcast_mistakes_fail_with_feedback_naming_them(mistake, capsys):
+    function, words = BROADCAST_MISTAKES[mistake]
+    with pytest.raises(AssertionError):
+        check("ch02.broadcast_mul_backward", function)
+    assert words in capsys.readouterr().out
+
+
+def test_broadcast_written_differently_passes_and_gradchecks(capsys):
+    check("ch02.broadcast_mul_backward", _broadcast_with(_one_dimension_at_a_time))
+    assert "all 4 public cases pass" in capsys.readouterr().out
+    a = minitorch.randn(2, 1, 3, dtype=minitorch.float64, requires_grad=True)
+    b = minitorch.randn(4, 1, dtype=minitorch.float64, requires_grad=True)
+    assert minitorch.autograd.gradcheck(SOLUTIONS["BroadcastMul"].apply, (a, b))

@@ -85,15 +85,14 @@ cells = [
 
         import minitorch
         import widgets
-        from grading import check, check_hidden, randn, summary
+        from grading import check, hint, randn, summary
         """
     ),
     md(
         """
         Here is what a check says about a wrong answer. The kit's demo exercise `demo.relu` asks for the
         function `relu(x)` that keeps positive entries and replaces the others by 0; the version below multiplies
-        everything by 0 instead. (Checks raise an `AssertionError` when a case fails, so a grader scores the
-        cell; the `try` only keeps this demonstration from stopping the notebook.)
+        everything by 0 instead.
         """
     ),
     code(
@@ -102,16 +101,29 @@ cells = [
             return x * 0  # deliberately wrong: it also zeroes the positive entries
 
 
-        try:
-            check("demo.relu", relu)
-        except AssertionError as failure:
-            print("-> the check raised AssertionError:", failure)
+        check("demo.relu", relu)
         """
     ),
     md(
         """
-        Each line names the case, then shows the input, the expected and the returned shapes and dtypes, and the
-        first entry that differs. The hint at the end suggests a way in.
+        The report (red in Jupyter) names the first case that fails, with the shapes and dtypes of its inputs, the
+        expected and the returned shapes, and the first entry that differs; then the first step of a hint. When an
+        exercise has more hint steps, `hint("<exercise>")` shows the next one each time you run it: the idea first,
+        then the formula, then a sketch of the code. Try it:
+        """
+    ),
+    code(
+        """
+        hint("demo.relu")
+        """
+    ),
+    md(
+        """
+        A check only **reports**: it never stops the notebook, so *Restart Kernel and Run All Cells* always runs
+        every cell of a chapter, even with exercises left blank (their checks say "not implemented yet"). Your grade
+        does not come from these lines either: the grader runs your functions again, on the same public cases and on
+        hidden ones, in a separate process. Editing or deleting a check line changes nothing there; it only takes
+        away your own feedback.
         """
     ),
     md(
@@ -305,6 +317,8 @@ cells = [
         """
         check("ch00.squares", squares)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
         check_hidden("ch00.squares", squares, [(2,), (7,), (30,)])
         ### END HIDDEN TESTS
         """,
@@ -332,6 +346,8 @@ cells = [
         """
         check("ch00.celsius_to_fahrenheit", celsius_to_fahrenheit)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
         check_hidden(
             "ch00.celsius_to_fahrenheit",
             celsius_to_fahrenheit,
@@ -364,6 +380,8 @@ cells = [
         """
         check("ch00.sum_mean_max", sum_mean_max)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
         check_hidden(
             "ch00.sum_mean_max",
             sum_mean_max,
@@ -396,7 +414,7 @@ cells = [
     ),
     code(
         """
-        summary("ch00");
+        summary("ch00")
         """
     ),
 ]

@@ -31,7 +31,7 @@ cells = [
         import numpy as np
 
         import minitorch
-        from grading import check, check_hidden, randn, summary
+        from grading import check, hint, randn, summary  # noqa: F401 (hint("<exercise>") shows hints, step by step)
 
         minitorch.manual_seed(0);
         """
@@ -531,6 +531,8 @@ cells = [
         """
         check("ch01.pairwise_distances", pairwise_distances)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
         check_hidden(
             "ch01.pairwise_distances",
             pairwise_distances,
@@ -569,6 +571,8 @@ cells = [
         """
         check("ch01.masked_mean", masked_mean)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
         hidden_mask = np.array([[True, True, True], [False, True, False], [True, False, False]])
         one_per_row = np.eye(4, dtype=bool)
         check_hidden(
@@ -607,6 +611,8 @@ cells = [
         """
         check("ch01.standardize_columns", standardize_columns)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
         check_hidden(
             "ch01.standardize_columns",
             standardize_columns,
@@ -640,6 +646,8 @@ cells = [
         """
         check("ch01.one_hot", one_hot)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
         check_hidden(
             "ch01.one_hot",
             one_hot,
@@ -674,7 +682,7 @@ cells = [
     ),
     code(
         """
-        summary("ch01");
+        summary("ch01")
         """
     ),
 ]

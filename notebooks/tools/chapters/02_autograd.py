@@ -23,7 +23,9 @@ cells = [
           gradient with `retain_grad`;
         * say what happens to the graph when a tensor is **overwritten in place**, directly or through a view;
         * write your own differentiable operation as a `minitorch.autograd.Function`, and test it with `gradcheck`;
-        * take **gradients of gradients** (`create_graph=True`), up to a Hessian-vector product.
+        * take **gradients of gradients** (`create_graph=True`), up to a Hessian-vector product;
+        * **build autograd yourself**: a scalar `Value` class with backward by topological sort, the engine's loop on
+          minitorch's own graphs, and the reduction that broadcasting's backward needs.
         """
     ),
     code(
@@ -36,7 +38,7 @@ cells = [
 
         import minitorch
         import widgets
-        from grading import check, check_hidden, randn, summary
+        from grading import check, hint, randn, summary  # noqa: F401 (hint("<exercise>") shows hints, step by step)
         from minitorch.autograd import graph
 
         minitorch.manual_seed(0);
@@ -704,6 +706,8 @@ cells = [
         """
         check("ch02.silu_with_grad", silu_with_grad)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
         check_hidden(
             "ch02.silu_with_grad",
             silu_with_grad,
@@ -742,14 +746,16 @@ cells = [
 
         Return a tensor of the same shape and dtype as `x`. `x` may have any shape: loop over the entries of a flattened
         copy (this is the one place in the course where a loop over entries is the point: it is what `gradcheck` does).
-        Do not use autograd here; the point is an independent check of it.
+        Do not use autograd here; the point is an independent check of it. Leave `x` as it was: the check compares
+        it before and after your call, and since `wiggly` couples every entry to the others (through `sin(sum(x))`),
+        a nudge that is not undone spoils the estimates of the entries after it.
         """
     ),
     solution(
         '''
         def wiggly(x):
-            """f(x) = sum(sin(x) * x**2): a tensor in, a 0-dimensional tensor out."""
-            return (x.sin() * x**2).sum()
+            """f(x) = sum(sin(x) * x**2) + sin(sum(x)): a tensor in, a 0-dimensional tensor out."""
+            return (x.sin() * x**2).sum() + x.sum().sin()
 
 
         def numerical_gradient(x, eps):
@@ -771,6 +777,8 @@ cells = [
         """
         check("ch02.numerical_gradient", numerical_gradient)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
         check_hidden(
             "ch02.numerical_gradient",
             numerical_gradient,
@@ -830,6 +838,8 @@ cells = [
         """
         check("ch02.hessian_vector_product", hessian_vector_product)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
         check_hidden(
             "ch02.hessian_vector_product",
             hessian_vector_product,
@@ -865,6 +875,452 @@ cells = [
     ),
     md(
         """
+        ## 13. Build it: autograd from scratch
+
+        You have used autograd; now build it. Three exercises, each a real piece of the machine, each checked against
+        minitorch's own autograd on inputs you have not seen:
+
+        * **Exercise 4**: a scalar `Value` class with `+`, `*`, `**`, `tanh`, `exp` and a `backward` that walks the
+          graph in topological order: the whole of autograd in one class (the idea of micrograd).
+        * **Exercise 5**: the same walk on minitorch's real graphs: the order from `grad_fn.next_functions`, and the
+          loop that calls each node and accumulates into the leaves, compared with `.backward()`.
+        * **Exercise 6**: the reduction that broadcasting's backward needs, and the backward of a broadcasting `mul`.
+
+        The checks describe a graph as a small **program**: a list of steps `(op, i, j)` applied to a growing list of
+        values that starts with the inputs. Op 0 appends `values[i] + values[j]`, 1 `values[i] * values[j]`,
+        2 `values[i] ** j` (an integer exponent), 3 `values[i].tanh()`, 4 `values[i].exp()`; the last value is the
+        result. `run_program` (already written, at the top of exercise 4's cell) runs a program on anything with
+        those operations, your `Value`s or minitorch tensors; the hidden cases use programs you have not seen. Each
+        exercise has hints in steps: `hint("ch02.value_program")` shows the next one each time you run it.
+        """
+    ),
+    md(
+        """
+        ### Exercise 4 · A scalar `Value` with backward
+
+        Complete the class. Each operation returns a new `Value` holding the result's number, the `Value`s it was
+        computed from (`children`) and, for each child, the **local derivative** `d(result)/d(child)` at these numbers
+        (`local_grads`). `backward()` fills `.grad` of every `Value` the output was computed from with
+        `d(output)/d(that value)`: set the output's own gradient to 1, then go through the values so that each one
+        comes **after every value computed from it** (a reverse topological order), and pass each value's gradient
+        on to its children, times the local derivative. A value used twice receives two contributions: they add up.
+
+        `value_program(program, inputs)` (below the class, already written) runs a program on `Value`s and returns the
+        result and the inputs' gradients: that is what the check compares with minitorch's autograd. Use the `math`
+        module (`math.tanh`, `math.exp`) for the numbers.
+        """
+    ),
+    solution(
+        '''
+        import math
+
+        ADD, MUL, POW, TANH, EXP = range(5)
+
+
+        def run_program(program, values):
+            """Apply the steps (op, i, j) of program (an int array of shape (steps, 3)); return the last value."""
+            values = list(values)
+            for op, i, j in program.tolist():
+                if op == ADD:
+                    values.append(values[i] + values[j])
+                elif op == MUL:
+                    values.append(values[i] * values[j])
+                elif op == POW:
+                    values.append(values[i] ** j)
+                elif op == TANH:
+                    values.append(values[i].tanh())
+                else:
+                    values.append(values[i].exp())
+            return values[-1]
+
+
+        class Value:
+            """A scalar that remembers how it was computed: reverse-mode autodiff in one class."""
+
+            def __init__(self, data, children=(), local_grads=()):
+                self.data = float(data)
+                self.grad = 0.0  # d(output) / d(self), filled by backward
+                self.children = children  # the Values this one was computed from
+                self.local_grads = local_grads  # d(self) / d(child), one number per child
+
+            def __add__(self, other):
+                other = other if isinstance(other, Value) else Value(other)
+                ### BEGIN SOLUTION
+                return Value(self.data + other.data, (self, other), (1.0, 1.0))
+                ### END SOLUTION
+
+            def __mul__(self, other):
+                other = other if isinstance(other, Value) else Value(other)
+                ### BEGIN SOLUTION
+                return Value(self.data * other.data, (self, other), (other.data, self.data))
+                ### END SOLUTION
+
+            def __pow__(self, exponent):
+                """self ** exponent, for a Python number exponent."""
+                ### BEGIN SOLUTION
+                return Value(self.data**exponent, (self,), (exponent * self.data ** (exponent - 1),))
+                ### END SOLUTION
+
+            def tanh(self):
+                ### BEGIN SOLUTION
+                result = math.tanh(self.data)
+                return Value(result, (self,), (1.0 - result**2,))
+                ### END SOLUTION
+
+            def exp(self):
+                ### BEGIN SOLUTION
+                result = math.exp(self.data)
+                return Value(result, (self,), (result,))
+                ### END SOLUTION
+
+            def backward(self):
+                """Fill .grad of this Value and of every Value it was computed from: d(self) / d(that Value)."""
+                ### BEGIN SOLUTION
+                order, visited = [], set()
+
+                def visit(value):
+                    if id(value) in visited:
+                        return
+                    visited.add(id(value))
+                    for child in value.children:
+                        visit(child)
+                    order.append(value)  # after everything it was computed from
+
+                visit(self)
+                self.grad = 1.0
+                for value in reversed(order):  # every value before the values it was computed from
+                    for child, local_grad in zip(value.children, value.local_grads):
+                        child.grad += local_grad * value.grad
+                ### END SOLUTION
+
+            # The rest of arithmetic, built on the methods above (already written).
+            def __radd__(self, other):
+                return self + other
+
+            def __rmul__(self, other):
+                return self * other
+
+            def __neg__(self):
+                return self * -1
+
+            def __sub__(self, other):
+                return self + (-other)
+
+            def __truediv__(self, other):
+                return self * other**-1
+
+            def __repr__(self):
+                return f"Value(data={self.data:.4g}, grad={self.grad:.4g})"
+
+
+        def value_program(program, inputs):
+            """Run program on Values made from inputs; return (result, the inputs' gradients) as NumPy arrays."""
+            leaves = [Value(number) for number in inputs.tolist()]
+            result = run_program(program, leaves)
+            result.backward()
+            return np.array(result.data), np.array([leaf.grad for leaf in leaves])
+        ''',
+        "value_class",
+    ),
+    tests(
+        """
+        check("ch02.value_program", value_program)
+        ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
+        ADD, MUL, POW, TANH, EXP = range(5)  # the program's steps, as above
+
+        check_hidden(
+            "ch02.value_program",
+            value_program,
+            [
+                (np.array([[MUL, 0, 1], [ADD, 3, 2], [TANH, 4, 0], [MUL, 5, 5]]), np.array([0.7, -1.3, 0.4])),
+                (np.array([[EXP, 0, 0], [POW, 1, 2], [MUL, 2, 0], [ADD, 3, 1], [TANH, 4, 0]]), np.array([-0.6])),
+                (np.array([[ADD, 0, 0], [MUL, 1, 0], [POW, 2, -2], [ADD, 3, 2]]), np.array([1.1])),
+                (np.array([[TANH, 0, 0], [TANH, 1, 0], [MUL, 1, 2], [MUL, 3, 1]]), np.array([-0.9, 5.0])),
+            ],
+        )
+        ### END HIDDEN TESTS
+        """,
+        "test_value_program",
+    ),
+    md(
+        """
+        Your `Value` against minitorch on the neuron `tanh(x · w + b)`: the same gradients, from forty lines of Python.
+        """
+    ),
+    code(
+        """
+        neuron_program = np.array([[MUL, 0, 1], [ADD, 3, 2], [TANH, 4, 0]])  # tanh(x * w + b), inputs x, w, b
+        inputs = np.array([2.0, -0.5, 0.25])
+        tensors = [minitorch.tensor(v, dtype=minitorch.float64, requires_grad=True) for v in inputs]
+        run_program(neuron_program, tensors).backward()
+        print("minitorch: d/dx, d/dw, d/db =", [round(t.grad.item(), 6) for t in tensors])
+        try:
+            result, gradients = value_program(neuron_program, inputs)
+            print("your Value:", "d/dx, d/dw, d/db =", [round(g, 6) for g in gradients.tolist()])
+        except NotImplementedError:
+            print("Complete the Value class above first, then run this cell again.")
+        """
+    ),
+    md(
+        """
+        ### Exercise 5 · The engine's loop, on minitorch's graphs
+
+        minitorch's graph is made of nodes, not `Value`s: each `grad_fn` lists where its gradients go in
+        `next_functions` (pairs `(node, output_nr)`; the node is `None` for an input that needs no gradient), and a
+        leaf's node is an `AccumulateGrad` whose tensor `graph.leaf_tensor(node)` returns (`None` for other nodes).
+        `graph.call_node(node, gradient)` runs one node's backward, as one step of the engine does: it returns one
+        gradient per entry of `next_functions` (`None` where nothing flows), already summed back to each input's
+        shape when forward broadcast it (you will write that reduction yourself in exercise 6).
+
+        Write the two halves of `backward()`:
+
+        * `topological_order(root)`: every node reachable from `root` through `next_functions`, once each, every node
+          **before** all the nodes it sends gradients to;
+        * `backward_by_hand(loss)`: for a 0-d `loss`, walk `topological_order(loss.grad_fn)` starting from the gradient
+          1 for the root, run each node once with the **sum** of the gradients it received, pass the results on, and
+          at a leaf's node add into the tensor's `.grad` (which may still be `None`). Return nothing: like
+          `loss.backward()`, it fills `.grad`.
+
+        Do not call `.backward()` or `autograd.grad` here. `backward_program(program, a, b)` (already written) builds
+        the program's graph on two leaves, sums the result, runs your `backward_by_hand` **twice** (so `.grad` must add
+        up, as after two `.backward()` calls) and returns whether your order is topological (`is_topological`, also
+        written for you) and the two leaves' gradients.
+        """
+    ),
+    solution(
+        '''
+        from minitorch.autograd import graph
+
+
+        def topological_order(root):
+            """The nodes reachable from root, each before every node in its next_functions."""
+            ### BEGIN SOLUTION
+            order, visited = [], set()
+
+            def visit(node):
+                if node is None or node in visited:
+                    return
+                visited.add(node)
+                for next_node, _ in node.next_functions:
+                    visit(next_node)
+                order.append(node)  # after every node it sends gradients to
+
+            visit(root)
+            return order[::-1]
+            ### END SOLUTION
+
+
+        def backward_by_hand(loss):
+            """loss.backward() for a 0-d loss: fill .grad of the leaves, through topological_order and call_node."""
+            ### BEGIN SOLUTION
+            received = {loss.grad_fn: minitorch.ones_like(loss)}
+            for node in topological_order(loss.grad_fn):
+                gradient = received.pop(node, None)
+                if gradient is None:
+                    continue
+                leaf = graph.leaf_tensor(node)
+                if leaf is not None:
+                    leaf.grad = gradient if leaf.grad is None else leaf.grad + gradient
+                    continue
+                for (next_node, _), next_gradient in zip(node.next_functions, graph.call_node(node, gradient)):
+                    if next_node is None or next_gradient is None:
+                        continue
+                    if next_node in received:
+                        next_gradient = received[next_node] + next_gradient
+                    received[next_node] = next_gradient
+            ### END SOLUTION
+
+
+        def is_topological(order, root):
+            """True when order lists every node reachable from root once, each before the nodes it sends to."""
+            position = {node: index for index, node in enumerate(order)}
+            reachable = graph.nodes(root)
+            if len(position) != len(order) or set(position) != set(reachable):
+                return False
+            return all(
+                position[node] < position[next_node]
+                for node in reachable
+                for next_node, _ in node.next_functions
+                if next_node is not None
+            )
+
+
+        def backward_program(program, a, b):
+            """(order is topological, a.grad, b.grad) for the program's result, summed, through your functions."""
+            leaves = [minitorch.tensor(a, requires_grad=True), minitorch.tensor(b, requires_grad=True)]
+            loss = run_program(program, leaves).sum()
+            order_ok = is_topological(topological_order(loss.grad_fn), loss.grad_fn)
+            backward_by_hand(loss)
+            backward_by_hand(loss)  # twice, like two backward passes: .grad adds up (section 5)
+            gradients = [minitorch.zeros_like(leaf) if leaf.grad is None else leaf.grad for leaf in leaves]
+            return np.array(order_ok), gradients[0], gradients[1]
+        ''',
+        "backward_by_hand",
+    ),
+    tests(
+        """
+        check("ch02.backward_program", backward_program)
+        ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
+        ADD, MUL, POW, TANH, EXP = range(5)  # the program's steps, as above
+
+        check_hidden(
+            "ch02.backward_program",
+            backward_program,
+            [
+                (
+                    np.array([[MUL, 0, 1], [TANH, 2, 0], [MUL, 3, 0], [ADD, 4, 3], [EXP, 5, 0], [MUL, 6, 4]]),
+                    randn(2, 3, seed=2300, dtype="float64"),
+                    randn(2, 3, seed=2301, dtype="float64"),
+                ),
+                (
+                    np.array([[ADD, 0, 1], [MUL, 2, 2], [MUL, 3, 2], [POW, 4, 2], [ADD, 5, 0]]),
+                    randn(4, 1, seed=2302, dtype="float64", scale=0.5),
+                    randn(3, seed=2303, dtype="float64", scale=0.5),
+                ),
+                (
+                    np.array([[EXP, 1, 0], [MUL, 2, 2]]),
+                    randn(3, seed=2304, dtype="float64"),
+                    randn(3, seed=2305, dtype="float64"),
+                ),
+            ],
+        )
+        ### END HIDDEN TESTS
+        """,
+        "test_backward_program",
+    ),
+    md(
+        """
+        A valid order is not unique: the engine picks, among the nodes whose gradients have all arrived, the one
+        created last (as PyTorch's does). Your order next to the engine's steps, on the neuron:
+        """
+    ),
+    code(
+        """
+        tensors = [minitorch.tensor(v, requires_grad=True) for v in (2.0, -0.5, 0.25)]
+        neuron = run_program(neuron_program, tensors)
+        engine_order = [step.node.name() for step in graph.step_backward(neuron, retain_graph=True)]
+        print("the engine's steps:", engine_order)
+        try:
+            print("your order:        ", [node.name() for node in topological_order(neuron.grad_fn)])
+        except NotImplementedError:
+            print("Complete topological_order above first, then run this cell again.")
+        """
+    ),
+    md(
+        """
+        ### Exercise 6 · Broadcasting's backward
+
+        When `a * b` broadcasts, an input is copied along some dimensions, and each copy contributes to the output. So
+        the gradient of an input is the gradient of its product, **summed over the copies**, back down to the input's
+        own shape. minitorch does this in one place, for every op (the engine reduces what a node returns); here you
+        write it yourself.
+
+        * `sum_to_shape(grad, shape)`: sum `grad` (the shape of the broadcast result) down to `shape` (the shape of an
+          input that was broadcast to it). Align the shapes from the right, as broadcasting does.
+        * `BroadcastMul`, a `Function` for `a * b` whose `backward` returns the two gradients already reduced to the
+          shapes of `a` and `b`.
+
+        `broadcast_mul_backward(a, b, grad_output)` (already written) calls your `forward` and `backward` **directly**,
+        without the engine (which would quietly fix a gradient of the wrong shape), and returns
+        `(y, grad_a, grad_b)`. Test with `gradcheck` too.
+        """
+    ),
+    solution(
+        '''
+        def sum_to_shape(grad, shape):
+            """grad summed down to shape: the gradient of an input of that shape that forward broadcast to grad's."""
+            ### BEGIN SOLUTION
+            leading = grad.dim() - len(shape)
+            if leading > 0:
+                grad = grad.sum(dim=tuple(range(leading)))
+            stretched = tuple(dim for dim, size in enumerate(shape) if size == 1 and grad.shape[dim] != 1)
+            if stretched:
+                grad = grad.sum(dim=stretched, keepdim=True)
+            return grad
+            ### END SOLUTION
+
+
+        class BroadcastMul(minitorch.autograd.Function):
+            """y = a * b, with broadcasting."""
+
+            @staticmethod
+            def forward(ctx, a, b):
+                ### BEGIN SOLUTION
+                ctx.save_for_backward(a, b)
+                return a * b
+                ### END SOLUTION
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                ### BEGIN SOLUTION
+                a, b = ctx.saved_tensors
+                return sum_to_shape(grad_output * b, a.shape), sum_to_shape(grad_output * a, b.shape)
+                ### END SOLUTION
+
+
+        class DirectContext:
+            """Stands in for ctx, so that forward and backward can be called without the engine."""
+
+            def save_for_backward(self, *tensors):
+                self.saved_tensors = tensors
+
+
+        def broadcast_mul_backward(a, b, grad_output):
+            """(y, grad_a, grad_b) from BroadcastMul's forward and backward, called directly."""
+            ctx = DirectContext()
+            y = BroadcastMul.forward(ctx, a, b)
+            grad_a, grad_b = BroadcastMul.backward(ctx, grad_output)
+            return y, grad_a, grad_b
+        ''',
+        "broadcast_mul",
+    ),
+    tests(
+        """
+        check("ch02.broadcast_mul_backward", broadcast_mul_backward)
+        ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
+        check_hidden(
+            "ch02.broadcast_mul_backward",
+            broadcast_mul_backward,
+            [
+                (
+                    randn(2, 1, 3, seed=2400, dtype="float64"),
+                    randn(4, 1, seed=2401, dtype="float64"),
+                    randn(2, 4, 3, seed=2402, dtype="float64"),
+                ),
+                (randn(1, 1, seed=2403, dtype="float64"), randn(5, seed=2404, dtype="float64"),
+                 randn(1, 5, seed=2405, dtype="float64")),
+                (randn(3, 2, seed=2406, dtype="float64"), randn(3, 2, seed=2407, dtype="float64"),
+                 randn(3, 2, seed=2408, dtype="float64")),
+                (randn(6, 1, 1, seed=2409, dtype="float64"), randn(seed=2410, dtype="float64"),
+                 randn(6, 1, 1, seed=2411, dtype="float64")),
+            ],
+        )
+        ### END HIDDEN TESTS
+        """,
+        "test_broadcast_mul_backward",
+    ),
+    code(
+        """
+        # Your own check: gradcheck through the engine (float64), then the shapes your backward returns by itself.
+        try:
+            a = minitorch.randn(3, 1, dtype=minitorch.float64, requires_grad=True)
+            b = minitorch.randn(1, 4, dtype=minitorch.float64, requires_grad=True)
+            print("BroadcastMul passes gradcheck:", minitorch.autograd.gradcheck(BroadcastMul.apply, (a, b)))
+            ones = minitorch.ones(3, 4, dtype=minitorch.float64)
+            _, grad_a, grad_b = broadcast_mul_backward(a.detach(), b.detach(), ones)
+            print("shapes from your backward:", tuple(grad_a.shape), tuple(grad_b.shape), "(want (3, 1) and (1, 4))")
+        except NotImplementedError:
+            print("Complete sum_to_shape and BroadcastMul above first, then run this cell again.")
+        """
+    ),
+    md(
+        """
         ## Summary
 
         * `requires_grad=True` makes minitorch **record** every operation on a tensor; each result's `grad_fn` is a node
@@ -884,13 +1340,16 @@ cells = [
           gradients**, and a Hessian-vector product costs two backward passes.
         * The engine (`minitorch/autograd/engine.py`) is a generator of steps; `backward()` runs it to the end and the
           graph stepper walks it one step at a time.
+        * You built it: local derivatives stored at each operation, a reverse topological order, gradients summed per
+          node and added into the leaves, and broadcast gradients summed back to their input's shape. That is all of
+          reverse-mode autodiff.
 
         Next, **chapter 3**: devices, moving tensors to a GPU, and when that pays off.
         """
     ),
     code(
         """
-        summary("ch02");
+        summary("ch02")
         """
     ),
 ]

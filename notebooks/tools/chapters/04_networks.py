@@ -17,7 +17,9 @@ cells = [
       values with `nn.init`;
     * name the four steps of training (assemble the graph, forward, loss, backward) and watch each of them
       happen on a tiny model;
-    * train a network on real images (scikit-learn's handwritten digits) with `optim.SGD` and plot its loss.
+    * train a network on real images (scikit-learn's handwritten digits) with `optim.SGD` and plot its loss;
+    * build the `Module` machinery yourself: registration in `__setattr__`, `named_parameters`, `state_dict` with
+      PyTorch's key names, `load_state_dict`, and `train`/`eval` through a nested model.
 
     Everything here is written with PyTorch's names: replace `import minitorch` by `import torch` and the code runs
     unchanged.
@@ -30,7 +32,7 @@ cells = [
     import minitorch.nn as nn
     import minitorch.optim as optim
     import widgets
-    from grading import check, check_hidden, randn, summary
+    from grading import check, hint, randn, summary  # noqa: F401 (hint("<exercise>") shows hints, step by step)
 
     minitorch.manual_seed(0)   # the same random weights on every run
     """),
@@ -123,6 +125,8 @@ cells = [
     tests("""
     check("ch04.linear_forward", linear_forward)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch04.linear_forward", linear_forward, [
         (randn(3, 2, seed=4101), randn(4, 2, seed=4102), randn(4, seed=4103)),
         (randn(2, 2, 5, seed=4104), randn(1, 5, seed=4105), randn(1, seed=4106)),
@@ -225,7 +229,8 @@ cells = [
     what the activation removes (`nn.init.calculate_gain("tanh")` is 5/3), keeps it near 1.
     `nn.init.kaiming_normal_` is the version for ReLU (gain $\sqrt 2$, since ReLU zeroes half the signal).
     `nn.Linear`'s own default, uniform in $\pm 1/\sqrt{\text{fan\_in}}$, has a variance of only
-    $1/(3\,\text{fan\_in})$: fine for a few layers, too small for a deep stack.
+    $1/(3\,\text{fan\_in})$, so each layer multiplies the spread by at most $1/\sqrt 3 \approx 0.58$: harmless in a
+    shallow network, a vanishing signal in a deep stack.
 
     The functions in `nn.init` end with `_`: they overwrite a tensor in place (under `no_grad`, so the change is not
     recorded in a graph). Below, ten `tanh` layers of width 256, started four ways: the standard deviation of the
@@ -251,7 +256,11 @@ cells = [
         "xavier_uniform_(gain=5/3)": lambda w: nn.init.xavier_uniform_(w, gain=nn.init.calculate_gain("tanh")),
     }
     for label, initialise in schemes.items():
-        plt.plot(range(1, 11), activation_spread(initialise), marker="o", label=label)
+        spreads = activation_spread(initialise)
+        ratio = (spreads[-1] / spreads[0]) ** (1 / (len(spreads) - 1))
+        print(f"{label:30s} std after layer 1: {spreads[0]:.3g}, after layer 10: {spreads[-1]:.3g}, "
+              f"per layer x{ratio:.2f}")
+        plt.plot(range(1, 11), spreads, marker="o", label=label)
     plt.yscale("log")
     plt.xlabel("layer")
     plt.ylabel("std of the activations")
@@ -262,8 +271,8 @@ cells = [
     md(r"""
     With `std=0.01` each layer multiplies the spread by about $\sqrt{256}\times 0.01 = 0.16$: after a few layers
     nothing is left. With `std=1` every tanh is saturated at $\pm 1$, where its slope is 0, so backward would send
-    almost nothing back. `nn.Linear`'s default halves the signal at every layer. Xavier's scale with tanh's gain keeps
-    the spread steady.
+    almost nothing back. `nn.Linear`'s default shrinks the spread layer after layer (the printed factor per layer is a
+    little under 0.58, since tanh shrinks it a little more). Xavier's scale with tanh's gain keeps the spread steady.
 
     ### Exercise 2: a two-layer MLP's forward
 
@@ -282,6 +291,8 @@ cells = [
     tests("""
     check("ch04.mlp_forward", mlp_forward)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch04.mlp_forward", mlp_forward, [
         (randn(3, 6, seed=4201), randn(5, 6, seed=4202), randn(5, seed=4203), randn(2, 5, seed=4204),
          randn(2, seed=4205)),
@@ -456,16 +467,18 @@ cells = [
     ### Exercise 3: one full training step, by hand
 
     Write `sgd_step(x, target, weight, bias, lr)`: one step of gradient descent for a linear model with the mean
-    squared error, with autograd doing the derivatives. The four steps, then the update:
+    squared error, with autograd doing the derivatives:
 
-    1. make `weight` and `bias` leaves that require gradients (`weight.requires_grad_()`; the inputs are fresh copies,
-       so changing them in place is fine);
-    2. forward: `prediction = x @ weight.T + bias`;
-    3. loss: `loss = ((prediction - target) ** 2).mean()`;
-    4. backward: `loss.backward()`;
+    1. make `weight` and `bias` leaves that require gradients (the inputs are fresh copies, so switching that on
+       is fine; their values must stay as they are);
+    2. forward: the linear model's prediction $x W^\top + b$, then the mean squared error against `target`;
+    3. backward, which fills `weight.grad` and `bias.grad`;
+    4. the update $W' = W - \text{lr} \cdot \partial L / \partial W$, and likewise for the bias, **without recording
+       it**: the new parameters must be leaves with no `grad_fn`, as an optimizer's parameters are (section 6 of
+       chapter 2 showed the tool for this).
 
-    then, under `minitorch.no_grad()`, return the tuple `(new_weight, new_bias, loss)` with
-    `new_weight = weight - lr * weight.grad`, likewise for the bias, and the loss as a 0-d tensor (`loss.detach()`).
+    Return the tuple `(new_weight, new_bias, loss)`, the loss as a 0-d tensor detached from its graph. The check
+    tells you if a returned tensor is still part of the graph. `hint("ch04.sgd_step")` gives hints step by step.
     """),
     solution('''
     def sgd_step(x, target, weight, bias, lr):
@@ -483,12 +496,218 @@ cells = [
     tests("""
     check("ch04.sgd_step", sgd_step)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch04.sgd_step", sgd_step, [
         (randn(10, 4, seed=4301), randn(10, 3, seed=4302), randn(3, 4, seed=4303), randn(3, seed=4304), 0.3),
         (randn(1, 2, seed=4305), randn(1, 1, seed=4306), randn(1, 2, seed=4307), randn(1, seed=4308), 1.0),
     ])
     ### END HIDDEN TESTS
     """, "ch04-sgd-step-tests", points=3),
+    md(r"""
+    ## 8. Build it: the `Module` machinery
+
+    Every model in this chapter leaned on `nn.Module` to find its parameters, name them, save and load them, and
+    switch modes. None of that is magic: it is a class with two dictionaries and a few short walks over them.
+
+    ### Exercise 4: your own `Module`
+
+    Complete `Module` below, with PyTorch's behaviour:
+
+    * `__setattr__`: assigning an `nn.Parameter` files it in `self._parameters`, assigning a `Module` files it in
+      `self._modules`, and in every case the attribute is still set (so `self.weight` reads back); other values
+      (numbers, strings) are just attributes;
+    * `named_parameters()`: pairs `(name, parameter)` for the module's own parameters **first**, then each child's,
+      in the order the children were assigned, with a child's names prefixed by its attribute name and a dot
+      (`rest.first.weight`), at any depth; a parameter reachable twice (a shared layer) is listed **once**, under
+      the first name; `parameters()` gives the same parameters without names;
+    * `state_dict()`: a dictionary from every path to the parameter's values, detached; unlike `named_parameters`,
+      a shared parameter appears under **each** of its paths (PyTorch's rule); `load_state_dict(state)` copies the
+      values in, without recording anything;
+    * `train(mode=True)` sets `self.training` on the module and every module inside it and returns the module;
+      `eval()` is `train(False)`.
+
+    The check builds the same nested model (chains of small `Affine` layers, below the class) on your `Module` and on
+    minitorch's `nn.Module`, and compares the names (as codes), the values, a `load_state_dict` round trip and
+    the training flags. `hint("ch04.module_report")` gives hints step by step.
+    """),
+    solution('''
+    import zlib
+
+
+    class Module:
+        """The machinery of nn.Module: registration, listing, saving and loading, train and eval."""
+
+        def __init__(self):
+            object.__setattr__(self, "_parameters", {})
+            object.__setattr__(self, "_modules", {})
+            object.__setattr__(self, "training", True)
+
+        def __setattr__(self, name, value):
+            ### BEGIN SOLUTION
+            if isinstance(value, nn.Parameter):
+                self._parameters[name] = value
+            elif isinstance(value, Module):
+                self._modules[name] = value
+            object.__setattr__(self, name, value)
+            ### END SOLUTION
+
+        def named_parameters(self, prefix="", seen=None):
+            ### BEGIN SOLUTION
+            seen = set() if seen is None else seen
+            for name, parameter in self._parameters.items():
+                if id(parameter) not in seen:
+                    seen.add(id(parameter))
+                    yield prefix + name, parameter
+            for child_name, child in self._modules.items():
+                yield from child.named_parameters(prefix + child_name + ".", seen)
+            ### END SOLUTION
+
+        def parameters(self):
+            ### BEGIN SOLUTION
+            for _, parameter in self.named_parameters():
+                yield parameter
+            ### END SOLUTION
+
+        def state_dict(self, prefix=""):
+            ### BEGIN SOLUTION
+            state = {prefix + name: parameter.detach() for name, parameter in self._parameters.items()}
+            for child_name, child in self._modules.items():
+                state.update(child.state_dict(prefix + child_name + "."))
+            return state
+            ### END SOLUTION
+
+        def load_state_dict(self, state):
+            ### BEGIN SOLUTION
+            own = self.state_dict()
+            with minitorch.no_grad():
+                for name, values in state.items():
+                    own[name].copy_(values)
+            ### END SOLUTION
+
+        def train(self, mode=True):
+            ### BEGIN SOLUTION
+            self.training = mode
+            for child in self._modules.values():
+                child.train(mode)
+            return self
+            ### END SOLUTION
+
+        def eval(self):
+            return self.train(False)
+
+
+    # The models the check builds on your Module (already written).
+    class Affine(Module):
+        def __init__(self, weight, bias):
+            super().__init__()
+            self.weight = nn.Parameter(weight)
+            self.bias = nn.Parameter(bias)
+            self.note = "a plain attribute: not registered"
+
+
+    class Chain(Module):
+        def __init__(self, first, gain, rest=None):
+            super().__init__()
+            self.first = first
+            self.has_rest = rest is not None  # a plain attribute
+            if rest is not None:
+                self.rest = rest
+            self.gain = nn.Parameter(gain)  # assigned last, listed first: a module's own parameters come first
+
+
+    def build_chain(sizes, values, share):
+        """Chain(Affine, gain, Chain(...)) for the layer sizes, filled from values (cycled); share: reuse layer 1."""
+        sizes = [int(size) for size in sizes.tolist()]
+        needed = sum(sizes[i + 1] * sizes[i] + sizes[i + 1] + 1 for i in range(len(sizes) - 1))
+        pool = iter(np.resize(values.astype(np.float32), needed).tolist())
+
+        def take(*shape):
+            count = int(np.prod(shape))
+            return minitorch.tensor(np.array([next(pool) for _ in range(count)], dtype=np.float32).reshape(shape))
+
+        layers = [Affine(take(sizes[i + 1], sizes[i]), take(sizes[i + 1])) for i in range(len(sizes) - 1)]
+        gains = [take(1) for _ in layers]
+        if share and len(layers) > 1:
+            layers[-1] = layers[0]
+        model = None
+        for layer, gain in zip(reversed(layers), reversed(gains)):
+            model = Chain(layer, gain, model)
+        return model
+
+
+    def chain_modules(model):
+        """Every module of the chain, outside in, found by attribute name."""
+        found, stack = [], [model]
+        while stack:
+            module = stack.pop()
+            found.append(module)
+            if isinstance(module, Chain):
+                stack.extend([module.rest, module.first] if module.has_rest else [module.first])
+        return found
+
+
+    def name_codes(names):
+        return np.array([zlib.crc32(name.encode()) for name in names], dtype=np.int64)
+
+
+    def module_report_of_my_module(sizes, values, new_values, share):
+        """(name codes, state_dict key codes, values, values after load_state_dict, training flags)."""
+        model = build_chain(sizes, values, share)
+        names = [name for name, _ in model.named_parameters()]
+        flat = minitorch.cat([parameter.detach().reshape(-1) for parameter in model.parameters()])
+        state = model.state_dict()
+        model.load_state_dict(build_chain(sizes, new_values, share).state_dict())
+        loaded = minitorch.cat([parameter.detach().reshape(-1) for parameter in model.parameters()])
+        model.eval()
+        after_eval = [module.training for module in chain_modules(model)]
+        model.train()
+        after_train = [module.training for module in chain_modules(model)]
+        return name_codes(names), name_codes(state), flat, loaded, np.array(after_eval + after_train)
+    ''', "ch04-module"),
+    tests("""
+    check("ch04.module_report", module_report_of_my_module)
+    ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
+    check_hidden("ch04.module_report", module_report_of_my_module, [
+        (np.array([5, 4, 3, 2, 1]), randn(40, seed=4400), randn(40, seed=4401), 0),
+        (np.array([3, 3, 3]), randn(9, seed=4402), randn(9, seed=4403), 1),
+        (np.array([1, 6]), randn(5, seed=4404), randn(5, seed=4405), 0),
+    ])
+    ### END HIDDEN TESTS
+    """, "ch04-module-tests", points=3),
+    md(r"""
+    Your names next to minitorch's `nn.Module`, on a chain three deep whose last layer is its first:
+    """),
+    code("""
+    class ReferenceAffine(nn.Module):
+        def __init__(self, weight, bias):
+            super().__init__()
+            self.weight, self.bias = nn.Parameter(weight), nn.Parameter(bias)
+
+
+    class ReferenceChain(nn.Module):
+        def __init__(self, first, gain, rest=None):
+            super().__init__()
+            self.first = first
+            if rest is not None:
+                self.rest = rest
+            self.gain = nn.Parameter(gain)
+
+
+    shared = ReferenceAffine(minitorch.ones(2, 2), minitorch.zeros(2))
+    reference_model = ReferenceChain(shared, minitorch.ones(1), ReferenceChain(ReferenceAffine(minitorch.ones(2, 2),
+        minitorch.zeros(2)), minitorch.ones(1), ReferenceChain(shared, minitorch.ones(1))))
+    print("nn.Module:   ", [name for name, _ in reference_model.named_parameters()])
+    print("  state_dict:", list(reference_model.state_dict()))
+    try:
+        mine = build_chain(np.array([2, 2, 2, 2]), np.ones(12), share=1)
+        print("your Module: ", [name for name, _ in mine.named_parameters()])
+        print("  state_dict:", list(mine.state_dict()))
+    except NotImplementedError:
+        print("Complete Module above first, then run this cell again.")
+    """),
     md(r"""
     ## Summary
 
@@ -499,6 +718,7 @@ cells = [
     * `state_dict()` maps parameter paths to tensors; `load_state_dict` restores them into the same architecture.
     * `nn.init` sets starting weights in place; scales near $1/\text{fan\_in}$ keep the signal alive through depth.
     * A training step: assemble the graph, forward, loss, backward (then `optimizer.step()` and `zero_grad()`).
+    * `nn.Module` is two dictionaries filled by `__setattr__` and short recursive walks over them: you wrote one.
 
     Next, chapter 5 opens the two pieces used here as black boxes: the loss function and the optimizer.
     """),

@@ -29,7 +29,7 @@ cells = [
     import minitorch.nn as nn
     import minitorch.nn.functional as F
     import minitorch.optim as optim
-    from grading import check, check_hidden, randn, summary
+    from grading import check, hint, randn, summary  # noqa: F401 (hint("<exercise>") shows hints, step by step)
 
     minitorch.manual_seed(0)
     """),
@@ -153,6 +153,8 @@ cells = [
     tests("""
     check("ch05.cross_entropy", cross_entropy)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch05.cross_entropy", cross_entropy, [
         (randn(7, 5, seed=5101), np.random.default_rng(5102).integers(0, 5, size=7)),
         (randn(3, 2, seed=5103, scale=1000.0), np.random.default_rng(5104).integers(0, 2, size=3)),
@@ -331,6 +333,8 @@ cells = [
     tests("""
     check("ch05.sgd_momentum_step", sgd_momentum_step)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch05.sgd_momentum_step", sgd_momentum_step, [
         (randn(6, seed=5201), randn(6, seed=5202), randn(6, seed=5203), 0.5, 0.5),
         (randn(2, 2, seed=5204), randn(2, 2, seed=5205), randn(2, 2, seed=5206), 0.03, 0.99),
@@ -366,6 +370,8 @@ cells = [
     tests("""
     check("ch05.adam_step", adam_step)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch05.adam_step", adam_step, [
         (randn(5, seed=5301), randn(5, seed=5302), randn(5, seed=5303, scale=0.2),
          np.abs(randn(5, seed=5304, scale=0.2)), 3, 0.05, 0.9, 0.999, 1e-8),
@@ -561,11 +567,188 @@ cells = [
     tests("""
     check("ch05.cosine_lr", cosine_lr)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch05.cosine_lr", cosine_lr, [
         (3, 7, 0.5, 0.0), (60, 80, 3e-4, 1e-5), (1, 1000, 1.0, 0.9), (33, 33, 0.2, 0.05),
     ])
     ### END HIDDEN TESTS
     """, "ch05-cosine-lr-tests", points=1),
+    md(r"""
+    ## 5. Build it: a loss's backward, and an optimizer
+
+    Two pieces of the machinery, written by you and checked against minitorch's own (`F.cross_entropy` with
+    autograd, and `optim.AdamW`) on inputs you have not seen.
+
+    ### Exercise 5: softmax cross-entropy with its own backward
+
+    Autograd would differentiate your exercise 1 through every operation. But the gradient of cross-entropy with
+    respect to the logits has a closed form worth deriving once, on paper: write one sample's loss as a function of
+    its logits and differentiate it with respect to each logit. Then complete `SoftmaxCrossEntropy`, a `Function`
+    whose `forward(ctx, logits, targets)` returns the **mean** cross-entropy (stably: logits may be in the
+    hundreds) and saves what backward needs, and whose `backward(ctx, grad_output)` returns the gradient for the
+    logits from your formula (times `grad_output`, the chain rule) and `None` for the targets (integers have no
+    gradient). No autograd inside: the formula is the point.
+
+    `softmax_cross_entropy_with_grad(logits, targets, scale)` (already written) runs your `Function`, back-propagates
+    `scale * loss`, and returns the loss and the logits' gradient. `gradcheck` it too.
+    `hint("ch05.softmax_cross_entropy_with_grad")` gives hints step by step.
+    """),
+    solution('''
+    class SoftmaxCrossEntropy(minitorch.autograd.Function):
+        """The mean cross-entropy of logits (N, C) against class indices targets (N,)."""
+
+        @staticmethod
+        def forward(ctx, logits, targets):
+            ### BEGIN SOLUTION
+            shifted = logits - logits.max(dim=1, keepdim=True).values
+            log_probabilities = shifted - shifted.exp().sum(dim=1, keepdim=True).log()
+            one_hot = F.one_hot(targets, logits.shape[1]).to(logits.dtype)
+            ctx.save_for_backward(log_probabilities.exp(), one_hot)
+            return -(log_probabilities * one_hot).sum() / logits.shape[0]
+            ### END SOLUTION
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            ### BEGIN SOLUTION
+            probabilities, one_hot = ctx.saved_tensors
+            return grad_output * (probabilities - one_hot) / probabilities.shape[0], None
+            ### END SOLUTION
+
+
+    def softmax_cross_entropy_with_grad(logits, targets, scale):
+        """(loss, d(scale * loss)/d(logits)) through SoftmaxCrossEntropy."""
+        logits = logits.detach().requires_grad_()
+        loss = SoftmaxCrossEntropy.apply(logits, targets)
+        (loss * scale).backward()
+        return loss.detach(), logits.grad
+    ''', "ch05-softmax-cross-entropy"),
+    tests("""
+    check("ch05.softmax_cross_entropy_with_grad", softmax_cross_entropy_with_grad)
+    ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
+    check_hidden("ch05.softmax_cross_entropy_with_grad", softmax_cross_entropy_with_grad, [
+        (randn(8, 10, seed=5300, dtype="float64", scale=3.0), np.arange(8) % 10, 0.5),
+        (randn(1, 2, seed=5301, dtype="float64"), np.array([1]), 1.0),
+        (randn(4, 6, seed=5302, dtype="float64", scale=1000.0), np.array([5, 0, 0, 3]), -1.0),
+    ])
+    ### END HIDDEN TESTS
+    """, "ch05-softmax-cross-entropy-tests", points=2),
+    code("""
+    try:
+        logits = minitorch.randn(5, 4, dtype=minitorch.float64, requires_grad=True)
+        labels = minitorch.tensor([0, 3, 1, 1, 2])
+        print("SoftmaxCrossEntropy passes gradcheck:",
+              minitorch.autograd.gradcheck(lambda z: SoftmaxCrossEntropy.apply(z, labels), (logits,)))
+    except NotImplementedError:
+        print("Complete SoftmaxCrossEntropy above first, then run this cell again.")
+    """),
+    md(r"""
+    ### Exercise 6: AdamW as an `Optimizer`
+
+    Write `MyAdamW`, a subclass of `optim.Optimizer` like `Lion` above, with PyTorch's AdamW update (Loshchilov and
+    Hutter's *decoupled* weight decay: the parameter shrinks by a factor $1 - \text{lr}\cdot\lambda$ before the Adam
+    step, and the gradient is left alone, unlike the L2 penalty of `Adam(weight_decay=...)`):
+
+    $$p \leftarrow p\,(1 - \text{lr}\,\lambda);\quad m \leftarrow \beta_1 m + (1-\beta_1) g;\quad
+      v \leftarrow \beta_2 v + (1-\beta_2) g^2;\quad
+      p \leftarrow p - \text{lr}\,\frac{m / (1-\beta_1^t)}{\sqrt{v / (1-\beta_2^t)} + \epsilon}$$
+
+    with $t$ the parameter's step count, from 1. Every parameter **group** has its own `lr`, `betas`, `eps` and
+    `weight_decay`; every parameter keeps its state in `self.state[param]` under PyTorch's keys `"step"`,
+    `"exp_avg"` ($m$) and `"exp_avg_sq"` ($v$), so that `state_dict()` saves it and `load_state_dict()` resumes a
+    run. A parameter whose `.grad` is `None` is skipped.
+
+    `adamw_run_of_my_optimizer(...)` (already written) runs your optimizer for a few steps with fixed gradients on two
+    parameters in two groups (the second with half the learning rate and no decay, and no gradient at its first
+    step), and in runs of six steps or more rebuilds the optimizer from its `state_dict()` half-way; the check
+    compares every step with `optim.AdamW`.
+    """),
+    solution('''
+    class MyAdamW(optim.Optimizer):
+        """AdamW: decoupled weight decay, then Adam's bias-corrected step."""
+
+        def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2):
+            super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay})
+
+        @minitorch.no_grad()
+        def step(self, closure=None):
+            ### BEGIN SOLUTION
+            for group in self.param_groups:
+                beta1, beta2 = group["betas"]
+                for param in group["params"]:
+                    if param.grad is None:
+                        continue
+                    state = self.state[param]
+                    if not state:
+                        state["step"] = 0
+                        state["exp_avg"] = minitorch.zeros_like(param)
+                        state["exp_avg_sq"] = minitorch.zeros_like(param)
+                    state["step"] += 1
+                    param.mul_(1 - group["lr"] * group["weight_decay"])
+                    state["exp_avg"].mul_(beta1).add_(param.grad, alpha=1 - beta1)
+                    state["exp_avg_sq"].mul_(beta2).add_(param.grad * param.grad, alpha=1 - beta2)
+                    corrected_avg = state["exp_avg"] / (1 - beta1 ** state["step"])
+                    corrected_avg_sq = state["exp_avg_sq"] / (1 - beta2 ** state["step"])
+                    param.sub_(group["lr"] * corrected_avg / (corrected_avg_sq.sqrt() + group["eps"]))
+            ### END SOLUTION
+
+
+    def adamw_run_of_my_optimizer(first, second, first_grads, second_grads, learning_rate, weight_decay):
+        """first's value after each step, second's at the end, and first's exp_avg_sq, with MyAdamW."""
+        first = minitorch.tensor(first, requires_grad=True)
+        second = minitorch.tensor(second, requires_grad=True)
+
+        def make():
+            groups = [{"params": [first]}, {"params": [second], "lr": learning_rate / 2, "weight_decay": 0.0}]
+            return MyAdamW(groups, lr=learning_rate, betas=(0.9, 0.99), eps=1e-8, weight_decay=weight_decay)
+
+        optimizer, trajectory, steps = make(), [], len(first_grads)
+        for step in range(steps):
+            if steps >= 6 and step == steps // 2:  # stop and resume, as a long training run would
+                saved = optimizer.state_dict()
+                optimizer = make()
+                optimizer.load_state_dict(saved)
+            first.grad = minitorch.tensor(first_grads[step])
+            second.grad = None if step == 0 else minitorch.tensor(second_grads[step])
+            optimizer.step()
+            trajectory.append(first.detach().clone())
+        return minitorch.stack(trajectory), second.detach().clone(), optimizer.state[first]["exp_avg_sq"].clone()
+    ''', "ch05-adamw"),
+    tests("""
+    check("ch05.adamw_run", adamw_run_of_my_optimizer)
+    ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
+    check_hidden("ch05.adamw_run", adamw_run_of_my_optimizer, [
+        (randn(5, seed=5400), randn(1, seed=5401), randn(8, 5, seed=5402), randn(8, 1, seed=5403), 0.3, 0.2),
+        (randn(2, 3, seed=5404), randn(2, seed=5405), randn(2, 2, 3, seed=5406, scale=1e-3), randn(2, 2, seed=5407),
+         0.01, 1.0),
+    ])
+    ### END HIDDEN TESTS
+    """, "ch05-adamw-tests", points=3),
+    code("""
+    # Your optimizer next to optim.AdamW, training the same small model for 50 steps.
+    def train_with(optimizer_class):
+        minitorch.manual_seed(0)
+        model = nn.Linear(4, 1)
+        inputs, targets = minitorch.randn(32, 4), minitorch.randn(32, 1)
+        optimizer = optimizer_class(model.parameters(), lr=0.05, weight_decay=0.1)
+        for _ in range(50):
+            optimizer.zero_grad()
+            loss = F.mse_loss(model(inputs), targets)
+            loss.backward()
+            optimizer.step()
+        return loss.item()
+
+
+    print(f"optim.AdamW: final loss {train_with(optim.AdamW):.6f}")
+    try:
+        print(f"MyAdamW:     final loss {train_with(MyAdamW):.6f}")
+    except NotImplementedError:
+        print("Complete MyAdamW above first, then run this cell again.")
+    """),
     md(r"""
     ## Summary
 

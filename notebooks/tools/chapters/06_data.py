@@ -111,7 +111,7 @@ cells = [
     import minitorch
     import minitorch.nn as nn
     import minitorch.nn.functional as F
-    from grading import check, check_hidden, randn, summary
+    from grading import check, hint, randn, summary  # noqa: F401 (hint("<exercise>") shows hints, step by step)
     from minitorch.utils.data import (
         BatchSampler,
         DataLoader,
@@ -246,6 +246,8 @@ cells = [
     tests("""
     check("ch06.load_batch", load_batch)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch06.load_batch", load_batch, [
         (randn(12, 4, seed=6101), np.arange(12, dtype=np.int64) % 3, np.array([11, 3, 3, 0], dtype=np.int64)),
         (randn(5, 3, 2, 2, seed=6102), np.array([4, 1, 0, 2, 9], dtype=np.int64), np.array([0, 1, 2, 3, 4])),
@@ -360,6 +362,8 @@ cells = [
     tests("""
     check("ch06.batch_indices", batches_as_tensors)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch06.batch_indices", batches_as_tensors, [
         (17, 5, False), (17, 5, True), (12, 12, False), (12, 1, True), (3, 4, False), (9, 2, False),
     ])
@@ -404,6 +408,8 @@ cells = [
     tests("""
     check("ch06.train_val_split", train_val_split)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch06.train_val_split", train_val_split, [
         (100, 0.25, 3), (13, 0.3, 7), (50, 0.1, 0), (2, 0.5, 11),
     ])
@@ -486,6 +492,8 @@ cells = [
     tests("""
     check("ch06.standardize", standardize)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch06.standardize", standardize, [
         (randn(6, 4, seed=6401), randn(25, 4, seed=6402, scale=3.0) + np.float32(1.0)),
         (randn(3, 5, seed=6403), np.tile(randn(1, 5, seed=6404), (10, 1))),

@@ -15,7 +15,8 @@ cells = [
     By the end of this chapter you will be able to:
 
     * compute a convolution as **im2col**: cut the image into windows (`F.unfold`), then do one matrix product, and
-      check it against `F.conv2d`; you will write it yourself;
+      check it against `F.conv2d`; you will write it yourself, and its backward (col2im) as a custom `Function`,
+      and max pooling's backward;
     * predict the output shape of `nn.Conv2d` from its `stride`, `padding`, `dilation` and `groups`;
     * use pooling (`nn.MaxPool2d`, `nn.AvgPool2d`), the padding modes of `F.pad`, `nn.BatchNorm2d`, and know what
       `nn.PixelShuffle` and `nn.ChannelShuffle` are for;
@@ -35,7 +36,7 @@ cells = [
     import minitorch.nn as nn
     import minitorch.nn.functional as F
     import minitorch.optim as optim
-    from grading import check, check_hidden, randn, summary
+    from grading import check, hint, randn, summary  # noqa: F401 (hint("<exercise>") shows hints, step by step)
     from minitorch.utils.data import DataLoader
     from minitorch.vision import datasets, models, transforms
 
@@ -97,8 +98,9 @@ cells = [
 
     ## 2. Convolution as im2col: windows, then one matrix product
 
-    Computing the sum above with Python loops over positions would be hopelessly slow. The trick every library
-    uses on the CPU is **im2col** ("image to columns"):
+    Computing the sum above with Python loops over positions would be hopelessly slow. A classic way to turn it into
+    fast code is **im2col** ("image to columns"), which Caffe made popular and minitorch uses (PyTorch's default CPU
+    convolution instead hands the work to oneDNN, whose kernels mostly convolve directly, without im2col's copy):
 
     1. cut out every window the kernel will visit and lay each one out as a column of `C·kh·kw` numbers;
     2. flatten the weight to a matrix with one row per output channel, `(O, C·kh·kw)`;
@@ -168,6 +170,8 @@ cells = [
     tests("""
     check("ch07.conv2d_im2col", conv2d_im2col)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch07.conv2d_im2col", conv2d_im2col, [
         (randn(2, 2, 9, 8, seed=7101), randn(3, 2, 3, 3, seed=7102), randn(3, seed=7103), 2, 1),
         (randn(1, 4, 5, 5, seed=7104), randn(2, 4, 5, 5, seed=7105), randn(2, seed=7106), 1, 2),
@@ -275,6 +279,8 @@ cells = [
     tests("""
     check("ch07.conv_output_size", conv_output_size)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch07.conv_output_size", conv_output_size, [
         (224, 7, 2, 3, 1), (13, 3, 3, 0, 1), (9, 3, 2, 2, 3), (5, 5, 1, 0, 1), (64, 4, 4, 1, 2),
     ])
@@ -365,6 +371,8 @@ cells = [
     tests("""
     check("ch07.max_pool_2x2", max_pool_2x2)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch07.max_pool_2x2", max_pool_2x2, [
         (randn(3, 1, 8, 2, seed=7301),),
         (randn(1, 4, 3, 3, seed=7302),),
@@ -372,6 +380,131 @@ cells = [
     ])
     ### END HIDDEN TESTS
     """, "ch07-max-pool-2x2-tests", points=2),
+    md(r"""
+    ### Build it: the backward of convolution and of max pooling
+
+    Autograd has been differentiating your convolutions and poolings. Write those backward passes yourself.
+
+    ### Exercise 5: convolution as a `Function`, with col2im in backward
+
+    Complete `Conv2dIm2col`, a `minitorch.autograd.Function`: `forward(ctx, x, weight, bias, stride, padding)`
+    computes the convolution as in exercise 1 (windows with `F.unfold`, one matrix product) and saves what backward
+    needs; `backward(ctx, grad_output)` returns the gradients for `x`, `weight` and `bias` (and `None` for the two
+    integers). Backward is the matrix product's backward, then the way back from columns to the image: **col2im**,
+    where a pixel that sat in several windows sums their gradients. `F.fold` is col2im (the inverse bookkeeping of
+    `F.unfold`). No autograd inside backward.
+
+    `conv2d_forward_backward(x, weight, bias, grad_output, stride, padding)` (already written) calls your forward and
+    backward directly and returns `(y, grad_x, grad_weight, grad_bias)`; the check compares with `F.conv2d` and
+    autograd. `hint("ch07.conv2d_forward_backward")` gives hints step by step.
+    """),
+    solution('''
+    class Conv2dIm2col(minitorch.autograd.Function):
+        """y = conv2d(x, weight, bias) by unfold and one matrix product; backward by the product's rule and fold."""
+
+        @staticmethod
+        def forward(ctx, x, weight, bias, stride, padding):
+            ### BEGIN SOLUTION
+            batch, _, height, width = x.shape
+            out_channels, _, kernel_height, kernel_width = weight.shape
+            out_height = (height + 2 * padding - kernel_height) // stride + 1
+            out_width = (width + 2 * padding - kernel_width) // stride + 1
+            columns = F.unfold(x, kernel_size=(kernel_height, kernel_width), stride=stride, padding=padding)
+            ctx.save_for_backward(columns, weight)
+            ctx.geometry = (height, width, stride, padding)
+            out = weight.reshape(out_channels, -1) @ columns + bias.reshape(1, out_channels, 1)
+            return out.reshape(batch, out_channels, out_height, out_width)
+            ### END SOLUTION
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            ### BEGIN SOLUTION
+            columns, weight = ctx.saved_tensors
+            height, width, stride, padding = ctx.geometry
+            out_channels = weight.shape[0]
+            grad_flat = grad_output.reshape(grad_output.shape[0], out_channels, -1)
+            grad_weight = (grad_flat @ columns.transpose(1, 2)).sum(dim=0).reshape(weight.shape)
+            grad_bias = grad_flat.sum(dim=(0, 2))
+            grad_columns = weight.reshape(out_channels, -1).T @ grad_flat
+            grad_x = F.fold(grad_columns, output_size=(height, width), kernel_size=tuple(weight.shape[2:]),
+                            stride=stride, padding=padding)
+            return grad_x, grad_weight, grad_bias, None, None
+            ### END SOLUTION
+
+
+    class DirectContext:
+        """Stands in for ctx, so that forward and backward can be called without the engine."""
+
+        def save_for_backward(self, *tensors):
+            self.saved_tensors = tensors
+
+
+    def conv2d_forward_backward(x, weight, bias, grad_output, stride, padding):
+        """(y, grad_x, grad_weight, grad_bias) from Conv2dIm2col's forward and backward, called directly."""
+        ctx = DirectContext()
+        y = Conv2dIm2col.forward(ctx, x, weight, bias, stride, padding)
+        grad_x, grad_weight, grad_bias, _, _ = Conv2dIm2col.backward(ctx, grad_output)
+        return y, grad_x, grad_weight, grad_bias
+    ''', "ch07-conv2d-backward"),
+    tests("""
+    check("ch07.conv2d_forward_backward", conv2d_forward_backward)
+    ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
+    check_hidden("ch07.conv2d_forward_backward", conv2d_forward_backward, [
+        (randn(2, 2, 6, 5, seed=7400, dtype="float64"), randn(3, 2, 3, 3, seed=7401, dtype="float64"),
+         randn(3, seed=7402, dtype="float64"), randn(2, 3, 3, 3, seed=7403, dtype="float64"), 2, 1),
+        (randn(1, 1, 5, 5, seed=7404, dtype="float64"), randn(2, 1, 5, 5, seed=7405, dtype="float64"),
+         randn(2, seed=7406, dtype="float64"), randn(1, 2, 1, 1, seed=7407, dtype="float64"), 1, 0),
+    ])
+    ### END HIDDEN TESTS
+    """, "ch07-conv2d-backward-tests", points=3),
+    code("""
+    try:
+        sample = minitorch.randn(1, 2, 5, 5, dtype=minitorch.float64, requires_grad=True)
+        kernel = minitorch.randn(3, 2, 3, 3, dtype=minitorch.float64, requires_grad=True)
+        offset = minitorch.randn(3, dtype=minitorch.float64, requires_grad=True)
+        convolve = lambda a, w, b: Conv2dIm2col.apply(a, w, b, 1, 1)  # noqa: E731
+        passes = minitorch.autograd.gradcheck(convolve, (sample, kernel, offset))
+        print("Conv2dIm2col passes gradcheck:", passes)
+    except NotImplementedError:
+        print("Complete Conv2dIm2col above first, then run this cell again.")
+    """),
+    md(r"""
+    ### Exercise 6: max pooling's backward
+
+    Write `max_pool_2x2_backward(x, grad_output)`: the gradient with respect to `x` (shape `(N, C, H, W)`) of the
+    loss whose gradient with respect to `F.max_pool2d(x, 2)` is `grad_output` (shape `(N, C, H // 2, W // 2)`).
+    Each window passed on only its largest pixel, so only that pixel receives the window's gradient; every other
+    pixel, and the row or column cropped when `H` or `W` is odd, receives 0. No loops over pixels and no autograd:
+    reshape as in exercise 3. (The checks' inputs have no ties within a window.)
+    """),
+    solution('''
+    def max_pool_2x2_backward(x, grad_output):
+        """d(loss)/dx for y = F.max_pool2d(x, 2) and grad_output = d(loss)/dy."""
+        ### BEGIN SOLUTION
+        batch, channels, height, width = x.shape
+        cropped_height, cropped_width = height // 2 * 2, width // 2 * 2
+        windows = x[:, :, :cropped_height, :cropped_width].reshape(batch, channels, height // 2, 2, width // 2, 2)
+        winners = (windows == windows.amax(dim=(3, 5), keepdim=True)).to(x.dtype)
+        spread = winners * grad_output.reshape(batch, channels, height // 2, 1, width // 2, 1)
+        grad_x = minitorch.zeros_like(x)
+        grad_x[:, :, :cropped_height, :cropped_width] = spread.reshape(batch, channels, cropped_height, cropped_width)
+        return grad_x
+        ### END SOLUTION
+    ''', "ch07-max-pool-backward"),
+    tests("""
+    check("ch07.max_pool_2x2_backward", max_pool_2x2_backward)
+    ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
+    rng = np.random.default_rng(7500)
+    check_hidden("ch07.max_pool_2x2_backward", max_pool_2x2_backward, [
+        ((rng.permutation(96).astype(np.float32) / 96).reshape(2, 2, 4, 6), randn(2, 2, 2, 3, seed=7501)),
+        ((rng.permutation(63).astype(np.float32) - 30).reshape(1, 3, 7, 3), randn(1, 3, 3, 1, seed=7502)),
+    ])
+    ### END HIDDEN TESTS
+    """, "ch07-max-pool-backward-tests", points=2),
     md(r"""
     ## 6. `nn.BatchNorm2d`: normalise each channel
 
@@ -582,6 +715,8 @@ cells = [
     tests("""
     check("ch07.normalize", normalize)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch07.normalize", normalize, [
         (randn(4, 4, 4, seed=7401), np.array([0.0, 1.0, 2.0, 3.0], dtype=np.float32),
          np.array([1.0, 2.0, 3.0, 4.0], dtype=np.float32)),
@@ -612,7 +747,9 @@ cells = [
     """),
     md(r"""
     The models follow `torchvision.models`: a function per architecture returns an `nn.Module`, built from the layers
-    of this chapter. `lenet5` (LeCun's 1998 digit network, the ancestor of all CNNs), `resnet8/20/32` (residual
+    of this chapter. `lenet5` (the layer sizes of LeCun's 1998 LeNet-5, modernised as most re-implementations do:
+    ReLU instead of scaled tanh, max-pooling instead of trainable sub-sampling, full connections between the
+    convolution layers and a plain linear classifier instead of RBF units), `resnet8/20/32` (residual
     networks: blocks that add their input to their output so very deep stacks still train), `vgg8` and `mlp`.
     Read them in `minitorch/vision/models/`: each file is one short architecture.
     """),

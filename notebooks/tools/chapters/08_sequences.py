@@ -29,7 +29,7 @@ cells = [
     import minitorch.nn as nn
     import minitorch.nn.functional as F
     import minitorch.optim as optim
-    from grading import check, check_hidden, randn, summary
+    from grading import check, hint, randn, summary  # noqa: F401 (hint("<exercise>") shows hints, step by step)
 
     minitorch.manual_seed(0)
     """),
@@ -118,6 +118,8 @@ cells = [
     tests("""
     check("ch08.embedding_lookup", embedding_lookup)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch08.embedding_lookup", embedding_lookup, [
         (randn(20, 6, seed=8101), np.random.default_rng(8102).integers(0, 20, size=(3, 4, 2))),
         (randn(3, 2, seed=8103), np.array([2, 2, 0, 1, 2])),
@@ -172,6 +174,8 @@ cells = [
     tests("""
     check("ch08.rnn_cell", rnn_cell)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch08.rnn_cell", rnn_cell, [
         (randn(3, 2, seed=8201), randn(3, 6, seed=8202), randn(6, 2, seed=8203, scale=0.5),
          randn(6, 6, seed=8204, scale=0.5), randn(6, seed=8205), randn(6, seed=8206)),
@@ -253,6 +257,8 @@ cells = [
     tests("""
     check("ch08.lstm_cell", lstm_cell)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch08.lstm_cell", lstm_cell, [
         (randn(3, 2, seed=8301), randn(3, 5, seed=8302), randn(3, 5, seed=8303), randn(20, 2, seed=8304, scale=0.5),
          randn(20, 5, seed=8305, scale=0.5), randn(20, seed=8306), randn(20, seed=8307)),
@@ -283,6 +289,8 @@ cells = [
     tests("""
     check("ch08.gru_cell", gru_cell)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch08.gru_cell", gru_cell, [
         (randn(4, 2, seed=8401), randn(4, 3, seed=8402), randn(9, 2, seed=8403, scale=0.5),
          randn(9, 3, seed=8404, scale=0.5), randn(9, seed=8405), randn(9, seed=8406)),

@@ -35,7 +35,7 @@ cells = [
 
         import minitorch
         import minitorch.nn.functional as F
-        from grading import check, check_hidden, randn, summary
+        from grading import check, hint, randn, summary  # noqa: F401 (hint("<exercise>") shows hints, step by step)
         from minitorch import nn
 
         minitorch.manual_seed(0);
@@ -487,6 +487,8 @@ cells = [
         """
         check("ch09.attention", attention)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
         check_hidden("ch09.attention", attention, [
             (randn(3, 2, 16, seed=910), randn(3, 7, 16, seed=911), randn(3, 7, 5, seed=912), None),
             (randn(6, 6, seed=913), randn(6, 6, seed=914), randn(6, 6, seed=915), np.tril(np.ones((6, 6), dtype=bool))),
@@ -521,6 +523,8 @@ cells = [
         """
         check("ch09.causal_mask", causal_mask)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
         check_hidden("ch09.causal_mask", causal_mask, [(2,), (7,), (16,)])
         ### END HIDDEN TESTS
         """,
@@ -551,6 +555,8 @@ cells = [
         """
         check("ch09.split_heads", split_heads)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
         check_hidden("ch09.split_heads", split_heads, [
             (randn(3, 4, 12, seed=930), 4),
             (randn(1, 1, 6, seed=931), 3),
@@ -585,6 +591,8 @@ cells = [
         """
         check("ch09.merge_heads", merge_heads)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
         check_hidden("ch09.merge_heads", merge_heads, [
             (randn(3, 4, 5, 3, seed=940),),
             (randn(1, 1, 1, 7, seed=941),),
@@ -627,6 +635,8 @@ cells = [
         """
         check("ch09.positional_encoding", positional_encoding)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
         check_hidden("ch09.positional_encoding", positional_encoding, [(1, 2), (50, 16), (7, 64)])
         ### END HIDDEN TESTS
         """,
@@ -673,7 +683,7 @@ cells = [
     ),
     code(
         """
-        summary("ch09");
+        summary("ch09")
         """
     ),
 ]

@@ -19,7 +19,8 @@ cells = [
       **Kaiming initialisation** (`nn.init.kaiming_normal_`; `nn.init.xavier_uniform_` for tanh and sigmoid);
     * tame exploding gradients with **gradient clipping** (`nn.utils.clip_grad_norm_`);
     * use **dropout** (`nn.Dropout`) and know why it behaves differently in `train()` and `eval()` mode;
-    * speed up training of a deep network with **batch normalisation** (`nn.BatchNorm1d`);
+    * speed up training of a deep network with **batch normalisation** (`nn.BatchNorm1d`), and derive and write
+      its backward pass by hand;
     * find the operation that produced a `nan` gradient with **anomaly detection**
       (`minitorch.autograd.detect_anomaly`);
     * check a training setup by **overfitting one small batch**.
@@ -37,7 +38,7 @@ cells = [
     import minitorch.nn.functional as F
     import minitorch.optim as optim
     import widgets
-    from grading import check, check_hidden, randn, summary
+    from grading import check, hint, randn, summary  # noqa: F401 (hint("<exercise>") shows hints, step by step)
 
     digits = load_digits()                                         # 1,797 images of 8x8 pixels, bundled with sklearn
     order = np.random.default_rng(0).permutation(len(digits.target))
@@ -203,6 +204,8 @@ cells = [
     tests("""
     check("ch11.layer_grad_norms", mlp_gradient_norms)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch11.layer_grad_norms", mlp_gradient_norms, [
         (randn(5, 2, seed=11101), randn(5, 3, seed=11102), randn(4, 2, seed=11103), randn(4, seed=11104),
          randn(3, 4, seed=11105), randn(3, seed=11106)),
@@ -288,6 +291,8 @@ cells = [
     tests("""
     check("ch11.init_bounds", init_bounds)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch11.init_bounds", init_bounds, [(784, 128, 1.0), (10, 2000, 2.0 ** 0.5), (1, 1, 0.5)])
     ### END HIDDEN TESTS
     """, "ch11-init-bounds-tests", points=1),
@@ -297,7 +302,8 @@ cells = [
     The same ten-layer ReLU network, but initialised a little too large (a standard deviation of 0.25 instead of
     Kaiming's $\sqrt{2/64} \approx 0.18$): each layer multiplies the signal by about 1.4 on the way forward and the
     gradient by about as much on the way back. The first loss is already large, the gradients of the first layers are
-    in the tens to hundreds, and a few SGD steps throw the weights so far that the loss overflows to `inf`, then `nan`.
+    far larger than those of the last ones (the norms are printed below, with the ratio between the first and the
+    last layer), and a few SGD steps throw the weights so far that the loss overflows to `inf`, then `nan`.
 
     (minitorch computes with NumPy, which warns when a number overflows to `inf`; PyTorch does not warn. The
     `np.errstate` block only silences those warnings.)
@@ -309,6 +315,7 @@ cells = [
     first_loss.backward()
     norms = [layer.weight.grad.norm().item() for layer in big_model if isinstance(layer, nn.Linear)]
     print(f"first loss {first_loss.item():.1f}; weight gradient norms, layer 1 to 11:", [round(n) for n in norms])
+    print(f"layer 1's gradient is {norms[0] / norms[-1]:.0f} times layer 11's")
     big_model.zero_grad()
 
     with np.errstate(over="ignore", invalid="ignore"):
@@ -365,6 +372,8 @@ cells = [
     tests("""
     check("ch11.clip_gradients", clip_gradients)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch11.clip_gradients", clip_gradients, [
         (randn(4, 4, seed=11301, scale=3.0), randn(4, seed=11302), 0.5),
         (randn(6, seed=11303, scale=1e-3), randn(1, 6, seed=11304, scale=1e-3), 1.0),
@@ -456,6 +465,8 @@ cells = [
     tests("""
     check("ch11.dropout_forward", dropout_forward)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch11.dropout_forward", dropout_forward, [
         (randn(3, 4, 2, seed=11401), np.random.default_rng(11402).random((3, 4, 2)) < 0.7, 0.3, True),
         (randn(5, seed=11403), np.random.default_rng(11404).random(5) < 0.1, 0.9, True),
@@ -515,7 +526,70 @@ cells = [
     Its costs: the output for one sample depends on the others in its batch (tiny batches give noisy statistics), and
     `train()` / `eval()` must be set correctly. The implementation is in `minitorch/nn/modules/batchnorm.py` and
     `F.batch_norm` in `minitorch/nn/functional.py`.
+    """),
+    md(r"""
+    ### Exercise 5: batch normalisation, forward and backward by hand
 
+    Autograd differentiates `nn.BatchNorm1d` through half a dozen operations. Do it yourself, as a good exercise in
+    backpropagation: every input of a column affects every output of that column, through the batch mean and the
+    batch variance.
+
+    Write `batchnorm_forward_backward(x, gamma, beta, grad_output)` for `x` of shape `(N, C)` in training mode:
+    the forward pass (per feature: the batch mean, the **biased** variance, dividing by `N`, `eps = 1e-5`; then the
+    scale `gamma` and the shift `beta`), and the backward pass for `grad_output` (the gradient of some loss with
+    respect to `y`): return `(y, grad_x, grad_gamma, grad_beta)`. **No autograd**: derive the gradients on paper
+    first (for `grad_x`, follow the three paths from `x` to `y`: directly, through the mean, through the variance,
+    and simplify), then compute them with tensor operations. The check compares with `F.batch_norm` and autograd.
+    `hint("ch11.batchnorm_forward_backward")` gives hints step by step.
+    """),
+    solution('''
+    def batchnorm_forward_backward(x, gamma, beta, grad_output):
+        """BatchNorm1d in training mode, by hand: (y, grad_x, grad_gamma, grad_beta)."""
+        ### BEGIN SOLUTION
+        mean = x.mean(dim=0)
+        variance = ((x - mean) ** 2).mean(dim=0)
+        inverse_std = 1.0 / (variance + 1e-5).sqrt()
+        normalised = (x - mean) * inverse_std
+        y = gamma * normalised + beta
+        grad_beta = grad_output.sum(dim=0)
+        grad_gamma = (grad_output * normalised).sum(dim=0)
+        grad_normalised = grad_output * gamma
+        grad_x = inverse_std * (
+            grad_normalised - grad_normalised.mean(dim=0) - normalised * (grad_normalised * normalised).mean(dim=0)
+        )
+        return y, grad_x, grad_gamma, grad_beta
+        ### END SOLUTION
+    ''', "ch11-batchnorm-by-hand"),
+    tests("""
+    check("ch11.batchnorm_forward_backward", batchnorm_forward_backward)
+    ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
+    check_hidden("ch11.batchnorm_forward_backward", batchnorm_forward_backward, [
+        (randn(32, 6, seed=11500, dtype="float64", scale=10.0), randn(6, seed=11501, dtype="float64"),
+         randn(6, seed=11502, dtype="float64"), randn(32, 6, seed=11503, dtype="float64")),
+        (randn(2, 3, seed=11504, dtype="float64"), randn(3, seed=11505, dtype="float64"),
+         randn(3, seed=11506, dtype="float64"), randn(2, 3, seed=11507, dtype="float64")),
+    ])
+    ### END HIDDEN TESTS
+    """, "ch11-batchnorm-by-hand-tests", points=3),
+    code("""
+    # Your backward against autograd's, on a fresh batch: the largest difference should be around 1e-15.
+    batch = minitorch.randn(10, 4, dtype=minitorch.float64, requires_grad=True)
+    scale = minitorch.randn(4, dtype=minitorch.float64, requires_grad=True)
+    shift = minitorch.randn(4, dtype=minitorch.float64, requires_grad=True)
+    upstream = minitorch.randn(10, 4, dtype=minitorch.float64)
+    F.batch_norm(batch, None, None, scale, shift, training=True).backward(upstream)
+    try:
+        inputs = (batch.detach(), scale.detach(), shift.detach(), upstream)
+        _, grad_x, grad_gamma, grad_beta = batchnorm_forward_backward(*inputs)
+        pairs = (("x", grad_x, batch.grad), ("gamma", grad_gamma, scale.grad), ("beta", grad_beta, shift.grad))
+        for name, mine, reference in pairs:
+            print(f"grad_{name}: largest difference from autograd {(mine - reference).abs().max().item():.1e}")
+    except NotImplementedError:
+        print("Complete batchnorm_forward_backward above first, then run this cell again.")
+    """),
+    md(r"""
     ## 6. Anomaly detection: which operation made the `nan`?
 
     A `nan` in a gradient spreads to every gradient computed from it, and the optimizer then writes `nan` into the

@@ -44,7 +44,7 @@ cells = [
 
         import minitorch
         import minitorch.nn.functional as F
-        from grading import check, check_hidden, randn, summary
+        from grading import check, hint, randn, summary  # noqa: F401 (hint("<exercise>") shows hints, step by step)
         from minitorch import nn
         from minitorch.nn.parallel import gather, parallel_apply, replicate, scatter
 
@@ -707,6 +707,8 @@ cells = [
         """
         check("ch12.scatter_batch", scatter_batch)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
         check_hidden("ch12.scatter_batch", scatter_batch, [
             (randn(10, 3, seed=1210), 4),
             (randn(7, 2, 2, seed=1211), 7),
@@ -743,6 +745,8 @@ cells = [
         """
         check("ch12.gather_outputs", gather_outputs)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
         check_hidden("ch12.gather_outputs", gather_outputs, [
             (randn(1, 2, 2, seed=1220), randn(1, 2, 2, seed=1221), randn(1, 2, 2, seed=1222),
              randn(1, 2, 2, seed=1223)),
@@ -784,6 +788,8 @@ cells = [
         """
         check("ch12.average_gradients", average_gradients)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
         check_hidden("ch12.average_gradients", average_gradients, [
             (randn(4, 6, seed=1230), np.array([16, 16, 16, 12], dtype=np.int64)),
             (randn(1, 2, 3, seed=1231), np.array([5], dtype=np.int64)),
@@ -832,6 +838,8 @@ cells = [
         """
         check("ch12.replicated_linear", replicated_linear)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
         check_hidden("ch12.replicated_linear", replicated_linear, [
             (randn(9, 4, seed=1240), randn(3, 4, seed=1241), randn(3, seed=1242), randn(9, 3, seed=1243), 4),
             (randn(1, 2, seed=1244), randn(5, 2, seed=1245), randn(5, seed=1246), randn(1, 5, seed=1247), 3),
@@ -888,6 +896,8 @@ cells = [
         """
         check("ch12.ring_all_reduce", ring_all_reduce)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
         check_hidden("ch12.ring_all_reduce", ring_all_reduce, [
             (randn(5, 12, seed=1260),),
             (randn(2, 3, seed=1261),),
@@ -950,6 +960,8 @@ cells = [
         """
         check("ch12.rank_indices", rank_indices)
         ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
         check_hidden("ch12.rank_indices", rank_indices, [
             (np.random.default_rng(1270).permutation(23).astype(np.int64), 4, 3, False),
             (np.random.default_rng(1271).permutation(23).astype(np.int64), 4, 3, True),
@@ -1003,7 +1015,7 @@ cells = [
     ),
     code(
         """
-        summary("ch12");
+        summary("ch12")
         """
     ),
 ]

@@ -35,7 +35,7 @@ cells = [
     import minitorch
     import minitorch.nn as nn
     import minitorch.nn.functional as F
-    from grading import check, check_hidden, randn, summary
+    from grading import check, hint, randn, summary  # noqa: F401 (hint("<exercise>") shows hints, step by step)
 
     # PyTorch is optional for this chapter: the side-by-side sections need it, everything else runs without it.
     torch = None
@@ -198,6 +198,8 @@ cells = [
     tests("""
     check("ch13.rosenbrock_value_and_grad", rosenbrock_value_and_grad)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch13.rosenbrock_value_and_grad", rosenbrock_value_and_grad, [
         (np.array([0.0, 0.0]),),
         (randn(8, seed=13101, dtype="float64", scale=2.0),),
@@ -376,6 +378,8 @@ cells = [
     tests("""
     check("ch13.agnostic_step", agnostic_step)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch13.agnostic_step", agnostic_step, [
         (randn(5, 2, seed=13201), np.array([0, 1, 1, 0, 1]), randn(2, 2, seed=13202), randn(2, seed=13203), 1.0),
         (randn(32, 8, seed=13204), np.random.default_rng(13205).integers(0, 10, 32), randn(10, 8, seed=13206),
@@ -484,6 +488,8 @@ cells = [
     tests("""
     check("ch13.predict_from_numpy_weights", predict_from_numpy_weights)
     ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
     check_hidden("ch13.predict_from_numpy_weights", predict_from_numpy_weights, [
         (randn(6, 2, seed=13301), randn(3, 2, seed=13302), randn(3, seed=13303), randn(1, 3, seed=13304),
          randn(1, seed=13305)),
