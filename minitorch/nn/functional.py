@@ -31,8 +31,8 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad as _no_grad
 from ..ops import inplace as _inplace_ops, nn_ops, pointwise
 
-_SCALAR_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long", "int32": "int",
-                 "int16": "short", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+_SCALAR_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+                 "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
 
 
 def _maybe_inplace(input: Tensor, inplace: bool, compute) -> Tensor:

@@ -99,6 +99,11 @@ def test_linear_errors_match_torch(torch):
         lambda lib: lib.nn.functional.bilinear(lib.ones(4, 3), lib.ones(4, 2), lib.ones(5, 2, 2)),
         lambda lib: lib.nn.functional.bilinear(lib.ones(4, 3), lib.ones(5, 2), lib.ones(5, 3, 2)),
         lambda lib: lib.nn.Bilinear(0, 2, 3),
+    ] + [  # PyTorch names the dtypes by their C++ types here ("long int != float")
+        lambda lib, name=name: lib.nn.functional.linear(lib.ones(2, 3, dtype=getattr(lib, name)), lib.ones(4, 3))
+        for name in ("int64", "int32", "int16", "int8", "uint8")
+    ] + [
+        lambda lib: lib.nn.functional.conv2d(lib.ones(1, 1, 3, 3), lib.ones(1, 1, 2, 2), lib.ones(1, dtype=lib.int64)),
     ]
     for case in cases:
         assert _error(lambda case=case: case(minitorch)) == _error(lambda case=case: case(torch))
