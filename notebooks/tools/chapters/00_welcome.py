@@ -279,7 +279,8 @@ cells = [
         ## 6. A look ahead
 
         Here is a widget you will meet in chapter 2: the graph autograd records while `loss` is computed, then the
-        backward pass walking it. Press **next** or **play**, or drag the slider.
+        backward pass walking it. Press **next** or **play**, or drag the slider. All three widgets are shown
+        together in `widgets_tour.ipynb`, in the folder above this chapter's.
         """
     ),
     code(
