@@ -20,7 +20,7 @@ class StaticFallback:
     """Mixin: ``widget`` (the ipywidgets view) plus ``static_html()`` (its state as HTML) make the output."""
 
     def static_html(self) -> str:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must define static_html: its state as HTML")
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude) or {}

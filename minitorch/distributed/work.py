@@ -38,10 +38,10 @@ class Work:
 
     # -- what a backend provides --------------------------------------------------
     def _test(self) -> bool:  # pragma: no cover - every backend overrides it
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must define _test: has the operation finished?")
 
     def _block(self, timeout_seconds: float | None) -> None:  # pragma: no cover
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must define _block: wait for the operation")
 
     # -- the public API (PyTorch's names) -----------------------------------------
     def then(self, step) -> Work:

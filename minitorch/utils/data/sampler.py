@@ -37,7 +37,7 @@ class Sampler(Generic[T_co]):
 
     def __iter__(self) -> Iterator[T_co]:
         # PyTorch's exception type for the method every sampler must define
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must define __iter__")
 
 
 class SequentialSampler(Sampler[int]):
