@@ -9,6 +9,7 @@ errors name it; and no process of the job is alive afterwards.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
@@ -18,14 +19,17 @@ import pytest
 from tests.distributed.launch import SCRIPTS, _environment, leftover_processes, mpiexec_path, run_launcher
 
 CASES = {
-    # mode: (ranks, what the launcher's report must say, what another rank's own error must say)
-    "raise": (3, "rank 1 (local rank 1) failed with exit code 1: ValueError: rank 1 cannot read its batch",
-              "rank 1 failed, so rank 2 stops waiting in all_reduce"),
-    "exit": (2, "rank 1 exited (its script ended) before joining all_reduce (collective #2",
-             "rank 1 exited (its script ended)"),
-    "never_joins": (2, "1/2 ranks joined; missing: rank 1 (this is rank 0)", "missing: rank 1"),
-    "hangs": (2, "rank 1 did not answer (busy outside any collective, stuck, or gone)",
-              "Timed out after 3.0 seconds: rank 0 waited in all_reduce"),
+    # mode: (ranks, what the launcher's report must say, what another rank's own error must say); regular
+    # expressions. When rank 1 raises, the launcher may read its error before its exit record lands (then it
+    # says "rank 1 failed: ..."), and either other rank may be the one that reports before the job is stopped.
+    "raise": (3, r"rank 1 (\(local rank 1\) )?(failed( with exit code 1)?|was killed by signal \w+): "
+              r"ValueError: rank 1 cannot read its batch",
+              r"rank 1 failed, so rank [02] stops waiting in all_reduce"),
+    "exit": (2, re.escape("rank 1 exited (its script ended) before joining all_reduce (collective #2"),
+             re.escape("rank 1 exited (its script ended)")),
+    "never_joins": (2, re.escape("1/2 ranks joined; missing: rank 1 (this is rank 0)"), re.escape("missing: rank 1")),
+    "hangs": (2, re.escape("rank 1 did not answer (busy outside any collective, stuck, or gone)"),
+              re.escape("Timed out after 3.0 seconds: rank 0 waited in all_reduce")),
 }
 
 
@@ -39,8 +43,8 @@ def test_a_failing_rank_ends_the_job_with_its_name(mode, tmp_path):
     assert result.returncode != 0
     assert "minitorch.distributed.run: " in result.stderr, result.stderr
     launcher_report = result.stderr[result.stderr.rindex("minitorch.distributed.run: "):]
-    assert report in launcher_report, result.stderr
-    assert other_rank_says in result.stderr, result.stderr
+    assert re.search(report, launcher_report), result.stderr
+    assert re.search(other_rank_says, result.stderr), result.stderr
     assert elapsed < 60, f"the job took {elapsed:.0f} s to end"
     assert leftover_processes(marker) == []
 
