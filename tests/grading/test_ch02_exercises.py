@@ -16,6 +16,7 @@ import pytest
 import minitorch
 from grading import check
 from tests.grading.chapter_notebooks import solutions
+from tests.support import require_torch
 
 SOLUTIONS = solutions("02_autograd")
 
@@ -288,7 +289,7 @@ def test_value_written_differently_passes(capsys):
 
 
 def test_the_value_reference_is_minitorchs_autograd_and_torchs():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     from grading.registry import get
 
     program = np.array([[1, 0, 1], [3, 2, 0], [1, 3, 3], [0, 4, 0], [4, 5, 0]])

@@ -13,6 +13,7 @@ import pytest
 
 import minitorch
 from grading import check, randn
+from tests.support import require_torch
 
 
 def _sgd_step_with(update_sign: float, reduce):
@@ -233,7 +234,7 @@ def test_module_written_differently_passes(capsys):
 
 def test_the_reference_names_are_pytorchs():
     """minitorch's nn.Module (the reference) names a chain with a shared layer as torch.nn.Module does."""
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     from grading.exercises.ch04 import build_model
 
     ours = build_model(nn.Module, np.array([3, 2, 2]), np.arange(20.0), 1)  # gain, first, rest(gain, first=first)

@@ -20,6 +20,7 @@ import minitorch.nn.functional as F
 from grading import check, randn
 from grading.registry import get
 from tests.grading.chapter_notebooks import graded_cells, solutions
+from tests.support import require_torch
 
 CHAPTER = "11_training_dynamics"
 
@@ -212,7 +213,7 @@ def test_batchnorm_written_differently_passes(capsys):
 
 
 def test_the_batchnorm_reference_matches_torch():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     case = get("ch11.batchnorm_forward_backward").public[1]
     ours = get("ch11.batchnorm_forward_backward").reference(*(minitorch.tensor(a) for a in case))
     x, gamma, beta = (torch.tensor(a, requires_grad=True) for a in case[:3])
