@@ -42,16 +42,22 @@ def main(argv: list[str]) -> int:
     inherited = tuple(int(os.environ[name]) for name in ("PMI_FD",) if os.environ.get(name, "").isdigit())
     child = subprocess.Popen([sys.executable, *command], env=environment, pass_fds=inherited,
                              preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
-    with open(os.path.join(run_dir, f"rank-{rank}.pid"), "w") as file:
-        file.write(str(child.pid))
+    _write_record(run_dir, f"rank-{rank}.pid", str(child.pid))
     for signal_number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signal_number, lambda number, frame: child.send_signal(number))
     code = child.wait()
     record = {"rank": int(rank), "local_rank": int(environment["LOCAL_RANK"]), "time": time.time(),
               "exit_code": code if code >= 0 else None, "signal": -code if code < 0 else None}
-    with open(os.path.join(run_dir, f"rank-{rank}.exit"), "w") as file:
-        json.dump(record, file)
+    _write_record(run_dir, f"rank-{rank}.exit", json.dumps(record))
     return code if code >= 0 else 128 - code
+
+
+def _write_record(run_dir: str, name: str, text: str) -> None:
+    """Write a record whole or not at all: the launcher polls the folder and must never read half of one."""
+    partial = os.path.join(run_dir, f".{name}.partial")  # a name the launcher does not read
+    with open(partial, "w") as file:
+        file.write(text)
+    os.replace(partial, os.path.join(run_dir, name))
 
 
 if __name__ == "__main__":

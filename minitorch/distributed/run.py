@@ -100,7 +100,10 @@ def _errors(run_dir: str) -> list[tuple[float, int, dict]]:
     found = []
     for rank, text in _records(run_dir, ".error").items():
         for line in text.splitlines():
-            record = json.loads(line)
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:  # the rank is still writing this line; the next poll reads it whole
+                continue
             found.append((record["time"], rank, record))
     return sorted(found, key=lambda item: item[:2])
 
