@@ -38,12 +38,23 @@ EXTRAS_gpu := [test,cuda]
 # chapter reopens with its widgets instead of "Error displaying widget: model not found".
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 
-lab: $(call stamp,base) $(LAB_OVERRIDES)
+# With JupyterLab's default settings (no widget state saved), the kit's Jupyter server extension
+# (widgets/saving.py) keeps saved notebooks showing each widget's static picture instead of that error.
+# pip installs pyproject.toml's data-files (which enable it) only when the install is not editable,
+# so every install step here enables it in the environment itself.
+SERVER_CONFIG := jupyter-config/jupyter_server_config.d/minitorch-kit.json
+SERVER_EXTENSION := $(VENV)/etc/jupyter/jupyter_server_config.d/minitorch-kit.json
+
+lab: $(call stamp,base) $(LAB_OVERRIDES) $(SERVER_EXTENSION)
 	$(BIN)/jupyter lab $(ALLOW_ROOT) $(LAB_ARGS) $(LAB_ROOT)
 
 $(LAB_OVERRIDES): | $(BIN)/python
 	@mkdir -p $(dir $@)
 	@echo '{"@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": true}}' > $@
+
+$(SERVER_EXTENSION): $(SERVER_CONFIG) | $(BIN)/python
+	@mkdir -p $(dir $@)
+	cp $(SERVER_CONFIG) $@
 
 test: $(call stamp,test)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
@@ -58,6 +69,8 @@ $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10) and "Python 3.10+ is needed: $(PYTHON) is " + sys.version.split()[0])'
 	$(PYTHON) -m venv --upgrade-deps $(VENV)
 
-$(VENV)/.installed-%: pyproject.toml | $(BIN)/python
+$(VENV)/.installed-%: pyproject.toml $(SERVER_CONFIG) | $(BIN)/python
 	$(BIN)/python -m pip install -e ".$(EXTRAS_$*)"
+	@mkdir -p $(dir $(SERVER_EXTENSION))
+	cp $(SERVER_CONFIG) $(SERVER_EXTENSION)
 	@touch $@

@@ -10,16 +10,37 @@
 
 They read minitorch only through public attributes (``grad_fn``, ``next_functions``,
 ``minitorch.autograd.graph``, module hooks); nothing in minitorch imports them.
+``saving`` keeps saved notebooks showing the widgets' static pictures (a Jupyter server extension).
 """
 
-from .gradients import GradientMonitor
-from .graph import GraphStepper
-from .graph_record import ForwardRecord, record_forward
-from .graph_timeline import GraphTimeline
-from .render import GraphvizUnavailable, available_renderer, render_svg
-from .timing import DeviceTimer
+from __future__ import annotations
 
-__all__ = [
-    "GraphStepper", "GradientMonitor", "DeviceTimer", "GraphTimeline", "ForwardRecord", "record_forward",
-    "GraphvizUnavailable", "available_renderer", "render_svg",
-]
+import importlib
+
+# Names are imported on first use (PEP 562): the Jupyter server loads ``widgets.saving`` at start-up,
+# and must not wait for minitorch and matplotlib to import.
+_EXPORTS = {
+    "GraphStepper": "graph", "GradientMonitor": "gradients", "DeviceTimer": "timing", "GraphTimeline": "graph_timeline",
+    "ForwardRecord": "graph_record", "record_forward": "graph_record", "GraphvizUnavailable": "render",
+    "available_renderer": "render", "render_svg": "render",
+}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    else:  # a submodule (``widgets.render.install_hint`` after ``import widgets``)
+        try:
+            value = importlib.import_module(f".{name}", __name__)
+        except ModuleNotFoundError as error:
+            if error.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))

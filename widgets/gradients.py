@@ -60,6 +60,7 @@ import math
 import re
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -68,6 +69,7 @@ from .static import StaticFallback
 
 __all__ = ["GradientMonitor", "LayerStatistics", "StepRecord"]
 
+_FRONTEND = Path(__file__).parent / "frontend"
 _clock = time.perf_counter  # the monitor's clock (tests replace it to check the throttling)
 
 
@@ -446,7 +448,11 @@ def _flags_html(flags: list[str]) -> str:
 
 
 class _MonitorWidgets:
-    """The charts (matplotlib SVG in ipywidgets HTML), the histogram scrubber and the flags."""
+    """The charts (matplotlib SVG in ipywidgets HTML), the histogram controls and the flags.
+
+    The controls (``frontend/monitor_controls.js``) ask the kernel to draw: they are enabled only
+    once it answers, so a notebook reopened from its saved widget state shows them disabled.
+    """
 
     def __init__(self, monitor: GradientMonitor):
         import ipywidgets as w
@@ -454,29 +460,33 @@ class _MonitorWidgets:
         self.monitor = monitor
         self.overview = w.HTML(layout=w.Layout(width="100%", max_width="960px"))
         self.histograms = w.HTML(layout=w.Layout(width="100%", max_width="960px"))
-        self.layer = w.Dropdown(options=monitor.layers, description="layer")
-        self.step = w.SelectionSlider(options=[0], value=0, description="step", continuous_update=False,
-                                      layout=w.Layout(width="420px"))
+        self.controls = _controls_class()(layers=monitor.layers, layer=monitor.layers[0] if monitor.layers else "")
         self.flags = w.HTML()
         self.status = w.HTML(f"<b>{html.escape(monitor.status_text())}</b>")
         self._updating = False
-        self.layer.observe(lambda _: self.draw_histograms(), names="value")
-        self.step.observe(lambda _: self.draw_histograms(), names="value")
+        self.controls.observe(lambda _: self.draw_histograms(), names=["layer", "step"])
+        self.controls.on_msg(self._on_message)
         self.box = w.VBox(
-            [self.status, self.flags, self.overview, w.HBox([self.layer, self.step]), self.histograms],
+            [self.status, self.flags, self.overview, self.controls, self.histograms],
             layout=w.Layout(width="100%"),
         )
         self.box.add_class("minitorch-gradient-monitor")
+
+    @staticmethod
+    def _on_message(widget, content, buffers) -> None:
+        if isinstance(content, dict) and content.get("type") == "ping":  # the view asks whether a kernel is here
+            widget.send({"type": "pong"})
 
     def draw(self) -> None:
         monitor = self.monitor
         self.overview.value = _overview_svg(monitor)
         steps = [record.step for record in monitor.history if _has_histograms(record)]
         if steps:
-            self._updating = True  # new options reset the value: draw once, after both are set
+            self._updating = True  # draw once, after both are set
             try:
-                self.step.options = steps
-                self.step.value = steps[-1]
+                with self.controls.hold_sync():
+                    self.controls.steps = steps
+                    self.controls.step = steps[-1]
             finally:
                 self._updating = False
         self.draw_histograms()
@@ -487,11 +497,37 @@ class _MonitorWidgets:
         if self._updating:
             return
         monitor = self.monitor
-        record = next((r for r in monitor.history if r.step == self.step.value), None)
-        stats = record.layers.get(self.layer.value) if record is not None else None
+        record = next((r for r in monitor.history if r.step == self.controls.step), None)
+        stats = record.layers.get(self.controls.layer) if record is not None else None
         if stats is None or stats.grad_histogram is None:
             return
-        self.histograms.value = _histogram_svg(self.layer.value, record.step, stats)
+        self.histograms.value = _histogram_svg(self.controls.layer, record.step, stats)
+
+
+_CONTROLS_CLASS = None
+
+
+def _controls_class():
+    """The anywidget class of the histogram controls, made on first use."""
+    global _CONTROLS_CLASS
+    if _CONTROLS_CLASS is None:
+        import anywidget
+        import traitlets as t
+
+        frontend = _FRONTEND
+
+        class MonitorControls(anywidget.AnyWidget):
+            """Which layer's histograms, at which of the steps that have them."""
+
+            _esm = (frontend / "monitor_controls.js").read_text(encoding="utf-8")
+            _css = (frontend / "monitor_controls.css").read_text(encoding="utf-8")
+            layers = t.List(t.Unicode()).tag(sync=True)
+            layer = t.Unicode("").tag(sync=True)
+            steps = t.List(t.Int()).tag(sync=True)
+            step = t.Int(0).tag(sync=True)
+
+        _CONTROLS_CLASS = MonitorControls
+    return _CONTROLS_CLASS
 
 
 # -- matplotlib, without pyplot (no global figures, no inline backend needed) -------------------------

@@ -202,10 +202,19 @@ def test_widget_shows_charts_as_svg_and_scrubs_histograms_by_step():
     parts = monitor._widget
     assert parts.overview.value.startswith("<svg") and parts.histograms.value.startswith("<svg")
     assert 'width="100%"' in parts.overview.value  # scales with the output, crisp at any pixel ratio
-    assert parts.step.value == 3
+    controls = parts.controls
+    assert controls.steps == [1, 2, 3] and controls.step == 3 and controls.layers == monitor.layers
     first = parts.histograms.value
-    parts.layer.value = "2 (Linear)"
-    assert parts.histograms.value != first
+    controls.layer = "2 (Linear)"
+    assert parts.histograms.value != first and "2 (Linear): gradients at step 3" in parts.histograms.value
+    controls.step = 1
+    assert "2 (Linear): gradients at step 1" in parts.histograms.value
+    # the controls ask the kernel to draw: the view enables them only when the kernel answers its ping
+    assert 'type: "ping"' in controls._esm and "disabled = !kernelAlive" in controls._esm
+    sent = []
+    controls.send = sent.append
+    parts._on_message(controls, {"type": "ping"}, [])
+    assert sent == [{"type": "pong"}]
     assert "3 steps seen, 3 measured" in parts.status.value
     assert "No vanishing or exploding" in parts.flags.value
     assert box is monitor.widget
