@@ -5,9 +5,13 @@ runtime folders, opens a copy of the demo notebook with chapter 2's graphs added
 cells at a laptop's sizes (1440x900 and 1280x720), and checks what a learner must see: the
 node that changes at each step is on screen with the controls; backward draws the gradients
 on reverse edges (for ``x * x + x`` they add up to x.grad); clicking a node shows what is
-known about it at that step only; stepping works from the saved widget state without a
-kernel; a notebook saved with JupyterLab's default settings shows static pictures when
-reopened. Screenshots of every state go to ``test-artifacts/`` (``widgets_*.png``).
+known about it at that step only; folding a module changes the drawing; the gradient monitor
+holds 50 or more samples with the first and last steps, and histograms at 5 or more steps, on
+a 150-step and a 15,000-step loop; stepping works from the saved widget state without a
+kernel, and what needs the kernel (folding, the monitor's controls) is visibly disabled; a
+notebook saved with JupyterLab's default settings reopens showing static pictures, with no
+"model not found" and no console error (the kit's server extension, ``widgets/saving.py``).
+Screenshots of every state go to ``test-artifacts/`` (``widgets_<size>_*.png``).
 
 Needs Debian's ``chromium`` and ``graphviz`` and the ``playwright`` package (never
 ``playwright install``: Chromium comes from apt and is launched by path).
@@ -19,6 +23,7 @@ import json
 import os
 import re
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -34,6 +39,7 @@ from tests.widgets.support import require_dot, require_program
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "release" / "widgets_tour.ipynb"
 ARTIFACTS = ROOT / "test-artifacts"
+SERVER_CONFIG = ROOT / "jupyter-config" / "jupyter_server_config.d" / "minitorch-kit.json"
 CHROMIUM_FLAGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
     "--disable-component-update", "--disable-sync",
@@ -66,9 +72,25 @@ widgets.GraphStepper(total, names={"x": x, "total": total})""",
 ]
 
 
+LONG_LOOP_CELLS = [
+    # the monitor on a long loop: 15,000 steps of a one-layer model (kept small so that it runs in seconds)
+    """minitorch.manual_seed(0)
+tiny = nn.Linear(2, 1)
+long_monitor = widgets.GradientMonitor(tiny)
+long_monitor""",
+    """tiny_optimizer = minitorch.optim.SGD(tiny.parameters(), lr=0.01)
+xs = minitorch.randn(8, 2)
+ys = xs.sum(dim=1, keepdim=True)
+for _ in range(15_000):
+    tiny_optimizer.zero_grad()
+    ((tiny(xs) - ys) ** 2).mean().backward()
+    tiny_optimizer.step()""",
+]
+
+
 def _notebook_with_chapter_2(path: Path) -> None:
     notebook = json.loads(NOTEBOOK.read_text())
-    for source in CHAPTER_2_CELLS:
+    for source in CHAPTER_2_CELLS + LONG_LOOP_CELLS:
         notebook["cells"].append({"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
                                   "source": source})
     path.write_text(json.dumps(notebook))
@@ -96,6 +118,11 @@ def jupyterlab(tmp_path, monkeypatch):
     # Without this, JupyterLab may ask which kernel to start in a dialog that blocks the page.
     _write_json(settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings",
                 {"autoStartDefaultKernel": True})
+    # The kit's Jupyter server extension (widgets/saving.py), as installing the kit enables it in the
+    # environment's etc/jupyter (tests/widgets/test_saving.py checks that the install steps do).
+    server_config = tmp_path / "config" / "jupyter_server_config.d"
+    server_config.mkdir(parents=True)
+    shutil.copy(SERVER_CONFIG, server_config / SERVER_CONFIG.name)
     environment = dict(os.environ)
     environment.update({
         "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
@@ -130,7 +157,7 @@ def jupyterlab(tmp_path, monkeypatch):
                 log.flush()
                 pytest.fail(f"JupyterLab did not start:\n{(tmp_path / 'jupyterlab.log').read_text()[-3000:]}")
             time.sleep(0.2)
-        yield url, token, widget_manager, root
+        yield url, token, widget_manager, root, tmp_path / "jupyterlab.log"
     finally:
         server.terminate()
         try:
@@ -161,6 +188,10 @@ def _open_and_run(page, url, token, expect, run=True):
             continue
     expect(page.locator(".minitorch-graph-stepper")).to_have_count(4, timeout=120_000)
     page.wait_for_selector(".minitorch-device-timer svg", state="attached", timeout=120_000)
+    expect(page.locator(".minitorch-gradient-monitor").nth(1)).to_contain_text("15000 steps seen", timeout=240_000)
+    # every cell has run (the static pictures are refreshed at the end of each cell) and the kernel is idle
+    expect(page.locator(".jp-CodeCell .jp-InputPrompt").last).to_have_text(re.compile(r"\[\d+\]"), timeout=240_000)
+    expect(page.locator(".jp-StatusBar-Widget:has-text('| Idle')").first).to_be_visible(timeout=60_000)
 
 
 def _inside(box, area, margin=0.0) -> bool:
@@ -213,12 +244,43 @@ def _gradient_labels_into(stepper, leaf_title: str) -> list[float]:
     return values
 
 
+def _monitor_charts(page, monitor, expect, steps: int) -> None:
+    """After a ``steps``-step loop: 50 or more samples with the first and the last, histograms at 5+ steps."""
+    expect(monitor).to_contain_text(f"{steps} steps seen")
+    status = monitor.locator(".widget-html").first.text_content()
+    measured = int(re.search(r"(\d+) measured", status).group(1))
+    assert measured >= 50 and f"the data ends at step {steps}" in status, status
+    assert "from step 1" in status or "(every step)" in status, status
+    assert int(re.search(r"histograms at (\d+) steps", status).group(1)) >= 5, status
+    assert monitor.locator("svg").count() >= 2 and monitor.locator("img").count() == 0  # SVG, never a broken image
+    # the histogram controls: live while the kernel runs, one position per step that has histograms
+    controls = monitor.locator(".mt-monitor-controls")
+    expect(controls.locator(".mt-monitor-step")).to_be_enabled(timeout=10_000)
+    positions = int(controls.locator(".mt-monitor-step").get_attribute("max")) + 1
+    assert positions >= 5
+    expect(controls.locator(".mt-monitor-step-label")).to_have_text(f"{steps} ({positions} of {positions})")
+
+
+def _check_saved_pictures(page, expect, count: int) -> None:
+    """The static pictures of a notebook reopened without its widgets' state: shown, with no dead controls."""
+    pictures = page.locator(".jp-OutputArea-output .minitorch-static")
+    expect(pictures).to_have_count(count, timeout=60_000)
+    expect(page.locator(".minitorch-graph-static svg").first).to_be_visible()
+    assert page.locator(".minitorch-graph-stepper, .minitorch-gradient-monitor, .minitorch-device-timer").count() == 0
+    # the monitor's picture has charts but no layer or step control that would look live
+    for monitor in page.locator(".minitorch-gradient-monitor-static").all():
+        assert monitor.locator("svg").count() >= 2
+        assert monitor.locator("select, input, button").count() == 0
+    text = page.locator(".jp-NotebookPanel").inner_text()
+    assert "model not found" not in text and "Error displaying widget" not in text
+
+
 @pytest.mark.parametrize("viewport", [(1440, 900), (1280, 720)], ids=["1440x900", "1280x720"])
 def test_widgets_in_jupyterlab_in_headless_chromium(jupyterlab, tmp_path, viewport):
     sync_api = require("playwright.sync_api", "the browser test drives Chromium with Playwright")
     chromium = require_program("chromium", "the browser test runs headless Chromium", "apt-get install chromium")
     expect = sync_api.expect
-    url, token, widget_manager, root = jupyterlab
+    url, token, widget_manager, root, server_log = jupyterlab
     width, height = viewport
     size = f"{width}x{height}"
     ARTIFACTS.mkdir(exist_ok=True)
@@ -234,6 +296,14 @@ def test_widgets_in_jupyterlab_in_headless_chromium(jupyterlab, tmp_path, viewpo
 
         def shot(name):
             page.screenshot(path=str(ARTIFACTS / f"widgets_{size}_{name}.png"), full_page=False)
+
+        def reopen_without_kernel():
+            page.click(".lm-MenuBar-item:has-text('Kernel')")
+            page.click(".lm-Menu-item[data-command='kernelmenu:shutdown']")
+            page.wait_for_timeout(1500)
+            errors.clear()
+            page.reload()
+            page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell")
 
         try:
             page.set_default_timeout(60_000)
@@ -268,14 +338,13 @@ def test_widgets_in_jupyterlab_in_headless_chromium(jupyterlab, tmp_path, viewpo
             assert re.search(r"\.grad:\s*\[\s*0\.824,\s*-0\.135,\s*806\.858\]", details.text_content())
             shot("stepper_last_step")
 
-            # the course's MLP and chapter 2's neuron: the first backward step is in view
-            for name, stepper in (("mlp", mlp), ("neuron", neuron)):
+            # the course's MLP and chapter 2's graphs: the first backward step is in view
+            for name, stepper in (("mlp", mlp), ("neuron", neuron), ("x_times_x_plus_x", total)):
                 focus = _step_to_first_backward_step(page, stepper, expect)
                 _check_the_action_is_in_view(page, stepper, focus)
                 shot(f"{name}_first_backward_step")
 
             # x * x + x: three gradients flow back into x (3 + 3 + 1), adding up to x.grad = 7
-            _step_to_first_backward_step(page, total, expect)
             for _ in range(10):
                 if total.locator(".mt-caption").text_content().startswith("Backward step 3"):
                     break
@@ -290,28 +359,46 @@ def test_widgets_in_jupyterlab_in_headless_chromium(jupyterlab, tmp_path, viewpo
             total.locator(".mt-controls").scroll_into_view_if_needed()
             shot("x_times_x_plus_x_gradients")
 
-            # the monitor and the timer: SVG charts, no broken images
-            monitor = page.locator(".minitorch-gradient-monitor")
-            expect(monitor).to_contain_text("150 steps seen")
-            assert monitor.locator("svg").count() >= 2 and monitor.locator("img").count() == 0
-            monitor.scroll_into_view_if_needed()
-            shot("gradient_monitor")
+            # fold the MLP's first Linear into one box: the kernel lays the graph out again, the drawing changes
+            fold = mlp.locator(".mt-fold-select")
+            fold.scroll_into_view_if_needed()
+            expect(fold).to_be_enabled(timeout=10_000)
+            nodes = mlp.locator(".mt-graph svg g.node")
+            unfolded = nodes.count()
+            assert mlp.locator(".mt-graph svg").text_content().count("(folded)") == 0
+            fold.select_option(["0"])
+            expect(nodes).not_to_have_count(unfolded, timeout=30_000)
+            assert nodes.count() < unfolded
+            expect(mlp.locator(".mt-graph svg g.node text:has-text('(folded)')")).to_have_count(1)
+            assert mlp.locator(".mt-fold-select option:checked").all_text_contents() == ["0 (Linear)"]
+            expect(mlp.locator(".mt-caption")).to_have_text(re.compile(r"^Backward step 1 of"))  # the same step
+            mlp.locator(".mt-stage").evaluate("stage => stage.scrollIntoView({block: 'nearest'})")
+            page.wait_for_timeout(400)  # the pan happens at the next animation frame
+            _check_the_action_is_in_view(page, mlp, mlp.locator(".mt-graph").get_attribute("data-focus").split())
+            shot("mlp_folded")
+            fold.select_option([])
+            expect(nodes).to_have_count(unfolded, timeout=30_000)
+
+            # the monitor on a 150-step and a 15,000-step loop: 50+ samples with the first and last, 5+ histograms
+            monitors = page.locator(".minitorch-gradient-monitor")
+            for steps, monitor in ((150, monitors.nth(0)), (15000, monitors.nth(1))):
+                _monitor_charts(page, monitor, expect, steps)
+                monitor.scroll_into_view_if_needed()
+                shot(f"gradient_monitor_{steps}_steps")
+            # another layer: the kernel draws its histograms
+            layer = monitors.nth(0).locator(".mt-monitor-layer")
+            layer.select_option("2 (Linear)")
+            expect(monitors.nth(0).locator(".widget-html").last).to_contain_text("2 (Linear): gradients at step 150")
             timer = page.locator(".minitorch-device-timer")
             assert "No GPU here" in timer.text_content() or "cuda" in timer.text_content()
             timer.scroll_into_view_if_needed()
             shot("device_timer")
             assert errors == [], errors
 
-            if viewport != (1440, 900):
-                return
             # saved with the widget state: reopened without a kernel, the stepper steps from the saved state
             page.keyboard.press("Control+s")
             page.wait_for_timeout(1500)
-            page.click(".lm-MenuBar-item:has-text('Kernel')")
-            page.click(".lm-Menu-item[data-command='kernelmenu:shutdown']")
-            page.wait_for_timeout(1500)
-            page.reload()
-            page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell")
+            reopen_without_kernel()
             stepper = page.locator(".minitorch-graph-stepper").first
             expect(stepper.locator(".mt-graph svg")).to_have_count(1, timeout=60_000)
             stepper.locator(".mt-controls").scroll_into_view_if_needed()
@@ -324,14 +411,24 @@ def test_widgets_in_jupyterlab_in_headless_chromium(jupyterlab, tmp_path, viewpo
             stepper.locator(".mt-play").click()  # and again from the start
             expect(caption).to_have_text(re.compile(r"^Forward step 1 of 4"), timeout=10_000)
             stepper.locator(".mt-play").click()
-            # folding needs the kernel that made the graph: without it, it is visibly disabled
+            # folding and the monitor's controls need the kernel that made them: without it, visibly disabled
             mlp = page.locator(".minitorch-graph-stepper").nth(1)
             assert mlp.locator(".mt-fold-select").is_disabled()
             assert "needs the running kernel" in mlp.locator(".mt-fold").text_content()
             shot("saved_state_steps_without_kernel")
+            monitor = page.locator(".minitorch-gradient-monitor").first
+            controls = monitor.locator(".mt-monitor-controls")
+            expect(controls).to_contain_text("run the cells again")
+            assert controls.locator(".mt-monitor-layer").is_disabled()
+            assert controls.locator(".mt-monitor-step").is_disabled()
+            assert monitor.locator("svg").count() >= 2  # the charts as they were saved
+            controls.scroll_into_view_if_needed()
+            shot("saved_state_monitor_without_kernel")
+            assert errors == [], errors
 
-            # saved with JupyterLab's defaults (no widget state): every widget's output holds a static picture
-            # beside the widget view, which GitHub, nbviewer and an HTML export show
+            # saved with JupyterLab's defaults (no widget state): the kit's server keeps only the static
+            # pictures on disk, so the notebook reopens showing them, as GitHub, nbviewer and an HTML export do
+            assert "saved notebooks keep the widgets' static pictures" in server_log.read_text()
             _write_json(widget_manager, {"saveState": False})
             _notebook_with_chapter_2(root / NOTEBOOK.name)  # a fresh copy: no state from the save above
             page.reload()
@@ -341,16 +438,24 @@ def test_widgets_in_jupyterlab_in_headless_chromium(jupyterlab, tmp_path, viewpo
             page.keyboard.press("Control+s")
             expect(page.locator(".lm-TabBar-tab.jp-mod-dirty")).to_have_count(0, timeout=20_000)
             page.wait_for_timeout(1000)
-            shot("saved_default_settings")
             saved = json.loads((root / NOTEBOOK.name).read_text())
-            kinds = [sorted(o.get("data", {})) for cell in saved["cells"] for o in cell.get("outputs", [])]
+            outputs = [o for cell in saved["cells"] for o in cell.get("outputs", [])]
             assert "widgets" not in saved["metadata"]  # no widget state: the default
-            outputs = [o for cell in saved["cells"] for o in cell.get("outputs", [])
-                       if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
-            statics = ["".join(o["data"].get("text/html", "")) for o in outputs]  # saved as a list of lines
+            assert not [o for o in outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+            statics = ["".join(o.get("data", {}).get("text/html", "")) for o in outputs]  # saved as lines
             statics = [html for html in statics if "minitorch-static" in html]
-            assert len(statics) == 6, kinds  # 4 graphs, monitor, timer
+            assert len(statics) == 7, [sorted(o.get("data", {})) for o in outputs]  # 4 graphs, 2 monitors, timer
             assert all("<svg" in html for html in statics)
+
+            reopen_without_kernel()
+            _check_saved_pictures(page, expect, 7)
+            page.locator(".minitorch-graph-static").first.scroll_into_view_if_needed()
+            shot("saved_default_settings_reopened")
+            page.locator(".minitorch-gradient-monitor-static").first.scroll_into_view_if_needed()
+            shot("saved_default_settings_reopened_monitor")
+            page.wait_for_timeout(1000)
+            assert errors == [], errors
+
             nbconvert = require("nbconvert", "the HTML export of the saved notebook")
             exported = tmp_path / "exported.html"
             exported.write_text(nbconvert.HTMLExporter().from_filename(str(root / NOTEBOOK.name))[0])
@@ -359,7 +464,7 @@ def test_widgets_in_jupyterlab_in_headless_chromium(jupyterlab, tmp_path, viewpo
             page.wait_for_timeout(1000)
             # the export's template asks a CDN for its scripts (no network here): only those may fail
             offline = "Failed to load resource: net::ERR_NAME_NOT_RESOLVED"
-            expect(page.locator(".minitorch-static")).to_have_count(6)
+            expect(page.locator(".minitorch-static")).to_have_count(7)
             assert "model not found" not in page.locator("body").inner_text()
             page.locator(".minitorch-graph-static").first.scroll_into_view_if_needed()
             shot("saved_default_settings_exported_html")

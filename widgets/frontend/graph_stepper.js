@@ -144,8 +144,17 @@ function render({ model, el }) {
     if (!sizes.viewBox.width) return;
     panZoom.zoom(panZoom.getZoom() * READING_SCALE / sizes.realZoom);
     panZoom.pan({ x: 8, y: 8 });
-    // svg-pan-zoom moves the drawing at the next animation frame: measure after it
-    requestAnimationFrame(() => follow(true));
+    followSoon(true);
+  }
+
+  // svg-pan-zoom moves the drawing at the next animation frame: measure after it, once per frame.
+  // (Two measures in one frame both see the drawing before the first pan, and pan it twice as far:
+  // after folding, the drawing left the view.)
+  let followPending = null;
+  function followSoon(always = false) {
+    if (followPending !== null) { followPending = followPending || always; return; }
+    followPending = always;
+    requestAnimationFrame(() => { const all = followPending; followPending = null; follow(all); });
   }
 
   function follow(always = false) {
@@ -239,7 +248,7 @@ function render({ model, el }) {
     next.disabled = frame >= last;
     show(frame);
     showDetails();
-    requestAnimationFrame(() => follow());
+    followSoon();
   }
 
   function go(frame) {
@@ -308,7 +317,7 @@ function render({ model, el }) {
     if (!width || width === drawnWidth) return;
     if (!drawnWidth) { drawnWidth = width; build(); update(); return; }
     drawnWidth = width;
-    if (panZoom) { panZoom.resize(); requestAnimationFrame(() => follow()); }
+    if (panZoom) { panZoom.resize(); followSoon(); }
   });
   resized.observe(graph);
   return () => {
