@@ -158,8 +158,8 @@ def _bring_views_up_to_date(*groups) -> None:
     (``ops/copy_slices.py``); ops do it for their inputs, this does it for backward's own arguments."""
     for group in groups:
         for tensor in group or ():
-            if getattr(tensor, "_base", None) is not None and tensor._base_history is not tensor._base.grad_fn:
-                _function_module._refresh_view(tensor)
+            if getattr(tensor, "_base", None) is not None:
+                _function_module._refresh_if_stale(tensor)
 
 
 def _drain(steps):
