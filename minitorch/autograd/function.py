@@ -447,8 +447,8 @@ def _wrap_outputs(cls, raw, device, args):
     """What ``forward`` returned as Tensors: one Tensor for one output, a tuple for several."""
     if type(raw) is tuple:
         return tuple([_wrap_output(cls, value, device, args, index) for index, value in enumerate(raw)])
-    if type(raw) is _numpy_array and cls._forward_takes_arrays and not cls.is_view:
-        return Tensor._make(raw, device)  # the common case: an Op's fresh NumPy array just needs wrapping
+    if type(raw) is _numpy_array and not cls.is_view:
+        return Tensor._make(raw, device)  # the common case: a fresh NumPy array (from an Op) just needs wrapping
     return _wrap_output(cls, raw, device, args, 0)
 
 
@@ -479,18 +479,9 @@ def _connect(ctx, args, inputs, raw, outputs, device):
     if type(raw) is not tuple:
         raw, outputs = (raw,), (outputs,)
     ctx._device = device
-    _connect_inputs(ctx, args)
-    _connect_outputs(ctx, raw, outputs)
-    if ctx._to_save:
-        ctx._saved = [_record(value, args, inputs, raw, outputs) for value in ctx._to_save]
-        ctx._to_save = ()
-    if _AnomalyState.enabled:
-        ctx._forward_trace = "".join(traceback.format_stack()[:-3])
 
-
-def _connect_inputs(ctx, args) -> None:
-    """The edges: for each tensor input, the node its gradient goes to (``(None, 0)`` if it needs none),
-    and its shape and dtype, to which the engine reduces the gradient."""
+    # The edges: for each tensor input, the node its gradient goes to ((None, 0) if it needs none),
+    # and its shape and dtype, to which the engine reduces the gradient.
     next_functions = []
     input_meta = []
     for arg in args:
@@ -504,14 +495,12 @@ def _connect_inputs(ctx, args) -> None:
                 input_meta.append(None)
     ctx.next_functions = tuple(next_functions)
     ctx._input_meta = tuple(input_meta)
-    # backward returns one gradient per argument; the engine keeps those of the tensors
+    # backward returns one gradient per argument; the engine keeps those of the tensor arguments
     ctx._tensor_positions = (
         None if len(next_functions) == len(args) else tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
     )
 
-
-def _connect_outputs(ctx, raw, outputs) -> None:
-    """Each floating output that was not marked non-differentiable gets ``ctx`` as its ``grad_fn``."""
+    # The outputs: each floating one that was not marked non-differentiable gets ``ctx`` as grad_fn.
     non_differentiable = ctx._non_differentiable
     for output_nr, output in enumerate(outputs):
         if output is None or output._data.dtype.kind not in "fc":
@@ -523,6 +512,13 @@ def _connect_outputs(ctx, raw, outputs) -> None:
         output._output_nr = output_nr
     if len(outputs) > 1:
         ctx._output_meta = tuple(None if o is None else (o._data.shape, o._data.dtype) for o in outputs)
+
+    # What forward saved: each value classified as an input, an output or a constant.
+    if ctx._to_save:
+        ctx._saved = [_record(value, args, inputs, raw, outputs) for value in ctx._to_save]
+        ctx._to_save = ()
+    if _AnomalyState.enabled:
+        ctx._forward_trace = "".join(traceback.format_stack()[:-3])
 
 
 def _record(value, args, inputs, raw_outputs, outputs):
