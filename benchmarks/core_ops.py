@@ -152,7 +152,7 @@ WORKLOADS = [
         },
         steps=10_000,
         quick_steps=2_000,
-        target=Target("pytorch", 3.0),
+        target=Target("pytorch", 2.5),
         unit="op",
         units_per_step=3,
     ),

@@ -538,3 +538,19 @@ def test_size_and_device_repr(torch):
     assert repr(torch.zeros(2, 3).shape) == "torch.Size([2, 3])"
     assert repr(minitorch.zeros(1).device) == repr(torch.zeros(1).device) == "device(type='cpu')"
     assert repr(minitorch.float64) == "minitorch.float64"
+
+
+def test_fast_constructor_sets_the_same_fields_as_init():
+    """``Tensor._make`` writes ``_init``'s assignments out for speed: both must leave every field set alike."""
+    data = np.ones(3, dtype=np.float32)
+    made = minitorch.Tensor._make(data)
+    initialised = object.__new__(minitorch.Tensor)
+    minitorch.Tensor._init(initialised, data, made._device)
+    for name in minitorch.Tensor.__slots__:
+        if name == "__weakref__":
+            continue
+        assert hasattr(made, name) == hasattr(initialised, name), name
+        if hasattr(made, name) and name != "_version_counter":
+            assert getattr(made, name) is getattr(initialised, name) or getattr(made, name) == getattr(
+                initialised, name
+            ), name

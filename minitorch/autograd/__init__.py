@@ -35,17 +35,14 @@ __all__ = [
 def _as_tuple(value):
     if value is None:
         return None
-    from .._tensor import Tensor
-
-    if isinstance(value, Tensor):
+    if isinstance(value, _function_module.Tensor):  # the class, set by _tensor.py (it imports this package)
         return (value,)
     return tuple(value)
 
 
 def _make_root_grads(outputs, grad_outputs, create_graph: bool):
     """The gradients that start the walk: given ones, or 1 for a scalar output."""
-    from .._tensor import Tensor
-
+    Tensor = _function_module.Tensor  # set by _tensor.py, which imports this package
     grad_outputs = grad_outputs if grad_outputs is not None else (None,) * len(outputs)
     if len(grad_outputs) != len(outputs):
         raise RuntimeError("grad can be implicitly created only for scalar outputs" if not grad_outputs else
@@ -57,8 +54,10 @@ def _make_root_grads(outputs, grad_outputs, create_graph: bool):
         if grad is None:
             if output._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            grad = Tensor._make(output._xp.ones_like(output._data), output._device)
-        elif not isinstance(grad, Tensor):
+            data = output._data
+            roots.append(Tensor._make(output._xp.ones(data.shape, data.dtype), output._device))  # a fresh leaf
+            continue
+        if not isinstance(grad, Tensor):
             from .._creation import tensor as make_tensor
 
             grad = make_tensor(grad, dtype=output.dtype, device=output.device)
@@ -158,8 +157,8 @@ def _bring_views_up_to_date(*groups) -> None:
     (``ops/copy_slices.py``); ops do it for their inputs, this does it for backward's own arguments."""
     for group in groups:
         for tensor in group or ():
-            if getattr(tensor, "_base", None) is not None and tensor._base_history is not tensor._base.grad_fn:
-                _function_module._refresh_view(tensor)
+            if getattr(tensor, "_base", None) is not None:
+                _function_module._refresh_if_stale(tensor)
 
 
 def _drain(steps):

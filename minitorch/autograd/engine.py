@@ -74,79 +74,40 @@ def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs
     With ``inputs`` given, only the part of the graph that leads to them runs, and
     (when ``accumulate`` is False, as in ``autograd.grad``) their gradients are captured
     and returned by the generator (``StopIteration.value``) instead of added to ``.grad``.
-    """
-    captured = {}  # (node, output_nr) of each requested input -> its position
-    if inputs is not None:
-        for position, tensor in enumerate(inputs):
-            key = (tensor.grad_fn, tensor._output_nr) if tensor.grad_fn is not None else (tensor._grad_accumulator(), 0)
-            captured.setdefault(key, []).append(position)
-    results = [None] * (len(inputs) if inputs is not None else 0)
 
-    buffers = {}  # node -> list of gradients, one slot per output of that node
-    ready = []  # a heap: latest-created node first; ties (leaf accumulators) in the order they became ready
-    pushes = itertools.count()
+    The main loop is the module docstring's walk: take the next ready node and its
+    gradients; at a leaf add them into ``.grad``; otherwise run the node's backward and
+    pass each gradient on to the node of that input, which is ready once all have arrived.
+    """
+    captured = _capture_points(inputs)  # (node, output_nr) of each requested input -> its positions
+    results = [None] * (len(inputs) if inputs is not None else 0)
+    buffers = {}  # node -> list of gradients received so far, one slot per output of that node
     root_nodes = []
     for root, grad in zip(roots, grad_roots):
         node = root.grad_fn if root.grad_fn is not None else root._grad_accumulator()
         _add_to_buffer(buffers, node, root._output_nr, grad)
         root_nodes.append(node)
-
     dependencies, needed = _count_dependencies(root_nodes, captured if inputs is not None else None)
+    ready = _ReadyNodes(root_nodes, dependencies)
 
-    previous_mode = _GradState.enabled
-    _GradState.enabled = create_graph
-    callbacks = []
-    if not hasattr(_final_callbacks, "stack"):
-        _final_callbacks.stack = []
-    _final_callbacks.stack.append(callbacks)
+    previous_mode, _GradState.enabled = _GradState.enabled, create_graph  # record backward only if asked
+    callbacks = _open_callbacks()
     try:
-        seen = set()
-        for node in root_nodes:
-            if id(node) not in seen and dependencies.get(node, 0) == 0:
-                seen.add(id(node))
-                heapq.heappush(ready, (-node._sequence_number, next(pushes), node))
-        while ready:
-            _, _, node = heapq.heappop(ready)
-            grad_outputs = buffers.pop(node)
-            is_leaf_node = isinstance(node, AccumulateGrad)
-            if node._tensor_pre_hooks is not None or (is_leaf_node and node.variable._backward_hooks):
-                for output_nr, grad in enumerate(grad_outputs):
-                    if grad is not None:
-                        grad_outputs[output_nr] = _run_tensor_hooks(node, output_nr, grad, is_leaf_node)
+        while ready.heap:
+            node = ready.pop()
+            grad_outputs = _take_gradients(buffers, node)
             if captured:
-                for output_nr, grad in enumerate(grad_outputs):
-                    for position in captured.get((node, output_nr), ()):
-                        results[position] = grad
+                _capture(captured, results, node, grad_outputs)
             if needed is not None and node not in needed:
                 continue
 
-            if is_leaf_node:
-                for hook in node._pre_hooks:  # grad_fn.register_prehook on an AccumulateGrad node
-                    replaced = hook(tuple(grad_outputs))
-                    if replaced is not None:
-                        grad_outputs[:] = list(replaced)
-                if accumulate and grad_outputs[0] is not None:
-                    node.accumulate(grad_outputs[0], create_graph)
+            if type(node) is AccumulateGrad:  # a leaf: add the gradient into its .grad
+                _accumulate(node, grad_outputs, accumulate, create_graph)
                 yield BackwardStep(node, tuple(grad_outputs), (), node.variable)
                 continue
 
-            if grad_outputs[0] is None and all(grad is None for grad in grad_outputs):
-                grad_inputs = (None,) * len(node.next_functions)  # nothing flowed here: pass nothing on
-            else:
-                grad_inputs = _call_node(node, grad_outputs)
-            if not keep_graph:
-                node._release_saved()
-            for (next_node, output_nr), grad in zip(node.next_functions, grad_inputs):
-                if next_node is None or (needed is not None and next_node not in needed):
-                    continue
-                if grad is not None:
-                    _add_to_buffer(buffers, next_node, output_nr, grad)
-                remaining = dependencies[next_node] - 1
-                dependencies[next_node] = remaining
-                if remaining == 0:
-                    if next_node not in buffers:
-                        _add_to_buffer(buffers, next_node, 0, None)
-                    heapq.heappush(ready, (-next_node._sequence_number, next(pushes), next_node))
+            grad_inputs = _run_node(node, grad_outputs, keep_graph)
+            _pass_on(node, grad_inputs, buffers, dependencies, needed, ready)
             yield BackwardStep(node, tuple(grad_outputs), grad_inputs)
     finally:
         _GradState.enabled = previous_mode
@@ -155,6 +116,100 @@ def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs
     for callback in callbacks:
         callback()
     return results
+
+
+# -- the walk's steps -------------------------------------------------------------------------------
+class _ReadyNodes:
+    """The nodes whose gradients are complete: a heap, latest-created node first (PyTorch's order),
+    ties (leaf accumulators share one number) in the order they became ready."""
+
+    __slots__ = ("heap", "_arrivals")
+
+    def __init__(self, root_nodes, dependencies):
+        self.heap = []
+        self._arrivals = itertools.count()
+        seen = set()
+        for node in root_nodes:
+            if id(node) not in seen and dependencies.get(node, 0) == 0:
+                seen.add(id(node))
+                self.push(node)
+
+    def push(self, node) -> None:
+        heapq.heappush(self.heap, (-node._sequence_number, next(self._arrivals), node))
+
+    def pop(self):
+        return heapq.heappop(self.heap)[2]
+
+
+def _open_callbacks() -> list:
+    """A fresh list for ``queue_callback`` during this walk (nested walks each get their own)."""
+    callbacks = []
+    if not hasattr(_final_callbacks, "stack"):
+        _final_callbacks.stack = []
+    _final_callbacks.stack.append(callbacks)
+    return callbacks
+
+
+def _capture_points(inputs) -> dict:
+    """For ``autograd.grad``: where each requested input's gradient will arrive, ``(node, output_nr)``."""
+    captured = {}
+    for position, tensor in enumerate(inputs or ()):
+        key = (tensor.grad_fn, tensor._output_nr) if tensor.grad_fn is not None else (tensor._grad_accumulator(), 0)
+        captured.setdefault(key, []).append(position)
+    return captured
+
+
+def _take_gradients(buffers, node) -> list:
+    """The gradients ``node`` received, one per output, after the tensors' own hooks (``register_hook``)."""
+    grad_outputs = buffers.pop(node)
+    if node._tensor_pre_hooks is not None or (type(node) is AccumulateGrad and node.variable._backward_hooks):
+        for output_nr, grad in enumerate(grad_outputs):
+            if grad is not None:
+                grad_outputs[output_nr] = _run_tensor_hooks(node, output_nr, grad, type(node) is AccumulateGrad)
+    return grad_outputs
+
+
+def _capture(captured, results, node, grad_outputs) -> None:
+    """Keep the gradients of the requested inputs (``autograd.grad`` returns them)."""
+    for output_nr, grad in enumerate(grad_outputs):
+        for position in captured.get((node, output_nr), ()):
+            results[position] = grad
+
+
+def _accumulate(node, grad_outputs, accumulate: bool, create_graph: bool) -> None:
+    """A leaf's step: its node's pre-hooks, then ``leaf.grad += grad`` (unless ``autograd.grad`` only captures)."""
+    for hook in node._pre_hooks:  # grad_fn.register_prehook on an AccumulateGrad node
+        replaced = hook(tuple(grad_outputs))
+        if replaced is not None:
+            grad_outputs[:] = list(replaced)
+    if accumulate and grad_outputs[0] is not None:
+        node.accumulate(grad_outputs[0], create_graph)
+
+
+def _run_node(node, grad_outputs, keep_graph: bool) -> tuple:
+    """One node's backward (``_call_node``); then, unless the graph is kept, free what it saved."""
+    if grad_outputs[0] is None and all(grad is None for grad in grad_outputs):
+        grad_inputs = (None,) * len(node.next_functions)  # nothing flowed here: pass nothing on
+    else:
+        grad_inputs = _call_node(node, grad_outputs)
+    if not keep_graph:
+        node._release_saved()
+    return grad_inputs
+
+
+def _pass_on(node, grad_inputs, buffers, dependencies, needed, ready) -> None:
+    """Add each gradient into the buffer of the node it flows to; a node whose last edge this was is ready."""
+    for (next_node, output_nr), grad in zip(node.next_functions, grad_inputs):
+        if next_node is None or (needed is not None and next_node not in needed):
+            continue
+        if grad is not None:
+            _add_to_buffer(buffers, next_node, output_nr, grad)
+        remaining = dependencies[next_node] - 1
+        dependencies[next_node] = remaining
+        if remaining == 0:
+            if next_node not in buffers:
+                _add_to_buffer(buffers, next_node, 0, None)
+            ready.push(next_node)
 
 
 def _count_dependencies(root_nodes, captured):

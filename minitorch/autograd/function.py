@@ -325,74 +325,44 @@ class Function:
 
     @classmethod
     def apply(cls, *args):
-        """Run ``forward`` on ``args`` and, if any input requires grad, record the node for backward."""
-        # One pass over the arguments: the common device, whether any input requires grad, and
-        # (for an Op) the raw arrays that forward computes on. This is the hottest loop of the kit.
-        device = None
-        records_graph = False
-        inputs = []
-        for arg in args:
-            if isinstance(arg, Tensor):
-                if arg._base is not None and arg._base_history is not arg._base.grad_fn:
-                    _refresh_view(arg)  # its base was written in place since the view's history was recorded
-                if device is None:
-                    device = arg._device
-                elif arg._device is not device:
-                    device, args = _join_devices(args)  # raises unless the odd ones out are 0-d CPU tensors
-                    records_graph = any(isinstance(a, Tensor) and a._requires_grad for a in args)
-                    inputs = [a._data if isinstance(a, Tensor) else a for a in args]
-                    break
-                if arg._requires_grad:
-                    records_graph = True
-                inputs.append(arg._data)
-            else:
-                inputs.append(arg)
-        if device is None:
-            device = _CPU
-        if records_graph and _GradState.enabled:
-            ctx = cls._node_class()
-            ctx._needs_input_grad = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
-        else:
-            records_graph = False
-            ctx = _ForwardOnlyContext()
+        """Run ``forward`` on ``args`` and, if any input requires grad, record the node for backward.
 
-        if cls._forward_takes_arrays:
-            if device is _CPU:
-                raw = cls.forward(ctx, *inputs)
-            else:
-                with device.backend.use_device(device.index):
-                    raw = cls.forward(ctx, *inputs)
-        else:
-            inputs = args
-            previous, _GradState.enabled = _GradState.enabled, False
-            try:
-                raw = cls._call_forward(ctx, args)
-            finally:
-                _GradState.enabled = previous
+        The three steps of every op in the kit (the details live in the helpers named here):
+
+        1. Collect the inputs (``_collect_inputs``): the device they share, the values
+           ``forward`` receives, and whether to record a node: some input requires grad
+           and recording is on (``no_grad`` turns it off).
+        2. Run ``forward`` (``_run_forward``: on raw arrays for an ``Op``, on Tensors with
+           recording off for a ``Function``).
+        3. Wrap what ``forward`` returned as Tensors (``_wrap_outputs``) and, when recording,
+           connect the node to the graph (``_connect``): the outputs get it as ``grad_fn``,
+           it gets edges to the inputs' nodes and the tensors ``forward`` saved.
+        """
+        device, args, inputs, record = _collect_inputs(args, cls._forward_takes_arrays)
+        ctx = _new_node(cls, args) if record else _ForwardOnlyContext()
+
+        raw = cls._run_forward(ctx, inputs, device)
 
         if ctx.output_device is not None:  # an op that moves data (``to``) names the device its result is on
             device = ctx.output_device
-        if type(raw) is not tuple:  # the common case: one output
-            if type(raw) is _numpy_array and cls._forward_takes_arrays and not cls.is_view:
-                output = Tensor._make(raw, device)  # an Op returned a NumPy array that is no view: just wrap it
-            else:
-                output = _wrap_output(cls, raw, device, args, 0)
-            if records_graph:
-                _connect(ctx, args, inputs, (raw,), (output,), device)
-            return output
-        outputs = tuple([_wrap_output(cls, value, device, args, index) for index, value in enumerate(raw)])
-        if records_graph:
+        outputs = _wrap_outputs(cls, raw, device, args)
+        if record:
             _connect(ctx, args, inputs, raw, outputs, device)
         return outputs
 
     @classmethod
-    def _call_forward(cls, ctx, args):
-        setup_context = cls.__dict__.get("setup_context")
-        if setup_context is not None:  # PyTorch 2 style: forward(*args) then setup_context(ctx, inputs, output)
-            output = cls.forward(*args)
-            cls.setup_context(ctx, args, output)
-            return output
-        return cls.forward(ctx, *args)
+    def _run_forward(cls, ctx, inputs, device):
+        """``forward`` on Tensors, with recording off inside it (PyTorch's rule for a custom Function)."""
+        previous, _GradState.enabled = _GradState.enabled, False
+        try:
+            setup_context = cls.__dict__.get("setup_context")
+            if setup_context is not None:  # PyTorch 2 style: forward(*args) then setup_context(ctx, inputs, output)
+                output = cls.forward(*inputs)
+                cls.setup_context(ctx, inputs, output)
+                return output
+            return cls.forward(ctx, *inputs)
+        finally:
+            _GradState.enabled = previous
 
 
 class Op(Function):
@@ -401,8 +371,90 @@ class Op(Function):
     _forward_takes_arrays = True
     _node_suffix = "Backward0"
 
+    @classmethod
+    def _run_forward(cls, ctx, inputs, device):
+        """``forward`` on the raw arrays, with the inputs' device current (CuPy computes on the current GPU)."""
+        if device is _CPU:
+            return cls.forward(ctx, *inputs)
+        with device.backend.use_device(device.index):
+            return cls.forward(ctx, *inputs)
+
+
+# -- step 1: collect the inputs and decide whether to record -------------------------------------
+def _collect_inputs(args, want_arrays: bool):
+    """``(device, args, inputs, record)`` for ``Function.apply``.
+
+    ``device`` is the one device the tensors share (CPU when there are none), ``inputs`` what
+    ``forward`` receives (each tensor's array for an ``Op``; ``args`` themselves for a
+    ``Function``), ``record`` whether a node is recorded. A view whose base was written in
+    place since it was made is brought up to date first (``_refresh_if_stale``). Tensors on
+    different devices go to ``_join_devices``, which also gives back new ``args``.
+
+    This is the hottest loop of the kit: one pass over the arguments does all four jobs.
+    """
+    device = None
+    requires_grad = False
+    arrays = []
+    for arg in args:
+        if isinstance(arg, Tensor):
+            if arg._base is not None:
+                _refresh_if_stale(arg)
+            if device is None:
+                device = arg._device
+            elif arg._device is not device:
+                return _collect_across_devices(args, want_arrays)
+            if arg._requires_grad:
+                requires_grad = True
+            arrays.append(arg._data)
+        else:
+            arrays.append(arg)
+    return (
+        device if device is not None else _CPU,
+        args,
+        arrays if want_arrays else args,
+        requires_grad and _GradState.enabled,
+    )
+
+
+def _collect_across_devices(args, want_arrays: bool):
+    """``_collect_inputs`` for tensors on several devices: 0-d CPU tensors join the others' device
+    (``_join_devices``), anything else raises PyTorch's device mismatch error."""
+    device, args = _join_devices(args)
+    requires_grad = any(isinstance(a, Tensor) and a._requires_grad for a in args)
+    inputs = [a._data if isinstance(a, Tensor) else a for a in args] if want_arrays else args
+    return device, args, inputs, requires_grad and _GradState.enabled
+
+
+def _refresh_if_stale(view) -> None:
+    """A view whose base was written in place after the view's history was recorded reads its
+    history again from the base's current one (``ops/copy_slices.py``), if recording.
+    A view made without recording keeps none (PyTorch's rule)."""
+    if view._base_history is not view._base.grad_fn and _GradState.enabled and not view._view_made_without_grad:
+        from ..ops.copy_slices import refresh_view  # ops sit above autograd: imported when first needed
+
+        refresh_view(view)
+
+
+def _new_node(cls, args):
+    """The node (``ctx``) of a call that records: it knows which inputs need a gradient before forward runs."""
+    ctx = cls._node_class()
+    ctx._needs_input_grad = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+    return ctx
+
+
+# -- step 3: wrap the outputs and connect the node -------------------------------------------
+def _wrap_outputs(cls, raw, device, args):
+    """What ``forward`` returned as Tensors: one Tensor for one output, a tuple for several."""
+    if type(raw) is tuple:
+        return tuple([_wrap_output(cls, value, device, args, index) for index, value in enumerate(raw)])
+    if type(raw) is _numpy_array and not cls.is_view:
+        return Tensor._make(raw, device)  # the common case: a fresh NumPy array (from an Op) just needs wrapping
+    return _wrap_output(cls, raw, device, args, 0)
+
 
 def _wrap_output(cls, value, device, args, index):
+    """One output of ``forward`` as a Tensor: a view shares its base's version counter; an input
+    returned as it is gets an identity of its own."""
     if isinstance(value, Tensor):  # a Function's forward returned a Tensor
         for arg in args:
             if value is arg:  # it returned an input: give the output its own identity
@@ -421,24 +473,19 @@ def _wrap_output(cls, value, device, args, index):
     return Tensor._make(value, device)
 
 
-def _refresh_view(view) -> None:
-    """Give ``view`` a history read from its base's current one (``ops/copy_slices.py``), if recording.
-    A view made without recording keeps none (PyTorch's rule)."""
-    if _GradState.enabled and not view._view_made_without_grad:
-        from ..ops.copy_slices import refresh_view
-
-        refresh_view(view)
-
-
-def _connect(ctx, args, inputs, raw_outputs, outputs, device):
-    """Make ``ctx`` the node that produced ``outputs``: edges to inputs, saved tensors, output metadata."""
+def _connect(ctx, args, inputs, raw, outputs, device):
+    """Make ``ctx`` the node that produced ``outputs``: edges to the inputs, the outputs' ``grad_fn``,
+    and the tensors ``forward`` saved. ``raw``/``outputs`` are one value each or tuples of them."""
+    if type(raw) is not tuple:
+        raw, outputs = (raw,), (outputs,)
     ctx._device = device
+
+    # The edges: for each tensor input, the node its gradient goes to ((None, 0) if it needs none),
+    # and its shape and dtype, to which the engine reduces the gradient.
     next_functions = []
     input_meta = []
-    tensor_count = 0
     for arg in args:
         if isinstance(arg, Tensor):
-            tensor_count += 1
             if arg._requires_grad:
                 grad_fn = arg.grad_fn
                 next_functions.append((grad_fn, arg._output_nr) if grad_fn is not None else (_leaf_accumulator(arg), 0))
@@ -448,15 +495,17 @@ def _connect(ctx, args, inputs, raw_outputs, outputs, device):
                 input_meta.append(None)
     ctx.next_functions = tuple(next_functions)
     ctx._input_meta = tuple(input_meta)
+    # backward returns one gradient per argument; the engine keeps those of the tensor arguments
     ctx._tensor_positions = (
-        None if tensor_count == len(args) else tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+        None if len(next_functions) == len(args) else tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
     )
 
+    # The outputs: each floating one that was not marked non-differentiable gets ``ctx`` as grad_fn.
     non_differentiable = ctx._non_differentiable
     for output_nr, output in enumerate(outputs):
         if output is None or output._data.dtype.kind not in "fc":
             continue
-        if non_differentiable and any(raw_outputs[output_nr] is marked for marked in non_differentiable):
+        if non_differentiable and any(raw[output_nr] is marked for marked in non_differentiable):
             continue
         output._requires_grad = True
         output.grad_fn = ctx
@@ -464,8 +513,9 @@ def _connect(ctx, args, inputs, raw_outputs, outputs, device):
     if len(outputs) > 1:
         ctx._output_meta = tuple(None if o is None else (o._data.shape, o._data.dtype) for o in outputs)
 
+    # What forward saved: each value classified as an input, an output or a constant.
     if ctx._to_save:
-        ctx._saved = [_record(value, args, inputs, raw_outputs, outputs) for value in ctx._to_save]
+        ctx._saved = [_record(value, args, inputs, raw, outputs) for value in ctx._to_save]
         ctx._to_save = ()
     if _AnomalyState.enabled:
         ctx._forward_trace = "".join(traceback.format_stack()[:-3])

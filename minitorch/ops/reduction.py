@@ -51,8 +51,13 @@ def _reduced_shape(shape, dims) -> tuple:
 
 
 def _restore_dims(grad: Tensor, shape, dims, keepdim: bool) -> Tensor:
-    """Give a reduced gradient back its size-1 dimensions so it broadcasts against the input."""
-    return grad if keepdim or not dims else grad.reshape(_kept_shape(shape, dims))
+    """Give a reduced gradient back its size-1 dimensions so it broadcasts against the input.
+
+    A full reduction's 0-d gradient broadcasts as it is (``expand`` adds leading dimensions).
+    """
+    if keepdim or not dims or grad._data.ndim == 0:
+        return grad
+    return grad.reshape(_kept_shape(shape, dims))
 
 
 def _all_dims_if_empty(dim, ndim: int) -> tuple:

@@ -324,12 +324,28 @@ class Expand(Op):
     @staticmethod
     def forward(ctx, x, shape):
         ctx.input_shape = x.shape
-        xp = array_module(x)
-        return xp.broadcast_to(x, shape)
+        return _broadcast_view(x, shape)
 
     @staticmethod
     def backward(ctx, grad):
         return grad.sum_to_size(ctx.input_shape), None
+
+
+def _broadcast_view(x, shape):
+    """``xp.broadcast_to(x, shape)``: a read-only view of ``x`` whose size-1 (and missing leading)
+    dimensions repeat with stride 0. ``expand`` has checked that the shapes fit.
+
+    A speed trick, fenced here: for a C-contiguous NumPy array the view is built straight from
+    its strides, about 3x faster than ``np.broadcast_to``'s general machinery on small tensors
+    (``sum``'s backward in the per-op benchmark). Anything else takes the plain call.
+    """
+    if type(x) is not np.ndarray or not x.flags.c_contiguous or x.size == 0:
+        return array_module(x).broadcast_to(x, shape)
+    leading = len(shape) - x.ndim
+    strides = (0,) * leading + tuple(0 if extent == 1 else stride for extent, stride in zip(x.shape, x.strides))
+    view = np.ndarray(shape, x.dtype, x, 0, strides)
+    view.flags.writeable = False
+    return view
 
 
 def broadcast_to(input: Tensor, size) -> Tensor:
