@@ -98,7 +98,8 @@ def run_case(exercise: registry.Exercise, function, case: tuple) -> CaseResult:
     if problem:
         return CaseResult(FAILED, problem, problem, expected, got)
     mismatch = type_mismatch(exercise, kinds) or compare(
-        expected, got, rtol=exercise.rtol, atol=exercise.atol, check_dtype=exercise.check_dtype
+        expected, got, rtol=exercise.rtol, atol=exercise.atol, check_dtype=exercise.check_dtype,
+        at_most=exercise.at_most,
     )
     if mismatch is not None:
         return CaseResult(
