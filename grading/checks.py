@@ -362,8 +362,10 @@ def summary(chapter: str | None = None) -> dict[str, str]:
         print("No exercises checked yet: run the check cells first.")
         return table
     width = max(len(name) for name in table)
-    for name, status in table.items():
-        print(f"  {name.ljust(width)}  {status}")
+    lines = [f"  {name.ljust(width)}  {status}" for name, status in table.items()]
     passing = sum(status == PASSED for status in table.values())
-    print(f"{passing} of {len(table)} exercises pass")
+    lines.append(f"{passing} of {len(table)} exercises pass")
+    # one write: a kernel under load may flush the stream between two prints, and the cell would then
+    # show two outputs instead of one table
+    print("\n".join(lines))
     return table
