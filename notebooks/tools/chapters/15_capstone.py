@@ -276,17 +276,16 @@ cells = [
     ### BEGIN HIDDEN TESTS
     from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
-
-    def case(batch, length, width, heads, seed):
-        return (randn(batch, length, width, seed=seed, dtype="float64"),
-                randn(3 * width, width, seed=seed + 1, dtype="float64", scale=0.3),
-                randn(3 * width, seed=seed + 2, dtype="float64"),
-                randn(width, width, seed=seed + 3, dtype="float64", scale=0.3),
-                randn(width, seed=seed + 4, dtype="float64"), heads)
-
-
     check_hidden("ch15.causal_self_attention", causal_self_attention, [
-        case(2, 1, 6, 3, 15301), case(1, 9, 16, 4, 15311), case(4, 3, 6, 2, 15321),
+        (randn(2, 1, 6, seed=15301, dtype="float64"), randn(18, 6, seed=15302, dtype="float64", scale=0.3),
+         randn(18, seed=15303, dtype="float64"), randn(6, 6, seed=15304, dtype="float64", scale=0.3),
+         randn(6, seed=15305, dtype="float64"), 3),
+        (randn(1, 9, 16, seed=15311, dtype="float64"), randn(48, 16, seed=15312, dtype="float64", scale=0.3),
+         randn(48, seed=15313, dtype="float64"), randn(16, 16, seed=15314, dtype="float64", scale=0.3),
+         randn(16, seed=15315, dtype="float64"), 4),
+        (randn(4, 3, 6, seed=15321, dtype="float64"), randn(18, 6, seed=15322, dtype="float64", scale=0.3),
+         randn(18, seed=15323, dtype="float64"), randn(6, 6, seed=15324, dtype="float64", scale=0.3),
+         randn(6, seed=15325, dtype="float64"), 2),
     ])
     ### END HIDDEN TESTS
     """, "ch15-attention-tests", points=3),
