@@ -87,8 +87,15 @@ class Mismatch:
         return self.detail
 
 
-def compare(expected: list[np.ndarray], got: list[np.ndarray], *, rtol: float, atol: float, check_dtype: bool):
-    """None when ``got`` matches ``expected`` (same count, shapes, dtypes and close values), else a Mismatch."""
+def compare(
+    expected: list[np.ndarray], got: list[np.ndarray], *, rtol: float, atol: float, check_dtype: bool,
+    at_most: bool = False,
+):
+    """None when ``got`` matches ``expected`` (same count, shapes, dtypes and close values), else a Mismatch.
+
+    ``at_most``: the expected values are bounds to reach, not answers to equal (a validation loss to get
+    below, say): an entry passes when it is at most its bound plus ``atol``; nan never passes.
+    """
     if len(expected) != len(got):
         detail = f"expected {len(expected)} output(s), got {len(got)}"
         return Mismatch("count", detail, detail)
@@ -103,6 +110,11 @@ def compare(expected: list[np.ndarray], got: list[np.ndarray], *, rtol: float, a
         if check_dtype and want.dtype != have.dtype:
             detail = f"{label}wrong dtype: expected {want.dtype}, got {have.dtype}"
             return Mismatch("dtype", detail, detail)
+        if at_most:
+            mismatch = _above_bound(want, have, atol, label)
+            if mismatch is not None:
+                return mismatch
+            continue
         wrong = _wrong_entries(want, have, rtol, atol)
         if wrong.any():
             count, total = int(wrong.sum()), wrong.size
@@ -115,6 +127,17 @@ def compare(expected: list[np.ndarray], got: list[np.ndarray], *, rtol: float, a
             )
             return Mismatch("values", detail, f"{label}wrong values")  # no counts: they would tell the size
     return None
+
+
+def _above_bound(bound: np.ndarray, have: np.ndarray, atol: float, label: str) -> Mismatch | None:
+    with np.errstate(all="ignore"):
+        above = ~(have.astype(np.float64) <= bound.astype(np.float64) + atol)  # nan compares False: above
+    if not above.any():
+        return None
+    index = tuple(int(i) for i in np.argwhere(above)[0])
+    where = f" at index {index}" if index else ""
+    detail = f"{label}{_scalar_text(have[index])}{where} is above the target {_scalar_text(bound[index])}"
+    return Mismatch("above", detail, f"{label}above the target")
 
 
 def _wrong_entries(want: np.ndarray, have: np.ndarray, rtol: float, atol: float) -> np.ndarray:

@@ -563,6 +563,7 @@ def _case_problem(prepared, case, status, expected, arrays) -> str | None:
             rtol=prepared.exercise.rtol,
             atol=prepared.exercise.atol,
             check_dtype=prepared.exercise.check_dtype,
+            at_most=prepared.exercise.at_most,
         )
         if mismatch is None:
             return None
@@ -590,6 +591,7 @@ _HIDDEN_MISMATCH = {
     "shape": "wrong shape",
     "dtype": "wrong dtype",
     "values": "wrong values",
+    "above": "above the target",
 }
 
 

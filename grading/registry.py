@@ -58,6 +58,7 @@ class Exercise:
     outputs: tuple[str, ...] = ()  # names of the answer's outputs, for "output 2 (bias): wrong values"
     answer_check: Callable[[Any], str | None] | None = None  # the raw answer's properties (a leaf, ...)
     mutates_inputs: bool = False  # True only where writing into an input is the point of the exercise
+    at_most: bool = False  # the reference gives bounds to reach (a loss), not values to equal
 
     @property
     def chapter(self) -> str:
@@ -85,6 +86,7 @@ def exercise(
     outputs: Sequence[str] = (),
     answer_check: Callable[[Any], str | None] | None = None,
     mutates_inputs: bool = False,
+    at_most: bool = False,
 ) -> Exercise:
     """Register an exercise (see the module docstring); returns the entry.
 
@@ -93,7 +95,9 @@ def exercise(
     answer's outputs; ``answer_check(answer)`` returns a sentence when the raw answer breaks a rule that
     its values cannot show (a tensor still attached to the graph, say), else None. It runs in the
     learner's checks and in ``check_hidden``, as does the rule that a function leaves its inputs
-    unchanged (unless ``mutates_inputs``: writing into an input is the exercise).
+    unchanged (unless ``mutates_inputs``: writing into an input is the exercise). With ``at_most``, the
+    reference's answer is a bound and each output passes when it is at most that bound (plus ``atol``):
+    a validation loss that a training run must reach, say, where no two correct runs agree exactly.
     """
     if "." not in name or not all(part.isidentifier() for part in name.split(".")):
         raise ValueError(f"exercise names look like 'chapter.exercise', got {name!r}")
@@ -109,7 +113,7 @@ def exercise(
     entry = Exercise(
         name, function, reference, cases, input_type, output_type, rtol, atol, check_dtype, hint.strip(),
         withheld=tuple(withheld), hints=tuple(step.strip() for step in hints), labels=tuple(labels),
-        outputs=tuple(outputs), answer_check=answer_check, mutates_inputs=mutates_inputs,
+        outputs=tuple(outputs), answer_check=answer_check, mutates_inputs=mutates_inputs, at_most=at_most,
     )  # fmt: skip
     _EXERCISES[name] = entry
     return entry

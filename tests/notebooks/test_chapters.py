@@ -125,6 +125,7 @@ TOPICS = {
     "CPU vs GPU": ["DeviceTimer"],
     "ecosystem": ["scipy", "sklearn"],
     "deployment": ["minitorch.onnx.export", "onnxruntime", "quantize_dynamic", "dynamic_axes", "TensorRT"],
+    "language model": ["get_batch", "causal_self_attention", "validation loss", "temperature", "sample_next"],
 }
 
 

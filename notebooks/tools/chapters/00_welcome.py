@@ -53,6 +53,30 @@ cells = [
     ),
     md(
         """
+        ### The chapters
+
+        | chapter | topic |
+        |---|---|
+        | 0 | welcome: the kit, the notebooks, your environment (this chapter) |
+        | 1 | tensors: dtypes, shapes and views, broadcasting, indexing, the NumPy bridge |
+        | 2 | autograd: the graph, backward, custom Functions, gradcheck |
+        | 3 | devices and the GPU: moving tensors, what a copy costs, CPU against GPU |
+        | 4 | building networks: `nn.Module`, parameters, layers, the training step |
+        | 5 | losses and optimizers: cross-entropy, SGD to Adam, schedules |
+        | 6 | data: `Dataset`, `DataLoader`, samplers, transforms, worker processes |
+        | 7 | convolutional networks and vision: im2col, `Conv2d`, pooling, a CNN on digits |
+        | 8 | sequences: embeddings, RNN, LSTM and GRU |
+        | 9 | attention and transformers: masks, multi-head attention, a transformer |
+        | 10 | pretrained models and transfer learning: freezing, a new head, fine-tuning |
+        | 11 | training dynamics and debugging: gradients, initialisation, clipping, dropout, batch norm |
+        | 12 | multiple devices: data parallelism step by step |
+        | 13 | the ecosystem and the way to PyTorch: NumPy, DLPack, SciPy, scikit-learn, PyTorch itself |
+        | 14 | deployment: ONNX export, ONNX Runtime, quantization |
+        | 15 | capstone: a character-level language model built from your own pieces, trained and sampled |
+        """
+    ),
+    md(
+        """
         ## 2. How the notebooks work
 
         * **Run the cells in order**, top to bottom: click a cell and press <kbd>Shift</kbd>+<kbd>Enter</kbd>.
