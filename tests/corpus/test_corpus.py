@@ -53,8 +53,6 @@ MISSING: dict[str, str] = {
                        "(grad_fn BinaryCrossEntropyWithLogitsBackward0; minitorch records MeanBackward0)",
     "blitz_neural_networks": "torch.nn.MSELoss as one autograd node (grad_fn MseLossBackward0; "
                              "minitorch records MeanBackward0)",
-    "d2l_softmax_regression_concise": "runs since the axis= alias landed, but its first epoch's loss differs "
-                                      "(2.4858 where PyTorch prints 2.4989): not traced yet",
     "introyt_autograd": "grad_fn.next_functions entries (None, 0) for constant operands (d = c + 1)",
     "parametrizations_tutorial": "torch.nn.utils.parametrize (register_parametrization)",
     "recipe_general_checkpoint": "the optimizer param_group flags 'foreach', 'differentiable', 'fused' "
