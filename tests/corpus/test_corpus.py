@@ -55,10 +55,6 @@ MISSING: dict[str, str] = {
                              "minitorch records MeanBackward0)",
     "introyt_autograd": "grad_fn.next_functions entries (None, 0) for constant operands (d = c + 1)",
     "parametrizations_tutorial": "torch.nn.utils.parametrize (register_parametrization)",
-    "recipe_general_checkpoint": "the optimizer param_group flags 'foreach', 'differentiable', 'fused' "
-                                 "(torch.optim.SGD(...).state_dict())",
-    "recipe_what_is_state_dict": "the optimizer param_group flags 'foreach', 'differentiable', 'fused' "
-                                 "(torch.optim.SGD(...).state_dict())",
     "spatial_transformer": "torch.nn.functional.affine_grid and torch.nn.functional.grid_sample",
 }
 
