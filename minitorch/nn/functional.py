@@ -28,7 +28,7 @@ from .. import _arguments, _dtype
 from .._random import numpy_generator
 from .._shapes import expand_mismatch, wrap_dim
 from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad as _no_grad
+from ..autograd.grad_mode import is_grad_enabled as _grad_enabled, no_grad as _no_grad
 from ..ops import inplace as _inplace_ops, nn_ops, pointwise
 
 _SCALAR_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
@@ -79,10 +79,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"{_SCALAR_NAMES[other.dtype.name]}"
         )
     if bias is None:
-        return nn_ops.LinearNoBias.apply(input, weight, None)
+        return nn_ops.LinearNoBias.apply(input, weight)
     if bias._data.shape != (out_features,):
         _check_expandable(bias._data.shape, input_shape[:-1] + (out_features,))
-    return nn_ops.Linear.apply(input, weight, bias)
+    return nn_ops.Linear.apply(bias, input, weight)  # PyTorch's addmm order: bias first
 
 
 def _check_expandable(shape, target) -> None:
@@ -1959,6 +1959,8 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     reduction = _check_weighted_reduction(reduction, weight)
+    if weight is None:
+        return nn_ops.MseLoss.apply(input, target, reduction)  # one node: grad_fn=<MseLossBackward0>
     difference = input - target
     return _weighted_reduce(difference * difference, weight, reduction, input)
 
@@ -2222,14 +2224,13 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     reduction = _reduction_argument(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
-    log_one_minus_sigmoid_negated = softplus(-input)  # -log(sigmoid(x)) = log(1 + exp(-x))
-    if pos_weight is not None:
-        loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * log_one_minus_sigmoid_negated
-    else:
-        loss = (1 - target) * input + log_one_minus_sigmoid_negated
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+    for name, value in (("weight", weight), ("pos_weight", pos_weight)):
+        if value is not None and value.requires_grad and _grad_enabled():
+            raise RuntimeError(
+                f"The function 'binary_cross_entropy_with_logits' is not differentiable with respect to argument "
+                f"'{name}'. This input cannot have requires_grad True."
+            )
+    return nn_ops.BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction)
 
 
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",

@@ -49,10 +49,6 @@ TIMEOUT_S = 120
 # Programs that fail on minitorch today, and the API each one lacks. Strict: remove an entry
 # when its API lands (the test then reports an unexpected pass).
 MISSING: dict[str, str] = {
-    "basics_autograd": "torch.nn.functional.binary_cross_entropy_with_logits as one autograd node "
-                       "(grad_fn BinaryCrossEntropyWithLogitsBackward0; minitorch records MeanBackward0)",
-    "blitz_neural_networks": "torch.nn.MSELoss as one autograd node (grad_fn MseLossBackward0; "
-                             "minitorch records MeanBackward0)",
     "parametrizations_tutorial": "torch.nn.utils.parametrize (register_parametrization)",
     "spatial_transformer": "torch.nn.functional.affine_grid and torch.nn.functional.grid_sample",
 }
