@@ -49,7 +49,6 @@ TIMEOUT_S = 120
 # Programs that fail on minitorch today, and the API each one lacks. Strict: remove an entry
 # when its API lands (the test then reports an unexpected pass).
 MISSING: dict[str, str] = {
-    "spatial_transformer": "torch.nn.functional.affine_grid and torch.nn.functional.grid_sample",
 }
 
 PROGRAM_NAMES = sorted(path.stem for path in PROGRAMS.glob("*.py"))
