@@ -2926,7 +2926,14 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         weights = softmax(scores, dim=-1)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, True)
-    return weights.matmul(value)
+    output = weights.matmul(value)
+    if output.dim() == 4 and not query.is_contiguous():
+        # For a query that is not contiguous (heads split off a projection, then transposed), PyTorch's
+        # CPU kernel writes the (N, H, L, E) result as (N, L, H, E) in memory and returns it transposed;
+        # code written against it merges the heads with ``y.transpose(1, 2).view(N, L, H * E)``, which
+        # needs exactly that layout.
+        output = output.transpose(1, 2).contiguous().transpose(1, 2)
+    return output
 
 
 _SCALAR_NAMES_LONG = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
