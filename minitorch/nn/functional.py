@@ -1247,9 +1247,12 @@ def affine_grid(theta: Tensor, size: list[int], align_corners: bool | None = Non
 
         >>> import minitorch
         >>> identity = minitorch.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])
-        >>> minitorch.nn.functional.affine_grid(identity, [1, 1, 1, 2], align_corners=True)
-        tensor([[[[-1.,  0.],
-                  [ 1.,  0.]]]])
+        >>> minitorch.nn.functional.affine_grid(identity, [1, 1, 2, 2], align_corners=True)
+        tensor([[[[-1., -1.],
+                  [ 1., -1.]],
+        <BLANKLINE>
+                 [[-1.,  1.],
+                  [ 1.,  1.]]]])
     """
     if align_corners is None:
         warnings.warn(_ALIGN_CORNERS_WARNING, stacklevel=2)
