@@ -523,7 +523,8 @@ class Tensor:
         return pointwise.add(self, other)
 
     def __radd__(self, other):
-        return pointwise.add(other, self)
+        # 1 + x is add(x, 1), as in PyTorch: the tensor is input 0 of the node, the number input 1.
+        return pointwise.add(self, other)
 
     def __sub__(self, other):
         return pointwise.sub(self, other)
@@ -535,7 +536,8 @@ class Tensor:
         return pointwise.mul(self, other)
 
     def __rmul__(self, other):
-        return pointwise.mul(other, self)
+        # 2 * x is mul(x, 2), as in PyTorch: the tensor is input 0 of the node, the number input 1.
+        return pointwise.mul(self, other)
 
     def __truediv__(self, other):
         return pointwise.div(self, other)

@@ -92,7 +92,9 @@ class Node:
         return _RemovableHandle(self._pre_hooks, hook)
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {hex(id(self))}>"
+        # The class name, as Python (and PyTorch) print objects: ``<AccumulateGrad object at ...>``,
+        # though ``name()`` of that node is the C++ ``torch::autograd::AccumulateGrad``.
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
 
 class _RemovableHandle:
@@ -303,6 +305,10 @@ class Function:
     """
 
     _forward_takes_arrays = False  # Op sets True: forward then computes on raw arrays
+    # PyTorch's arithmetic (add, sub, mul, div) turns a Python number operand into a 0-d tensor
+    # (a "wrapped number") before it runs, so ``(c + 1).grad_fn.next_functions`` lists the number
+    # as an input with no history: ``(None, 0)``. An op that does the same sets this True.
+    wraps_numbers = False
     _node_suffix = "Backward"
     _node_class = None
     is_view = False  # an op whose output shares its first input's memory (view, transpose, slicing)
@@ -452,6 +458,14 @@ def _wrap_outputs(cls, raw, device, args):
     return _wrap_output(cls, raw, device, args, 0)
 
 
+_WRAPPED_NUMBER_TYPES = (int, float, bool, complex)
+
+
+def _is_input(node, arg) -> bool:
+    """Whether ``arg`` has an entry in ``node.next_functions``: a tensor, or a number the op wraps."""
+    return isinstance(arg, Tensor) or (node._forward_class.wraps_numbers and type(arg) in _WRAPPED_NUMBER_TYPES)
+
+
 def _wrap_output(cls, value, device, args, index):
     """One output of ``forward`` as a Tensor: a view shares its base's version counter; an input
     returned as it is gets an identity of its own."""
@@ -493,11 +507,15 @@ def _connect(ctx, args, inputs, raw, outputs, device):
             else:
                 next_functions.append((None, 0))
                 input_meta.append(None)
+        elif ctx._forward_class.wraps_numbers and type(arg) in _WRAPPED_NUMBER_TYPES:
+            # a wrapped number: an input that needs no gradient
+            next_functions.append((None, 0))
+            input_meta.append(None)
     ctx.next_functions = tuple(next_functions)
     ctx._input_meta = tuple(input_meta)
     # backward returns one gradient per argument; the engine keeps those of the tensor arguments
     ctx._tensor_positions = (
-        None if len(next_functions) == len(args) else tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+        None if len(next_functions) == len(args) else tuple(i for i, a in enumerate(args) if _is_input(ctx, a))
     )
 
     # The outputs: each floating one that was not marked non-differentiable gets ``ctx`` as grad_fn.

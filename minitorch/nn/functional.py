@@ -28,7 +28,7 @@ from .. import _arguments, _dtype
 from .._random import numpy_generator
 from .._shapes import expand_mismatch, wrap_dim
 from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad as _no_grad
+from ..autograd.grad_mode import is_grad_enabled as _grad_enabled, no_grad as _no_grad
 from ..ops import inplace as _inplace_ops, nn_ops, pointwise
 
 _SCALAR_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
@@ -79,10 +79,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"{_SCALAR_NAMES[other.dtype.name]}"
         )
     if bias is None:
-        return nn_ops.LinearNoBias.apply(input, weight, None)
+        return nn_ops.LinearNoBias.apply(input, weight)
     if bias._data.shape != (out_features,):
         _check_expandable(bias._data.shape, input_shape[:-1] + (out_features,))
-    return nn_ops.Linear.apply(input, weight, bias)
+    return nn_ops.Linear.apply(bias, input, weight)  # PyTorch's addmm order: bias first
 
 
 def _check_expandable(shape, target) -> None:
@@ -1219,6 +1219,132 @@ def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
+# -- spatial transformers: affine grids and sampling at arbitrary points --------------------------
+from .._creation import linspace as _linspace, ones as _ones  # noqa: E402
+from ..ops import grid_sample as _grid_sample_ops  # noqa: E402
+
+_ALIGN_CORNERS_WARNING = (
+    "Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. Please specify "
+    "align_corners=True if the old behavior is desired. See the documentation of grid_sample for details."
+)
+
+
+def _normalized_positions(steps: int, align_corners: bool, like: Tensor) -> Tensor:
+    """Pixel positions in [-1, 1]: the pixel centres, the outer ones at +-1 (True) or half a pixel in (False)."""
+    if steps <= 1:
+        return _linspace(0.0, 0.0, 1, dtype=like.dtype, device=like.device)
+    positions = _linspace(-1.0, 1.0, steps, dtype=like.dtype, device=like.device)
+    return positions if align_corners else positions * (steps - 1) / steps  # PyTorch's two roundings
+
+
+def affine_grid(theta: Tensor, size: list[int], align_corners: bool | None = None) -> Tensor:
+    """The sampling grid of an affine map: ``grid[n, h, w] = theta[n] @ (x_w, y_h, 1)``.
+
+    ``theta`` is ``(N, 2, 3)`` for an image ``size = (N, C, H, W)`` (``(N, 3, 4)`` for a volume
+    ``(N, C, D, H, W)``); ``x_w`` and ``y_h`` are the normalised positions of the output pixels
+    (see ``grid_sample``). The result, ``(N, H, W, 2)``, feeds ``grid_sample``. It is a matrix
+    product of a constant grid with ``theta``, so ``dtheta[n] = sum_hw grad[n, h, w]^T (x_w, y_h, 1)``.
+
+        >>> import minitorch
+        >>> identity = minitorch.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])
+        >>> minitorch.nn.functional.affine_grid(identity, [1, 1, 2, 2], align_corners=True)
+        tensor([[[[-1., -1.],
+                  [ 1., -1.]],
+        <BLANKLINE>
+                 [[-1.,  1.],
+                  [ 1.,  1.]]]])
+    """
+    if align_corners is None:
+        warnings.warn(_ALIGN_CORNERS_WARNING, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    if len(size) == 4:
+        if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
+            raise ValueError(
+                f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. Got {theta.shape}."
+            )
+        spatial_size = size[-2:]
+    elif len(size) == 5:
+        if theta.dim() != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
+            raise ValueError(
+                f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {size}. Got {theta.shape}."
+            )
+        spatial_size = size[-3:]
+    else:
+        raise NotImplementedError(
+            "affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, respectively. "
+            f"Got size {size}."
+        )
+    if align_corners and min(spatial_size) == 1:
+        warnings.warn(
+            "Since version 1.3.0, affine_grid behavior has changed for unit-size grids when align_corners=True. This "
+            "is not an intended use case of affine_grid. See the documentation of affine_grid for details.",
+            stacklevel=2,
+        )
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    # The base grid, (prod(spatial), k + 1): each output pixel's (x, y[, z], 1), x varying fastest.
+    axes = [_normalized_positions(steps, align_corners, theta) for steps in reversed(spatial_size)]  # x, y[, z]
+    mesh = shape_ops.meshgrid(*reversed(axes), indexing="ij")  # (z,) y, x order: the layout of the output
+    columns = [coordinate.reshape(-1) for coordinate in reversed(mesh)]  # x, y[, z]
+    base = shape_ops.stack(columns + [_ones(columns[0].shape[0], dtype=theta.dtype, device=theta.device)], 1)
+    grid = base.matmul(theta.transpose(1, 2))  # (N, prod(spatial), k)
+    return grid.reshape(size[0], *spatial_size, len(spatial_size))
+
+
+def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
+                align_corners: bool | None = None) -> Tensor:
+    """``out[n, :, h, w]`` = ``input[n]`` sampled at the point ``grid[n, h, w] = (x, y)`` (in [-1, 1]).
+
+    ``input`` is ``(N, C, H, W)`` and ``grid`` ``(N, H_out, W_out, 2)``; the result is
+    ``(N, C, H_out, W_out)``. ``mode`` is ``"bilinear"`` or ``"nearest"``; ``padding_mode``
+    ``"zeros"``, ``"border"`` or ``"reflection"``. The formulas and both gradients are in
+    ``minitorch/ops/grid_sample.py``.
+
+        >>> import minitorch
+        >>> image = minitorch.tensor([[[[0.0, 10.0]]]])
+        >>> halfway = minitorch.tensor([[[[0.0, 0.0]]]])
+        >>> minitorch.nn.functional.grid_sample(image, halfway, align_corners=True)
+        tensor([[[[5.]]]])
+    """
+    if mode not in _grid_sample_ops.MODES:
+        raise ValueError(
+            f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '{mode}'"
+        )
+    if padding_mode not in _grid_sample_ops.PADDING_MODES:
+        raise ValueError(
+            "nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or 'reflection', but got: "
+            f"'{padding_mode}'"
+        )
+    if align_corners is None:
+        warnings.warn(_ALIGN_CORNERS_WARNING, stacklevel=2)
+        align_corners = False
+    if input.device != grid.device:
+        raise RuntimeError(
+            f"grid_sampler(): expected input and grid to be on same device, but input is on {input.device} and "
+            f"grid is on {grid.device}"
+        )
+    if grid.shape[0] != input.shape[0]:
+        raise RuntimeError(
+            "grid_sampler(): expected grid and input to have same batch size, but got input with sizes "
+            f"{list(input.shape)} and grid with sizes {list(grid.shape)}"
+        )
+    if grid.shape[-1] != input.dim() - 2:
+        raise RuntimeError(
+            f"grid_sampler(): expected grid to have size {input.dim() - 2} in last dimension, but got grid with "
+            f"sizes {list(grid.shape)}"
+        )
+    if input.dtype != grid.dtype:
+        raise RuntimeError(f"expected scalar type {_scalar_name(input)} but found {_scalar_name(grid)}")
+    if input.dim() != 4 or mode == "bicubic":
+        raise NotImplementedError(
+            "minitorch's grid_sample samples 4-D inputs (N, C, H, W) in 'bilinear' or 'nearest' mode; 5-D volumes "
+            "and 'bicubic' are not implemented"
+        )
+    return _grid_sample_ops.GridSample2d.apply(input, grid, mode, padding_mode, align_corners)
+
+
 # == normalization, dropout, embedding, one_hot, losses (normalization helper's section) ==
 from ..ops import shape as shape_ops  # noqa: E402
 
@@ -1959,6 +2085,8 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     reduction = _check_weighted_reduction(reduction, weight)
+    if weight is None:
+        return nn_ops.MseLoss.apply(input, target, reduction)  # one node: grad_fn=<MseLossBackward0>
     difference = input - target
     return _weighted_reduce(difference * difference, weight, reduction, input)
 
@@ -2222,14 +2350,13 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     reduction = _reduction_argument(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
-    log_one_minus_sigmoid_negated = softplus(-input)  # -log(sigmoid(x)) = log(1 + exp(-x))
-    if pos_weight is not None:
-        loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * log_one_minus_sigmoid_negated
-    else:
-        loss = (1 - target) * input + log_one_minus_sigmoid_negated
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+    for name, value in (("weight", weight), ("pos_weight", pos_weight)):
+        if value is not None and value.requires_grad and _grad_enabled():
+            raise RuntimeError(
+                f"The function 'binary_cross_entropy_with_logits' is not differentiable with respect to argument "
+                f"'{name}'. This input cannot have requires_grad True."
+            )
+    return nn_ops.BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction)
 
 
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
@@ -2802,7 +2929,14 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         weights = softmax(scores, dim=-1)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, True)
-    return weights.matmul(value)
+    output = weights.matmul(value)
+    if output.dim() == 4 and not query.is_contiguous():
+        # For a query that is not contiguous (heads split off a projection, then transposed), PyTorch's
+        # CPU kernel writes the (N, H, L, E) result as (N, L, H, E) in memory and returns it transposed;
+        # code written against it merges the heads with ``y.transpose(1, 2).view(N, L, H * E)``, which
+        # needs exactly that layout.
+        output = output.transpose(1, 2).contiguous().transpose(1, 2)
+    return output
 
 
 _SCALAR_NAMES_LONG = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",

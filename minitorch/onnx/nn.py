@@ -14,12 +14,22 @@ from ..ops import nn_ops as ops
 from ._registry import maps
 
 
-@maps(ops.Linear, ops.LinearNoBias)
+@maps(ops.Linear)
 def linear(graph, call):
+    """``b + x @ W^T`` (arguments in ``addmm`` order: bias, input, weight)."""
+    bias, x, weight = call.args[:3]
+    return _linear(graph, x, bias, graph.input(call, 1), graph.input(call, 2), graph.input(call, 0))
+
+
+@maps(ops.LinearNoBias)
+def linear_no_bias(graph, call):
+    """``x @ W^T``."""
+    x = call.args[0]
+    return _linear(graph, x, None, graph.input(call, 0), graph.input(call, 1), None)
+
+
+def _linear(graph, x, bias, x_name, weight_name, bias_name):
     """``x @ W^T + b``: ``Gemm(transB=1)`` for a 2-D input, ``MatMul`` then ``Add`` otherwise."""
-    x, weight, bias = call.args[:3]
-    x_name, weight_name = graph.input(call, 0), graph.input(call, 1)
-    bias_name = graph.input(call, 2) if bias is not None else None
     if len(x.shape) == 2 and (bias is None or len(bias.shape) <= 1):
         return graph.node("Gemm", [x_name, weight_name, bias_name], alpha=1.0, beta=1.0, transB=1)
     product = graph.node("MatMul", [x_name, graph.node("Transpose", [weight_name], perm=[1, 0])])

@@ -37,7 +37,7 @@ from .. import _dtype, return_types
 from .._tensor import Tensor
 from ..autograd.function import Op
 from . import pointwise, reduction, shape as shape_ops
-from ._util import array_module, broadcast_shapes, cast, check_same_device, is_number, wrap_dim
+from ._util import array_module, broadcast_shapes, cast, check_broadcastable, check_same_device, is_number, wrap_dim
 from .indexing import _TYPE_NAMES
 from .reduction import scalar_type_name
 
@@ -620,13 +620,17 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
 # -- distances ------------------------------------------------------------------------------------
 def dist(input: Tensor, other: Tensor, p=2) -> Tensor:
     """``||input - other||_p`` over all elements (broadcast); its gradient at distance 0 is 0, as ``norm``'s."""
-    difference = pointwise.sub(input, other)
-    if not difference.is_floating_point():
+    difference_dtype = _dtype.result_type(input, other)
+    if not difference_dtype.is_floating_point:
         raise RuntimeError(
-            f"norm(): input dtype should be either floating point or complex. Got {scalar_type_name(difference.dtype)} "
+            f"norm(): input dtype should be either floating point or complex. Got {scalar_type_name(difference_dtype)} "
             "instead."
         )
-    return reduction.norm(difference, p)
+    if isinstance(input, Tensor) and isinstance(other, Tensor) and input.dtype == other.dtype:
+        check_same_device(input, other)
+        check_broadcastable(input, other)
+        return reduction.Dist.apply(input, other, float(p))  # one node: grad_fn=<DistBackward0>
+    return reduction.norm(pointwise.sub(input, other), p)
 
 
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:

@@ -13,6 +13,8 @@
   runs it once per step.
 * ``BinaryCrossEntropy``: PyTorch clamps its logarithms at -100, and its gradient divides
   by ``max(x (1 - x), 1e-12)``, so it stays finite at ``x = 0`` and ``x = 1``.
+* ``MseLoss`` and ``BinaryCrossEntropyWithLogits``: a loss and its reduction in one node, as
+  PyTorch records them (``grad_fn=<MseLossBackward0>``), with the closed-form gradient.
 
 ``minitorch.nn.functional`` calls these; the argument checks and PyTorch's error messages
 live there, next to the public functions.
@@ -30,63 +32,90 @@ from .indexing import AccumulateAt
 
 
 class Linear(Op):
-    """``y = x @ W^T + b``: ``x`` is ``(..., in)``, ``W`` is ``(out, in)``, ``b`` broadcasts to ``(..., out)``.
+    """``y = b + x @ W^T``: ``x`` is ``(..., in)``, ``W`` is ``(out, in)``, ``b`` broadcasts to ``(..., out)``.
 
     ``dx = grad @ W``;  ``dW = grad^T @ x`` (summed over every batch dimension: both are
     flattened to 2-D first);  ``db = grad`` (the engine sums it down to ``b``'s shape).
-    ``bias`` may be None (then it gets no gradient).
+
+    The inputs come in PyTorch's order for ``addmm(b, x, W^T)``, bias first, so that
+    ``grad_fn.next_functions[0]`` is the bias's accumulator, as a learner sees in PyTorch.
     """
 
     node_name = "AddmmBackward0"
 
     @staticmethod
-    def forward(ctx, input, weight, bias):
+    def forward(ctx, bias, input, weight):
         ctx.save_for_backward(input, weight)
-        ctx.vector_bias = bias is not None and bias.ndim == 1
+        ctx.vector_bias = bias.ndim == 1
         output = input @ weight.T
-        if bias is not None:
-            output += bias  # output is a fresh array, so adding in place saves a copy
+        output += bias  # output is a fresh array, so adding in place saves a copy
         return output
 
     @staticmethod
     def backward(ctx, grad):
         input, weight = ctx.saved_tensors
+        needs_bias, needs_input, needs_weight = ctx.needs_input_grad
         if not _GradState.enabled and grad.dim() == 2:
-            return _linear_backward_on_arrays(ctx, grad, input, weight)
-        grad_input = grad_weight = grad_bias = None
-        batch_2d = grad.dim() == 2  # the common case: no reshapes needed
-        if ctx.needs_input_grad[0]:
-            grad_input = grad.matmul(weight)
-        if ctx.needs_input_grad[1]:
-            if batch_2d:
-                grad_weight = grad.t().matmul(input)
-            else:
-                out_features, in_features = weight.shape
-                grad_weight = grad.reshape(-1, out_features).t().matmul(input.reshape(-1, in_features))
-        if ctx.needs_input_grad[2]:
+            grad_input, grad_weight = _linear_backward_on_arrays(grad, input, weight, needs_input, needs_weight)
+        else:
+            grad_input, grad_weight = _linear_backward(grad, input, weight, needs_input, needs_weight)
+        grad_bias = None
+        if needs_bias:
             # A bias vector gets the sum over the batch; any other bias shape is left to the engine.
-            grad_bias = grad.sum(0) if batch_2d and ctx.vector_bias else grad
-        return grad_input, grad_weight, grad_bias
+            if grad.dim() != 2 or not ctx.vector_bias:
+                grad_bias = grad
+            elif _GradState.enabled:
+                grad_bias = grad.sum(0)
+            else:
+                grad_bias = Tensor._make(grad._data.sum(axis=0), grad._device)
+        return grad_bias, grad_input, grad_weight
 
 
-def _linear_backward_on_arrays(ctx, grad, input, weight):
-    """The same three formulas on raw arrays, for a plain ``backward()`` (no graph of the gradient
+def _linear_backward(grad, input, weight, needs_input: bool, needs_weight: bool):
+    """``dx = grad @ W`` and ``dW = grad^T @ x`` in Tensor operations (differentiable again)."""
+    grad_input = grad_weight = None
+    if needs_input:
+        grad_input = grad.matmul(weight)
+    if needs_weight:
+        if grad.dim() == 2:  # the common case: no reshapes needed
+            grad_weight = grad.t().matmul(input)
+        else:
+            out_features, in_features = weight.shape
+            grad_weight = grad.reshape(-1, out_features).t().matmul(input.reshape(-1, in_features))
+    return grad_input, grad_weight
+
+
+def _linear_backward_on_arrays(grad, input, weight, needs_input: bool, needs_weight: bool):
+    """The same formulas on raw arrays, for a plain ``backward()`` (no graph of the gradient
     is being recorded, so nothing is lost). Linear layers are in every network, and skipping
-    three Tensor-op dispatches here is a measurable share of a small MLP's training step."""
+    the Tensor-op dispatches here is a measurable share of a small MLP's training step."""
     g = grad._data
     device = grad._device
-    grad_input = Tensor._make(g @ weight._data, device) if ctx.needs_input_grad[0] else None
-    grad_weight = Tensor._make(g.T @ input._data, device) if ctx.needs_input_grad[1] else None
-    grad_bias = None
-    if ctx.needs_input_grad[2]:
-        grad_bias = Tensor._make(g.sum(axis=0), device) if ctx.vector_bias else grad
-    return grad_input, grad_weight, grad_bias
+    grad_input = Tensor._make(g @ weight._data, device) if needs_input else None
+    grad_weight = Tensor._make(g.T @ input._data, device) if needs_weight else None
+    return grad_input, grad_weight
 
 
-class LinearNoBias(Linear):
-    """``y = x @ W^T`` (``Linear`` without a bias): PyTorch names its node ``MmBackward0``."""
+class LinearNoBias(Op):
+    """``y = x @ W^T`` (``Linear`` without a bias): PyTorch's ``mm(x, W^T)``, node ``MmBackward0``.
+
+    ``dx = grad @ W``;  ``dW = grad^T @ x``.
+    """
 
     node_name = "MmBackward0"
+
+    @staticmethod
+    def forward(ctx, input, weight):
+        ctx.save_for_backward(input, weight)
+        return input @ weight.T
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, weight = ctx.saved_tensors
+        needs_input, needs_weight = ctx.needs_input_grad
+        if not _GradState.enabled and grad.dim() == 2:
+            return _linear_backward_on_arrays(grad, input, weight, needs_input, needs_weight)
+        return _linear_backward(grad, input, weight, needs_input, needs_weight)
 
 
 def _reduction_axis(x, dim: int):
@@ -416,3 +445,105 @@ class CrossEntropy(Op):
         if ctx.reduction == "sum":
             return difference * grad, None, None
         return difference * grad.unsqueeze(1), None, None
+
+
+def _reduce_array(xp, loss, reduction: str):
+    """A loss array reduced as ``reduction`` says: its mean, its sum, or itself."""
+    if reduction == "mean":
+        return xp.asarray(loss.mean())
+    if reduction == "sum":
+        return xp.asarray(loss.sum())
+    return loss
+
+
+class MseLoss(Op):
+    """``loss = (x - t)^2``, then its mean, sum, or nothing (``reduction``).
+
+    ``dx = 2 (x - t) * grad``, divided by the number of elements for the mean (PyTorch's
+    ``norm = 2 / n``); ``dt = -dx``. ``x`` and ``t`` may broadcast; the engine sums each
+    gradient back to its input's shape.
+    """
+
+    node_name = "MseLossBackward0"
+
+    @staticmethod
+    def forward(ctx, x, target, reduction):
+        xp = array_module(x)
+        difference = x - target
+        ctx.save_for_backward(x, target)
+        ctx.reduction, ctx.count = reduction, difference.size
+        return _reduce_array(xp, difference * difference, reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, target = ctx.saved_tensors
+        norm = 2.0 / ctx.count if ctx.reduction == "mean" else 2.0
+        grad_x = (x - target) * norm * grad  # PyTorch's order: ((x - t) * norm) * grad
+        return (grad_x if ctx.needs_input_grad[0] else None), (-grad_x if ctx.needs_input_grad[1] else None), None
+
+
+def _log_sigmoid_array(xp, x):
+    """``log(sigmoid(x)) = min(x, 0) - log(1 + exp(-|x|))``: exp never overflows."""
+    return xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
+
+
+def _log_sigmoid(x):
+    """``log(sigmoid(x))`` in Tensor operations (so a gradient built from it is differentiable again)."""
+    return x.clamp(max=0) - (-x.abs()).exp().log1p()
+
+
+class BinaryCrossEntropyWithLogits(Op):
+    """Binary cross-entropy of ``sigmoid(x)`` from the logits ``x``, then reduced (PyTorch's formula)::
+
+        loss = (1 - t) x - (1 + (p - 1) t) log(sigmoid(x))      (p = pos_weight, or 1)
+        loss = loss * weight                                    (if a weight is given)
+
+    ``log(sigmoid(x))`` is computed without ever forming ``sigmoid(x)``, so large logits lose nothing.
+    With ``n`` the element count for the mean (else 1) and ``w`` the weight (else 1)::
+
+        dx = ((p t + 1 - t) sigmoid(x) - p t) * grad * w / n    (= (sigmoid(x) - t) ... when p = 1)
+        dt = (log(sigmoid(-x)) - p log(sigmoid(x))) * grad * w / n   (= -x ... when p = 1)
+
+    ``weight`` and ``pos_weight`` get no gradient (PyTorch refuses them if they require one).
+    """
+
+    node_name = "BinaryCrossEntropyWithLogitsBackward0"
+
+    @staticmethod
+    def forward(ctx, x, target, weight, pos_weight, reduction):
+        xp = array_module(x)
+        log_sigmoid = _log_sigmoid_array(xp, x)
+        if pos_weight is not None:
+            log_sigmoid = log_sigmoid * ((pos_weight - 1) * target + 1)
+        loss = (1 - target) * x - log_sigmoid
+        if weight is not None:
+            loss = loss * weight
+        ctx.save_for_backward(x, target, weight, pos_weight)
+        ctx.reduction, ctx.count = reduction, loss.size
+        return _reduce_array(xp, loss, reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, target, weight, pos_weight = ctx.saved_tensors
+        grad_x = grad_target = None
+        if ctx.needs_input_grad[0]:
+            if pos_weight is not None:
+                weighted_target = pos_weight * target
+                grad_x = (weighted_target + 1 - target) * x.sigmoid() - weighted_target
+            else:
+                grad_x = x.sigmoid() - target
+            grad_x = BinaryCrossEntropyWithLogits._scaled(ctx, grad_x * grad, weight)
+        if ctx.needs_input_grad[1]:
+            if pos_weight is not None:
+                grad_target = _log_sigmoid(-x) - _log_sigmoid(x) * pos_weight
+            else:
+                grad_target = -x
+            grad_target = BinaryCrossEntropyWithLogits._scaled(ctx, grad_target * grad, weight)
+        return grad_x, grad_target, None, None, None
+
+    @staticmethod
+    def _scaled(ctx, gradient, weight):
+        """Times the weight (if any), divided by the element count for the mean."""
+        if weight is not None:
+            gradient = gradient * weight
+        return gradient / ctx.count if ctx.reduction == "mean" else gradient

@@ -202,6 +202,8 @@ def _check_integer_divisor(divisor) -> None:
 class Add(Op):
     """``y = a + b``;  ``da = grad``,  ``db = grad``."""
 
+    wraps_numbers = True  # c + 1 lists the 1 as an input: (None, 0) in next_functions
+
     @staticmethod
     # No np.errstate here: it would cost more than the addition itself on small tensors, and
     # inf - inf, which makes NumPy warn, is rare on the hot path of training.
@@ -216,6 +218,8 @@ class Add(Op):
 class Sub(Op):
     """``y = a - b``;  ``da = grad``,  ``db = -grad``."""
 
+    wraps_numbers = True  # c + 1 lists the 1 as an input: (None, 0) in next_functions
+
     @staticmethod
     # No np.errstate here: it would cost more than the addition itself on small tensors, and
     # inf - inf, which makes NumPy warn, is rare on the hot path of training.
@@ -229,6 +233,8 @@ class Sub(Op):
 
 class Mul(Op):
     """``y = a * b``;  ``da = grad * b``,  ``db = grad * a``."""
+
+    wraps_numbers = True  # c + 1 lists the 1 as an input: (None, 0) in next_functions
 
     @staticmethod
     # No np.errstate (see Add): 0 * inf, which makes NumPy warn, is rare on the hot path.
@@ -246,6 +252,8 @@ class Mul(Op):
 
 class Div(Op):
     """``y = a / b``;  ``da = grad / b``,  ``db = -grad * a / b**2``."""
+
+    wraps_numbers = True  # c + 1 lists the 1 as an input: (None, 0) in next_functions
 
     @staticmethod
     @_quiet
@@ -273,6 +281,7 @@ class DivRounded(Op):
     """``y = floor(a / b)`` or ``trunc(a / b)``: a step function, so ``da = 0``, ``db = 0``."""
 
     node_name = "DivBackward2"
+    wraps_numbers = True  # x.div(2, rounding_mode="floor") lists the 2 as an input, as PyTorch does
 
     @staticmethod
     @_quiet
@@ -414,6 +423,7 @@ class Rsub(Sub):
 
 class RsubScalar(Sub):
     node_name = "RsubBackward1"  # PyTorch's name when a number comes first: 2 - x is rsub(x, 2)
+    wraps_numbers = False  # rsub(Tensor, Scalar) takes the number as a setting: one entry in next_functions
 
 
 def rsub(input, other, *, alpha=1) -> Tensor:

@@ -636,52 +636,84 @@ class Norm(Op):
 
     @staticmethod
     def forward(ctx, x, p, dims, keepdim):
-        ctx.input_shape, ctx.p, ctx.dims, ctx.keepdim = x.shape, p, dims, keepdim
-        xp = array_module(x)
-        magnitude = xp.abs(x)
-        weights = None  # for p = +-inf: how the gradient is shared among the tied extremes
-        if p == 2:
-            result = xp.sqrt((x * x).sum(axis=dims, keepdims=keepdim))
-        elif p == 1:
-            result = magnitude.sum(axis=dims, keepdims=keepdim)
-        elif p == float("inf") or p == float("-inf"):
-            kept = (xp.max if p > 0 else xp.min)(magnitude, axis=dims, keepdims=True)
-            is_extreme = (magnitude == kept).astype(x.dtype)
-            weights = is_extreme / is_extreme.sum(axis=dims, keepdims=True)
-            result = kept if keepdim else kept.reshape(_reduced_shape(x.shape, dims))
-        elif p == 0:
-            result = (x != 0).sum(axis=dims, keepdims=keepdim).astype(x.dtype)
-        else:
-            result = (magnitude**p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
-        result = xp.asarray(result)
+        result, weights = _vector_norm(ctx, x, p, dims, keepdim)
         ctx.save_for_backward(x, result, weights)
         return result
 
     @staticmethod
     def backward(ctx, grad):
         x, result, weights = ctx.saved_tensors
-        p = ctx.p
-        grad = _restore_dims(grad, ctx.input_shape, ctx.dims, ctx.keepdim)
-        if p == 0:
-            return grad * 0.0 * x, None, None, None
-        if p == 1:
-            return grad * x.sign(), None, None, None
-        if weights is not None:  # p = +-inf
-            return grad * weights * x.sign(), None, None, None
-        result = _restore_dims(result, ctx.input_shape, ctx.dims, ctx.keepdim)
-        if p < 1:  # |x|^(p-1) is infinite at x = 0, where PyTorch sets the gradient to 0
-            x_is_zero = (x._data == 0).astype(x._data.dtype)
-            safe_magnitude = x.abs() + _constant(x_is_zero, x)
-            scaled = x.sign() * safe_magnitude ** (p - 1) * _constant(1 - x_is_zero, x)
-            return scaled * grad * result ** (1 - p), None, None, None
-        norm_is_zero = (result._data == 0).astype(result._data.dtype)
-        safe_norm = result + _constant(norm_is_zero, result)
-        grad_scale = grad * _constant(1 - norm_is_zero, result)
-        if p == 2:
-            return x * (grad_scale / safe_norm), None, None, None
-        if p < 2:
-            return x.sign() * x.abs() ** (p - 1) * (grad_scale / safe_norm ** (p - 1)), None, None, None
-        return x * x.abs() ** (p - 2) * (grad_scale / safe_norm ** (p - 1)), None, None, None
+        return _vector_norm_backward(ctx, grad, x, result, weights), None, None, None
+
+
+def _vector_norm(ctx, x, p, dims, keepdim):
+    """The p-norm of array ``x`` over ``dims`` (see ``Norm``), and for p = +-inf the share of each tied extreme."""
+    ctx.input_shape, ctx.p, ctx.dims, ctx.keepdim = x.shape, p, dims, keepdim
+    xp = array_module(x)
+    magnitude = xp.abs(x)
+    weights = None  # for p = +-inf: how the gradient is shared among the tied extremes
+    if p == 2:
+        result = xp.sqrt((x * x).sum(axis=dims, keepdims=keepdim))
+    elif p == 1:
+        result = magnitude.sum(axis=dims, keepdims=keepdim)
+    elif p == float("inf") or p == float("-inf"):
+        kept = (xp.max if p > 0 else xp.min)(magnitude, axis=dims, keepdims=True)
+        is_extreme = (magnitude == kept).astype(x.dtype)
+        weights = is_extreme / is_extreme.sum(axis=dims, keepdims=True)
+        result = kept if keepdim else kept.reshape(_reduced_shape(x.shape, dims))
+    elif p == 0:
+        result = (x != 0).sum(axis=dims, keepdims=keepdim).astype(x.dtype)
+    else:
+        result = (magnitude**p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
+    return xp.asarray(result), weights
+
+
+def _vector_norm_backward(ctx, grad, x, result, weights):
+    """The gradient of the p-norm with respect to ``x`` (the formulas of ``Norm``), in Tensor operations."""
+    p = ctx.p
+    grad = _restore_dims(grad, ctx.input_shape, ctx.dims, ctx.keepdim)
+    if p == 0:
+        return grad * 0.0 * x
+    if p == 1:
+        return grad * x.sign()
+    if weights is not None:  # p = +-inf
+        return grad * weights * x.sign()
+    result = _restore_dims(result, ctx.input_shape, ctx.dims, ctx.keepdim)
+    if p < 1:  # |x|^(p-1) is infinite at x = 0, where PyTorch sets the gradient to 0
+        x_is_zero = (x._data == 0).astype(x._data.dtype)
+        safe_magnitude = x.abs() + _constant(x_is_zero, x)
+        scaled = x.sign() * safe_magnitude ** (p - 1) * _constant(1 - x_is_zero, x)
+        return scaled * grad * result ** (1 - p)
+    norm_is_zero = (result._data == 0).astype(result._data.dtype)
+    safe_norm = result + _constant(norm_is_zero, result)
+    grad_scale = grad * _constant(1 - norm_is_zero, result)
+    if p == 2:
+        return x * (grad_scale / safe_norm)
+    if p < 2:
+        return x.sign() * x.abs() ** (p - 1) * (grad_scale / safe_norm ** (p - 1))
+    return x * x.abs() ** (p - 2) * (grad_scale / safe_norm ** (p - 1))
+
+
+class Dist(Op):
+    """``y = ||a - b||_p`` over all elements (``a`` and ``b`` broadcast), in one node as PyTorch records it.
+
+    With ``d = a - b``: ``da = dnorm(d)`` (the p-norm's gradient, see ``Norm``) and ``db = -da``.
+    """
+
+    node_name = "DistBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, p):
+        difference = a - b
+        result, weights = _vector_norm(ctx, difference, p, tuple(range(difference.ndim)), False)
+        ctx.save_for_backward(a, b, result, weights)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, result, weights = ctx.saved_tensors
+        grad_difference = _vector_norm_backward(ctx, grad, a - b, result, weights)
+        return grad_difference, -grad_difference, None
 
 
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:

@@ -6,7 +6,14 @@ from collections.abc import Iterable
 
 import minitorch
 
-from .optimizer import Optimizer, _check_non_negative, _zero_step
+from .optimizer import (
+    Optimizer,
+    _check_implementation_flags,
+    _check_non_negative,
+    _step_device,
+    _use_grad_for_differentiable,
+    _zero_step,
+)
 
 
 class Adadelta(Optimizer):
@@ -48,17 +55,24 @@ class Adadelta(Optimizer):
         rho: float = 0.9,
         eps: float = 1e-6,
         weight_decay: float = 0,
+        foreach: bool | None = None,
         *,
+        capturable: bool = False,
         maximize: bool = False,
+        differentiable: bool = False,
     ) -> None:
         _check_non_negative(lr=lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
         _check_non_negative(eps=eps, weight_decay=weight_decay)
-        defaults = {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay, "maximize": maximize}
+        defaults = {
+            "lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay, "maximize": maximize,
+            "capturable": capturable, "foreach": foreach, "differentiable": differentiable,
+        }
+        _check_implementation_flags(foreach=foreach, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    @minitorch.no_grad()
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """Update every parameter that has a gradient; return the closure's loss (if one is given)."""
         loss = self._evaluate_closure(closure)
@@ -69,7 +83,7 @@ class Adadelta(Optimizer):
                     continue
                 state = self.state[param]
                 if len(state) == 0:
-                    state["step"] = _zero_step()
+                    state["step"] = _zero_step(_step_device(param, group))
                     state["square_avg"] = minitorch.zeros_like(param)
                     state["acc_delta"] = minitorch.zeros_like(param)
                 square_avg, acc_delta = state["square_avg"], state["acc_delta"]
@@ -79,7 +93,10 @@ class Adadelta(Optimizer):
                     grad = grad.add(param, alpha=weight_decay)
                 square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
                 std = square_avg.add(eps).sqrt_()
-                delta = acc_delta.add(eps).sqrt_().div_(std).mul_(grad)
+                delta = acc_delta.add(eps).sqrt_()
+                if group["differentiable"]:
+                    delta = delta.clone()  # sqrt's backward needs its own output intact
+                delta = delta.div_(std).mul_(grad)
                 acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
                 param.add_(delta, alpha=-lr)
         return loss

@@ -6,7 +6,14 @@ from collections.abc import Iterable
 
 import minitorch
 
-from .optimizer import Optimizer, _check_non_negative, _zero_step
+from .optimizer import (
+    Optimizer,
+    _check_implementation_flags,
+    _check_non_negative,
+    _step_device,
+    _use_grad_for_differentiable,
+    _zero_step,
+)
 
 
 class Adagrad(Optimizer):
@@ -50,8 +57,11 @@ class Adagrad(Optimizer):
         weight_decay: float = 0,
         initial_accumulator_value: float = 0,
         eps: float = 1e-10,
+        foreach: bool | None = None,
         *,
         maximize: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
     ) -> None:
         _check_non_negative(
             lr=lr, lr_decay=lr_decay, weight_decay=weight_decay, initial_accumulator_value=initial_accumulator_value,
@@ -59,20 +69,22 @@ class Adagrad(Optimizer):
         )
         defaults = {
             "lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
-            "initial_accumulator_value": initial_accumulator_value, "maximize": maximize,
+            "initial_accumulator_value": initial_accumulator_value, "foreach": foreach, "maximize": maximize,
+            "differentiable": differentiable, "fused": fused,
         }
+        _check_implementation_flags(foreach=foreach, fused=fused, differentiable=differentiable)
         super().__init__(params, defaults)
         for group in self.param_groups:
             for param in group["params"]:
-                self._init_state(param)
+                self._init_state(param, group)
 
-    def _init_state(self, param) -> None:
+    def _init_state(self, param, group) -> None:
         state = self.state[param]
-        state["step"] = _zero_step()
+        state["step"] = _zero_step(_step_device(param, group))
         # PyTorch reads the optimizer-wide default here, even for groups that set their own.
         state["sum"] = minitorch.full_like(param, self.defaults["initial_accumulator_value"])
 
-    @minitorch.no_grad()
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """Update every parameter that has a gradient; return the closure's loss (if one is given)."""
         loss = self._evaluate_closure(closure)
@@ -83,7 +95,7 @@ class Adagrad(Optimizer):
                     continue
                 state = self.state[param]
                 if len(state) == 0:  # a parameter group added after construction
-                    self._init_state(param)
+                    self._init_state(param, group)
                 state["step"].add_(1)
                 step = state["step"].item()
                 grad = param.grad if not group["maximize"] else -param.grad
@@ -91,6 +103,8 @@ class Adagrad(Optimizer):
                     grad = grad.add(param, alpha=weight_decay)
                 decayed_lr = lr / (1 + (step - 1) * lr_decay)
                 state["sum"].addcmul_(grad, grad, value=1)
-                std = state["sum"].sqrt().add_(eps)
+                std = state["sum"].sqrt()
+                # In place unless the step is recorded: sqrt's backward needs its own output intact.
+                std = std.add(eps) if group["differentiable"] else std.add_(eps)
                 param.addcdiv_(grad, std, value=-decayed_lr)
         return loss

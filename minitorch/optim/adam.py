@@ -6,7 +6,15 @@ from collections.abc import Iterable
 
 import minitorch
 
-from .optimizer import Optimizer, _check_betas, _check_non_negative, _zero_step
+from .optimizer import (
+    Optimizer,
+    _check_betas,
+    _check_implementation_flags,
+    _check_non_negative,
+    _step_device,
+    _use_grad_for_differentiable,
+    _zero_step,
+)
 
 
 class Adam(Optimizer):
@@ -54,7 +62,11 @@ class Adam(Optimizer):
         weight_decay: float = 0,
         amsgrad: bool = False,
         *,
+        foreach: bool | None = None,
         maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
         decoupled_weight_decay: bool = False,
     ) -> None:
         _check_non_negative(lr=lr, eps=eps)
@@ -62,11 +74,13 @@ class Adam(Optimizer):
         _check_non_negative(weight_decay=weight_decay)
         defaults = {
             "lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
-            "maximize": maximize, "decoupled_weight_decay": decoupled_weight_decay,
+            "maximize": maximize, "foreach": foreach, "capturable": capturable, "differentiable": differentiable,
+            "fused": fused, "decoupled_weight_decay": decoupled_weight_decay,
         }
+        _check_implementation_flags(foreach=foreach, fused=fused, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    @minitorch.no_grad()
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """Update every parameter that has a gradient; return the closure's loss (if one is given)."""
         loss = self._evaluate_closure(closure)
@@ -79,7 +93,7 @@ class Adam(Optimizer):
                 grad = param.grad if not group["maximize"] else -param.grad
                 state = self.state[param]
                 if len(state) == 0:
-                    state["step"] = _zero_step()
+                    state["step"] = _zero_step(_step_device(param, group))
                     state["exp_avg"] = minitorch.zeros_like(param)
                     state["exp_avg_sq"] = minitorch.zeros_like(param)
                     if group["amsgrad"]:

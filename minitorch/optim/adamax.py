@@ -6,7 +6,15 @@ from collections.abc import Iterable
 
 import minitorch
 
-from .optimizer import Optimizer, _check_betas, _check_non_negative, _zero_step
+from .optimizer import (
+    Optimizer,
+    _check_betas,
+    _check_implementation_flags,
+    _check_non_negative,
+    _step_device,
+    _use_grad_for_differentiable,
+    _zero_step,
+)
 
 
 class Adamax(Optimizer):
@@ -44,16 +52,23 @@ class Adamax(Optimizer):
         betas: tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8,
         weight_decay: float = 0,
+        foreach: bool | None = None,
         *,
         maximize: bool = False,
+        differentiable: bool = False,
+        capturable: bool = False,
     ) -> None:
         _check_non_negative(lr=lr, eps=eps)
         _check_betas(betas)
         _check_non_negative(weight_decay=weight_decay)
-        defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay, "maximize": maximize}
+        defaults = {
+            "lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay, "foreach": foreach,
+            "maximize": maximize, "differentiable": differentiable, "capturable": capturable,
+        }
+        _check_implementation_flags(foreach=foreach, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    @minitorch.no_grad()
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """Update every parameter that has a gradient; return the closure's loss (if one is given)."""
         loss = self._evaluate_closure(closure)
@@ -65,7 +80,7 @@ class Adamax(Optimizer):
                     continue
                 state = self.state[param]
                 if len(state) == 0:
-                    state["step"] = _zero_step()
+                    state["step"] = _zero_step(_step_device(param, group))
                     state["exp_avg"] = minitorch.zeros_like(param)
                     state["exp_inf"] = minitorch.zeros_like(param)
                 exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
@@ -75,7 +90,11 @@ class Adamax(Optimizer):
                     grad = grad.add(param, alpha=weight_decay)
 
                 exp_avg.lerp_(grad, 1 - beta1)
-                exp_inf.copy_(exp_inf.mul_(beta2).maximum(grad.abs().add_(eps)))
+                if group["differentiable"]:
+                    # Out of place, so that maximum's saved inputs are not the buffer copy_ overwrites.
+                    exp_inf.copy_(exp_inf.mul(beta2).maximum(grad.abs().add_(eps)))
+                else:
+                    exp_inf.copy_(exp_inf.mul_(beta2).maximum(grad.abs().add_(eps)))
 
                 bias_correction = 1 - beta1 ** state["step"].item()
                 param.addcdiv_(exp_avg, exp_inf, value=-lr / bias_correction)

@@ -6,7 +6,14 @@ from collections.abc import Iterable
 
 import minitorch
 
-from .optimizer import Optimizer, _check_non_negative, _scalar_dtype, _zero_step
+from .optimizer import (
+    Optimizer,
+    _check_implementation_flags,
+    _check_non_negative,
+    _scalar_dtype,
+    _use_grad_for_differentiable,
+    _zero_step,
+)
 
 
 class ASGD(Optimizer):
@@ -52,16 +59,20 @@ class ASGD(Optimizer):
         alpha: float = 0.75,
         t0: float = 1e6,
         weight_decay: float = 0,
-        *,
+        foreach: bool | None = None,
         maximize: bool = False,
+        differentiable: bool = False,
+        capturable: bool = False,
     ) -> None:
         _check_non_negative(lr=lr, weight_decay=weight_decay)
         defaults = {
-            "lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0, "weight_decay": weight_decay, "maximize": maximize,
+            "lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0, "weight_decay": weight_decay, "foreach": foreach,
+            "maximize": maximize, "differentiable": differentiable, "capturable": capturable,
         }
+        _check_implementation_flags(foreach=foreach, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    @minitorch.no_grad()
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """Update every parameter that has a gradient; return the closure's loss (if one is given)."""
         loss = self._evaluate_closure(closure)

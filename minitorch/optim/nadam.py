@@ -6,7 +6,16 @@ from collections.abc import Iterable
 
 import minitorch
 
-from .optimizer import Optimizer, _check_betas, _check_non_negative, _scalar_dtype, _zero_step
+from .optimizer import (
+    Optimizer,
+    _check_betas,
+    _check_implementation_flags,
+    _check_non_negative,
+    _scalar_dtype,
+    _step_device,
+    _use_grad_for_differentiable,
+    _zero_step,
+)
 
 
 class NAdam(Optimizer):
@@ -58,7 +67,10 @@ class NAdam(Optimizer):
         momentum_decay: float = 4e-3,
         decoupled_weight_decay: bool = False,
         *,
+        foreach: bool | None = None,
         maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
     ) -> None:
         _check_non_negative(lr=lr, eps=eps)
         _check_betas(betas)
@@ -66,10 +78,12 @@ class NAdam(Optimizer):
         defaults = {
             "lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
             "momentum_decay": momentum_decay, "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize,
+            "foreach": foreach, "capturable": capturable, "differentiable": differentiable,
         }
+        _check_implementation_flags(foreach=foreach, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    @minitorch.no_grad()
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """Update every parameter that has a gradient; return the closure's loss (if one is given)."""
         loss = self._evaluate_closure(closure)
@@ -83,7 +97,7 @@ class NAdam(Optimizer):
                     continue
                 state = self.state[param]
                 if len(state) == 0:
-                    state["step"] = _zero_step()
+                    state["step"] = _zero_step(_step_device(param, group))
                     # A 0-d tensor like PyTorch's, so the product is rounded to float32 the same way.
                     state["mu_product"] = minitorch.tensor(1.0, dtype=_scalar_dtype())
                     state["exp_avg"] = minitorch.zeros_like(param)
@@ -106,7 +120,9 @@ class NAdam(Optimizer):
 
                 exp_avg.lerp_(grad, 1 - beta1)
                 exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-                denominator = exp_avg_sq.div(bias_correction2).sqrt().add_(eps)
+                denominator = exp_avg_sq.div(bias_correction2).sqrt()
+                # In place unless the step is recorded: sqrt's backward needs its own output intact.
+                denominator = denominator.add(eps) if group["differentiable"] else denominator.add_(eps)
 
                 product = mu_product.item()
                 param.addcdiv_(grad, denominator, value=-lr * (1.0 - mu) / (1.0 - product))

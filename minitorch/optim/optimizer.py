@@ -20,6 +20,7 @@ can be loaded into a new optimizer built over a new model with the same structur
 from __future__ import annotations
 
 import copy
+import functools
 import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -69,6 +70,48 @@ def _check_non_negative(**options) -> None:
         if not 0.0 <= value:
             label = {"lr": "learning rate", "eps": "epsilon value"}.get(name, f"{name} value")
             raise ValueError(f"Invalid {label}: {value}")
+
+
+# The options that choose how PyTorch runs an update, not what it computes. PyTorch records
+# them in every parameter group (so they appear in ``state_dict()["param_groups"]``):
+#   foreach         None/True/False: one loop over the parameters, or "multi-tensor" kernels that
+#                   update a whole list at once. Same numbers; minitorch has the loop only.
+#   fused           None/True/False: one fused kernel per parameter. Same numbers; minitorch
+#                   records the choice and runs its one implementation.
+#   capturable      True: keep the step counter on the parameter's device (for CUDA graphs).
+#   differentiable  True: run ``step()`` with autograd recording, so the updated parameters are
+#                   functions of the gradients and the hyperparameters (meta-learning).
+IMPLEMENTATION_FLAGS = ("foreach", "fused", "capturable", "differentiable")
+
+
+def _check_implementation_flags(*, foreach=None, fused=None, differentiable=False) -> None:
+    """PyTorch's errors for combinations of the implementation flags that cannot run together."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
+def _use_grad_for_differentiable(step: Callable) -> Callable:
+    """Run ``step`` with recording on if the optimizer was built with ``differentiable=True``, else off.
+
+    An ordinary update must not enter the graph (it is not part of the model's computation);
+    a differentiable one must, so that ``updated_param`` is a function of, say, the learning
+    rate or the gradient, and a meta-gradient can flow through the update.
+    """
+
+    @functools.wraps(step)
+    def step_with_grad_mode(self, *args, **kwargs):
+        with minitorch.set_grad_enabled(bool(self.defaults.get("differentiable", False))):
+            return step(self, *args, **kwargs)
+
+    return step_with_grad_mode
+
+
+def _step_device(param: Tensor, group: dict[str, Any]):
+    """Where a new step counter lives: on the parameter's device if capturable or fused, else the CPU."""
+    return param.device if group.get("capturable") or group.get("fused") else None
 
 
 def _check_betas(betas) -> None:
@@ -168,8 +211,9 @@ class Optimizer:
             if not isinstance(param, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(param))
             # An intermediate result is recomputed from the leaves on every forward pass:
-            # changing it in place would be overwritten, so only leaves can be optimized.
-            if not (param.is_leaf or param.retains_grad):
+            # changing it in place would be overwritten, so only leaves can be optimized (a
+            # differentiable optimizer is the exception: its update is part of the graph).
+            if not self.defaults.get("differentiable", False) and not (param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
 
         for name, default in self.defaults.items():
@@ -284,6 +328,10 @@ class Optimizer:
 
         for group, saved in zip(groups, saved_groups):
             saved["params"] = group["params"]
+            # A checkpoint from before the implementation flags were recorded runs as the default.
+            for flag in IMPLEMENTATION_FLAGS:
+                if flag in self.defaults:
+                    saved.setdefault(flag, self.defaults[flag])
             if "param_names" in group and "param_names" not in saved:
                 saved["param_names"] = group["param_names"]
         self.state = state

@@ -6,7 +6,15 @@ from collections.abc import Iterable
 
 import minitorch
 
-from .optimizer import Optimizer, _check_betas, _check_non_negative, _zero_step
+from .optimizer import (
+    Optimizer,
+    _check_betas,
+    _check_implementation_flags,
+    _check_non_negative,
+    _step_device,
+    _use_grad_for_differentiable,
+    _zero_step,
+)
 
 
 class RAdam(Optimizer):
@@ -57,18 +65,23 @@ class RAdam(Optimizer):
         weight_decay: float = 0,
         decoupled_weight_decay: bool = False,
         *,
+        foreach: bool | None = None,
         maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
     ) -> None:
         _check_non_negative(lr=lr, eps=eps)
         _check_betas(betas)
         _check_non_negative(weight_decay=weight_decay)
         defaults = {
             "lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay, "maximize": maximize,
-            "decoupled_weight_decay": decoupled_weight_decay,
+            "foreach": foreach, "capturable": capturable, "decoupled_weight_decay": decoupled_weight_decay,
+            "differentiable": differentiable,
         }
+        _check_implementation_flags(foreach=foreach, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    @minitorch.no_grad()
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """Update every parameter that has a gradient; return the closure's loss (if one is given)."""
         loss = self._evaluate_closure(closure)
@@ -80,7 +93,7 @@ class RAdam(Optimizer):
                     continue
                 state = self.state[param]
                 if len(state) == 0:
-                    state["step"] = _zero_step()
+                    state["step"] = _zero_step(_step_device(param, group))
                     state["exp_avg"] = minitorch.zeros_like(param)
                     state["exp_avg_sq"] = minitorch.zeros_like(param)
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
@@ -107,7 +120,10 @@ class RAdam(Optimizer):
                     rectification = (
                         (rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
                     ) ** 0.5
-                    adaptive_lr = (bias_correction2**0.5) / exp_avg_sq.sqrt().add_(eps)
+                    root = exp_avg_sq.sqrt()
+                    # In place unless the step is recorded: sqrt's backward needs its own output intact.
+                    root = root.add(eps) if group["differentiable"] else root.add_(eps)
+                    adaptive_lr = (bias_correction2**0.5) / root
                     param.add_(bias_corrected_exp_avg * lr * adaptive_lr * rectification, alpha=-1.0)
                 else:
                     param.add_(bias_corrected_exp_avg * lr, alpha=-1.0)

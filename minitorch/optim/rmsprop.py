@@ -6,7 +6,14 @@ from collections.abc import Iterable
 
 import minitorch
 
-from .optimizer import Optimizer, _check_non_negative, _zero_step
+from .optimizer import (
+    Optimizer,
+    _check_implementation_flags,
+    _check_non_negative,
+    _step_device,
+    _use_grad_for_differentiable,
+    _zero_step,
+)
 
 
 class RMSprop(Optimizer):
@@ -56,17 +63,21 @@ class RMSprop(Optimizer):
         weight_decay: float = 0,
         momentum: float = 0,
         centered: bool = False,
-        *,
+        capturable: bool = False,
+        foreach: bool | None = None,
         maximize: bool = False,
+        differentiable: bool = False,
     ) -> None:
         _check_non_negative(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
         defaults = {
             "lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps, "centered": centered,
-            "weight_decay": weight_decay, "maximize": maximize,
+            "weight_decay": weight_decay, "capturable": capturable, "foreach": foreach, "maximize": maximize,
+            "differentiable": differentiable,
         }
+        _check_implementation_flags(foreach=foreach, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    @minitorch.no_grad()
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """Update every parameter that has a gradient; return the closure's loss (if one is given)."""
         loss = self._evaluate_closure(closure)
@@ -78,7 +89,7 @@ class RMSprop(Optimizer):
                     continue
                 state = self.state[param]
                 if len(state) == 0:
-                    state["step"] = _zero_step()
+                    state["step"] = _zero_step(_step_device(param, group))
                     state["square_avg"] = minitorch.zeros_like(param)
                     if momentum > 0:
                         state["momentum_buffer"] = minitorch.zeros_like(param)
@@ -97,7 +108,8 @@ class RMSprop(Optimizer):
                     denominator = (square_avg - grad_avg * grad_avg).sqrt_()
                 else:
                     denominator = square_avg.sqrt()
-                denominator = denominator.add_(eps)
+                # In place unless the step is recorded: sqrt's backward needs its own output intact.
+                denominator = denominator.add(eps) if group["differentiable"] else denominator.add_(eps)
 
                 if momentum > 0:
                     buffer = state["momentum_buffer"]

@@ -6,7 +6,14 @@ from collections.abc import Iterable
 
 import minitorch
 
-from .optimizer import Optimizer, _check_non_negative, _zero_step
+from .optimizer import (
+    Optimizer,
+    _check_implementation_flags,
+    _check_non_negative,
+    _step_device,
+    _use_grad_for_differentiable,
+    _zero_step,
+)
 
 
 class Rprop(Optimizer):
@@ -46,15 +53,22 @@ class Rprop(Optimizer):
         etas: tuple[float, float] = (0.5, 1.2),
         step_sizes: tuple[float, float] = (1e-6, 50),
         *,
+        capturable: bool = False,
+        foreach: bool | None = None,
         maximize: bool = False,
+        differentiable: bool = False,
     ) -> None:
         _check_non_negative(lr=lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        defaults = {"lr": lr, "etas": tuple(etas), "step_sizes": tuple(step_sizes), "maximize": maximize}
+        defaults = {
+            "lr": lr, "etas": tuple(etas), "step_sizes": tuple(step_sizes), "foreach": foreach, "maximize": maximize,
+            "differentiable": differentiable, "capturable": capturable,
+        }
+        _check_implementation_flags(foreach=foreach, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    @minitorch.no_grad()
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """Update every parameter that has a gradient; return the closure's loss (if one is given)."""
         loss = self._evaluate_closure(closure)
@@ -66,7 +80,7 @@ class Rprop(Optimizer):
                     continue
                 state = self.state[param]
                 if len(state) == 0:
-                    state["step"] = _zero_step()
+                    state["step"] = _zero_step(_step_device(param, group))
                     state["prev"] = minitorch.zeros_like(param)
                     state["step_size"] = minitorch.full_like(param, group["lr"])
                 prev, step_size = state["prev"], state["step_size"]

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import minitorch
-
-from .optimizer import Optimizer, _check_non_negative
+from .optimizer import Optimizer, _check_implementation_flags, _check_non_negative, _use_grad_for_differentiable
 
 
 class SGD(Optimizer):
@@ -53,18 +51,23 @@ class SGD(Optimizer):
         nesterov: bool = False,
         *,
         maximize: bool = False,
+        foreach: bool | None = None,
+        differentiable: bool = False,
+        fused: bool | None = None,
     ) -> None:
         # The shared check also refuses NaN, which PyTorch's SGD alone lets through (its Adam refuses it).
         _check_non_negative(lr=lr, momentum=momentum, weight_decay=weight_decay)
         defaults = {
             "lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
-            "nesterov": nesterov, "maximize": maximize,
+            "nesterov": nesterov, "maximize": maximize, "foreach": foreach, "differentiable": differentiable,
+            "fused": fused,
         }
+        _check_implementation_flags(foreach=foreach, fused=fused, differentiable=differentiable)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
 
-    @minitorch.no_grad()
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """Update every parameter that has a gradient; return the closure's loss (if one is given)."""
         loss = self._evaluate_closure(closure)

@@ -49,19 +49,11 @@ TIMEOUT_S = 120
 # Programs that fail on minitorch today, and the API each one lacks. Strict: remove an entry
 # when its API lands (the test then reports an unexpected pass).
 MISSING: dict[str, str] = {
-    "basics_autograd": "torch.nn.functional.binary_cross_entropy_with_logits as one autograd node "
-                       "(grad_fn BinaryCrossEntropyWithLogitsBackward0; minitorch records MeanBackward0)",
-    "blitz_neural_networks": "torch.nn.MSELoss as one autograd node (grad_fn MseLossBackward0; "
-                             "minitorch records MeanBackward0)",
-    "d2l_softmax_regression_concise": "runs since the axis= alias landed, but its first epoch's loss differs "
-                                      "(2.4858 where PyTorch prints 2.4989): not traced yet",
-    "introyt_autograd": "grad_fn.next_functions entries (None, 0) for constant operands (d = c + 1)",
-    "parametrizations_tutorial": "torch.nn.utils.parametrize (register_parametrization)",
-    "recipe_general_checkpoint": "the optimizer param_group flags 'foreach', 'differentiable', 'fused' "
-                                 "(torch.optim.SGD(...).state_dict())",
-    "recipe_what_is_state_dict": "the optimizer param_group flags 'foreach', 'differentiable', 'fused' "
-                                 "(torch.optim.SGD(...).state_dict())",
-    "spatial_transformer": "torch.nn.functional.affine_grid and torch.nn.functional.grid_sample",
+    "autograd_saved_tensors_hooks": "a node's saved tensors by name (grad_fn._saved_self, _saved_other, "
+                                    "_saved_result, _raw_saved_self.register_hooks) and "
+                                    "torch.autograd.graph.saved_tensors_hooks",
+    "forward_ad_usage": "forward-mode AD: torch.autograd.forward_ad (dual_level, make_dual, unpack_dual), "
+                        "autograd.Function.jvp and gradcheck(check_forward_ad=True)",
 }
 
 PROGRAM_NAMES = sorted(path.stem for path in PROGRAMS.glob("*.py"))

@@ -178,3 +178,18 @@ def test_linear_repr_matches_torch(torch):
     for make in (lambda lib: lib.nn.Linear(2, 3), lambda lib: lib.nn.Linear(2, 3, bias=False),
                  lambda lib: lib.nn.Bilinear(2, 3, 4), lambda lib: lib.nn.Bilinear(2, 3, 4, bias=False)):
         assert repr(make(minitorch)) == repr(make(torch))
+
+
+def test_linear_node_lists_its_inputs_in_addmm_order():
+    """PyTorch records ``addmm(bias, x, W^T)``: the bias's accumulator comes first (the 60-minute blitz prints it)."""
+    import minitorch
+
+    layer = minitorch.nn.Linear(3, 2)
+    x = minitorch.ones(4, 3, requires_grad=True)
+    node = layer(x).grad_fn
+    assert node.name() == "AddmmBackward0"
+    assert [child.variable for child, _ in node.next_functions] == [layer.bias, x, layer.weight]
+    no_bias = minitorch.nn.Linear(3, 2, bias=False)
+    node = no_bias(x).grad_fn
+    assert node.name() == "MmBackward0"
+    assert [child.variable for child, _ in node.next_functions] == [x, no_bias.weight]

@@ -255,10 +255,22 @@ def test_losses_gradcheck():
     p, t = leaf(3, 4, low=0.1, high=0.9), leaf(3, 4, low=0.0, high=1.0)
     assert gradcheck(F.binary_cross_entropy, (p, t))
     assert gradgradcheck(F.binary_cross_entropy, (p, t))
-    pos_weight = leaf(4, low=0.5, high=2.0)
-    with_logits = lambda a, b, w: F.binary_cross_entropy_with_logits(a, b, pos_weight=w)  # noqa: E731
-    assert gradcheck(with_logits, (x, t, pos_weight))
-    assert gradgradcheck(with_logits, (x, t, pos_weight))
+    # The fused BinaryCrossEntropyWithLogits op, differentiated in the logits and the target (PyTorch
+    # refuses a pos_weight or weight that requires grad).
+    pos_weight = minitorch.from_numpy(rng.uniform(0.5, 2.0, 4))
+    element_weight = minitorch.from_numpy(rng.uniform(0.5, 2.0, (3, 4)))
+    for reduction in REDUCTIONS:
+        for options in ({}, {"pos_weight": pos_weight}, {"weight": element_weight, "pos_weight": pos_weight}):
+            def with_logits(a, b, reduction=reduction, options=options):
+                return F.binary_cross_entropy_with_logits(a, b, reduction=reduction, **options)
+            assert gradcheck(with_logits, (x, t))
+            assert gradgradcheck(with_logits, (x, t))
+        # The fused MseLoss op, also with a target that broadcasts.
+        assert gradcheck(lambda a, b, reduction=reduction: F.mse_loss(a, b, reduction=reduction), (x, y))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the size warning is the point of this case
+            assert gradgradcheck(lambda a, b, reduction=reduction: F.mse_loss(a, b, reduction=reduction),
+                                 (x, leaf(4)))
     log_probs, target = leaf(3, 4, low=-3.0, high=-0.1), leaf(3, 4, low=0.1, high=1.0)
     assert gradcheck(lambda a, b: F.kl_div(a, b, reduction="batchmean"), (log_probs, target))
     assert gradcheck(lambda a, b: F.kl_div(a, b, reduction="sum", log_target=True), (log_probs, log_probs * 0.5))
@@ -456,3 +468,35 @@ def test_distance_modules(torch, name, options):
     rng = np.random.default_rng(29)
     _check(torch, lambda lib, a, b: _module(lib, name, **options)(a, b),
            [rng.standard_normal((4, 3)), rng.standard_normal((4, 3))], [0, 1], rng)
+
+
+@pytest.mark.parametrize("call", [
+    "lib.nn.functional.mse_loss(x, y)", "lib.nn.functional.mse_loss(x, y, reduction='none')",
+    "lib.nn.MSELoss(reduction='sum')(x, y)", "lib.nn.functional.binary_cross_entropy_with_logits(x, y)",
+    "lib.nn.BCEWithLogitsLoss(pos_weight=lib.ones(3))(x, y)",
+    "lib.nn.functional.binary_cross_entropy_with_logits(x, y, weight=lib.ones(3), reduction='none')",
+])
+def test_losses_are_one_node_as_in_pytorch(torch, call):
+    """``loss.grad_fn`` is the loss's own node (``MseLossBackward0``), not the last op of a chain."""
+    names = []
+    for lib in (minitorch, torch):
+        x = lib.tensor([[0.2, -1.0, 3.0], [0.5, 0.5, -2.0]], requires_grad=True)
+        y = lib.tensor([[0.0, 1.0, 1.0], [1.0, 0.0, 0.5]])
+        loss = eval(call, {"lib": lib, "x": x, "y": y})
+        names.append((loss.grad_fn.name(), [type(node).__name__ for node, _ in loss.grad_fn.next_functions
+                                            if node is not None]))
+    assert names[0] == names[1]
+
+
+@pytest.mark.parametrize("argument", ["weight", "pos_weight"])
+def test_bce_with_logits_refuses_weights_that_require_grad(torch, argument):
+    messages = []
+    for lib in (minitorch, torch):
+        x, y = lib.zeros(2, 3, requires_grad=True), lib.ones(2, 3)
+        with pytest.raises(RuntimeError) as error:
+            lib.nn.functional.binary_cross_entropy_with_logits(x, y, **{argument: lib.ones(3, requires_grad=True)})
+        messages.append(str(error.value))
+    assert messages[0] == messages[1]
+    with minitorch.no_grad():  # nothing is recorded, so nothing is refused (as in PyTorch)
+        minitorch.nn.functional.binary_cross_entropy_with_logits(
+            minitorch.zeros(2, 3), minitorch.ones(2, 3), weight=minitorch.ones(3, requires_grad=True))

@@ -462,3 +462,20 @@ def test_errors_match_torch(torch, case):
         expected = _error(lambda: ERROR_CASES[case](torch))
     assert expected is not None
     assert _error(lambda: ERROR_CASES[case](minitorch)) == expected
+
+
+@pytest.mark.parametrize("contiguous_query", [True, False])
+def test_sdpa_output_layout_follows_pytorch(contiguous_query):
+    """Heads split off a projection give an output whose heads merge with ``transpose(1, 2).view(...)``."""
+    torch = require_torch()
+    strides = []
+    for lib in (minitorch, torch):
+        x = lib.ones(2, 5, 96)
+        q, k, v = (t.view(2, -1, 4, 8).transpose(1, 2) for t in x.chunk(3, -1))
+        if contiguous_query:
+            q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
+        y = lib.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        strides.append(y.stride())
+        if not contiguous_query:
+            assert tuple(y.transpose(1, 2).view(2, -1, 32).shape) == (2, 5, 32)
+    assert strides[0] == strides[1]

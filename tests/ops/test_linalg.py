@@ -559,3 +559,19 @@ def test_decomposition_second_derivatives_match_pytorch():
 
     for ours, theirs in zip(hessian_vector(minitorch), hessian_vector(torch)):
         np.testing.assert_allclose(ours, theirs, rtol=1e-7, atol=1e-10)
+
+
+def test_dist_is_one_node_as_in_pytorch_and_twice_differentiable():
+    torch = require_torch()
+    names = []
+    for lib in (minitorch, torch):
+        a = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        names.append(lib.dist(a, lib.tensor([0.5, -1.0]), 3).grad_fn.name())
+    assert names[0] == names[1] == "DistBackward0"
+    rng = np.random.default_rng(3)
+    a = minitorch.from_numpy(rng.standard_normal((3, 4))).requires_grad_()
+    b = minitorch.from_numpy(rng.standard_normal((4,))).requires_grad_()
+    for p in (2, 1.5, 3, float("inf")):
+        assert minitorch.autograd.gradcheck(lambda x, y, p=p: minitorch.dist(x, y, p), (a, b))
+    for p in (2, 3):
+        assert minitorch.autograd.gradgradcheck(lambda x, y, p=p: minitorch.dist(x, y, p), (a, b))

@@ -94,6 +94,22 @@ def test_weights_arguments_are_checked():
     assert repr(models.LeNet5_Weights.DEFAULT) == "LeNet5_Weights.DIGITS_V1"
 
 
+@pytest.mark.parametrize("name, expected", [
+    ("MLP_Weights.DIGITS_V1", "MLP_Weights.DIGITS_V1"),
+    ("LeNet5_Weights.DIGITS_V1", "LeNet5_Weights.DIGITS_V1"),
+    ("ResNet8_Weights.DEFAULT", "ResNet8_Weights.DIGITS_V1"),
+])
+def test_get_weight_finds_every_shipped_enum(name, expected):
+    # ``mlp`` (like ``lenet5``) is also a builder function bound in the package over its module's
+    # name: get_weight must look in the module, not in the function.
+    assert repr(models.get_weight(name)) == expected
+
+
+def test_get_weight_names_an_unknown_enum():
+    with pytest.raises(ValueError, match="Unknown weights enum 'Nope_Weights' in 'Nope_Weights.V1'"):
+        models.get_weight("Nope_Weights.V1")
+
+
 # -- transfer learning ------------------------------------------------------------------------------
 def _split(classes, train: bool):
     data = datasets.Digits(train=train, image_size=28)

@@ -16,6 +16,7 @@ name, instead of loading wrong numbers.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -26,6 +27,9 @@ WEIGHTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights"
 MANIFEST = os.path.join(WEIGHTS_DIR, "manifest.json")
 
 __all__ = ["Weights", "WeightsEnum", "get_model", "get_model_builder", "get_weight", "list_models", "register_model"]
+
+# The model modules that define weights enums (imported when first asked, by full path).
+_WEIGHTS_MODULES = ("lenet", "mlp", "resnet", "vgg")
 
 
 def _manifest() -> dict:
@@ -162,11 +166,15 @@ def get_model(name: str, **config):
 
 
 def get_weight(name: str):
-    """A weights member from its full name: ``get_weight("LeNet5_Weights.DIGITS_V1")``."""
-    from . import lenet, mlp, resnet, vgg
+    """A weights member from its full name: ``get_weight("LeNet5_Weights.DIGITS_V1")``.
 
+    The enum is looked up in each model module by name. The modules are imported by their full
+    path: ``from . import mlp`` would give the ``mlp`` builder function, which the package's
+    ``__init__`` binds over the submodule of the same name.
+    """
     enum_name, _, member = name.partition(".")
-    for module in (lenet, mlp, resnet, vgg):
+    for module_name in _WEIGHTS_MODULES:
+        module = importlib.import_module(f"{__package__}.{module_name}")
         enum = getattr(module, enum_name, None)
         if isinstance(enum, type) and issubclass(enum, WeightsEnum):
             return enum.verify(member)

@@ -3,8 +3,10 @@
 # Licence: MIT-0 (d2l-en's sample code, LICENSE-SAMPLECODE); re-written here following the section.
 # Changes: Fashion-MNIST (a download) is replaced by 256 + 64 NumPy images of 28x28 with learnable
 #   labels; the d2l helpers (train_ch3, Accumulator, accuracy) are written out; 3 epochs; the
-#   normal_(std=0.01) init draws from NumPy instead.
-# Randomness: data and the init from NumPy; no shuffling.
+#   normal_(std=0.01) init draws from NumPy instead, and so does the bias, which the book leaves
+#   at nn.Linear's default init (uniform in +-1/sqrt(784)): that default draws from the library's
+#   own generator, unseeded here, so it differed between the two runs and between PyTorch runs.
+# Randomness: data, weight and bias from NumPy; no shuffling.
 import numpy as np
 import torch
 from torch import nn
@@ -31,6 +33,8 @@ def init_weights(m):
     if type(m) == nn.Linear:  # noqa: E721 - as in the book
         with torch.no_grad():
             m.weight.copy_(torch.tensor(rng.normal(0, 0.01, tuple(m.weight.shape)), dtype=torch.float32))
+            bound = 1 / m.in_features ** 0.5
+            m.bias.copy_(torch.tensor(rng.uniform(-bound, bound, tuple(m.bias.shape)), dtype=torch.float32))
 
 
 net.apply(init_weights)

@@ -5,7 +5,10 @@
 # Changes: MNIST is replaced by 64 scikit-learn digits padded to 28x28 (normalised as in the
 #   tutorial); 1 epoch of batch 16; F.dropout and Dropout2d with p=0 (random masks differ).
 # Randomness: weights set from NumPy (the identity init of fc_loc kept); no shuffling.
-# corpus-tolerance: rtol=1e-4 -- bilinear sampling and SGD steps in float32.
+# corpus-tolerance: rtol=1e-3 -- bilinear sampling and SGD steps in float32, from an identity warp:
+#   every sample then sits exactly on a pixel centre, where bilinear sampling's gradient jumps, and
+#   grid coordinates one float32 ulp apart (PyTorch's vectorised linspace rounds a few of the 28
+#   positions the other way) pick the other side. The losses agree to 1e-5, the final mean to 2e-4.
 import numpy as np
 import torch
 import torch.nn as nn
