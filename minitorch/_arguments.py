@@ -16,7 +16,7 @@
     support automatic differentiation, but one of the arguments requires grad.``
   - functions returning several tensors (``max(x, dim)``, ``sort``) take a tuple of tensors.
 
-``minitorch/__init__.py`` (and ``nn/functional.py``) pass their functions through ``public``
+``minitorch/__init__.py`` (and each file of ``nn/functional/``) pass their functions through ``public``
 once, at import; the ops themselves know nothing of either rule, and the library's own calls
 between ops skip the wrapper.
 """
