@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _messages
 from .._tensor import Tensor
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
@@ -159,11 +160,6 @@ class LogSoftmax(Op):
         return grad - output.exp() * grad.sum(ctx.dim, keepdim=True), None
 
 
-_INTEGER_TYPE_NAMES = {
-    "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-}
-
-
 def softmax(input, dim: int, dtype=None):
     """``input.softmax(dim)``: ``nn.functional.softmax`` and ``Tensor.softmax`` both end here."""
     return _apply_softmax(Softmax, "softmax", input, dim, dtype)
@@ -178,8 +174,7 @@ def _apply_softmax(op, name: str, input, dim: int, dtype):
     if dtype is not None:
         input = input.to(dtype)
     elif not input.is_floating_point():
-        type_name = _INTEGER_TYPE_NAMES.get(input.dtype.name, input.dtype.name)
-        raise RuntimeError(f'"{name}_lastdim_kernel_impl" not implemented for \'{type_name}\'')
+        raise RuntimeError(_messages.not_implemented_for(f"{name}_lastdim_kernel_impl", input.dtype))
     return op.apply(input, wrap_dim(dim, input.dim()))
 
 

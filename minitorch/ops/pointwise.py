@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _messages
 from .._tensor import Tensor
 from ..autograd.function import Op
 from ._util import (
@@ -42,12 +42,6 @@ from ._util import (
 # NumPy warns about overflow, 0/0, inf - inf and log(0); PyTorch silently returns inf or nan.
 # Forwards that can meet those values run under this decorator (CuPy never warns anyway).
 _quiet = np.errstate(all="ignore")
-
-# PyTorch's names for dtypes in its error messages ("... not implemented for 'Float'").
-_TORCH_TYPE_NAMES = {
-    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
-    "float16": "Half", "float32": "Float", "float64": "Double",
-}
 
 
 def _not_quiet(forward):
@@ -66,14 +60,14 @@ _INTEGER_RANGES = {
 
 
 # -- helpers ------------------------------------------------------------------------------
-def _type_name(tensor_or_array) -> str:
+def _dtype_of(tensor_or_array) -> _dtype.dtype:
     data = tensor_or_array._data if isinstance(tensor_or_array, Tensor) else tensor_or_array
-    return _TORCH_TYPE_NAMES[data.dtype.name]
+    return _dtype.from_numpy_dtype(data.dtype)
 
 
 def _not_implemented(kernel: str, tensor) -> NotImplementedError:
     """PyTorch's error for a dtype an op has no kernel for: ``"abs_cpu" not implemented for 'Bool'``."""
-    return NotImplementedError(f"\"{kernel}\" not implemented for '{_type_name(tensor)}'")
+    return NotImplementedError(_messages.not_implemented_for(kernel, _dtype_of(tensor)))
 
 
 def _require_tensor(value, function: str, argument: str = "input", position: int = 1) -> None:
@@ -491,7 +485,7 @@ divide = true_divide = div
 
 def _refuse_bool(result, kernel: str) -> None:
     if result.category == _dtype.BOOL:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+        raise NotImplementedError(_messages.not_implemented_for(kernel, _dtype.bool))
 
 
 def floor_divide(input, other) -> Tensor:
@@ -738,8 +732,8 @@ def float_power_(input: Tensor, exponent) -> Tensor:
 
     if input._data.dtype != np.float64:
         raise RuntimeError(
-            f"the base given to float_power_ has dtype {_type_name(input)} but the operation's result requires dtype "
-            "Double"
+            f"the base given to float_power_ has dtype {input.dtype.type_name} but the operation's result requires "
+            "dtype Double"
         )
     return _inplace(input, lambda x, *rest: float_power(x, *rest), exponent)
 
@@ -2265,7 +2259,8 @@ def where(condition: Tensor, input=None, other=None):
         return condition.nonzero(as_tuple=True)
     if condition._data.dtype != bool:
         raise RuntimeError(
-            f"where expected condition to be a boolean tensor, but got a tensor with dtype {_type_name(condition)}"
+            "where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{condition.dtype.type_name}"
         )
     input, other = as_operand(input, condition), as_operand(other, condition)
     result = _dtype.result_type(input, other)
@@ -2313,13 +2308,6 @@ class LerpTensor(Lerp):
     node_name = "LerpBackward1"  # PyTorch's name when the weight is a tensor
 
 
-# lerp's dtype errors name C++ types ("expected dtype float for `end` but got dtype double").
-_CPP_TYPE_NAMES = {
-    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
-    "int64": "long int", "float16": "c10::Half", "float32": "float", "float64": "double",
-}
-
-
 def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
     """Linear interpolation ``input + weight * (end - input)``; ``weight`` is a number or a tensor.
 
@@ -2330,15 +2318,13 @@ def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
     _require_tensor(end, "lerp", "end", 2)
     for name, value in (("end", end), ("weight", weight)):
         if isinstance(value, Tensor) and value._data.dtype != input._data.dtype and (name == "end" or value.ndim):
-            expected, got = _CPP_TYPE_NAMES[input._data.dtype.name], _CPP_TYPE_NAMES[value._data.dtype.name]
+            expected, got = input.dtype.cpp_name, value.dtype.cpp_name
             raise RuntimeError(f"expected dtype {expected} for `{name}` but got dtype {got}")
     weight = as_operand(weight, input)
     result = _dtype.result_type(input, weight) if isinstance(weight, Tensor) else input.dtype
     if not result.is_floating_point:
-        raise NotImplementedError(
-            f"\"{'lerp_kernel_tensor' if isinstance(weight, Tensor) else 'lerp_kernel_scalar'}\" not implemented for "
-            f"'{_TORCH_TYPE_NAMES[result.name]}'"
-        )
+        kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
+        raise NotImplementedError(_messages.not_implemented_for(kernel, result))
     tensors = [t for t in (input, end, weight) if isinstance(t, Tensor)]
     check_same_device(*tensors)
     shapes = [t._data.shape for t in tensors]
@@ -2478,7 +2464,7 @@ def _integer_binary(function_name: str):
         _require_tensor(other, function_name, "other", 2)
         a, b, result, device = _promoted_arrays(input, other, function_name)
         if result.category != _dtype.INTEGER:
-            raise NotImplementedError(f"\"{function_name}_cpu\" not implemented for '{_TORCH_TYPE_NAMES[result.name]}'")
+            raise NotImplementedError(_messages.not_implemented_for(f"{function_name}_cpu", result))
         return _direct(device, getattr(array_module(a), function_name), a, b)
 
     integer_binary.__name__ = function_name
@@ -2564,7 +2550,7 @@ def _bitwise(function_name: str):
     def bitwise(input, other) -> Tensor:
         a, b, result, device = _promoted_arrays(input, other, function_name)
         if result.is_floating_point:
-            raise NotImplementedError(f"\"{function_name}_cpu\" not implemented for '{_TORCH_TYPE_NAMES[result.name]}'")
+            raise NotImplementedError(_messages.not_implemented_for(f"{function_name}_cpu", result))
         xp = array_module(b if is_number(a) else a)
         return _direct(device, getattr(xp, function_name), a, b)
 
@@ -2615,7 +2601,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     _require_tensor(input, "isclose")
     _require_tensor(other, "isclose", "other", 2)
     if input._data.dtype != other._data.dtype:
-        raise RuntimeError(f"{_type_name(input)} did not match {_type_name(other)}")
+        raise RuntimeError(f"{input.dtype.type_name} did not match {other.dtype.type_name}")
     if rtol < 0:
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
     if atol < 0:

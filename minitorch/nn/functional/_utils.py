@@ -8,9 +8,6 @@ from ..._shapes import expand_mismatch
 from ..._tensor import Tensor
 from ...ops import inplace as _inplace_ops, pointwise
 
-_SCALAR_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
-                 "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
-
 
 def _maybe_inplace(input: Tensor, inplace: bool, compute) -> Tensor:
     """``compute(input)``, written back into ``input`` when ``inplace`` (recorded like any in-place op)."""
@@ -33,16 +30,6 @@ def _check_expandable(shape, target) -> None:
     mismatch = expand_mismatch(shape, target)
     if mismatch is not None:
         raise RuntimeError(mismatch)
-
-
-def _scalar_name(tensor: Tensor) -> str:
-    return {"float32": "Float", "float64": "Double", "float16": "Half"}.get(tensor.dtype.name, tensor.dtype.name)
-
-
-def _integer_name(tensor: Tensor) -> str:
-    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}.get(
-        tensor.dtype.name, tensor.dtype.name
-    )
 
 
 def _expand_to_tuple(value, dims: int, name: str) -> tuple:

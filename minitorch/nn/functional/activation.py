@@ -13,12 +13,12 @@ import warnings
 
 import numpy as np
 
-from ... import _arguments, _dtype
+from ... import _arguments, _dtype, _messages
 from ..._random import numpy_generator
 from ..._shapes import wrap_dim
 from ..._tensor import Tensor
 from ...ops import nn_ops
-from ._utils import _integer_name, _maybe_inplace, _scalar_name, _where
+from ._utils import _maybe_inplace, _where
 
 __all__ = [
     "threshold", "relu", "hardtanh", "relu6", "elu", "selu", "celu", "leaky_relu", "prelu", "rrelu", "threshold_",
@@ -207,7 +207,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     if lambd < 0:
         largest = float(np.finfo(input._data.dtype).max) if input.is_floating_point() else float("inf")
         raise RuntimeError(
-            f"lambda must be in range [0, {largest:g}] for input dtype {_scalar_name(input)}, but found {lambd:g}"
+            f"lambda must be in range [0, {largest:g}] for input dtype {input.dtype.type_name}, but found {lambd:g}"
         )
     return _where(input > lambd, input - lambd, _where(input < -lambd, input + lambd, 0.0))
 
@@ -255,7 +255,7 @@ def _softmax_input(input: Tensor, name: str, dim, stacklevel: int, dtype):
     if dtype is not None:
         input = input.to(dtype)
     elif not input.is_floating_point():
-        raise RuntimeError(f'"{name}_lastdim_kernel_impl" not implemented for \'{_integer_name(input)}\'')
+        raise RuntimeError(_messages.not_implemented_for(f"{name}_lastdim_kernel_impl", input.dtype))
     return input, wrap_dim(dim, input.dim())
 
 

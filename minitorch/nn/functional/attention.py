@@ -61,16 +61,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         >>> minitorch.nn.functional.scaled_dot_product_attention(q, q, q).shape
         minitorch.Size([1, 2, 4])
     """
+    _check_attention_mask(query, attn_mask, is_causal)
     target_length, source_length = query.shape[-2], key.shape[-2]
     scale_factor = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
-    if is_causal and attn_mask is not None:
-        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
-    if attn_mask is not None and attn_mask.dtype != _dtype.bool and not attn_mask.is_floating_point():
-        raise RuntimeError(
-            "Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: "
-            f"{_SCALAR_NAMES_LONG.get(attn_mask.dtype.name, attn_mask.dtype.name)} and  query.dtype: "
-            f"{_SCALAR_NAMES_LONG.get(query.dtype.name, query.dtype.name)} instead."
-        )
     if enable_gqa and key.dim() >= 3 and key.shape[-3] != query.shape[-3]:
         key, value = (_repeat_heads(t, query.shape[-3] // key.shape[-3]) for t in (key, value))
     scores = query.matmul(key.transpose(-2, -1)) * scale_factor
@@ -89,8 +82,15 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     return weights.matmul(value)
 
 
-_SCALAR_NAMES_LONG = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-                      "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char"}
+def _check_attention_mask(query: Tensor, attn_mask: Tensor | None, is_causal: bool) -> None:
+    """PyTorch's errors for a mask given with ``is_causal``, and for a mask neither bool nor float."""
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    if attn_mask is not None and attn_mask.dtype != _dtype.bool and not attn_mask.is_floating_point():
+        raise RuntimeError(
+            "Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: "
+            f"{attn_mask.dtype.cpp_name} and  query.dtype: {query.dtype.cpp_name} instead."
+        )
 
 
 def _repeat_heads(tensor: Tensor, repeats: int) -> Tensor:

@@ -9,29 +9,22 @@ from __future__ import annotations
 
 import math
 
-from ... import _arguments
+from ... import _arguments, _messages
 from ..._tensor import Tensor
 from ...ops import conv as _conv_ops
-from ._utils import _SCALAR_NAMES, _batched, _expand_to_tuple, _unbatched
+from ._utils import _batched, _expand_to_tuple, _unbatched
 
 __all__ = [
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "unfold", "fold",
 ]
 
 
-_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half"}
-
-
 def _check_dtypes(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
     if weight._data.dtype != input._data.dtype:
-        raise RuntimeError(
-            f"expected scalar type {_TYPE_NAMES.get(input.dtype.name, input.dtype.name)} but found "
-            f"{_TYPE_NAMES.get(weight.dtype.name, weight.dtype.name)}"
-        )
+        raise RuntimeError(_messages.expected_scalar_type(input.dtype, weight.dtype))
     if bias is not None and bias._data.dtype != input._data.dtype:
         raise RuntimeError(
-            f"Input type ({_SCALAR_NAMES[input.dtype.name]}) and bias type ({_SCALAR_NAMES[bias.dtype.name]}) should "
-            "be the same"
+            f"Input type ({input.dtype.cpp_name}) and bias type ({bias.dtype.cpp_name}) should be the same"
         )
 
 
@@ -57,8 +50,17 @@ def _size_text(sizes) -> str:
 
 
 def _convolution(input, weight, bias, stride, padding, dilation, groups, dims: int, name: str) -> Tensor:
-    """Check the arguments with PyTorch's messages, then run the ``Convolution`` op."""
+    """The ``Convolution`` op (im2col and one matrix product, ``ops/conv.py``), after PyTorch's checks."""
     input, was_unbatched = _batched(input, dims, name)
+    stride, dilation, pairs = _check_convolution(input, weight, bias, stride, padding, dilation, groups, dims)
+    kernel_size = tuple(weight.shape[2:])
+    geometry = _conv_ops.make_geometry(list(input.shape)[2:], kernel_size, stride, pairs, dilation, groups)
+    return _unbatched(_conv_ops.Convolution.apply(input, weight, bias, geometry), was_unbatched)
+
+
+def _check_convolution(input, weight, bias, stride, padding, dilation, groups, dims: int) -> tuple:
+    """PyTorch's errors for a convolution's arguments; returns ``stride``, ``dilation`` and the padding as
+    ``(before, after)`` pairs, one per spatial dimension."""
     if weight.dim() != dims + 2:
         stride = _expand_to_tuple(stride, weight.dim() - 2, "stride")
     stride = _expand_to_tuple(stride, dims, "stride")
@@ -95,8 +97,7 @@ def _convolution(input, weight, bias, stride, padding, dilation, groups, dims: i
             f"but got bias of size {list(bias.shape)} instead"
         )
     _check_dtypes(input, weight, bias)
-    geometry = _conv_ops.make_geometry(input_shape[2:], kernel_size, stride, pairs, dilation, groups)
-    return _unbatched(_conv_ops.Convolution.apply(input, weight, bias, geometry), was_unbatched)
+    return stride, dilation, pairs
 
 
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
@@ -129,7 +130,25 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
 
 def _convolution_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, dims: int,
                            name: str) -> Tensor:
+    """The ``ConvolutionTranspose`` op (the gradient of a convolution, ``ops/conv.py``), after PyTorch's checks.
+
+    Its output is the input of the convolution it transposes, so per spatial dimension its size is
+    ``(n - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1``.
+    """
     input, was_unbatched = _batched(input, dims, name)
+    stride, padding, dilation, output_size = _check_convolution_transpose(
+        input, weight, bias, stride, padding, output_padding, groups, dilation, dims
+    )
+    kernel_size = tuple(weight.shape[2:])
+    geometry = _conv_ops.ConvGeometry(kernel_size, stride, tuple((p, p) for p in padding), dilation, groups,
+                                      output_size, tuple(input.shape[2:]))
+    return _unbatched(_conv_ops.ConvolutionTranspose.apply(input, weight, bias, geometry), was_unbatched)
+
+
+def _check_convolution_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation,
+                                 dims: int) -> tuple:
+    """PyTorch's errors for a transposed convolution's arguments; returns ``stride``, ``padding``,
+    ``dilation`` (one per spatial dimension) and the output's spatial size."""
     stride = _expand_to_tuple(stride, dims, "stride")
     padding = _expand_to_tuple(padding, dims, "padding")
     output_padding = _expand_to_tuple(output_padding, dims, "output_padding")
@@ -158,7 +177,6 @@ def _convolution_transpose(input, weight, bias, stride, padding, output_padding,
         parts += [f"dilation_{a}: {d}" for a, d in zip(axes, dilation)]
         raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got {' '.join(parts)}")
     kernel_size = tuple(weight_shape[2:])
-    # The transposed convolution's output is the input of the convolution it transposes.
     output_size = tuple(
         (n - 1) * s - 2 * p + d * (k - 1) + op + 1
         for n, s, p, d, k, op in zip(input_shape[2:], stride, padding, dilation, kernel_size, output_padding)
@@ -175,9 +193,7 @@ def _convolution_transpose(input, weight, bias, stride, padding, output_padding,
             f"{out_channels} elements, but got bias of size {list(bias.shape)} instead"
         )
     _check_dtypes(input, weight, bias)
-    geometry = _conv_ops.ConvGeometry(kernel_size, stride, tuple((p, p) for p in padding), dilation, groups,
-                                      output_size, tuple(input_shape[2:]))
-    return _unbatched(_conv_ops.ConvolutionTranspose.apply(input, weight, bias, geometry), was_unbatched)
+    return stride, padding, dilation, output_size
 
 
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,

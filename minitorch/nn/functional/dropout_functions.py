@@ -11,10 +11,10 @@ from __future__ import annotations
 import math
 import warnings
 
-from ... import _arguments
+from ... import _arguments, _dtype, _messages
 from ..._random import numpy_generator
 from ..._tensor import Tensor
-from ._utils import _integer_name, _maybe_inplace
+from ._utils import _maybe_inplace
 from .activation import _SELU_ALPHA, _SELU_SCALE
 
 __all__ = [
@@ -52,9 +52,7 @@ def _scaled_dropout(input: Tensor, p: float, training: bool, inplace: bool, mask
     if not training or p == 0.0 or input.numel() == 0:
         return input
     if not input.is_floating_point():
-        raise RuntimeError(
-            f"result type Float can't be cast to the desired output type {_integer_name(input).capitalize()}"
-        )
+        raise RuntimeError(_messages.cannot_cast(_dtype.float32, input.dtype))
     mask = _keep_mask(input, input.shape if mask_shape is None else mask_shape, p)
     if p < 1.0:
         mask *= mask.dtype.type(1.0 / (1.0 - p))

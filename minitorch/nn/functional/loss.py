@@ -17,7 +17,7 @@ from ..._creation import tensor as _make_tensor, zeros as _zeros
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad as _no_grad
 from ...ops import ctc as _ctc_ops, nn_ops, pointwise
-from ._utils import _check_expandable, _integer_name, _scalar_name, _shape_text, _where
+from ._utils import _check_expandable, _shape_text, _where
 from .activation import log_softmax, logsigmoid, softplus
 from .distance import pairwise_distance
 from .sparse import one_hot
@@ -147,10 +147,6 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     return _weighted_reduce(loss, weight, reduction, input, mean_by_weight=False)
 
 
-def _type_label(tensor: Tensor) -> str:
-    return _scalar_name(tensor) if tensor.is_floating_point() else _integer_name(tensor)
-
-
 def _class_targets(input: Tensor, target: Tensor, ignore_index: int):
     """Check class-index targets as PyTorch's ``nll_loss`` does; returns the class dimension,
     the targets as an int64 array (ignored positions replaced by class 0) and the mask of
@@ -173,7 +169,7 @@ def _class_targets(input: Tensor, target: Tensor, ignore_index: int):
         if tuple(target.shape) != expected:
             raise RuntimeError(f"Expected target size {_shape_text(expected)}, got {_shape_text(target.shape)}")
     if target.dtype.name not in ("int64", "uint8"):
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_label(target)}")
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype.type_name}")
     class_dim = 0 if input.dim() == 1 else 1
     classes = input.shape[class_dim]
     xp = target._xp
@@ -312,7 +308,7 @@ def _cross_entropy_with_probabilities(input: Tensor, target: Tensor, weight: Ten
                                       ignore_index: int, reduction: str, label_smoothing: float) -> Tensor:
     if not target.is_floating_point():
         raise RuntimeError(
-            f"Expected floating point type for target with class probabilities, got {_type_label(target)}"
+            f"Expected floating point type for target with class probabilities, got {target.dtype.type_name}"
         )
     if ignore_index >= 0:
         raise RuntimeError("ignore_index is not supported for floating point target")

@@ -13,7 +13,7 @@ from ... import _arguments
 from ..._shapes import wrap_dim
 from ..._tensor import Tensor
 from ...ops import nn_ops, pointwise, shape as shape_ops
-from ._utils import _scalar_name, _shape_text
+from ._utils import _shape_text
 
 __all__ = [
     "rms_norm", "normalize", "layer_norm", "batch_norm", "instance_norm", "group_norm", "local_response_norm",
@@ -23,7 +23,7 @@ __all__ = [
 def _check_parameter_dtype(input: Tensor, *parameters) -> None:
     for parameter in parameters:
         if parameter is not None and parameter._data.dtype != input._data.dtype:
-            raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of {_scalar_name(input)}")
+            raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of {input.dtype.type_name}")
 
 
 def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps: float | None = None) -> Tensor:

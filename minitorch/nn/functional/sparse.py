@@ -7,16 +7,10 @@ from __future__ import annotations
 from ... import _arguments
 from ..._tensor import Tensor
 from ...ops import nn_ops, pointwise
-from ._utils import _integer_name, _scalar_name
 
 __all__ = [
     "embedding", "embedding_bag", "one_hot",
 ]
-
-
-def _type_name(tensor: Tensor) -> str:
-    """PyTorch's name of a tensor type (``FloatTensor``, ``LongTensor``...)."""
-    return _scalar_name(tensor) + "Tensor" if tensor.is_floating_point() else _integer_name(tensor) + "Tensor"
 
 
 def _wrap_padding_idx(padding_idx, num_embeddings: int, label: str = "Padding_idx"):
@@ -66,7 +60,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     if input.is_floating_point() or input.dtype.name not in ("int64", "int32"):
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got "
-            f"minitorch.{_type_name(input)} instead (while checking arguments for embedding)"
+            f"minitorch.{input.dtype.type_name}Tensor instead (while checking arguments for embedding)"
         )
     if input.numel() and (int(input._data.min()) < 0 or int(input._data.max()) >= weight.shape[0]):
         raise IndexError("index out of range in self")
