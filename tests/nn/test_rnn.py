@@ -293,6 +293,24 @@ def test_lstm_step_backward_in_place_is_the_plain_step_backward():
         np.testing.assert_allclose(ours, reference, rtol=1e-14, atol=0)
 
 
+def test_gru_step_backward_in_place_is_the_plain_step_backward():
+    from minitorch.ops import recurrent
+
+    rng = np.random.default_rng(1)
+    gates = rng.standard_normal((BATCH, 3 * HIDDEN))
+    hidden = rng.standard_normal((BATCH, HIDDEN))
+    weight_hh, bias_hh = rng.standard_normal((3 * HIDDEN, HIDDEN)), rng.standard_normal(3 * HIDDEN)
+    _, reset_and_update, candidate, hidden_candidate = recurrent._gru_step_forward(
+        np, gates, hidden, weight_hh.T, bias_hh
+    )
+    arguments = (np, rng.standard_normal((BATCH, HIDDEN)), hidden, weight_hh, reset_and_update, candidate,
+                 hidden_candidate)
+    plain = recurrent._gru_step_backward(*arguments)
+    in_place = recurrent._gru_step_backward_in_place(*arguments)
+    for ours, reference in zip(in_place, plain, strict=True):
+        np.testing.assert_allclose(ours, reference, rtol=1e-12, atol=1e-15)
+
+
 def test_double_backward_through_lstm_says_why_it_fails():
     rng = np.random.default_rng(14)
     layer = nn.LSTM(3, 2).double()
