@@ -1,5 +1,5 @@
-"""Helpers shared by several families of ``nn.functional``: in-place writing, ``where``, broadcast and
-batch-dimension checks, and PyTorch's names of scalar types in messages.
+"""Helpers shared by several families of ``nn.functional``: in-place writing, ``where``, the broadcast
+check, the batch dimension of convolution and pooling inputs, and shapes as PyTorch's messages print them.
 """
 
 from __future__ import annotations
