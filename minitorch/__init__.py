@@ -53,100 +53,86 @@ def can_cast(from_: dtype, to: dtype) -> builtins_bool:
     return from_.category <= to.category
 
 
-import builtins as _builtins  # noqa: E402
+import builtins as _builtins
 
 builtins_bool, builtins_int = _builtins.bool, _builtins.int
 
-# --- pointwise exports (ops/pointwise.py) ---
-from .ops.pointwise import (  # noqa: E402, A004 - PyTorch's names shadow abs, pow and round here
-    abs, absolute, acos, add, allclose, arccos, arcsin, arctan, arctan2, asin, atan, atan2, bitwise_and, bitwise_not,
-    bitwise_or, bitwise_xor, ceil, clamp, clamp_max, clamp_min, clip, cos, cosh, div, divide, eq, equal, erf, exp,
-    exp2, expm1, fix, floor, floor_divide, fmod, frac, ge, greater, greater_equal, gt, hypot, isclose, isfinite, isinf,
-    isnan, le, lerp, less, less_equal, log, log1p, log2, log10, logical_and, logical_not, logical_or, logical_xor, lt,
-    maximum, minimum, mul, multiply, ne, neg, negative, not_equal, pow, reciprocal, relu, remainder, round, rsqrt, rsub,
-    sigmoid, sign, sin, sinh, sqrt, square, sub, subtract, tan, tanh, true_divide, trunc, where,
+# One block per module of ops/, each name where the module defines it.
+# --- pointwise (ops/pointwise.py) ---
+from .ops.pointwise import (  # noqa: A004 - PyTorch's names shadow abs, pow and round here
+    abs, absolute, acos, acosh, add, allclose, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, asin, asinh,
+    atan, atan2, atanh, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, ceil, clamp, clamp_max, clamp_min, clip,
+    copysign, cos, cosh, deg2rad, digamma, div, divide, eq, equal, erf, erfc, erfinv, exp, exp2, expm1, fix,
+    float_power, floor, floor_divide, fmax, fmin, fmod, frac, frexp, gcd, ge, greater, greater_equal, gt, heaviside,
+    hypot, i0, isclose, isfinite, isin, isinf, isnan, isneginf, isposinf, isreal, lcm, ldexp, le, lerp, less,
+    less_equal, lgamma, log, log10, log1p, log2, logaddexp, logaddexp2, logical_and, logical_not, logical_or,
+    logical_xor, logit, lt, maximum, minimum, mul, multiply, nan_to_num, ne, neg, negative, nextafter, not_equal,
+    polygamma, positive, pow, rad2deg, reciprocal, relu, remainder, round, rsqrt, rsub, sgn, sigmoid, sign, signbit,
+    sin, sinc, sinh, sqrt, square, sub, subtract, tan, tanh, true_divide, trunc, where, xlogy,
 )
-from .ops.pointwise import (  # noqa: E402
-    deg2rad, erfinv, heaviside, logaddexp, logaddexp2, logit, nan_to_num, rad2deg, sgn, signbit, xlogy,
-)
-from .ops.pointwise import (  # noqa: E402
-    digamma, erfc, float_power, fmax, fmin, frexp, gcd, i0, isin, isneginf, isposinf, isreal, lcm, ldexp, lgamma,
-    nextafter, polygamma, positive, sinc,
-)
-from .ops.pointwise import acosh, arccosh, arcsinh, arctanh, asinh, atanh, copysign  # noqa: E402
 
-# --- reduction exports (ops/reduction.py) ---
-from .ops.reduction import (  # noqa: E402
-    all, amax, amin, any, argmax, argmin, cumsum, logsumexp, max, mean, min, norm, prod, std, std_mean, sum, var,
-    var_mean,
+# --- reductions (ops/reduction.py) ---
+from .ops.reduction import (
+    all, amax, amin, aminmax, any, argmax, argmin, argwhere, bincount, count_nonzero, cummax, cummin, cumprod, cumsum,
+    cumulative_trapezoid, diff, histc, histogram, logcumsumexp, logsumexp, max, mean, min, nanmean, nansum, norm, prod,
+    renorm, std, std_mean, sum, trapezoid, trapz, var, var_mean,
 )
-from .ops.reduction import (  # noqa: E402
-    bincount, count_nonzero, cummax, cummin, cumprod, diff, histc, logcumsumexp, nanmean, nansum, trapezoid,
-)
-from .ops.reduction import aminmax, argwhere, cumulative_trapezoid, histogram, renorm, trapz  # noqa: E402
-from .ops.nn_ops import log_softmax, softmax  # noqa: E402
-from . import return_types  # noqa: E402
 
-# --- linalg exports (ops/linalg.py) ---
-from .ops.linalg import bmm, dot, einsum, matmul, mm, mv, outer  # noqa: E402
-from .ops.linalg import (  # noqa: E402
-    addbmm, addcdiv, addcmul, addmm, addmv, baddbmm, cdist, cross, det, diag, diag_embed, diagonal, diagonal_scatter,
-    dist, inner, inverse, kron, logdet, slogdet, trace,
-)
-from .ops.linalg import corrcoef, cov, vander  # noqa: E402
-from .ops.linalg import (  # noqa: E402
-    cholesky, diagflat, matrix_exp, matrix_power, pdist, pinverse, qr, svd, tensordot, vdot,
-)
-from . import linalg  # noqa: E402 - the torch.linalg namespace (minitorch/linalg.py), not ops/linalg.py
-from . import functional  # noqa: E402 - the torch.functional namespace (re-exports)
+# --- softmax (ops/nn_ops.py) ---
+from .ops.nn_ops import log_softmax, softmax
 
-# --- shape exports (ops/shape.py) ---
-from .ops.shape import broadcast_shapes, broadcast_tensors  # noqa: E402
-from .ops.shape import (  # noqa: E402
-    broadcast_to, cat, chunk, clone, concat, concatenate, expand, flatten, flip, hstack, movedim, narrow, permute,
-    reshape, roll, split, squeeze, stack, t, tile, transpose, unbind, unflatten, unsqueeze, view, vstack,
+# --- linear algebra (ops/linalg.py) ---
+from .ops.linalg import (
+    addbmm, addcdiv, addcmul, addmm, addmv, baddbmm, bmm, cdist, cholesky, corrcoef, cov, cross, det, diag, diag_embed,
+    diagflat, diagonal, diagonal_scatter, dist, dot, einsum, inner, inverse, kron, logdet, matmul, matrix_exp,
+    matrix_power, mm, mv, outer, pdist, pinverse, qr, slogdet, svd, tensordot, trace, vander, vdot,
 )
-from .ops.shape import (  # noqa: E402
-    atleast_1d, atleast_2d, atleast_3d, block_diag, cartesian_prod, fliplr, flipud, meshgrid, repeat_interleave,
-    rot90, select, tensor_split,
+
+# --- shapes (ops/shape.py) ---
+from .ops.shape import (
+    atleast_1d, atleast_2d, atleast_3d, block_diag, broadcast_shapes, broadcast_tensors, broadcast_to, cartesian_prod,
+    cat, chunk, clone, column_stack, combinations, concat, concatenate, dsplit, dstack, expand, flatten, flip, fliplr,
+    flipud, hsplit, hstack, meshgrid, movedim, narrow, narrow_copy, permute, ravel, repeat_interleave, reshape, roll,
+    rot90, select, split, squeeze, stack, swapaxes, swapdims, t, tensor_split, tile, transpose, unbind, unflatten,
+    unsqueeze, view, vsplit, vstack,
 )
-from .ops.shape import column_stack, combinations, dsplit, dstack, hsplit, narrow_copy, ravel, vsplit  # noqa: E402
-from .ops.shape import swapaxes, swapdims  # noqa: E402
+
+# --- sorting (ops/sorting.py) ---
+from .ops.sorting import (
+    argsort, bucketize, kthvalue, median, mode, msort, nanmedian, nanquantile, quantile, searchsorted, sort, topk,
+    unique, unique_consecutive, unravel_index,
+)
+
+# --- indexing (ops/indexing.py) ---
+from .ops.indexing import (
+    gather, index_add, index_copy, index_fill, index_put, index_select, masked_fill, masked_scatter, masked_select,
+    nonzero, scatter, scatter_add, scatter_reduce, select_scatter, slice_scatter, take, take_along_dim, tril,
+    tril_indices, triu, triu_indices,
+)
 
 moveaxis = movedim
 
-# --- indexing exports (ops/indexing.py) ---
-from .ops.sorting import argsort, sort, topk  # noqa: E402
-from .ops.sorting import (  # noqa: E402
-    bucketize, kthvalue, median, mode, msort, nanmedian, nanquantile, quantile, searchsorted, unique,
-    unique_consecutive,
-)
-from .ops.sorting import unravel_index  # noqa: E402
-from .ops.indexing import tril, triu  # noqa: E402
-from .ops.indexing import (  # noqa: E402
-    index_add, index_copy, masked_scatter, select_scatter, slice_scatter, take_along_dim, tril_indices, triu_indices,
-)
-from .ops.indexing import (  # noqa: E402
-    gather, index_select, masked_fill, masked_select, nonzero, scatter, scatter_add, take,
-)
-from .ops.indexing import index_fill, index_put, scatter_reduce  # noqa: E402
+# The namespaces torch.return_types, torch.linalg and torch.functional.
+from . import return_types
+from . import linalg  # minitorch/linalg.py, not ops/linalg.py
+from . import functional  # re-exports; its members are made the public functions below
 
 for _name in inplace.MODULE_FUNCTIONS:  # minitorch.relu_(x), minitorch.exp_(x)... (ops/inplace.py)
     globals()[_name] = inplace.module_function(_name)
 
-from . import optim  # noqa: E402
-from . import distributed  # noqa: E402 - process groups and collectives (mpi4py is imported only when used)
-from . import nn  # noqa: E402
-from .serialization import load, save  # noqa: E402
-from . import utils  # noqa: E402
-from ._dlpack import from_dlpack  # noqa: E402
-from . import vision  # noqa: E402
-from . import onnx  # noqa: E402 - export to ONNX (needs the `onnx` package only when export runs)
-from . import func  # noqa: E402
-from .nn.functional import celu, celu_, rrelu_, selu, selu_, threshold, threshold_  # noqa: E402 - torch.selu...
+from . import optim
+from . import distributed  # process groups and collectives (mpi4py is imported only when used)
+from . import nn
+from .serialization import load, save
+from . import utils
+from ._dlpack import from_dlpack
+from . import vision
+from . import onnx  # export to ONNX (needs the `onnx` package only when export runs)
+from . import func
+from .nn.functional import celu, celu_, rrelu_, selu, selu_, threshold, threshold_  # torch.selu...
 
 # Every public function checks its tensor argument and takes ``out=`` where PyTorch does (_arguments.py).
-from . import _arguments  # noqa: E402
+from . import _arguments
 
 _arguments.make_public(
     globals(), [_name for _name in list(globals()) if not _name.startswith("_")], takes_out=_arguments.TAKES_OUT,

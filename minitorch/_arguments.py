@@ -16,7 +16,7 @@
     support automatic differentiation, but one of the arguments requires grad.``
   - functions returning several tensors (``max(x, dim)``, ``sort``) take a tuple of tensors.
 
-``minitorch/__init__.py`` (and ``nn/functional.py``) pass their functions through ``public``
+``minitorch/__init__.py`` (and each file of ``nn/functional/``) pass their functions through ``public``
 once, at import; the ops themselves know nothing of either rule, and the library's own calls
 between ops skip the wrapper.
 """
@@ -28,35 +28,14 @@ import inspect
 import numbers
 import warnings
 
+from . import _messages
 from ._tensor import Tensor
 from .autograd.grad_mode import _GradState
-
-_TYPE_LABELS = {
-    "float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "int16": "Short",
-    "int8": "Char", "uint8": "Byte", "bool": "Bool",
-}  # fmt: skip
-
-
-_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python
-
-
-def type_name(value) -> str:
-    """How PyTorch's argument parser names a value's type: the C ``tp_name`` (``list``, ``numpy.ndarray``, ``X``).
-
-    Classes written in Python go by their bare name; types written in C by their dotted one,
-    except the builtins.
-    """
-    kind = type(value)
-    if kind.__flags__ & _HEAP_TYPE or kind.__module__ == "builtins":
-        return kind.__name__
-    return f"{kind.__module__}.{kind.__name__}"
 
 
 def must_be_tensor(function: str, value, argument: str = "input", position: int = 1) -> TypeError:
     """PyTorch's error for a non-tensor argument where a tensor is wanted."""
-    return TypeError(
-        f"{function}(): argument '{argument}' (position {position}) must be Tensor, not {type_name(value)}"
-    )
+    return TypeError(_messages.must_be_tensor(function, value, argument, position))
 
 
 def _requires_grad(value) -> bool:
@@ -70,13 +49,10 @@ def _requires_grad(value) -> bool:
 def _write(function: str, destination, result: Tensor) -> Tensor:
     """Copy ``result`` into ``destination`` with PyTorch's cast and resize rules."""
     if not isinstance(destination, Tensor):
-        raise TypeError(f"{function}(): argument 'out' must be Tensor, not {type_name(destination)}")
+        raise TypeError(f"{function}(): argument 'out' must be Tensor, not {_messages.type_name(destination)}")
     source_dtype, target_dtype = result.dtype, destination.dtype
     if source_dtype.category > target_dtype.category:
-        raise RuntimeError(
-            f"result type {_TYPE_LABELS[source_dtype.name]} can't be cast to the desired output type "
-            f"{_TYPE_LABELS[target_dtype.name]}"
-        )
+        raise RuntimeError(_messages.cannot_cast(source_dtype, target_dtype))
     if result._device != destination._device:
         raise RuntimeError(
             f"Expected out tensor to have device {destination._device}, but got {result._device} instead"

@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _messages
 from ._device import CPU, _default_device, canonical, device as Device
 from ._random import numpy_generator
 from ._tensor import Tensor
@@ -332,12 +332,6 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
 
 def _check_floating(name: str, dtype) -> None:
     if not dtype.is_floating_point:
-        raise RuntimeError(f'"{name}" not implemented for \'{_dtype_label(dtype)}\'')
-
-
-def _dtype_label(dtype) -> str:
-    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}.get(
-        dtype.name, dtype.name
-    )
+        raise RuntimeError(_messages.not_implemented_for(name, dtype))
 
 

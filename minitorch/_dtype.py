@@ -21,11 +21,25 @@ from __future__ import annotations
 
 import numpy as np
 
+# PyTorch's two spellings of each dtype in its messages: the scalar type's name, as in ``FloatTensor`` and
+# ``"abs_cpu" not implemented for 'Bool'``, and the C++ type, as in ``expected m1 and m2 to have the same
+# dtype, but got: float != double`` and ``TensorOptions(dtype=c10::Half, ...)``.
+_PYTORCH_NAMES = {
+    "bool": ("Bool", "bool"), "uint8": ("Byte", "unsigned char"), "int8": ("Char", "signed char"),
+    "int16": ("Short", "short int"), "int32": ("Int", "int"), "int64": ("Long", "long int"),
+    "float16": ("Half", "c10::Half"), "float32": ("Float", "float"), "float64": ("Double", "double"),
+}  # fmt: skip
+
 
 class dtype:
-    """A tensor element type, such as ``minitorch.float32``."""
+    """A tensor element type, such as ``minitorch.float32``.
 
-    __slots__ = ("name", "numpy_dtype", "is_floating_point", "is_signed", "itemsize", "category")
+    Besides PyTorch's attributes it knows its NumPy dtype and how PyTorch's messages spell it:
+    ``float32.type_name`` is ``"Float"`` and ``float32.cpp_name`` is ``"float"``.
+    """
+
+    __slots__ = ("name", "numpy_dtype", "is_floating_point", "is_signed", "itemsize", "category", "type_name",
+                 "cpp_name")
 
     def __init__(self, name: str, numpy_dtype, category: int):
         self.name = name
@@ -34,6 +48,7 @@ class dtype:
         self.is_floating_point = category == 2
         self.is_signed = name != "uint8" and name != "bool"
         self.itemsize = self.numpy_dtype.itemsize
+        self.type_name, self.cpp_name = _PYTORCH_NAMES[name]
 
     def __repr__(self) -> str:
         return f"minitorch.{self.name}"

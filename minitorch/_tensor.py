@@ -44,12 +44,6 @@ class Size(tuple):
         return Size(tuple.__add__(self, tuple(other)))
 
 
-_TYPE_NAMES = {
-    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "int64": "LongTensor",
-    "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
-}
-
-
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it.
 
@@ -478,9 +472,9 @@ class Tensor:
         class (``minitorch.LongTensor``) or its name (``'torch.LongTensor'``, ``'torch.cuda.FloatTensor'``)."""
         if dtype is None:
             prefix = "torch.cuda." if self.is_cuda else "torch."
-            return prefix + _TYPE_NAMES[self.dtype.name]
+            return prefix + self.dtype.type_name + "Tensor"
         if isinstance(dtype, str):
-            names = {v: k for k, v in _TYPE_NAMES.items()}
+            names = {d.type_name + "Tensor": d.name for d in _dtype.ALL_DTYPES}
             prefix, _, name = dtype.rpartition(".")
             if name not in names or prefix not in ("torch", "torch.cuda", "minitorch", "minitorch.cuda"):
                 raise ValueError(f"invalid type: '{dtype}'")

@@ -23,16 +23,10 @@ import numbers
 from . import _dtype
 from ._tensor import Size, Tensor
 
-# The C++ names PyTorch prints for element types in its TensorOptions errors.
-_CPP_NAMES = {
-    "float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
-    "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
-}  # fmt: skip
-
 
 def _options(dtype) -> str:
     return (
-        f"TensorOptions(dtype={_CPP_NAMES[dtype.name]}, device=cpu, layout=Strided, requires_grad=false (default), "
+        f"TensorOptions(dtype={dtype.cpp_name}, device=cpu, layout=Strided, requires_grad=false (default), "
         "pinned_memory=false (default), memory_format=(nullopt))"
     )
 

@@ -32,11 +32,7 @@ from ._tensor import Tensor
 __all__ = ["CheckpointError", "StorageType", "LoadedStorage", "TensorType", "STORAGE_CLASS_NAMES"]
 
 # PyTorch's legacy storage class of each dtype: what a pickle names in a storage's persistent id.
-STORAGE_CLASS_NAMES = {
-    "bool": "BoolStorage", "uint8": "ByteStorage", "int8": "CharStorage", "int16": "ShortStorage",
-    "int32": "IntStorage", "int64": "LongStorage", "float16": "HalfStorage", "float32": "FloatStorage",
-    "float64": "DoubleStorage",
-}
+STORAGE_CLASS_NAMES = {d.name: d.type_name + "Storage" for d in _dtype.ALL_DTYPES}  # "float32": "FloatStorage"
 
 
 class CheckpointError(Exception):

@@ -252,10 +252,8 @@ def _producer_name(tensor) -> str:
 
 
 def _type_string(data, node) -> str:
-    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-             "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
     device_part = "cuda." if getattr(node, "_device", None) is not None and node._device.type == "cuda" else ""
-    return f"torch.{device_part}{names[from_numpy_dtype(data.dtype).name]}Tensor "
+    return f"torch.{device_part}{from_numpy_dtype(data.dtype).type_name}Tensor "
 
 
 class _ForwardOnlyContext:

@@ -102,8 +102,8 @@ class TraceError(RuntimeError):
 def call_site() -> str:
     """Where the op was called: the innermost line of the learner's code, and the minitorch function in between.
 
-    For ``nn.LSTM`` inside a model this reads ``model.py:12 in forward: ... (via minitorch/nn/functional.py:2435
-    in _run_direction: ...)``.
+    For ``nn.LSTM`` inside a model this reads ``model.py:12 in forward: ... (via
+    minitorch/nn/functional/recurrent.py:106 in _run_direction: ...)``.
     """
     frames = traceback.extract_stack()[:-1]
     user = next((f for f in reversed(frames) if not os.path.abspath(f.filename).startswith(_PACKAGE_DIR)), None)

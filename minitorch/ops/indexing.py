@@ -25,6 +25,7 @@ import warnings
 
 import numpy as np
 
+from .. import _messages
 from .._shapes import expand_mismatch
 from .._tensor import Tensor
 from ..autograd.function import Op
@@ -152,10 +153,6 @@ def _index_error(error: Exception, x: Tensor, key) -> IndexError:
         shapes = ", ".join("[" + s.strip().rstrip(",") + "]" for s in re.findall(r"\(([^)]*)\)", text))
         return IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}")
     return IndexError(text)
-
-
-_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-               "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
 def _has_integer_array(key) -> bool:
@@ -327,8 +324,8 @@ def setitem(x: Tensor, index, value) -> None:
         value = as_tensor(value, dtype=x.dtype, device=x._device)
     if isinstance(value, Tensor) and value._data.dtype != x._data.dtype and _has_integer_array(key):
         raise RuntimeError(  # PyTorch casts for x[slices] = v (a copy) but not for index arrays (index_put_)
-            f"Index put requires the source and destination dtypes match, got {_TYPE_NAMES[x.dtype.name]} for the "
-            f"destination and {_TYPE_NAMES[value.dtype.name]} for the source."
+            f"Index put requires the source and destination dtypes match, got {x.dtype.type_name} for the "
+            f"destination and {value.dtype.type_name} for the source."
         )
     value_requires_grad = isinstance(value, Tensor) and value._requires_grad
     base = x._base
@@ -582,7 +579,7 @@ class Take(Index):
 def take(input: Tensor, index: Tensor) -> Tensor:
     """Elements of ``x`` at ``index`` as if ``x`` were 1-D; the result has ``index``'s shape."""
     if index._data.dtype != np.int64:
-        raise RuntimeError(f"take(): Expected a long tensor for index, but got {_TYPE_NAMES[index.dtype.name]}")
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {index.dtype.type_name}")
     check_same_device(input, index)
     count = input._data.size
     positions = index._data
@@ -642,15 +639,11 @@ class MaskedFillTensor(MaskedFill):
     node_name = "MaskedFillBackward1"  # masked_fill(mask, value=0-d tensor)
 
 
-_CPP_TYPE_NAMES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
-                   "int64": "long int", "float16": "c10::Half", "float32": "float", "float64": "double"}
-
-
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """A copy of ``x`` with ``value`` wherever ``mask`` (broadcast against ``x``) is True."""
     if mask._data.dtype != bool:
         raise RuntimeError(
-            f"masked_fill_ only supports boolean masks, but got mask with dtype {_CPP_TYPE_NAMES[mask.dtype.name]}"
+            f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype.cpp_name}"
         )
     check_same_device(input, mask)
     check_broadcastable(mask, input)  # PyTorch names the mask as tensor a
@@ -731,7 +724,7 @@ def _triangle_indices(name: str, triangle, row: int, col: int, offset: int, dtyp
             raise RuntimeError(f"{argument} must be non-negative, got{value}")
     dtype = dtype or _dtype.int64
     if dtype.is_floating_point or dtype.numpy_dtype == np.bool_:
-        raise NotImplementedError(f"\"{name}\" not implemented for '{_TYPE_NAMES[dtype.name]}'")
+        raise NotImplementedError(_messages.not_implemented_for(name, dtype))
     rows, columns = triangle(row, offset, col)
     return as_tensor(np.stack([rows, columns]).astype(dtype.numpy_dtype), device=device)
 
@@ -760,7 +753,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
         )
     if indices._data.dtype != np.int64:
         raise RuntimeError(
-            f"torch.take_along_dim(): dtype of indices should be Long but got {_TYPE_NAMES[indices.dtype.name]}"
+            f"torch.take_along_dim(): dtype of indices should be Long but got {indices.dtype.type_name}"
         )
     if input._data.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
@@ -802,16 +795,16 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
     """A copy of ``x`` with ``alpha * source[..., i, ...]`` added to slice ``index[i]`` along ``dim``."""
     if index._data.dtype not in (np.int64, np.int32):
         raise RuntimeError(
-            f"index_add_(): Expected dtype int32/int64 for index but got: {_TYPE_NAMES[index.dtype.name]}"
+            f"index_add_(): Expected dtype int32/int64 for index but got: {index.dtype.type_name}"
         )
     if index._data.ndim > 1:
         raise IndexError(
             f"index_add_(): Index is supposed to be a vector, but got dim: {index._data.ndim} with type: "
-            f"{_TYPE_NAMES[index.dtype.name]} and size: {list(index._data.shape)}"
+            f"{index.dtype.type_name} and size: {list(index._data.shape)}"
         )
     if input._data.dtype != source._data.dtype:
         raise RuntimeError(
-            f"index_add_(): self ({_TYPE_NAMES[input.dtype.name]}) and source ({_TYPE_NAMES[source.dtype.name]}) "
+            f"index_add_(): self ({input.dtype.type_name}) and source ({source.dtype.type_name}) "
             "must have "
             "the same scalar type"
         )
@@ -849,7 +842,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """A copy of ``x`` with slice ``index[i]`` along ``dim`` replaced by ``source[..., i, ...]``."""
     if index._data.dtype != np.int64:
-        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {_TYPE_NAMES[index.dtype.name]}")
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {index.dtype.type_name}")
     if index._data.ndim > 1:
         raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index._data.ndim})")
     check_same_device(input, index, source)
@@ -880,7 +873,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     if input._data.dtype != source._data.dtype:
         raise RuntimeError(
             "index_copy_(): self and source expected to have the same dtype, but got (self) "
-            f"{_TYPE_NAMES[input.dtype.name]} and (source) {_TYPE_NAMES[source.dtype.name]}"
+            f"{input.dtype.type_name} and (source) {source.dtype.type_name}"
         )
     target, source, key = _along_dim_index(input, dim, index, source)
     result = IndexCopy.apply(target, source, key, True, False)
@@ -896,12 +889,12 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """A copy of ``x`` (broadcast with ``mask``) where each True of ``mask`` takes the next element of ``source``."""
     if mask._data.dtype != bool:
         raise RuntimeError(
-            f"masked_scatter_ only supports boolean masks, but got mask with dtype {_TYPE_NAMES[mask.dtype.name]}"
+            f"masked_scatter_ only supports boolean masks, but got mask with dtype {mask.dtype.type_name}"
         )
     if input._data.dtype != source._data.dtype:
         raise RuntimeError(
             "masked_scatter: expected self and source to have same dtypes but got"
-            f"{_TYPE_NAMES[input.dtype.name]} and {_TYPE_NAMES[source.dtype.name]}"
+            f"{input.dtype.type_name} and {source.dtype.type_name}"
         )
     check_same_device(input, mask, source)
     check_broadcastable(mask, input)  # PyTorch names the mask as tensor a
@@ -1000,8 +993,8 @@ def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) 
         raise TypeError(f"index_put(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
     if values._data.dtype != input._data.dtype:
         raise RuntimeError(
-            f"Index put requires the source and destination dtypes match, got {_TYPE_NAMES[input.dtype.name]} for the "
-            f"destination and {_TYPE_NAMES[values.dtype.name]} for the source."
+            f"Index put requires the source and destination dtypes match, got {input.dtype.type_name} for the "
+            f"destination and {values.dtype.type_name} for the source."
         )
     check_same_device(input, values)
     indexed = sum(index._data.ndim if index._data.dtype == bool else 1 for index in indices)  # a mask spans its dims

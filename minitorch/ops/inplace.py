@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _messages
 from .._random import numpy_generator
 from .._tensor import Tensor
 from ..autograd.function import Op
@@ -60,10 +61,7 @@ def _store(target: Tensor, result: Tensor) -> Tensor:
     target_dtype = target.dtype
     if result_dtype is not target_dtype:
         if result_dtype.category > target_dtype.category:
-            raise RuntimeError(
-                f"result type {_type_label(result_dtype)} can't be cast to the desired output type "
-                f"{_type_label(target_dtype)}"
-            )
+            raise RuntimeError(_messages.cannot_cast(result_dtype, target_dtype))
         result = cast(result, target_dtype)
     if result._data.shape != target._data.shape:
         raise RuntimeError(
@@ -77,11 +75,6 @@ def _store(target: Tensor, result: Tensor) -> Tensor:
     target._data[...] = result._data
     target._version_counter[0] += 1
     return result
-
-
-def _type_label(dtype) -> str:
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-            "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}[dtype.name]
 
 
 def _inplace(target: Tensor, compute, *others) -> Tensor:
@@ -297,7 +290,7 @@ def masked_scatter_(target: Tensor, mask, source) -> Tensor:
 # -- random fills (initialisation) ----------------------------------------------------------------
 def _random_fill(target: Tensor, draw, generator) -> Tensor:
     if not target.is_floating_point() and draw.__name__ != "integers":
-        raise RuntimeError(f"\"{draw.__name__}\" not implemented for '{_type_label(target.dtype)}'")
+        raise RuntimeError(_messages.not_implemented_for(draw.__name__, target.dtype))
     values = draw(numpy_generator(generator), target._data.shape)
     return _overwrite(target, np.asarray(values), RandomOverwrite)
 

@@ -33,19 +33,11 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype, return_types
+from .. import _dtype, _messages, return_types
 from .._tensor import Tensor
 from ..autograd.function import Op
 from . import pointwise, reduction, shape as shape_ops
 from ._util import array_module, broadcast_shapes, cast, check_broadcastable, check_same_device, is_number, wrap_dim
-from .indexing import _TYPE_NAMES
-from .reduction import scalar_type_name
-
-# PyTorch names dtypes by their C++ types in some messages ("float != double").
-_CPP_TYPE_NAMES = {
-    "float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
-    "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
-}
 
 
 # -- matrix products ------------------------------------------------------------------------
@@ -113,17 +105,13 @@ class Bmm(MatMul):
     node_name = "BmmBackward0"
 
 
-def _cpp_names(a: Tensor, b: Tensor) -> str:
-    return f"{_CPP_TYPE_NAMES[a.dtype.name]} != {_CPP_TYPE_NAMES[b.dtype.name]}"
-
-
 def _check_products(a: Tensor, b: Tensor) -> None:
     if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
         offending = b if isinstance(a, Tensor) else a
         raise TypeError(f"matmul(): argument 'other' (position 1) must be Tensor, not {type(offending).__name__}")
     check_same_device(a, b)
     if a._data.dtype == bool:
-        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+        raise NotImplementedError(_messages.not_implemented_for("addmm_impl_cpu_", _dtype.bool))
 
 
 def _mm_checks(a: Tensor, b: Tensor, rows_a: int, inner_a: int) -> None:
@@ -133,7 +121,7 @@ def _mm_checks(a: Tensor, b: Tensor, rows_a: int, inner_a: int) -> None:
             f"mat1 and mat2 shapes cannot be multiplied ({rows_a}x{inner_a} and {b._data.shape[0]}x{b._data.shape[1]})"
         )
     if a._data.dtype != b._data.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cpp_names(a, b)}")
+        raise RuntimeError(_messages.m1_m2_dtypes(a.dtype, b.dtype))
 
 
 def _mv_checks(a: Tensor, b: Tensor, rows_a: int, inner_a: int) -> None:
@@ -141,7 +129,7 @@ def _mv_checks(a: Tensor, b: Tensor, rows_a: int, inner_a: int) -> None:
     if inner_a != b._data.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({rows_a}), mat ({rows_a}x{inner_a}), vec ({b._data.shape[0]})")
     if a._data.dtype != b._data.dtype:
-        vector, matrix = scalar_type_name(b.dtype), scalar_type_name(a.dtype)
+        vector, matrix = b.dtype.type_name, a.dtype.type_name
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {vector}, {matrix}, and {vector}")
 
 
@@ -154,8 +142,8 @@ def _dot_checks(a: Tensor, b: Tensor) -> None:
         )
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(
-            f"dot : expected both vectors to have same dtype, but found {scalar_type_name(a.dtype)} and "
-            f"{scalar_type_name(b.dtype)}"
+            f"dot : expected both vectors to have same dtype, but found {a.dtype.type_name} and "
+            f"{b.dtype.type_name}"
         )
 
 
@@ -199,7 +187,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         )
     if input._data.dtype != other._data.dtype:
         raise RuntimeError(
-            f"expected scalar type {scalar_type_name(input.dtype)} but found {scalar_type_name(other.dtype)}"
+            _messages.expected_scalar_type(input.dtype, other.dtype)
         )
     same_batch = ndim_a == 3 and ndim_b == 3 and shape_a[0] == shape_b[0]
     return (Bmm if same_batch else MatMul).apply(input, other)
@@ -238,7 +226,7 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
         )
     if input._data.dtype != mat2._data.dtype:
         raise RuntimeError(
-            f"expected scalar type {scalar_type_name(input.dtype)} but found {scalar_type_name(mat2.dtype)}"
+            _messages.expected_scalar_type(input.dtype, mat2.dtype)
         )
     return Bmm.apply(input, mat2)
 
@@ -443,7 +431,7 @@ def einsum(equation: str, *operands) -> Tensor:
     for operand in operands[1:]:
         if operand._data.dtype != first._data.dtype:
             raise RuntimeError(
-                f"expected scalar type {scalar_type_name(first.dtype)} but found {scalar_type_name(operand.dtype)}"
+                _messages.expected_scalar_type(first.dtype, operand.dtype)
             )
     explicit = _explicit_equation(equation, operands)
     return Einsum.apply(explicit, *operands)
@@ -467,8 +455,8 @@ def _check_matrix(tensor: Tensor, name: str) -> None:
 def _check_input_dtype(input: Tensor, other: Tensor, other_name: str) -> None:
     if input._data.dtype != other._data.dtype:
         raise RuntimeError(
-            f"self and {other_name} must have the same dtype, but got {scalar_type_name(input.dtype)} and "
-            f"{scalar_type_name(other.dtype)}"
+            f"self and {other_name} must have the same dtype, but got {input.dtype.type_name} and "
+            f"{other.dtype.type_name}"
         )
 
 
@@ -602,7 +590,7 @@ def _cross(input: Tensor, other: Tensor, dim: int) -> Tensor:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {size_a} and {size_b}")
     if input._data.dtype != other._data.dtype:
         raise RuntimeError(
-            f"expected scalar type {scalar_type_name(input.dtype)} but found {scalar_type_name(other.dtype)}"
+            _messages.expected_scalar_type(input.dtype, other.dtype)
         )
     broadcast_shapes(input._data.shape, other._data.shape)
 
@@ -623,7 +611,7 @@ def dist(input: Tensor, other: Tensor, p=2) -> Tensor:
     difference_dtype = _dtype.result_type(input, other)
     if not difference_dtype.is_floating_point:
         raise RuntimeError(
-            f"norm(): input dtype should be either floating point or complex. Got {scalar_type_name(difference_dtype)} "
+            f"norm(): input dtype should be either floating point or complex. Got {difference_dtype.type_name} "
             "instead."
         )
     if isinstance(input, Tensor) and isinstance(other, Tensor) and input.dtype == other.dtype:
@@ -647,7 +635,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     for name, points in (("X1", x1), ("X2", x2)):
         if not points.is_floating_point():
             raise RuntimeError(
-                f"cdist only supports floating-point dtypes, {name} got: {scalar_type_name(points.dtype)}"
+                f"cdist only supports floating-point dtypes, {name} got: {points.dtype.type_name}"
             )
     if x1._data.shape[-1] != x2._data.shape[-1]:
         raise RuntimeError(
@@ -656,7 +644,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     if x1._data.dtype != x2._data.dtype:
-        raise RuntimeError(f"expected scalar type {scalar_type_name(x1.dtype)} but found {scalar_type_name(x2.dtype)}")
+        raise RuntimeError(_messages.expected_scalar_type(x1.dtype, x2.dtype))
     broadcast_shapes(x1._data.shape[:-2], x2._data.shape[:-2])
     difference = shape_ops.unsqueeze(x1, -2) - shape_ops.unsqueeze(x2, -3)
     return reduction.norm(difference, p, dim=-1)
@@ -798,7 +786,7 @@ def trace(input: Tensor) -> Tensor:
     if input._data.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.ndim}")
     if input._data.dtype == bool:
-        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+        raise NotImplementedError(_messages.not_implemented_for("trace", _dtype.bool))
     return diagonal(input).sum()
 
 
@@ -809,7 +797,7 @@ def _check_square(input: Tensor, name: str) -> None:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
     if not input.is_floating_point():
         raise RuntimeError(
-            f"{name}: Expected a floating point or complex tensor as input. Got {scalar_type_name(input.dtype)}"
+            f"{name}: Expected a floating point or complex tensor as input. Got {input.dtype.type_name}"
         )
     rows, columns = input._data.shape[-2:]
     if rows != columns:
@@ -943,7 +931,7 @@ def _check_weights(weights: Tensor, name: str, kind: str, observations: int) -> 
     integral = not weights.is_floating_point()
     if (kind == "integral") != integral:
         raise RuntimeError(
-            f"cov(): expected {name} to have {kind} dtype but got {name} with {scalar_type_name(weights.dtype)} dtype"
+            f"cov(): expected {name} to have {kind} dtype but got {name} with {weights.dtype.type_name} dtype"
         )
     if weights._data.size != observations:
         raise RuntimeError(
@@ -1147,7 +1135,7 @@ def _check_matrices(input: Tensor, name: str) -> None:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
     if not input.is_floating_point():
         raise RuntimeError(
-            f"{name}: Expected a floating point or complex tensor as input. Got {scalar_type_name(input.dtype)}"
+            f"{name}: Expected a floating point or complex tensor as input. Got {input.dtype.type_name}"
         )
 
 
@@ -1364,7 +1352,7 @@ def _check_triangle_name(UPLO: str) -> str:
 
 def _check_symmetric_input(A: Tensor, name: str) -> None:
     if A._data.ndim >= 2 and not A.is_floating_point():
-        raise NotImplementedError(f"\"linalg_eigh_cpu\" not implemented for '{_TYPE_NAMES[A.dtype.name]}'")
+        raise NotImplementedError(_messages.not_implemented_for("linalg_eigh_cpu", A.dtype))
     _check_square(A, name)
 
 
@@ -1468,7 +1456,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     if A._data.dtype != B._data.dtype:
         raise RuntimeError(
             f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
-            f"{scalar_type_name(A.dtype)} and B of type {scalar_type_name(B.dtype)} instead"
+            f"{A.dtype.type_name} and B of type {B.dtype.type_name} instead"
         )
     vector = B._data.ndim == 1 or (B._data.ndim == A._data.ndim - 1 and B._data.shape == A._data.shape[:-1])
     columns = shape_ops.unsqueeze(B, -1) if vector else B
@@ -1544,7 +1532,7 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
     solution of ``A x = b`` with the smallest norm. Singular values up to ``max(atol, rtol * s_max)`` count as 0."""
     if A._data.ndim < 2 or not A.is_floating_point():
         raise RuntimeError(
-            f"linalg.pinv({_TYPE_NAMES[A.dtype.name]}{{{list(A._data.shape)}}}): expected a tensor with 2 or more "
+            f"linalg.pinv({A.dtype.type_name}{{{list(A._data.shape)}}}): expected a tensor with 2 or more "
             "dimensions of float, double, cfloat or cdouble types"
         )
     return Pinv.apply(A, atol, rtol, bool(hermitian))

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _messages
 from .._tensor import Tensor
 from ..autograd.function import Op
 from ._util import (
@@ -43,25 +43,31 @@ from ._util import (
 # Forwards that can meet those values run under this decorator (CuPy never warns anyway).
 _quiet = np.errstate(all="ignore")
 
-# PyTorch's names for dtypes in its error messages ("... not implemented for 'Float'").
-_TORCH_TYPE_NAMES = {
-    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
-    "float16": "Half", "float32": "Float", "float64": "Double",
-}
+
+def _not_quiet(forward):
+    """Speed only: marks a forward left outside ``_quiet`` (Add, Sub, Mul); it returns ``forward`` unchanged.
+
+    Written plainly these forwards would carry ``@_quiet``, as inf - inf and 0 * inf make NumPy warn.
+    But entering ``np.errstate`` costs more than the arithmetic itself on small tensors, and those
+    values are rare on the hot path of training.
+    """
+    return forward
+
+
 _INTEGER_RANGES = {
     np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max)) for t in (np.uint8, np.int8, np.int16, np.int32, np.int64)
 }
 
 
 # -- helpers ------------------------------------------------------------------------------
-def _type_name(tensor_or_array) -> str:
+def _dtype_of(tensor_or_array) -> _dtype.dtype:
     data = tensor_or_array._data if isinstance(tensor_or_array, Tensor) else tensor_or_array
-    return _TORCH_TYPE_NAMES[data.dtype.name]
+    return _dtype.from_numpy_dtype(data.dtype)
 
 
 def _not_implemented(kernel: str, tensor) -> NotImplementedError:
     """PyTorch's error for a dtype an op has no kernel for: ``"abs_cpu" not implemented for 'Bool'``."""
-    return NotImplementedError(f"\"{kernel}\" not implemented for '{_type_name(tensor)}'")
+    return NotImplementedError(_messages.not_implemented_for(kernel, _dtype_of(tensor)))
 
 
 def _require_tensor(value, function: str, argument: str = "input", position: int = 1) -> None:
@@ -123,13 +129,28 @@ def _promote(a, b, result=None):
 
 def _binary(op, a, b, function: str = "add", result=None):
     """Prepare two operands (numbers stay numbers) and apply ``op``."""
-    if (
-        result is None and isinstance(a, Tensor) and isinstance(b, Tensor)
-        and a._data.dtype == b._data.dtype and a._data.shape == b._data.shape
-    ):
-        return op.apply(a, b)  # the common case needs no promotion or broadcasting checks
+    if result is None and _nothing_to_prepare(a, b):  # speed only: see _nothing_to_prepare
+        return op.apply(a, b)
     a, b, _ = _prepare(a, b, function, result)
     return op.apply(a, b)
+
+
+def _nothing_to_prepare(a, b) -> bool:
+    """Speed only: two tensors of one dtype and one shape, which ``_prepare`` would hand back unchanged.
+
+    Without this shortcut ``_binary`` is its last two lines, and gives the same results::
+
+        a, b, _ = _prepare(a, b, function, result)
+        return op.apply(a, b)
+
+    ``_binary`` runs for every ``x + y``, ``x * y``... of a training step, and most of those meet
+    operands of one dtype and shape: there is nothing to promote and no broadcast to check, so the
+    shortcut skips ``_prepare``'s calls (a device mismatch is still refused, by ``Function.apply``).
+    """
+    return (
+        isinstance(a, Tensor) and isinstance(b, Tensor)
+        and a._data.dtype == b._data.dtype and a._data.shape == b._data.shape
+    )
 
 
 def _as_floating(x, function: str) -> Tensor:
@@ -205,8 +226,7 @@ class Add(Op):
     wraps_numbers = True  # c + 1 lists the 1 as an input: (None, 0) in next_functions
 
     @staticmethod
-    # No np.errstate here: it would cost more than the addition itself on small tensors, and
-    # inf - inf, which makes NumPy warn, is rare on the hot path of training.
+    @_not_quiet
     def forward(ctx, a, b):
         return a + b
 
@@ -221,8 +241,7 @@ class Sub(Op):
     wraps_numbers = True  # c + 1 lists the 1 as an input: (None, 0) in next_functions
 
     @staticmethod
-    # No np.errstate here: it would cost more than the addition itself on small tensors, and
-    # inf - inf, which makes NumPy warn, is rare on the hot path of training.
+    @_not_quiet
     def forward(ctx, a, b):
         return a - b
 
@@ -237,7 +256,7 @@ class Mul(Op):
     wraps_numbers = True  # c + 1 lists the 1 as an input: (None, 0) in next_functions
 
     @staticmethod
-    # No np.errstate (see Add): 0 * inf, which makes NumPy warn, is rare on the hot path.
+    @_not_quiet
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
         return a * b
@@ -476,7 +495,7 @@ divide = true_divide = div
 
 def _refuse_bool(result, kernel: str) -> None:
     if result.category == _dtype.BOOL:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+        raise NotImplementedError(_messages.not_implemented_for(kernel, _dtype.bool))
 
 
 def floor_divide(input, other) -> Tensor:
@@ -723,8 +742,8 @@ def float_power_(input: Tensor, exponent) -> Tensor:
 
     if input._data.dtype != np.float64:
         raise RuntimeError(
-            f"the base given to float_power_ has dtype {_type_name(input)} but the operation's result requires dtype "
-            "Double"
+            f"the base given to float_power_ has dtype {input.dtype.type_name} but the operation's result requires "
+            "dtype Double"
         )
     return _inplace(input, lambda x, *rest: float_power(x, *rest), exponent)
 
@@ -2250,7 +2269,8 @@ def where(condition: Tensor, input=None, other=None):
         return condition.nonzero(as_tuple=True)
     if condition._data.dtype != bool:
         raise RuntimeError(
-            f"where expected condition to be a boolean tensor, but got a tensor with dtype {_type_name(condition)}"
+            "where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{condition.dtype.type_name}"
         )
     input, other = as_operand(input, condition), as_operand(other, condition)
     result = _dtype.result_type(input, other)
@@ -2298,13 +2318,6 @@ class LerpTensor(Lerp):
     node_name = "LerpBackward1"  # PyTorch's name when the weight is a tensor
 
 
-# lerp's dtype errors name C++ types ("expected dtype float for `end` but got dtype double").
-_CPP_TYPE_NAMES = {
-    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
-    "int64": "long int", "float16": "c10::Half", "float32": "float", "float64": "double",
-}
-
-
 def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
     """Linear interpolation ``input + weight * (end - input)``; ``weight`` is a number or a tensor.
 
@@ -2315,15 +2328,13 @@ def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
     _require_tensor(end, "lerp", "end", 2)
     for name, value in (("end", end), ("weight", weight)):
         if isinstance(value, Tensor) and value._data.dtype != input._data.dtype and (name == "end" or value.ndim):
-            expected, got = _CPP_TYPE_NAMES[input._data.dtype.name], _CPP_TYPE_NAMES[value._data.dtype.name]
+            expected, got = input.dtype.cpp_name, value.dtype.cpp_name
             raise RuntimeError(f"expected dtype {expected} for `{name}` but got dtype {got}")
     weight = as_operand(weight, input)
     result = _dtype.result_type(input, weight) if isinstance(weight, Tensor) else input.dtype
     if not result.is_floating_point:
-        raise NotImplementedError(
-            f"\"{'lerp_kernel_tensor' if isinstance(weight, Tensor) else 'lerp_kernel_scalar'}\" not implemented for "
-            f"'{_TORCH_TYPE_NAMES[result.name]}'"
-        )
+        kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
+        raise NotImplementedError(_messages.not_implemented_for(kernel, result))
     tensors = [t for t in (input, end, weight) if isinstance(t, Tensor)]
     check_same_device(*tensors)
     shapes = [t._data.shape for t in tensors]
@@ -2463,7 +2474,7 @@ def _integer_binary(function_name: str):
         _require_tensor(other, function_name, "other", 2)
         a, b, result, device = _promoted_arrays(input, other, function_name)
         if result.category != _dtype.INTEGER:
-            raise NotImplementedError(f"\"{function_name}_cpu\" not implemented for '{_TORCH_TYPE_NAMES[result.name]}'")
+            raise NotImplementedError(_messages.not_implemented_for(f"{function_name}_cpu", result))
         return _direct(device, getattr(array_module(a), function_name), a, b)
 
     integer_binary.__name__ = function_name
@@ -2549,7 +2560,7 @@ def _bitwise(function_name: str):
     def bitwise(input, other) -> Tensor:
         a, b, result, device = _promoted_arrays(input, other, function_name)
         if result.is_floating_point:
-            raise NotImplementedError(f"\"{function_name}_cpu\" not implemented for '{_TORCH_TYPE_NAMES[result.name]}'")
+            raise NotImplementedError(_messages.not_implemented_for(f"{function_name}_cpu", result))
         xp = array_module(b if is_number(a) else a)
         return _direct(device, getattr(xp, function_name), a, b)
 
@@ -2600,7 +2611,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     _require_tensor(input, "isclose")
     _require_tensor(other, "isclose", "other", 2)
     if input._data.dtype != other._data.dtype:
-        raise RuntimeError(f"{_type_name(input)} did not match {_type_name(other)}")
+        raise RuntimeError(f"{input.dtype.type_name} did not match {other.dtype.type_name}")
     if rtol < 0:
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
     if atol < 0:

@@ -26,7 +26,9 @@ Gate layout is PyTorch's, so weights exchange with it: the rows of ``weight_hh``
 ``input_gates`` is ``x W_ih^T + b_ih`` (plus ``b_hh`` for the LSTM, where the two biases
 are simply added), computed for every time step at once before the loop over time.
 In-place NumPy calls (``out=``, ``*=``) keep the arrays few: at these sizes each NumPy
-call costs more than its arithmetic.
+call costs more than its arithmetic. Where they would hide the math, the plain version stands
+beside the one that runs (``_lstm_step_backward`` and ``_lstm_step_backward_in_place``, the GRU's pair
+likewise).
 """
 
 from __future__ import annotations
@@ -91,6 +93,29 @@ def _lstm_step_backward(xp, grad_hidden, grad_cell, cell, weight_hh, activated, 
         d_input_gates = d_gates;   dh_prev = d_gates @ W_hh;   dc_prev = dc_total * f
 
     Returns ``d_gates``, ``dh_prev`` and ``dc_prev`` (``dW_hh = d_gates^T @ h_prev`` is left to the caller).
+    This is the reference: the ops run ``_lstm_step_backward_in_place``, the same arithmetic with fewer arrays.
+    """
+    size = cell.shape[-1]
+    input_gate, forget_gate, candidate, output_gate = (activated[:, k * size:(k + 1) * size] for k in range(4))
+    grad_cell_total = (1 - tanh_cell * tanh_cell) * output_gate * grad_hidden + grad_cell
+    grad_gates = xp.concatenate(
+        [grad_cell_total * candidate, grad_cell_total * cell, grad_cell_total * input_gate, grad_hidden * tanh_cell],
+        axis=1,
+    )
+    slopes = xp.concatenate(
+        [(1 - input_gate) * input_gate, (1 - forget_gate) * forget_gate, 1 - candidate * candidate,
+         (1 - output_gate) * output_gate],
+        axis=1,
+    )
+    grad_gates = grad_gates * slopes
+    return grad_gates, grad_gates @ weight_hh, grad_cell_total * forget_gate
+
+
+def _lstm_step_backward_in_place(xp, grad_hidden, grad_cell, cell, weight_hh, activated, tanh_cell):
+    """Speed only: ``_lstm_step_backward``, its arithmetic done in place (``out=``, ``*=``) in a few arrays.
+
+    At a recurrent layer's sizes each NumPy call costs more than its arithmetic, and this runs at every
+    time step; the results are the same numbers, up to rounding (tests/nn/test_rnn.py compares the two).
     """
     size = cell.shape[-1]
     input_gate, forget_gate, candidate, output_gate = (activated[:, k * size:(k + 1) * size] for k in range(4))
@@ -132,7 +157,7 @@ class LSTMCell(Op):
     def backward(ctx, grad_hidden, grad_cell):
         hidden, cell, weight_hh, activated, tanh_cell = (t._data for t in ctx.saved_tensors)
         xp = array_module(hidden)
-        grad_gates, grad_prev_hidden, grad_prev_cell = _lstm_step_backward(
+        grad_gates, grad_prev_hidden, grad_prev_cell = _lstm_step_backward_in_place(
             xp, grad_hidden._data, grad_cell._data, cell, weight_hh, activated, tanh_cell
         )
         needs = ctx.needs_input_grad
@@ -187,7 +212,7 @@ class LSTMSequence(Op):
         grad_input_gates = xp.empty_like(activated)
         grad_hidden, grad_cell = grad_last_hidden._data, grad_last_cell._data
         for time in _time_order(steps, not ctx.reverse):
-            grad_input_gates[time], grad_hidden, grad_cell = _lstm_step_backward(
+            grad_input_gates[time], grad_hidden, grad_cell = _lstm_step_backward_in_place(
                 xp, grad_hidden + grad_output[time], grad_cell, previous_cell[time], weight_hh, activated[time],
                 tanh_cells[time],
             )
@@ -237,6 +262,24 @@ def _gru_step_backward(xp, grad_hidden, hidden, weight_hh, reset_and_update, can
 
     Returns ``d_input_gates``, ``d_hidden_gates`` and ``dh_prev`` (``dW_hh = d_hidden_gates^T @ h_prev``
     and ``db_hh = sum(d_hidden_gates)`` are left to the caller).
+    This is the reference: the ops run ``_gru_step_backward_in_place``, the same arithmetic with fewer arrays.
+    """
+    size = hidden.shape[-1]
+    reset_gate, update_gate = reset_and_update[:, :size], reset_and_update[:, size:]
+    grad_candidate = (1 - candidate * candidate) * (1 - update_gate) * grad_hidden
+    grad_reset = grad_candidate * hidden_candidate * reset_gate * (1 - reset_gate)
+    grad_update = (hidden - candidate) * grad_hidden * update_gate * (1 - update_gate)
+    grad_input_gates = xp.concatenate([grad_reset, grad_update, grad_candidate], axis=1)
+    grad_hidden_gates = xp.concatenate([grad_reset, grad_update, grad_candidate * reset_gate], axis=1)
+    grad_prev_hidden = grad_hidden_gates @ weight_hh + grad_hidden * update_gate
+    return grad_input_gates, grad_hidden_gates, grad_prev_hidden
+
+
+def _gru_step_backward_in_place(xp, grad_hidden, hidden, weight_hh, reset_and_update, candidate, hidden_candidate):
+    """Speed only: ``_gru_step_backward``, its arithmetic done in place (``out=``, ``*=``) in a few arrays.
+
+    At a recurrent layer's sizes each NumPy call costs more than its arithmetic, and this runs at every
+    time step; the results are the same numbers, up to rounding (tests/nn/test_rnn.py compares the two).
     """
     size = hidden.shape[-1]
     reset_gate, update_gate = reset_and_update[:, :size], reset_and_update[:, size:]
@@ -281,7 +324,7 @@ class GRUCell(Op):
     def backward(ctx, grad_hidden):
         hidden, weight_hh, *saved = (t._data for t in ctx.saved_tensors)
         xp = array_module(hidden)
-        grad_input_gates, grad_hidden_gates, grad_prev_hidden = _gru_step_backward(
+        grad_input_gates, grad_hidden_gates, grad_prev_hidden = _gru_step_backward_in_place(
             xp, grad_hidden._data, hidden, weight_hh, *saved
         )
         needs = ctx.needs_input_grad
@@ -334,7 +377,7 @@ class GRUSequence(Op):
         grad_hidden_gates = xp.empty_like(grad_input_gates)
         grad_hidden = grad_last_hidden._data
         for time in _time_order(steps, not ctx.reverse):
-            grad_input_gates[time], grad_hidden_gates[time], grad_hidden = _gru_step_backward(
+            grad_input_gates[time], grad_hidden_gates[time], grad_hidden = _gru_step_backward_in_place(
                 xp, grad_hidden + grad_output[time], previous_hidden[time], weight_hh, reset_and_update[time],
                 candidates[time], hidden_candidates[time],
             )

@@ -20,24 +20,12 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _messages
 from .._tensor import Tensor
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
 from . import pointwise
 from ._util import array_module, cast, normalize_dims, shape_argument, wrap_dim
-
-# C++ type names, which some of PyTorch's messages use ("input with dtype float")
-_CPP_TYPE_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double"}
-_SCALAR_TYPE_NAMES = {
-    "float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-    "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-}
-
-
-def scalar_type_name(dtype: _dtype.dtype) -> str:
-    """PyTorch's name for a dtype in error messages: ``Float``, ``Long``..."""
-    return _SCALAR_TYPE_NAMES[dtype.name]
 
 
 def _kept_shape(shape, dims) -> tuple:
@@ -199,13 +187,13 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
         if not dtype.is_floating_point:
             raise RuntimeError(
                 "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex "
-                f"dtype. Got: {scalar_type_name(dtype)}"
+                f"dtype. Got: {dtype.type_name}"
             )
         input = cast(input, dtype)
     elif not input.is_floating_point():
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
-            f"Got: {scalar_type_name(input.dtype)}"
+            f"Got: {input.dtype.type_name}"
         )
     return (Mean if dim is None else MeanDim).apply(input, _all_dims_if_empty(dim, input._data.ndim), keepdim)
 
@@ -736,13 +724,13 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
     if not input.is_floating_point():
         raise RuntimeError(
             "linalg.vector_norm: Expected a floating point or complex tensor as input. "
-            f"Got {scalar_type_name(input.dtype)}"
+            f"Got {input.dtype.type_name}"
         )
     if dtype is not None:
         if dtype.is_floating_point and dtype.itemsize < input.dtype.itemsize:
             raise RuntimeError(
-                f"linalg.vector_norm: the dtype of the input ({scalar_type_name(input.dtype)}) should be convertible "
-                f"without narrowing to the specified dtype ({scalar_type_name(dtype)})"
+                f"linalg.vector_norm: the dtype of the input ({input.dtype.type_name}) should be convertible "
+                f"without narrowing to the specified dtype ({dtype.type_name})"
             )
         input = cast(input, dtype)
     dims = _all_dims_if_empty(dim, input._data.ndim)
@@ -1013,7 +1001,7 @@ def logcumsumexp(input: Tensor, dim) -> Tensor:
     """
     axis = wrap_dim(dim, input._data.ndim)
     if not input.is_floating_point():
-        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{scalar_type_name(input.dtype)}'")
+        raise NotImplementedError(_messages.not_implemented_for("logcumsumexp_out_cpu", input.dtype))
     return _along_axis_of_0d(LogCumSumExp, input, axis)
 
 
@@ -1114,7 +1102,7 @@ def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Te
     """
     if not input.is_floating_point():
         raise RuntimeError(
-            f"nanmean(): expected input to have floating point or complex dtype but got {scalar_type_name(input.dtype)}"
+            f"nanmean(): expected input to have floating point or complex dtype but got {input.dtype.type_name}"
         )
     count = sum(pointwise.logical_not(pointwise.isnan(input)), dim, keepdim)
     return nansum(input, dim, keepdim, dtype=dtype) / count
@@ -1262,7 +1250,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
         tensor([0, 2, 0, 1])
     """
     if input._data.dtype.kind not in "iu":
-        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{scalar_type_name(input.dtype)}'")
+        raise NotImplementedError(_messages.not_implemented_for("bincount_cpu", input.dtype))
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
     xp = input._xp
@@ -1290,7 +1278,7 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0) -> Tensor:  # noqa: A002
         tensor([0., 2., 1., 0.])
     """
     if not input.is_floating_point():
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{scalar_type_name(input.dtype)}'")
+        raise NotImplementedError(_messages.not_implemented_for("histogram_cpu", input.dtype))
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     xp, data = input._xp, input._data.reshape(-1)
@@ -1342,7 +1330,7 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = No
     from .. import return_types
 
     if not input.is_floating_point():
-        raise NotImplementedError(f"\"histogramdd\" not implemented for '{scalar_type_name(input.dtype)}'")
+        raise NotImplementedError(_messages.not_implemented_for("histogramdd", input.dtype))
     xp, data = input._xp, input._data.reshape(-1)
     if isinstance(bins, Tensor):
         if bins._data.ndim != 1:
@@ -1355,8 +1343,8 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = No
         if bins._data.dtype != data.dtype:
             raise RuntimeError(
                 "torch.histogramdd: input tensor and bins tensors should have the same dtype, but got input with "
-                f"dtype {_CPP_TYPE_NAMES[data.dtype.name]} and bins for dimension 0 with dtype "
-                f"{_CPP_TYPE_NAMES[bins._data.dtype.name]}"
+                f"dtype {input.dtype.cpp_name} and bins for dimension 0 with dtype "
+                f"{bins.dtype.cpp_name}"
             )
     elif bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
@@ -1370,8 +1358,8 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = No
         if weight._data.dtype != data.dtype:
             raise RuntimeError(
                 "torch.histogramdd: if weight tensor is provided, input tensor and weight tensor should have the same "
-                f"dtype, but got input({_CPP_TYPE_NAMES[data.dtype.name]}), and "
-                f"weight({_CPP_TYPE_NAMES[weight._data.dtype.name]})"
+                f"dtype, but got input({input.dtype.cpp_name}), and "
+                f"weight({weight.dtype.cpp_name})"
             )
     if isinstance(bins, Tensor):
         edges = bins._data

@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _messages
 from .._shapes import broadcast_shapes as common_shape, expand_mismatch
 from .._tensor import Size, Tensor
 from ..autograd.function import Op
@@ -742,7 +742,7 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
         if given._data.dtype.kind not in "iu":
             raise RuntimeError(
                 "tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
-                f"{indexing._TYPE_NAMES[given.dtype.name]}"
+                f"{given.dtype.type_name}"
             )
         if given._data.ndim > 1:
             raise RuntimeError(
@@ -823,8 +823,7 @@ def _repeat_counts(repeats: Tensor, extent: int | None = None, dim: int = 0):
     if repeats._data.ndim > 1:
         raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
     if repeats._data.dtype.kind not in "iu":
-        type_name = indexing._TYPE_NAMES[repeats.dtype.name]
-        raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{type_name}'")
+        raise NotImplementedError(_messages.not_implemented_for("repeat_interleave_cpu", repeats.dtype))
     data = repeats._device.backend.to_host(repeats._data).reshape(-1)
     if extent is not None and data.size == 1:  # one count for every slice
         data = np.full(extent, int(data[0]))

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import return_types
+from .. import _dtype, _messages, return_types
 from .._tensor import Tensor
 from ..autograd.function import Op
 from . import indexing, pointwise
@@ -222,7 +222,7 @@ def _select_along(op, x: Tensor, axis: int, keepdim: bool, choose, result_type):
 
 def _refuse_bool(kernel: str, x: Tensor) -> None:
     if x._data.dtype == bool:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+        raise NotImplementedError(_messages.not_implemented_for(kernel, _dtype.bool))
 
 
 class MedianAll(Op):
@@ -440,7 +440,7 @@ def searchsorted(
     values = input._data if isinstance(input, Tensor) else xp.asarray(input)
     for array in (boundaries, values):
         if array.dtype == bool:
-            raise NotImplementedError("\"searchsorted_out_cpu\" not implemented for 'Bool'")
+            raise NotImplementedError(_messages.not_implemented_for("searchsorted_out_cpu", _dtype.bool))
     if sorter is not None:
         if sorter._data.shape != boundaries.shape:
             raise RuntimeError(

@@ -276,6 +276,41 @@ def test_gradcheck_whole_sequence(mode, gates, reverse):
     assert minitorch.autograd.gradcheck(run, (x, h0, c0, *weights))
 
 
+def test_lstm_step_backward_in_place_is_the_plain_step_backward():
+    """The in-place step backward the ops run gives the numbers of the plain one written beside it."""
+    from minitorch.ops import recurrent
+
+    rng = np.random.default_rng(0)
+    gates = rng.standard_normal((BATCH, 4 * HIDDEN))
+    hidden, cell = rng.standard_normal((BATCH, HIDDEN)), rng.standard_normal((BATCH, HIDDEN))
+    weight_hh = rng.standard_normal((4 * HIDDEN, HIDDEN))
+    _, _, activated, tanh_cell = recurrent._lstm_step_forward(np, gates, hidden, cell, weight_hh.T)
+    grad_hidden, grad_cell = rng.standard_normal((BATCH, HIDDEN)), rng.standard_normal((BATCH, HIDDEN))
+    arguments = (np, grad_hidden, grad_cell, cell, weight_hh, activated, tanh_cell)
+    plain = recurrent._lstm_step_backward(*arguments)
+    in_place = recurrent._lstm_step_backward_in_place(*arguments)
+    for ours, reference in zip(in_place, plain, strict=True):
+        np.testing.assert_allclose(ours, reference, rtol=1e-14, atol=0)
+
+
+def test_gru_step_backward_in_place_is_the_plain_step_backward():
+    from minitorch.ops import recurrent
+
+    rng = np.random.default_rng(1)
+    gates = rng.standard_normal((BATCH, 3 * HIDDEN))
+    hidden = rng.standard_normal((BATCH, HIDDEN))
+    weight_hh, bias_hh = rng.standard_normal((3 * HIDDEN, HIDDEN)), rng.standard_normal(3 * HIDDEN)
+    _, reset_and_update, candidate, hidden_candidate = recurrent._gru_step_forward(
+        np, gates, hidden, weight_hh.T, bias_hh
+    )
+    arguments = (np, rng.standard_normal((BATCH, HIDDEN)), hidden, weight_hh, reset_and_update, candidate,
+                 hidden_candidate)
+    plain = recurrent._gru_step_backward(*arguments)
+    in_place = recurrent._gru_step_backward_in_place(*arguments)
+    for ours, reference in zip(in_place, plain, strict=True):
+        np.testing.assert_allclose(ours, reference, rtol=1e-12, atol=1e-15)
+
+
 def test_double_backward_through_lstm_says_why_it_fails():
     rng = np.random.default_rng(14)
     layer = nn.LSTM(3, 2).double()

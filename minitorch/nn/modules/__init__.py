@@ -43,7 +43,7 @@ __all__ = [
     "LogSoftmax",
 ]
 
-# == convolution, pooling, padding, upsampling, fold, pixel/channel shuffle (conv helper's section) ==
+# -- convolution, pooling, padding, upsampling, fold, pixel and channel shuffle --
 from .channelshuffle import ChannelShuffle  # noqa: E402
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d  # noqa: E402
 from .fold import Fold, Unfold  # noqa: E402
@@ -92,7 +92,7 @@ __all__ += [
     "ChannelShuffle",
 ]
 
-# == normalization, dropout, embedding, losses (normalization helper's section) ==
+# -- normalization, dropout, embedding, distances, losses --
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d  # noqa: E402
 from .distance import CosineSimilarity, PairwiseDistance  # noqa: E402
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout  # noqa: E402
@@ -132,7 +132,7 @@ __all__ += [
     "PairwiseDistance",
 ]
 
-# == recurrent, transformer (sequence helper's section) ==
+# -- recurrent layers, attention, transformer --
 from .attention import MultiheadAttention  # noqa: E402  (PyTorch keeps it in activation.py)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
 from .transformer import (  # noqa: E402
@@ -148,7 +148,7 @@ __all__ += [
     "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer", "TransformerDecoderLayer",
 ]
 
-# == DataParallel (parallel helper's section) ==
+# -- DataParallel --
 from ..parallel import DataParallel  # noqa: E402 -- torch.nn.DataParallel lives in nn.parallel too
 
 __all__ += ["DataParallel"]

@@ -93,9 +93,10 @@ cells = [
     sequences `(N, T, in)` all work; only the last dimension is mixed. The weights start uniform in
     $\pm 1/\sqrt{\text{in}}$ so the outputs neither explode nor vanish (section 5 says why).
 
-    The module lives in `minitorch/nn/modules/linear.py`; it calls `linear` in `minitorch/nn/functional.py`, which
-    runs one fused op, `Linear` in `minitorch/ops/nn_ops.py`: the matrix product and the bias in one node (PyTorch
-    calls it `AddmmBackward0`), with its forward and backward side by side.
+    The module lives in `minitorch/nn/modules/linear.py`; it calls `linear` in
+    `minitorch/nn/functional/linear_functions.py`, which runs one fused op, `Linear` in `minitorch/ops/nn_ops.py`:
+    the matrix product and the bias in one node (PyTorch calls it `AddmmBackward0`), with its forward and backward
+    side by side.
     """),
     code("""
     linear = nn.Linear(4, 3)

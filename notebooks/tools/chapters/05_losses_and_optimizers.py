@@ -38,7 +38,7 @@ cells = [
 
     Training minimises one number, so every task needs a function from (prediction, target) to a scalar that is small
     when the prediction is good and whose gradient points somewhere useful. Losses live in
-    `minitorch/nn/modules/loss.py` (the modules) and `minitorch/nn/functional.py` (the math the modules call); each
+    `minitorch/nn/modules/loss.py` (the modules) and `minitorch/nn/functional/loss.py` (the math they call); each
     takes a `reduction`: `"mean"` (the default), `"sum"`, or `"none"` to keep one loss per element.
 
     **Regression: `nn.MSELoss`**, the mean squared error $\frac1N\sum_i (\hat y_i - y_i)^2$. Its gradient,

@@ -184,7 +184,7 @@ cells = [
 
     `nn.Conv2d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
     padding_mode="zeros")` holds the weight and bias as parameters and calls `F.conv2d` (the module is in
-    `minitorch/nn/modules/conv.py`, the function in `minitorch/nn/functional.py`). Its weight has only
+    `minitorch/nn/modules/conv.py`, the function in `minitorch/nn/functional/convolution.py`). Its weight has only
     `out × in × kh × kw` numbers, whatever the image size. The options:
 
     * **stride** `s`: the kernel jumps `s` pixels between positions, so the output is about `s` times smaller in
@@ -517,7 +517,7 @@ cells = [
     In `train()` mode it uses the current batch's statistics and updates running averages of them (the buffers
     `running_mean`, `running_var`); in `eval()` mode it uses the running averages, so one image gets the same answer
     whatever batch it is in. Forgetting `model.eval()` before testing is a classic bug. Read
-    `minitorch/nn/modules/batchnorm.py` (and `F.batch_norm` in `minitorch/nn/functional.py`).
+    `minitorch/nn/modules/batchnorm.py` (and `F.batch_norm` in `minitorch/nn/functional/normalization.py`).
     """),
     code("""
     x = minitorch.randn(16, 3, 5, 5) * minitorch.tensor([1.0, 5.0, 0.1]).reshape(1, 3, 1, 1) + 3.0

@@ -141,9 +141,9 @@ cells = [
     every step's $h_t$, and `h_n`, the last hidden state of every layer. Because the weights are shared across steps,
     one layer handles sequences of any length.
 
-    The layers are in `minitorch/nn/modules/rnn.py`, the math in `nn/functional.py`, and the fused LSTM and GRU loops
-    (forward through time, and backward through time in reverse) in `minitorch/ops/recurrent.py`. Let us check the
-    formula against `nn.RNN` by unrolling the loop by hand:
+    The layers are in `minitorch/nn/modules/rnn.py`, the math in `nn/functional/recurrent.py`, and the fused LSTM
+    and GRU loops (forward through time, and backward through time in reverse) in `minitorch/ops/recurrent.py`. Let
+    us check the formula against `nn.RNN` by unrolling the loop by hand:
     """),
     code("""
     rnn = nn.RNN(input_size=3, hidden_size=5, batch_first=True)

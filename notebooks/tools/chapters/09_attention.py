@@ -100,7 +100,7 @@ cells = [
     md(
         """
         Each row of the right plot says where one query looks. The library version is in
-        `minitorch/nn/functional.py` (`scaled_dot_product_attention`): the same four lines, plus masks and
+        `minitorch/nn/functional/attention.py` (`scaled_dot_product_attention`): the same four lines, plus masks and
         dropout. Since it is made of ordinary tensor operations (`matmul`, `softmax`), autograd differentiates it
         like anything else; PyTorch additionally has fused kernels (FlashAttention) that compute the same numbers
         without ever storing the `L x S` weight matrix.
@@ -263,8 +263,8 @@ cells = [
         Note the flip between the two masks: the module took `is_padding` (`True` = ignore) and
         `scaled_dot_product_attention` took `keep` (`True` = attend). The module's code is in
         `minitorch/nn/modules/attention.py` and `nn.functional.multi_head_attention_forward`
-        (`minitorch/nn/functional.py`), which does these steps with every option (separate key and value sizes,
-        extra bias keys, dropout on the weights). Exercises 3 and 4 ask you to write the split and the merge.
+        (`minitorch/nn/functional/attention.py`), which does these steps with every option (separate key and value
+        sizes, extra bias keys, dropout on the weights). Exercises 3 and 4 ask you to write the split and the merge.
 
         ## 5. Transformer layers
 

@@ -525,7 +525,7 @@ cells = [
     few dozen. Batch norm also allows larger learning rates and makes training less sensitive to the initialisation.
     Its costs: the output for one sample depends on the others in its batch (tiny batches give noisy statistics), and
     `train()` / `eval()` must be set correctly. The implementation is in `minitorch/nn/modules/batchnorm.py` and
-    `F.batch_norm` in `minitorch/nn/functional.py`.
+    `F.batch_norm` in `minitorch/nn/functional/normalization.py`.
     """),
     md(r"""
     ### Exercise 5: batch normalisation, forward and backward by hand

@@ -1,0 +1,289 @@
+"""Non-linear activation functions: ``relu``, ``gelu``, ``softplus``, the softmax family... and the in-place
+forms PyTorch names with a trailing underscore (``F.relu_(x)`` is ``F.relu(x, inplace=True)``).
+
+Most are written with ordinary tensor operations, so autograd derives their backward. An unselected
+``where`` branch still gets a zero gradient, and zero times infinity is NaN, so ``exp`` in such a branch
+gets a clamped argument (``exp(min(x, 0))`` in ELU).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from ... import _arguments, _dtype, _messages
+from ..._random import numpy_generator
+from ..._shapes import wrap_dim
+from ..._tensor import Tensor
+from ...ops import nn_ops
+from ._utils import _maybe_inplace, _where
+
+__all__ = [
+    "threshold", "relu", "hardtanh", "relu6", "elu", "selu", "celu", "leaky_relu", "prelu", "rrelu", "threshold_",
+    "relu_", "hardtanh_", "elu_", "selu_", "celu_", "leaky_relu_", "rrelu_", "glu", "gelu", "logsigmoid", "hardshrink",
+    "tanhshrink", "softsign", "softplus", "softshrink", "tanh", "sigmoid", "hardsigmoid", "silu", "mish", "hardswish",
+    "softmax", "softmin", "log_softmax",
+]
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """``y = x if x > threshold else value``."""
+    return _maybe_inplace(input, inplace, lambda x: _where(x > threshold, x, value))
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``y = max(x, 0)``."""
+    return input.relu_() if inplace else input.relu()
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    """``y = clamp(x, min_val, max_val)``."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """``y = min(max(x, 0), 6)``."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``y = x if x > 0 else alpha * (exp(x) - 1)``."""
+
+    def compute(x):
+        return _where(x > 0, x, alpha * x.clamp(max=0).expm1())
+
+    return _maybe_inplace(input, inplace, compute)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+
+
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``y = scale * elu(x, alpha)`` with the self-normalising constants (alpha ~ 1.6733, scale ~ 1.0507)."""
+
+    def compute(x):
+        return _SELU_SCALE * _where(x > 0, x, _SELU_ALPHA * x.clamp(max=0).expm1())
+
+    return _maybe_inplace(input, inplace, compute)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``y = x if x > 0 else alpha * (exp(x / alpha) - 1)``."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+
+    def compute(x):
+        return _where(x > 0, x, alpha * (x.clamp(max=0) / alpha).expm1())
+
+    return _maybe_inplace(input, inplace, compute)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """``y = x if x > 0 else negative_slope * x``."""
+    return _maybe_inplace(input, inplace, lambda x: _where(x > 0, x, x * negative_slope))
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``y = x if x > 0 else a * x`` with a learned slope ``a`` per channel (dimension 1), or one shared slope."""
+    channels = input.shape[1] if input.dim() >= 2 else 1
+    if weight.numel() != 1 and weight.numel() != channels:
+        raise RuntimeError(
+            "Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+            f"{weight.numel()} and channel size = {channels}."
+        )
+    if weight.numel() == 1:
+        slope = weight.reshape(())
+    else:  # (C,) -> (C, 1, 1, ...) so it lines up with dimension 1 of the input
+        slope = weight.reshape((channels,) + (1,) * (input.dim() - 2))
+    return _where(input > 0, input, slope * input)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False, generator=None) -> Tensor:
+    """Leaky ReLU with a random slope ``~ U(lower, upper)`` per element in training, ``(lower + upper) / 2`` in eval."""
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    # Random numbers are drawn on the host (as everywhere in minitorch), then moved to the input's device.
+    drawn = numpy_generator(generator).uniform(lower, upper, size=input.shape).astype(input._data.dtype)
+    slopes = Tensor._make(drawn).to(input.device)
+    return _maybe_inplace(input, inplace, lambda x: _where(x >= 0, x, x * slopes))
+
+
+# The in-place activations as functions of their own (PyTorch's names): ``F.relu_(x)`` is ``F.relu(x, inplace=True)``.
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    return globals()["threshold"](input, threshold, value, inplace=True)
+
+
+def relu_(input: Tensor) -> Tensor:
+    return relu(input, inplace=True)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return elu(input, alpha, inplace=True)
+
+
+def selu_(input: Tensor) -> Tensor:
+    return selu(input, inplace=True)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return celu(input, alpha, inplace=True)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+           generator=None) -> Tensor:
+    return rrelu(input, lower, upper, training, inplace=True, generator=generator)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """Gated linear unit: split ``input`` in halves ``a, b`` along ``dim``; ``y = a * sigmoid(b)``."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    axis = wrap_dim(dim, input.dim())
+    if input.shape[axis] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {axis} is size {input.shape[axis]}")
+    first_half, second_half = input.chunk(2, axis)
+    return first_half * second_half.sigmoid()
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """``y = x * Phi(x)`` with ``Phi`` the standard normal CDF: ``0.5 * (1 + erf(x / sqrt(2)))``.
+
+    ``approximate="tanh"`` uses ``0.5 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3)))`` for ``Phi``.
+    """
+    if approximate == "none":
+        return input * 0.5 * (1.0 + (input * (1.0 / math.sqrt(2.0))).erf())
+    if approximate == "tanh":
+        inner = math.sqrt(2.0 / math.pi) * (input + 0.044715 * input * input * input)
+        return 0.5 * input * (1.0 + inner.tanh())
+    raise RuntimeError("approximate argument must be either none or tanh.")
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """``y = log(sigmoid(x)) = -softplus(-x)`` (never ``log`` of a tiny number)."""
+    return -softplus(-input)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``y = x if |x| > lambd else 0``."""
+    return _where(input.abs() > lambd, input, 0.0)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """``y = x - tanh(x)``."""
+    return input - input.tanh()
+
+
+def softsign(input: Tensor) -> Tensor:
+    """``y = x / (1 + |x|)``."""
+    return input / (1 + input.abs())
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """``y = log(1 + exp(beta * x)) / beta``, and ``y = x`` where ``beta * x > threshold`` (there they agree)."""
+    scaled = input * beta
+    # The clamp keeps exp finite in the branch that ``where`` discards (see the module docstring).
+    smooth = scaled.clamp(max=threshold).exp().log1p()
+    return _where(scaled > threshold, input, smooth / beta if beta != 1 else smooth)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``y = x - lambd if x > lambd, x + lambd if x < -lambd, else 0``."""
+    if lambd < 0:
+        largest = float(np.finfo(input._data.dtype).max) if input.is_floating_point() else float("inf")
+        raise RuntimeError(
+            f"lambda must be in range [0, {largest:g}] for input dtype {input.dtype.type_name}, but found {lambd:g}"
+        )
+    return _where(input > lambd, input - lambd, _where(input < -lambd, input + lambd, 0.0))
+
+
+def tanh(input: Tensor) -> Tensor:
+    return input.tanh()
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    return input.sigmoid()
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """``y = clamp(x / 6 + 1/2, 0, 1)``: a piecewise-linear sigmoid."""
+    return _maybe_inplace(input, inplace, lambda x: (x / 6 + 0.5).clamp(0.0, 1.0))
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``y = x * sigmoid(x)`` (also called swish)."""
+    return _maybe_inplace(input, inplace, lambda x: x * x.sigmoid())
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``y = x * tanh(softplus(x))``."""
+    return _maybe_inplace(input, inplace, lambda x: x * softplus(x).tanh())
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``y = x * hardsigmoid(x)``: 0 below -3, ``x`` above 3, ``x (x + 3) / 6`` between."""
+    return _maybe_inplace(input, inplace, lambda x: x * (x / 6 + 0.5).clamp(0.0, 1.0))
+
+
+def _get_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    """The dimension an old-style call without ``dim`` meant (deprecated, as in PyTorch)."""
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument.",
+        stacklevel=stacklevel,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _softmax_input(input: Tensor, name: str, dim, stacklevel: int, dtype):
+    if dim is None:
+        dim = _get_softmax_dim(name, input.dim(), stacklevel + 1)
+    if dtype is not None:
+        input = input.to(dtype)
+    elif not input.is_floating_point():
+        raise RuntimeError(_messages.not_implemented_for(f"{name}_lastdim_kernel_impl", input.dtype))
+    return input, wrap_dim(dim, input.dim())
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: _dtype.dtype | None = None) -> Tensor:
+    """``y_i = exp(x_i) / sum_j exp(x_j)`` along ``dim``: each slice becomes a probability distribution.
+
+        >>> import minitorch
+        >>> minitorch.nn.functional.softmax(minitorch.tensor([0.0, 0.0]), dim=0)
+        tensor([0.5000, 0.5000])
+    """
+    if dim is None:
+        dim = _get_softmax_dim("softmax", input.dim(), _stacklevel + 1)
+    return nn_ops.softmax(input, dim, dtype)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: _dtype.dtype | None = None) -> Tensor:
+    """``softmax(-x)``: the smallest entries get the largest probabilities."""
+    input, dim = _softmax_input(input, "softmin", dim, _stacklevel, dtype)
+    return nn_ops.Softmax.apply(-input, dim)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+                dtype: _dtype.dtype | None = None) -> Tensor:
+    """``y_i = x_i - log(sum_j exp(x_j))`` along ``dim``: the log of the softmax, computed without overflow."""
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel + 1)
+    return nn_ops.log_softmax(input, dim, dtype)
+
+
+# Every function checks its tensor argument the way PyTorch does (minitorch/_arguments.py).
+_arguments.make_public(globals(), __all__)
