@@ -170,12 +170,19 @@ def _run_cells(plan, namespace, event, steps):
 
 
 def _call_case(function, case, input_type, steps, file_bytes):
-    """One graded call: (the status for e<k>.json, the answer's arrays)."""
+    """One graded call: (the status for e<k>.json, the answer's arrays).
+
+    Besides the answer's arrays, an answered call reports what its values cannot show, for the rules
+    the grader enforces outside (as the learner's check does): ``changed``, the positions of the array
+    arguments whose values differ after the call (an input written in place), ``graph``, for each
+    output the name of its ``grad_fn`` when it is still attached to an autograd graph (else None), and
+    ``tuple``, whether the answer was a tuple or list."""
     UnsupportedOutput, call_arguments, output_arrays = _TOOLS["compare"]  # noqa: N806 - a class among functions
     answer = {}
 
     def call():
-        answer["value"] = function(*call_arguments(case, input_type))
+        answer["arguments"] = call_arguments(case, input_type)
+        answer["value"] = function(*answer["arguments"])
 
     status, error, _ = steps.run(call)
     if status == "error" and error == "NotImplementedError":
@@ -192,7 +199,49 @@ def _call_case(function, case, input_type, steps, file_bytes):
         return {"status": "unsupported", "why": type(why).__name__[:100]}, []
     if len(kinds) > 64 or sum(array.nbytes for array in arrays) > file_bytes // 2:
         return {"status": "too_large"}, []
-    return {"status": "ok", "kinds": kinds}, arrays
+    value = answer["value"]
+    outputs = list(value) if isinstance(value, (tuple, list)) else [value]
+    status = {
+        "status": "ok",
+        "kinds": kinds,
+        "changed": _changed_arguments(case, answer["arguments"]),
+        "graph": [_graph_name(output) for output in outputs] if len(outputs) == len(kinds) else [None] * len(kinds),
+        "tuple": isinstance(value, (tuple, list)),
+    }
+    return status, arrays
+
+
+def _changed_arguments(case, arguments):
+    """Positions of the array arguments whose values (or shape) differ from the case's after the call."""
+    array_equal, ndarray = _TOOLS["array_equal"], _TOOLS["ndarray"]
+    changed = []
+    for position, (original, argument) in enumerate(zip(case, arguments)):
+        if not isinstance(original, ndarray):
+            continue
+        try:
+            now = argument if isinstance(argument, ndarray) else argument.detach().cpu().numpy()
+            same = now.shape == original.shape and bool(
+                array_equal(now, original, equal_nan=original.dtype.kind in "fc")
+            )
+        except BaseException:  # noqa: BLE001 - an argument replaced by something else entirely
+            same = False
+        if not same:
+            changed.append(position)
+    return changed
+
+
+def _graph_name(output):
+    """The name of ``output``'s grad_fn (``SubBackward0``) when it is a tensor attached to a graph, else None."""
+    if not isinstance(output, _TOOLS["tensor"]):
+        return None
+    try:
+        node = output.grad_fn
+        if node is None:
+            return None
+        name = node.name() if callable(getattr(node, "name", None)) else type(node).__name__
+        return name if isinstance(name, str) and name.isidentifier() and len(name) <= 60 else "Node"
+    except BaseException:  # noqa: BLE001
+        return "Node"
 
 
 def _run_part(part, namespace, inputs, event, steps, out_dir, file_bytes):
@@ -236,7 +285,7 @@ def main():
 
     import numpy as np
 
-    import minitorch  # noqa: F401 - imported here, so a broken install is the grader's error, not a cell's
+    import minitorch  # imported here, so a broken install is the grader's error, not a cell's
     from grading.compare import UnsupportedOutput, call_arguments, output_arrays
 
     _TOOLS.update(
@@ -246,6 +295,9 @@ def main():
         dumps=json.dumps,
         exists=os.path.exists,
         sleep=time.sleep,
+        array_equal=np.array_equal,
+        ndarray=np.ndarray,
+        tensor=minitorch.Tensor,
     )
     _withhold(plan.get("withheld", []))
     event(end="setup")
