@@ -231,10 +231,10 @@ class _Launcher:
                     "function": prepared.exercise.function,
                     "input_type": prepared.exercise.input_type,
                     "cases": prepared.argument_specs,
+                    "withheld": list(prepared.exercise.withheld),  # only while this part's calls run
                 }
                 for prepared in pending
             ],
-            "withheld": sorted({name for prepared in pending for name in prepared.exercise.withheld}),
             "limits": limits.for_runner(),
             "uid": self.uid,
             "gid": self.uid,
