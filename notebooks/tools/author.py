@@ -23,6 +23,8 @@ from pathlib import Path
 
 import nbformat
 
+import optional_datasets
+
 ROOT = Path(__file__).resolve().parents[1]  # the course folder (notebooks/)
 
 
@@ -102,9 +104,9 @@ def review_section(name: str) -> list:
 
 
 def _with_review(name: str, cells: list) -> list:
-    """``cells`` with the review section inserted before the closing summary (the last "## Summary" cell),
-    or at the end when there is none."""
-    section = review_section(name)
+    """``cells`` with the optional real-dataset section (:mod:`optional_datasets`) and the review section
+    inserted before the closing summary (the last "## Summary" cell), or at the end when there is none."""
+    section = optional_datasets.section(name, md, code) + review_section(name)
     if not section:
         return cells
     positions = [
