@@ -17,7 +17,8 @@ from tests.support import require_torch
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 CHAPTER_SCRIPTS = sorted((REPOSITORY / "notebooks" / "tools" / "chapters").glob("[0-9][0-9]_*.py"))
-CHAPTERS = [f"ch{script.name[:2]}" for script in CHAPTER_SCRIPTS]
+# every chapter script's questions, and the capstone's (chapter 15) even before its script lands here
+CHAPTERS = sorted({f"ch{script.name[:2]}" for script in CHAPTER_SCRIPTS} | {"ch15"})
 
 
 def _choice_text(question_id: str) -> str:
@@ -138,6 +139,16 @@ def _facts():
     def sequential_keys():
         return list(nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1)).state_dict())
 
+    def window_text():
+        data, block = torch.tensor([ord(c) for c in "hello world"]), 4
+        text = "".join(map(chr, data[0:block].tolist())), "".join(map(chr, data[1 : block + 1].tolist()))
+        return f'inputs "{text[0]}", targets "{text[1]}"'
+
+    def embedding_row_gradient():
+        table = torch.zeros(3, 1, requires_grad=True)
+        F.embedding(torch.tensor([2, 2, 0]), table).sum().backward()
+        return table.grad[2, 0].item()
+
     sequential = sequential_keys()
     int8 = torch.tensor([127], dtype=torch.int8) + 1
     a = np.zeros(3)
@@ -201,6 +212,11 @@ def _facts():
         "ch12.q6": distributed_share(),
         "ch14.q3": torch.zeros(1000, 1000, dtype=torch.int8).numel() * torch.zeros(1, dtype=torch.int8).element_size(),
         "ch14.q4": torch.softmax(torch.tensor([1000.0, 1000.0]), dim=0)[0].item(),
+        "ch15.q1": F.cross_entropy(torch.zeros(1, 64), torch.tensor([0])).item(),
+        "ch15.q2": window_text(),
+        "ch15.q3": embedding_row_gradient(),
+        "ch15.q5": torch.softmax(torch.tensor([2.0, 0.0]) / 2, dim=0)[0].item(),
+        "ch15.q6": int(torch.searchsorted(torch.tensor([0.2, 0.5, 0.3]).cumsum(0), torch.tensor(0.65), right=True)),
     }
 
 
