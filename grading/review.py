@@ -136,13 +136,13 @@ def answer(question_id: str, response) -> bool:
 
 def as_text(chapter: str) -> str:
     """Every question of ``chapter`` as plain text, with the call that answers it."""
-    lines = [f"Review questions, {chapter} (not graded): answer each with answer(\"<id>\", <your answer>).", ""]
+    lines = [f'Review questions, {chapter} (not graded): answer each with answer("<id>", <your answer>).', ""]
     for question in questions(chapter):
         lines.append(f"{question.id}. {question.prompt}")
         for letter, text in zip(LETTERS, question.choices):
             lines.append(f"    ({letter}) {text}")
         example = '"<letter>"' if question.kind == "choice" else "<number>"
-        lines.append(f"    -> answer(\"{question.id}\", {example})")
+        lines.append(f'    -> answer("{question.id}", {example})')
         lines.append("")
     return "\n".join(lines).rstrip()
 
@@ -162,8 +162,8 @@ def review(chapter: str, widget: bool | None = None):
 
 def _in_jupyter() -> bool:
     try:
-        from IPython import get_ipython
         import ipywidgets  # noqa: F401
+        from IPython import get_ipython
     except ImportError:
         return False
     shell = get_ipython()

@@ -63,7 +63,8 @@ QUESTIONS = [
         ["NumPy / CuPy", "Tensor + ops", "autograd", "nn, optim, utils.data"],
         "c",
         "The layers, bottom up: the arrays (NumPy or CuPy), Tensor and its ops (forward on arrays, backward in tensor "
-        "operations), autograd (records operations and runs backward), then nn, optim, data and vision. Each layer uses "
+        "operations), autograd (records operations and runs backward), then nn, optim, data and vision. Each "
+        "layer uses "
         "only the ones below it.",
     ),
 ]

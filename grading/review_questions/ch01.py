@@ -39,7 +39,8 @@ QUESTIONS = [
     number(
         "`minitorch.tensor([127], dtype=minitorch.int8) + 1` holds which number?",
         -128,
-        "Integer arithmetic wraps around: 127 is the largest int8, and one more is -128 (two's complement). No error, no "
+        "Integer arithmetic wraps around: 127 is the largest int8, and one more is -128 (two's complement). "
+        "No error, no "
         "promotion to a wider type.",
     ),
 ]

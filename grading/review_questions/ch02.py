@@ -13,7 +13,8 @@ QUESTIONS = [
         "`x = minitorch.tensor(1.0, requires_grad=True)`; then twice: `(3 * x).backward()`. What is `x.grad` after "
         "the second call?",
         6,
-        "backward *adds* into .grad: 3 + 3 = 6. Clear gradients between steps (x.grad = None, or optimizer.zero_grad()).",
+        "backward *adds* into .grad: 3 + 3 = 6. Clear gradients between steps (x.grad = None, or "
+        "optimizer.zero_grad()).",
     ),
     choice(
         "`a` has shape (3, 1) and `b` shape (1, 4), both requiring grad. After `(a * b).sum().backward()`, what is "

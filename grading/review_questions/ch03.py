@@ -4,7 +4,7 @@ from grading.review import choice, number
 
 QUESTIONS = [
     number(
-        "How many bytes does `.to(\"cuda\")` copy for a float32 tensor of shape (1000, 1000)?",
+        'How many bytes does `.to("cuda")` copy for a float32 tensor of shape (1000, 1000)?',
         4_000_000,
         "A copy moves numel · element_size bytes: 1,000,000 elements of 4 bytes. Its time is a fixed latency plus the "
         "bytes over the bandwidth of the link.",
@@ -22,7 +22,7 @@ QUESTIONS = [
         "the same device, but found at least two devices, cpu and cuda:0'.",
     ),
     choice(
-        "`t` is already on the CPU. What does `t.to(\"cpu\")` return?",
+        '`t` is already on the CPU. What does `t.to("cpu")` return?',
         ["a copy of t", "t itself", "None", "a view of t with a new device"],
         "b",
         "`.to()` returns the tensor itself when nothing changes (device and dtype already right), so it is free to "

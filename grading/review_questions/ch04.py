@@ -13,7 +13,8 @@ QUESTIONS = [
         "What is the shape of `nn.Linear(3, 5).weight`?",
         ["(3, 5)", "(5, 3)", "(5,)", "(15,)"],
         "b",
-        "Linear computes x Wᵀ + b with W of shape (out_features, in_features), so an input row of 3 features becomes 5.",
+        "Linear computes x Wᵀ + b with W of shape (out_features, in_features), so an input row of 3 features "
+        "becomes 5.",
     ),
     choice(
         "Which of these is a key of `nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1)).state_dict()`?",
@@ -31,7 +32,8 @@ QUESTIONS = [
             "an error",
         ],
         "b",
-        "x W₁ᵀ W₂ᵀ + (b₁ W₂ᵀ + b₂) is again one affine map. The non-linearity between layers is what makes depth useful.",
+        "x W₁ᵀ W₂ᵀ + (b₁ W₂ᵀ + b₂) is again one affine map. The non-linearity between layers is what makes "
+        "depth useful.",
     ),
     choice(
         "How does `parameters()` find the weights assigned as `self.fc = nn.Linear(...)` in `__init__`?",
@@ -56,6 +58,7 @@ QUESTIONS = [
             "freezes the parameters",
         ],
         "b",
-        "train()/eval() only set a flag, recursively. Gradients are still recorded in eval mode: use no_grad() for that.",
+        "train()/eval() only set a flag, recursively. Gradients are still recorded in eval mode: use "
+        "no_grad() for that.",
     ),
 ]

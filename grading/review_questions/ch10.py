@@ -69,7 +69,7 @@ QUESTIONS = [
             "a link to download more code",
         ],
         "b",
-        "Weight files hold only data, read through an allow-list; models.lenet5(weights=\"DEFAULT\") also checks the "
+        'Weight files hold only data, read through an allow-list; models.lenet5(weights="DEFAULT") also checks the '
         "file's hash.",
     ),
 ]

@@ -41,7 +41,8 @@ QUESTIONS = [
             "nothing: BatchNorm is off in eval()",
         ],
         "b",
-        "In train() it uses the batch's statistics and updates running averages; in eval() it uses those averages, so a "
+        "In train() it uses the batch's statistics and updates running averages; in eval() it uses those "
+        "averages, so a "
         "single example gets the same answer whatever batch it comes in.",
     ),
     choice(

@@ -39,7 +39,8 @@ QUESTIONS = [
             "the file is twice as large",
         ],
         "b",
-        "The wrapper holds the model as its attribute `module`; save `wrapper.module.state_dict()` or strip the prefix.",
+        "The wrapper holds the model as its attribute `module`; save `wrapper.module.state_dict()` or strip "
+        "the prefix.",
     ),
     number(
         "Ring all-reduce over N GPUs sends 2(N−1)/N times the gradient bytes per GPU. How many MB per GPU for 100 MB "

@@ -30,7 +30,7 @@ QUESTIONS = [
         "from_dlpack in each library wraps the other's buffer: zero copies, on the same device.",
     ),
     choice(
-        "`scipy.optimize.minimize(fun, x0, jac=True, method=\"L-BFGS-B\")`: what must `fun` return?",
+        '`scipy.optimize.minimize(fun, x0, jac=True, method="L-BFGS-B")`: what must `fun` return?',
         [
             "the value only; SciPy estimates the gradient",
             "a pair (value, gradient), which autograd computes in one forward and one backward pass",
@@ -42,7 +42,8 @@ QUESTIONS = [
         "minitorch.interop.scipy.value_and_grad builds such a function from a tensor function.",
     ),
     choice(
-        "A checkpoint file contains a pickled reference to `os.system`. What does `minitorch.load(path)` do by default?",
+        "A checkpoint file contains a pickled reference to `os.system`. What does `minitorch.load(path)` do "
+        "by default?",
         [
             "runs it",
             "refuses to load: the default allow-list rebuilds only tensors, storages and plain containers",

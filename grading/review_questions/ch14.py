@@ -4,7 +4,7 @@ from grading.review import choice, number
 
 QUESTIONS = [
     choice(
-        "What does `minitorch.onnx.export(model, (example,), \"model.onnx\", ...)` write?",
+        'What does `minitorch.onnx.export(model, (example,), "model.onnx", ...)` write?',
         [
             "the model's Python source",
             "a graph of ONNX operators recorded from one forward pass in evaluation mode, with the weights as "
@@ -17,7 +17,7 @@ QUESTIONS = [
         "ONNX Runtime (or TensorRT, a mobile runtime) runs it.",
     ),
     choice(
-        "Why pass `dynamic_axes={\"input\": {0: \"batch\"}, ...}` to the export?",
+        'Why pass `dynamic_axes={"input": {0: "batch"}, ...}` to the export?',
         [
             "to make the export faster",
             "so the file accepts any batch size instead of only the example's",

@@ -14,13 +14,13 @@ QUESTIONS = [
         abs_tol=5e-4,
     ),
     choice(
-        "The text is \"hello world\", a window starts at position 0 and block_size is 4. Which are the inputs and "
+        'The text is "hello world", a window starts at position 0 and block_size is 4. Which are the inputs and '
         "the targets?",
         [
-            "inputs \"hell\", targets \"ello\"",
-            "inputs \"hell\", targets \"o\"",
-            "inputs \"hello\", targets \"ello \"",
-            "inputs \"hell\", targets \"hell\"",
+            'inputs "hell", targets "ello"',
+            'inputs "hell", targets "o"',
+            'inputs "hello", targets "ello "',
+            'inputs "hell", targets "hell"',
         ],
         "a",
         "The targets are the same window moved one character later: targets[t] is the character after inputs[t], "

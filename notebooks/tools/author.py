@@ -18,11 +18,11 @@ Cells:
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
 import nbformat
-
 import optional_datasets
 
 ROOT = Path(__file__).resolve().parents[1]  # the course folder (notebooks/)
@@ -105,16 +105,24 @@ def review_section(name: str) -> list:
 
 def _with_review(name: str, cells: list) -> list:
     """``cells`` with the optional real-dataset section (:mod:`optional_datasets`) and the review section
-    inserted before the closing summary (the last "## Summary" cell), or at the end when there is none."""
+    inserted before the closing summary (the last markdown "## Summary" heading; a cell with text above the
+    heading is split there), or at the end when there is none."""
     section = optional_datasets.section(name, md, code) + review_section(name)
     if not section:
         return cells
-    positions = [
-        index for index, cell in enumerate(cells)
-        if cell.cell_type == "markdown" and cell.source.lstrip().startswith("## Summary")
-    ]  # fmt: skip
-    at = positions[-1] if positions else len(cells)
-    return cells[:at] + section + cells[at:]
+    for index in range(len(cells) - 1, -1, -1):
+        cell = cells[index]
+        if cell.cell_type != "markdown":
+            continue
+        heading = re.search(r"^## Summary\b", cell.source, re.MULTILINE)
+        if heading is None:
+            continue
+        if heading.start() == 0:
+            return cells[:index] + section + cells[index:]
+        summary = md(cell.source[heading.start() :])
+        cell.source = cell.source[: heading.start()].rstrip("\n")
+        return cells[: index + 1] + section + [summary] + cells[index + 1 :]
+    return cells + section
 
 
 def write(name: str, cells: list) -> Path:

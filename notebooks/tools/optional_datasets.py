@@ -117,7 +117,8 @@ SECTIONS = {
     real_loader = DataLoader(real_train, batch_size=256, shuffle=True, generator=minitorch.Generator().manual_seed(0))
     real_batch, real_labels = next(iter(real_loader))
     print(f"training-set mean {mean:.4f}, std {std:.4f}; {len(real_loader)} batches per epoch")
-    print("one batch:", tuple(real_batch.shape), real_batch.dtype, "labels", tuple(real_labels.shape), real_labels.dtype)
+    print("one batch:", tuple(real_batch.shape), real_batch.dtype, "labels", tuple(real_labels.shape),
+          real_labels.dtype)
     print(f"after Normalize: batch mean {real_batch.mean().item():.3f}, std {real_batch.std().item():.3f}")
 ''',
     ),

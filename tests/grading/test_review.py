@@ -112,7 +112,9 @@ def _facts():
         x = torch.randn(1, 5, 8)
         order = torch.tensor([3, 0, 4, 1, 2])
         with torch.no_grad():
-            return torch.allclose(layer(x, x, x)[0][:, order], layer(x[:, order], x[:, order], x[:, order])[0], atol=1e-6)
+            return torch.allclose(
+                layer(x, x, x)[0][:, order], layer(x[:, order], x[:, order], x[:, order])[0], atol=1e-6
+            )
 
     def top2():
         logits = torch.tensor([[0.1, 0.5, 0.4], [0.7, 0.2, 0.1], [0.35, 0.25, 0.4]])

@@ -45,7 +45,8 @@ def _run(source: str) -> str:
 
 def _flag_cells(path: Path) -> list[str]:
     cells = json.loads(path.read_text())["cells"]
-    return ["".join(cell["source"]) for cell in cells if f"{optional_datasets.FLAG} = " in "".join(cell["source"])]
+    sources = ["".join(cell["source"]) for cell in cells if cell["cell_type"] == "code"]
+    return [source for source in sources if f"{optional_datasets.FLAG} = " in source]
 
 
 @pytest.mark.parametrize("edition", ["source", "release"])
