@@ -18,15 +18,14 @@ import os
 
 import minitorch
 import minitorch.nn as nn
-import minitorch.optim as optim
 from minitorch.vision import datasets
 
-{flag} = False  # True on a machine that is online: downloads {dataset} ({size}) once, into DATA_ROOT
+{flag} = False  # True (online): downloads {dataset} ({size}) once, into DATA_ROOT
 DATA_ROOT = os.path.join(os.path.expanduser("~"), "minitorch-data")
 
 real_train = real_test = None
 if not {flag}:
-    print("Skipped: {flag} is False, so nothing was downloaded. Set it to True to run this on {dataset}.")
+    print("Skipped: {flag} is False, so nothing was downloaded (set it to True to use {dataset}).")
 else:
     try:
         real_train = datasets.{dataset}(DATA_ROOT, train=True, download=True)
@@ -56,6 +55,8 @@ SECTIONS = {
         of 64). The cell trains the same kind of MLP for one pass over a third of them and prints its test accuracy.
         """,
         '''
+    import minitorch.optim as optim
+
     minitorch.manual_seed(0)
     real_images = real_train.data[:20000].reshape(-1, 784).float() / 255
     real_targets = real_train.targets[:20000]
@@ -82,6 +83,8 @@ SECTIONS = {
         accuracy: compare them yourself.
         """,
         '''
+    import minitorch.optim as optim
+
     real_images = real_train.data[:10000].reshape(-1, 784).float() / 255
     real_targets = real_train.targets[:10000]
     real_test_images = real_test.data.reshape(-1, 784).float() / 255
@@ -129,6 +132,8 @@ SECTIONS = {
         A small CNN of the same shape on MNIST's 28×28 digits: one pass over 10,000 images.
         """,
         '''
+    import minitorch.optim as optim
+
     minitorch.manual_seed(0)
     real_images = real_train.data[:10000].unsqueeze(1).float() / 255
     real_targets = real_train.targets[:10000]
@@ -156,6 +161,8 @@ SECTIONS = {
         two test accuracies the cell prints.
         """,
         '''
+    import minitorch.optim as optim
+
     real_images = real_train.data[:10000].reshape(-1, 784).float() / 255
     real_targets = real_train.targets[:10000]
     real_test_images = real_test.data.reshape(-1, 784).float() / 255
