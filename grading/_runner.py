@@ -170,12 +170,19 @@ def _run_cells(plan, namespace, event, steps):
 
 
 def _call_case(function, case, input_type, steps, file_bytes):
-    """One graded call: (the status for e<k>.json, the answer's arrays)."""
+    """One graded call: (the status for e<k>.json, the answer's arrays).
+
+    Besides the answer's arrays, an answered call reports what its values cannot show, for the rules
+    the grader enforces outside (as the learner's check does): ``changed``, the positions of the array
+    arguments whose values differ after the call (an input written in place), ``graph``, for each
+    output the name of its ``grad_fn`` when it is still attached to an autograd graph (else None), and
+    ``tuple``, whether the answer was a tuple or list."""
     UnsupportedOutput, call_arguments, output_arrays = _TOOLS["compare"]  # noqa: N806 - a class among functions
     answer = {}
 
     def call():
-        answer["value"] = function(*call_arguments(case, input_type))
+        answer["arguments"] = call_arguments(case, input_type)
+        answer["value"] = function(*answer["arguments"])
 
     status, error, _ = steps.run(call)
     if status == "error" and error == "NotImplementedError":
@@ -192,13 +199,72 @@ def _call_case(function, case, input_type, steps, file_bytes):
         return {"status": "unsupported", "why": type(why).__name__[:100]}, []
     if len(kinds) > 64 or sum(array.nbytes for array in arrays) > file_bytes // 2:
         return {"status": "too_large"}, []
-    return {"status": "ok", "kinds": kinds}, arrays
+    value = answer["value"]
+    outputs = list(value) if isinstance(value, (tuple, list)) else [value]
+    status = {
+        "status": "ok",
+        "kinds": kinds,
+        "changed": _changed_arguments(case, answer["arguments"]),
+        "graph": [_graph_name(output) for output in outputs] if len(outputs) == len(kinds) else [None] * len(kinds),
+        "tuple": isinstance(value, (tuple, list)),
+    }
+    return status, arrays
 
 
-def _run_part(part, namespace, inputs, event, steps, out_dir, file_bytes):
+def _changed_arguments(case, arguments):
+    """Positions of the array arguments whose values (or shape) differ from the case's after the call."""
+    array_equal, ndarray = _TOOLS["array_equal"], _TOOLS["ndarray"]
+    changed = []
+    for position, (original, argument) in enumerate(zip(case, arguments)):
+        if not isinstance(original, ndarray):
+            continue
+        try:
+            now = argument if isinstance(argument, ndarray) else argument.detach().cpu().numpy()
+            same = now.shape == original.shape and bool(
+                array_equal(now, original, equal_nan=original.dtype.kind in "fc")
+            )
+        except BaseException:  # noqa: BLE001 - an argument replaced by something else entirely
+            same = False
+        if not same:
+            changed.append(position)
+    return changed
+
+
+def _graph_name(output):
+    """The name of ``output``'s grad_fn (``SubBackward0``) when it is a tensor attached to a graph, else None."""
+    if not isinstance(output, _TOOLS["tensor"]):
+        return None
+    try:
+        node = output.grad_fn
+        if node is None:
+            return None
+        name = node.name() if callable(getattr(node, "name", None)) else type(node).__name__
+        return name if isinstance(name, str) and name.isidentifier() and len(name) <= 60 else "Node"
+    except BaseException:  # noqa: BLE001
+        return "Node"
+
+
+def _run_part(part, namespace, inputs, event, steps, out_dir):
     number = part["number"]
     function = namespace.get(part["function"])
     results, outputs = [], {}
+    restore = _withhold(part.get("withheld", []), namespace)
+    try:
+        _run_cases(part, function, inputs, event, steps, results, outputs)
+    finally:
+        restore()
+    try:
+        _TOOLS["savez"](os.path.join(out_dir, f"e{number}.npz"), **outputs)
+        with open(os.path.join(out_dir, f"e{number}.json"), "w") as handle:
+            handle.write(_TOOLS["dumps"](results))
+    except BaseException as error:  # noqa: BLE001 - over the file size limit, say
+        print(f"could not save the answers of part {number}: {type(error).__name__}", file=steps.stderr)
+    event(end="part", part=number)
+
+
+def _run_cases(part, function, inputs, event, steps, results, outputs):
+    number = part["number"]
+    file_bytes = _TOOLS["file_bytes"]
     for case_number, arguments_spec in enumerate(part["cases"]):
         if not callable(function):
             results.append({"status": "missing"})
@@ -216,13 +282,6 @@ def _run_part(part, namespace, inputs, event, steps, out_dir, file_bytes):
             outputs[f"c{case_number}_{position}"] = array
         results.append(result)
         event(end="case", part=number, case=case_number, status=result["status"])
-    try:
-        _TOOLS["savez"](os.path.join(out_dir, f"e{number}.npz"), **outputs)
-        with open(os.path.join(out_dir, f"e{number}.json"), "w") as handle:
-            handle.write(_TOOLS["dumps"](results))
-    except BaseException as error:  # noqa: BLE001 - over the file size limit, say
-        print(f"could not save the answers of part {number}: {type(error).__name__}", file=steps.stderr)
-    event(end="part", part=number)
 
 
 def main():
@@ -236,7 +295,7 @@ def main():
 
     import numpy as np
 
-    import minitorch  # noqa: F401 - imported here, so a broken install is the grader's error, not a cell's
+    import minitorch  # imported here, so a broken install is the grader's error, not a cell's
     from grading.compare import UnsupportedOutput, call_arguments, output_arrays
 
     _TOOLS.update(
@@ -246,8 +305,10 @@ def main():
         dumps=json.dumps,
         exists=os.path.exists,
         sleep=time.sleep,
+        array_equal=np.array_equal,
+        ndarray=np.ndarray,
+        tensor=minitorch.Tensor,
     )
-    _withhold(plan.get("withheld", []))
     event(end="setup")
 
     import builtins
@@ -256,8 +317,9 @@ def main():
     _run_cells(plan, namespace, event, steps)
     if plan["parts"]:
         inputs = _wait_for_inputs(task_dir, event)
+    _TOOLS["file_bytes"] = int(plan["limits"]["file_bytes"])
     for part in plan["parts"]:
-        _run_part(part, namespace, inputs, event, steps, out_dir, int(plan["limits"]["file_bytes"]))
+        _run_part(part, namespace, inputs, event, steps, out_dir)
     event(end="run")
     try:
         sys.stdout.flush()
@@ -282,30 +344,59 @@ def _wait_for_inputs(task_dir, event):
     return inputs
 
 
-def _withhold(names):
-    """Replace each dotted name (``minitorch.relu``, ``minitorch.Tensor.relu``) by a function that
-    raises NotImplementedError, before any submission code runs: an exercise that asks the learner
-    to rebuild a piece of minitorch earns nothing by calling minitorch's own."""
+def _withhold(names, namespace):
+    """Replace each dotted name (``minitorch.relu``, ``minitorch.Tensor.relu``) by a function that raises
+    NotImplementedError while one exercise's graded calls run, and return the function that puts them
+    back: an exercise that asks the learner to rebuild a piece of minitorch earns nothing by calling
+    minitorch's own, while the notebook's other cells (which ran before, with the whole library) and the
+    other exercises keep it. A notebook name bound to the piece itself (``from minitorch.nn.functional
+    import conv2d``, ``my_conv = F.conv2d``) is replaced too; a copy hidden deeper (a closure, a default
+    argument, a list) is not: the withholding stops the obvious shortcut, the hidden cases the rest."""
     import importlib
 
+    undo = []
     for name in names:
         module_name, _, attribute = name.rpartition(".")
         owner, parts = None, module_name.split(".")
-        for cut in range(len(parts), 0, -1):  # the longest importable prefix, then attributes
-            try:
-                owner = importlib.import_module(".".join(parts[:cut]))
-            except ImportError:
-                continue
-            for part in parts[cut:]:
-                owner = getattr(owner, part)
-            break
+        try:
+            for cut in range(len(parts), 0, -1):  # the longest importable prefix, then attributes
+                try:
+                    owner = importlib.import_module(".".join(parts[:cut]))
+                except ImportError:
+                    continue
+                for part in parts[cut:]:
+                    owner = getattr(owner, part)
+                break
+        except AttributeError:
+            owner = None
         if owner is None or not hasattr(owner, attribute):
             continue
+        original = getattr(owner, attribute)
+        own = attribute in getattr(owner, "__dict__", {})
+        stored = owner.__dict__[attribute] if own else None  # a staticmethod stays one when put back
 
         def withheld(*args, _name=name, **kwargs):
             raise NotImplementedError(f"{_name} is not available while this exercise is graded: write it yourself")
 
         setattr(owner, attribute, withheld)
+        bound = [key for key, value in list(namespace.items()) if value is original]
+        for key in bound:
+            namespace[key] = withheld
+        undo.append((owner, attribute, own, stored, original, bound))
+
+    def restore():
+        for owner, attribute, own, stored, original, bound in reversed(undo):
+            try:
+                if own:
+                    setattr(owner, attribute, stored)
+                else:
+                    delattr(owner, attribute)
+            except BaseException:  # noqa: BLE001 - the submission replaced the owner: nothing to put back
+                pass
+            for key in bound:
+                namespace[key] = original
+
+    return restore
 
 
 def _cell_line(error):

@@ -231,10 +231,10 @@ class _Launcher:
                     "function": prepared.exercise.function,
                     "input_type": prepared.exercise.input_type,
                     "cases": prepared.argument_specs,
+                    "withheld": list(prepared.exercise.withheld),  # only while this part's calls run
                 }
                 for prepared in pending
             ],
-            "withheld": sorted({name for prepared in pending for name in prepared.exercise.withheld}),
             "limits": limits.for_runner(),
             "uid": self.uid,
             "gid": self.uid,
@@ -429,7 +429,7 @@ def _case_label(prepared: PreparedPart, case: int) -> str:
 
 # -- reading answers back, defensively ----------------------------------------------------------------
 _STATUS_FIELDS = {
-    "ok": {"status", "kinds"},
+    "ok": {"status", "kinds", "changed", "graph", "tuple"},
     "error": {"status", "error"},
     "none": {"status", "why"},
     "unsupported": {"status", "why"},
@@ -447,8 +447,15 @@ def _valid_status(status, count_limit: int = 64) -> bool:
     if set(status) != _STATUS_FIELDS.get(code, {"status"}):
         return False
     if code == "ok":
-        kinds = status["kinds"]
-        return isinstance(kinds, list) and 0 < len(kinds) <= count_limit and all(k in _OUTPUT_KINDS for k in kinds)
+        kinds, changed, graph = status["kinds"], status["changed"], status["graph"]
+        return (
+            isinstance(kinds, list) and 0 < len(kinds) <= count_limit and all(k in _OUTPUT_KINDS for k in kinds)
+            and isinstance(changed, list) and len(changed) <= count_limit
+            and all(type(position) is int and 0 <= position < count_limit for position in changed)
+            and isinstance(graph, list) and len(graph) == len(kinds)
+            and all(name is None or (short_text(name, 60) and name.isidentifier()) for name in graph)
+            and isinstance(status["tuple"], bool)
+        )  # fmt: skip
     if code == "error":
         return short_text(status["error"])
     if code in ("none", "unsupported"):
@@ -557,6 +564,15 @@ def _case_problem(prepared, case, status, expected, arrays) -> str | None:
         got = [arrays.get(f"c{case}_{position}") for position in range(len(kinds))]
         if any(array is None for array in got):
             return "no answer came back"
+        public = case < prepared.public_count
+        # the rules the learner's check enforces too, in its order: inputs left unchanged (unless writing into
+        # them is the exercise), the values, then the answer's own properties (answer_check: a leaf, say)
+        if status["changed"] and not prepared.exercise.mutates_inputs:
+            which = f"its input (argument {status['changed'][0] + 1})" if public else "an input"
+            return (
+                f"changed {which} in place (its values differ after the call); work on a copy (x.clone()) or build "
+                "new tensors, and leave the caller's tensors as they were"
+            )
         mismatch = checks.type_mismatch(prepared.exercise, kinds) or compare(
             expected,
             got,
@@ -565,10 +581,10 @@ def _case_problem(prepared, case, status, expected, arrays) -> str | None:
             check_dtype=prepared.exercise.check_dtype,
             at_most=prepared.exercise.at_most,
         )
-        if mismatch is None:
-            return None
-        # public cases may quote values (the learner has them); hidden ones name the kind of failure only
-        return mismatch.detail if case < prepared.public_count else _HIDDEN_MISMATCH[mismatch.kind]
+        if mismatch is not None:
+            # public cases may quote values (the learner has them); hidden ones name the kind of failure only
+            return mismatch.detail if public else _HIDDEN_MISMATCH[mismatch.kind]
+        return _answer_rule(prepared.exercise, kinds, got, status, public)
     if code == "error":
         if case >= prepared.public_count:
             return "raised an exception"  # which one could be chosen to spell a hidden input
@@ -583,6 +599,51 @@ def _case_problem(prepared, case, status, expected, arrays) -> str | None:
         "exit": "called sys.exit() or raised KeyboardInterrupt",
         "too_large": "returned an answer larger than the file limit",
     }.get(code, "no answer came back")
+
+
+class _RecordedNode:
+    """Stands for the ``grad_fn`` an answer had in the sandbox: only its name came back."""
+
+    next_functions: tuple = ()
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def name(self) -> str:
+        return self._name
+
+
+def rebuilt_answer(kinds: list[str], arrays: list[np.ndarray], status: dict):
+    """The answer as the sandbox's function returned it, rebuilt from its arrays and what the runner
+    recorded (tensors attached to a graph get a stand-in ``grad_fn`` with the recorded name), for the
+    exercise's ``answer_check``."""
+    import minitorch
+
+    outputs = []
+    for kind, array, graph in zip(kinds, arrays, status["graph"]):
+        if kind == "tensor":
+            tensor = minitorch.tensor(array)
+            if graph is not None:
+                tensor.grad_fn = _RecordedNode(graph)
+            outputs.append(tensor)
+        else:
+            outputs.append(array if kind == "ndarray" else array.item())
+    return tuple(outputs) if status["tuple"] else outputs[0]
+
+
+def _answer_rule(exercise: registry.Exercise, kinds, got, status, public: bool) -> str | None:
+    """The exercise's ``answer_check`` on the rebuilt answer: its sentence on a public case, a neutral one on a
+    hidden case (the recorded grad_fn name is chosen by the submission's code, so it could spell a hidden input)."""
+    if exercise.answer_check is None:
+        return None
+    try:
+        with checks.quiet():
+            problem = exercise.answer_check(rebuilt_answer(kinds, got, status))
+    except Exception:  # noqa: BLE001 - a check that cannot read this answer leaves the verdict to the values
+        return None
+    if not problem:
+        return None
+    return problem if public else "the answer breaks a rule of this exercise (the public cases say which)"
 
 
 _HIDDEN_MISMATCH = {

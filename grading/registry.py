@@ -51,7 +51,7 @@ class Exercise:
     hint: str = ""
     extra: dict = field(default_factory=dict)
     # dotted names of the minitorch pieces the learner rebuilds in this exercise: the batch grader
-    # replaces them by a function that raises NotImplementedError before the submission's code runs
+    # replaces them by a function that raises NotImplementedError while this exercise's calls run
     withheld: tuple[str, ...] = ()
     hints: tuple[str, ...] = ()  # steps revealed one at a time by grading.hint: idea, formula, code sketch
     labels: tuple[str, ...] = ()  # what each public case tests, named in the report when it fails

@@ -19,6 +19,15 @@ import minitorch.nn as nn
 import minitorch.nn.functional as F
 from grading.registry import exercise, randn
 
+# every public way to run backward: the BatchNorm exercise asks for the backward pass by hand
+AUTOGRAD_ENGINE = (
+    "minitorch.Tensor.backward",
+    "minitorch.autograd.backward",
+    "minitorch.autograd.grad",
+    "minitorch.autograd.graph.step_backward",
+    "minitorch.autograd.engine.run_backward",
+)
+
 
 def _model_with_gradients(x, target, w1, b1, w2, b2):
     """Linear -> Tanh -> Linear with the given weights, after one backward pass of the MSE loss."""
@@ -101,6 +110,7 @@ def _clip_gradients(grad_a, grad_b, max_norm):
 exercise(
     "ch11.clip_gradients",
     function="clip_gradients",
+    withheld=("minitorch.nn.utils.clip_grad_norm_", "minitorch.nn.utils.clip_grad.clip_grad_norm_"),
     reference=_clip_gradients,
     public=[
         (randn(3, 4, seed=1120), randn(4, seed=1121), 1.0),
@@ -128,6 +138,7 @@ def _mask(shape, keep, seed):
 exercise(
     "ch11.dropout_forward",
     function="dropout_forward",
+    withheld=("minitorch.nn.functional.dropout",),
     reference=_dropout_forward,
     public=[
         (randn(4, 5, seed=1130), _mask((4, 5), 0.5, seed=1131), 0.5, True),
@@ -152,6 +163,7 @@ def _batchnorm_forward_backward(x, gamma, beta, grad_output):
 exercise(
     "ch11.batchnorm_forward_backward",
     function="batchnorm_forward_backward",
+    withheld=("minitorch.nn.functional.batch_norm", *AUTOGRAD_ENGINE),
     reference=_batchnorm_forward_backward,
     public=[
         (randn(8, 3, seed=1150, dtype="float64"), np.ones(3), np.zeros(3), np.ones((8, 3))),

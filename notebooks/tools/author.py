@@ -18,10 +18,12 @@ Cells:
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
 import nbformat
+import optional_datasets
 
 ROOT = Path(__file__).resolve().parents[1]  # the course folder (notebooks/)
 
@@ -74,10 +76,60 @@ def tests(source: str, cell_id: str, points: int = 1):
     return cell
 
 
+def review_section(name: str) -> list:
+    """The "Review questions" cells of chapter ``name`` (``03_devices``), or none when the chapter has no
+    ``grading/review_questions/chNN.py``. The questions stay out of the chapter scripts: they are data."""
+    chapter = f"ch{name[:2]}"
+    if not (ROOT.parent / "grading" / "review_questions" / f"{chapter}.py").exists():
+        return []
+    return [
+        md(
+            f"""
+            ## Review questions
+
+            A few questions to check your understanding of this chapter, with the answer explained as soon as you
+            pick one. They are **not graded** (nbgrader and the batch grader ignore them); answer, then read the
+            explanation, right or wrong. Without widgets (a plain Python session), the cell prints the questions;
+            answer one with `answer("{chapter}.q1", "b")` (a letter, or a number where a number is asked).
+            """
+        ),
+        code(
+            f"""
+            from grading.review import answer, review  # noqa: F401 (answer("{chapter}.q1", ...) checks one answer)
+
+            review("{chapter}")
+            """
+        ),
+    ]
+
+
+def _with_review(name: str, cells: list) -> list:
+    """``cells`` with the optional real-dataset section (:mod:`optional_datasets`) and the review section
+    inserted before the closing summary (the last markdown "## Summary" heading; a cell with text above the
+    heading is split there), or at the end when there is none."""
+    section = optional_datasets.section(name, md, code) + review_section(name)
+    if not section:
+        return cells
+    for index in range(len(cells) - 1, -1, -1):
+        cell = cells[index]
+        if cell.cell_type != "markdown":
+            continue
+        heading = re.search(r"^## Summary\b", cell.source, re.MULTILINE)
+        if heading is None:
+            continue
+        if heading.start() == 0:
+            return cells[:index] + section + cells[index:]
+        summary = md(cell.source[heading.start() :])
+        cell.source = cell.source[: heading.start()].rstrip("\n")
+        return cells[: index + 1] + section + [summary] + cells[index + 1 :]
+    return cells + section
+
+
 def write(name: str, cells: list) -> Path:
-    """Write ``notebooks/source/<name>/<name>.ipynb`` (no outputs) and return its path."""
+    """Write ``notebooks/source/<name>/<name>.ipynb`` (no outputs) and return its path; the chapter's review
+    questions (:func:`review_section`) are added before its closing summary."""
     notebook = nbformat.v4.new_notebook()
-    notebook.cells = cells
+    notebook.cells = _with_review(name, cells)
     notebook.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
     notebook.metadata["language_info"] = {"name": "python"}
     nbformat.validate(notebook)

@@ -1,0 +1,188 @@
+"""Withheld pieces (issue 18's mechanism, ``withheld=`` in grading/exercises/chNN.py): while an exercise
+that rebuilds a piece of minitorch is graded, the batch grader replaces that piece by a function that
+raises NotImplementedError. A submission that calls the piece instead of building it fails that
+exercise; the reference solution, and every other cell and exercise of the chapter, still run with the
+whole library.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import shutil
+import textwrap
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import minitorch
+from grading import _runner, registry
+from tests.grading.conftest import require_bwrap
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+COURSE = REPOSITORY / "notebooks"
+BUILD_IT_CHAPTERS = ("ch02", "ch04", "ch05", "ch07", "ch11")
+
+
+def _resolve(name: str):
+    module_name, _, attribute = name.rpartition(".")
+    parts = module_name.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            owner = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for part in parts[cut:]:
+            owner = getattr(owner, part)
+        return owner, attribute
+    raise LookupError(name)
+
+
+@pytest.mark.parametrize("chapter", BUILD_IT_CHAPTERS)
+def test_every_withheld_name_exists(chapter):
+    """A misspelt name would silently withhold nothing."""
+    entries = [entry for entry in registry.chapter_exercises(chapter) if entry.withheld]
+    assert len(entries) >= 2, f"{chapter} withholds nothing"
+    for entry in entries:
+        for name in entry.withheld:
+            owner, attribute = _resolve(name)
+            assert hasattr(owner, attribute), f"{entry.name}: {name} does not exist"
+
+
+def test_withholding_covers_notebook_names_and_is_undone():
+    import minitorch.nn.functional as F
+
+    original_conv, original_setattr = F.conv2d, minitorch.nn.Module.__dict__["__setattr__"]
+    namespace = {"my_conv": F.conv2d, "F": F, "unrelated": 3}
+
+    class Mine(minitorch.nn.Module):  # a "Module" that only subclasses the library's
+        pass
+
+    restore = _runner._withhold(
+        ["minitorch.nn.functional.conv2d", "minitorch.nn.Module.__setattr__", "minitorch.no_such_piece"], namespace
+    )
+    try:
+        with pytest.raises(NotImplementedError, match="minitorch.nn.functional.conv2d is not available"):
+            F.conv2d(minitorch.zeros(1, 1, 3, 3), minitorch.zeros(1, 1, 2, 2))
+        with pytest.raises(NotImplementedError):
+            namespace["my_conv"](minitorch.zeros(1, 1, 3, 3), minitorch.zeros(1, 1, 2, 2))
+        with pytest.raises(NotImplementedError):
+            Mine().weight = minitorch.nn.Parameter(minitorch.zeros(2))
+    finally:
+        restore()
+    assert F.conv2d is original_conv and namespace["my_conv"] is original_conv and namespace["unrelated"] == 3
+    assert minitorch.nn.Module.__dict__["__setattr__"] is original_setattr
+    module = Mine()
+    module.weight = minitorch.nn.Parameter(minitorch.zeros(2))
+    assert [name for name, _ in module.named_parameters()] == ["weight"]
+
+
+# -- the batch grader: a submission that calls the withheld piece fails that exercise only ---------------
+# Each shortcut is a last cell that redefines the graded function to call minitorch's own piece.
+SHORTCUTS = {
+    "02_autograd": {
+        "ch02.silu_with_grad": """
+            def silu_with_grad(x, grad_output):
+                x = x.detach().requires_grad_()
+                y = minitorch.nn.functional.silu(x)
+                y.backward(grad_output)
+                return y.detach(), x.grad
+        """,
+        "ch02.broadcast_mul_backward": """
+            def broadcast_mul_backward(a, b, grad_output):
+                a, b = a.detach().requires_grad_(), b.detach().requires_grad_()
+                y = a * b
+                y.backward(grad_output)
+                return y.detach(), a.grad, b.grad
+        """,
+        "ch02.backward_program": """
+            def backward_program(program, a, b):
+                leaves = [minitorch.tensor(a, requires_grad=True), minitorch.tensor(b, requires_grad=True)]
+                loss = run_program(program, leaves).sum()
+                gradients = minitorch.autograd.grad(loss, leaves, allow_unused=True)
+                return np.array(True), 2 * gradients[0], 2 * gradients[1]
+        """,
+    },
+    "04_networks": {
+        "ch04.linear_forward": """
+            from minitorch.nn.functional import linear as library_linear
+
+            def linear_forward(x, weight, bias):
+                return library_linear(x, weight, bias)
+        """,
+        "ch04.sgd_step": """
+            def sgd_step(x, target, weight, bias, learning_rate):
+                weight, bias = weight.detach().requires_grad_(), bias.detach().requires_grad_()
+                optimizer = minitorch.optim.SGD([weight, bias], lr=learning_rate)
+                loss = ((x @ weight.T + bias - target) ** 2).mean()
+                loss.backward()
+                optimizer.step()
+                return weight.detach(), bias.detach(), loss.detach()
+        """,
+    },
+    "05_losses_and_optimizers": {
+        "ch05.cross_entropy": """
+            def cross_entropy(logits, targets):
+                return F.cross_entropy(logits, targets)
+        """,
+        "ch05.adamw_run": """
+            MyAdamW = optim.AdamW
+        """,
+    },
+    "07_convolutions_and_vision": {
+        "ch07.conv2d_im2col": """
+            library_conv2d = F.conv2d
+
+            def conv2d_im2col(x, weight, bias, stride, padding):
+                return library_conv2d(x, weight, bias, stride=stride, padding=padding)
+        """,
+        "ch07.max_pool_2x2_backward": """
+            def max_pool_2x2_backward(x, grad_output):
+                x = x.detach().requires_grad_()
+                F.max_pool2d(x, 2).backward(grad_output)
+                return x.grad
+        """,
+    },
+    "11_training_dynamics": {
+        "ch11.batchnorm_forward_backward": """
+            def batchnorm_forward_backward(x, gamma, beta, grad_output):
+                x, gamma, beta = (t.detach().requires_grad_() for t in (x, gamma, beta))
+                y = F.batch_norm(x, None, None, gamma, beta, training=True)
+                y.backward(grad_output)
+                return y.detach(), x.grad, gamma.grad, beta.grad
+        """,
+    },
+}
+
+
+def _scores(out: Path) -> dict[str, dict[str, str]]:
+    with open(out / "grades.csv", newline="") as handle:
+        return {row["student"]: row for row in csv.DictReader(handle)}
+
+
+@pytest.mark.parametrize("chapter", sorted(SHORTCUTS))
+def test_calling_the_withheld_piece_fails_that_exercise_and_the_reference_passes(chapter, tmp_path):
+    require_bwrap()
+    from grading.cli import main
+    from grading.notebook import read_assignment
+
+    source = COURSE / "source" / chapter / f"{chapter}.ipynb"
+    folder = tmp_path / "submitted"
+    folder.mkdir()
+    shutil.copy(source, folder / "reference.ipynb")
+    shortcut = nbformat.read(source, as_version=4)
+    code = "\n\n".join(textwrap.dedent(body).strip() for body in SHORTCUTS[chapter].values())
+    shortcut.cells.append(nbformat.v4.new_code_cell(code))
+    nbformat.write(shortcut, folder / "shortcut.ipynb")
+    out = tmp_path / "out"
+    assert main([str(folder), "--source", str(source), "--out", str(out), "--jobs", "2", "--quiet"]) == 0
+    rows = _scores(out)
+    assignment = read_assignment(source)
+    assert float(rows["reference"]["total"]) == assignment.max_points, (out / "feedback" / "reference.md").read_text()
+    feedback = (out / "feedback" / "shortcut.md").read_text()
+    lost = sum(part.points for part in assignment.parts if part.exercise in SHORTCUTS[chapter])
+    assert float(rows["shortcut"]["total"]) == assignment.max_points - lost, feedback
+    for exercise in SHORTCUTS[chapter]:
+        line = next(line for line in feedback.splitlines() if line.startswith(f"- {exercise}:"))
+        assert "not implemented yet" in line or "raised NotImplementedError" in line, line
