@@ -237,11 +237,14 @@ cells = [
     print("LSTMCell step: h", tuple(h.shape), "c", tuple(c.shape))
     """),
     md(r"""
-    ### Exercise 3: one LSTM step
+    ### Exercise 3 (build it): one LSTM step
 
     Write `lstm_cell(x, h, c, weight_ih, weight_hh, bias_ih, bias_hh)` returning the tuple `(h_new, c_new)`, with
-    `weight_ih` of shape `(4 * hidden, input)` and the gates stacked in PyTorch's order i, f, g, o (as in
-    `nn.LSTMCell`, whose weights you could copy in to compare).
+    `weight_ih` of shape `(4 * hidden, input)` and the gates stacked in PyTorch's order i, f, g, o: the step
+    `nn.LSTMCell` takes. Tensor operations only: when your notebook is graded, `nn.LSTMCell`, `nn.LSTM` and the fused
+    ops of `minitorch/ops/recurrent.py` are switched off, and the hidden tests use sizes you have not seen. The cell
+    after the check compares your step with `nn.LSTMCell` itself, its weights copied in. `hint("ch08.lstm_cell")`
+    gives hints step by step.
     """),
     solution('''
     def lstm_cell(x, h, c, weight_ih, weight_hh, bias_ih, bias_hh):
@@ -267,6 +270,20 @@ cells = [
     ])
     ### END HIDDEN TESTS
     """, "ch08-lstm-cell-tests", points=3),
+    code("""
+    # Your step against nn.LSTMCell, with the module's own weights: the largest difference should be around 1e-7.
+    reference_cell = nn.LSTMCell(input_size=3, hidden_size=6)
+    x_step, h_step, c_step = minitorch.randn(5, 3), minitorch.randn(5, 6), minitorch.randn(5, 6)
+    with minitorch.no_grad():
+        expected_h, expected_c = reference_cell(x_step, (h_step, c_step))
+        try:
+            mine_h, mine_c = lstm_cell(x_step, h_step, c_step, reference_cell.weight_ih, reference_cell.weight_hh,
+                                       reference_cell.bias_ih, reference_cell.bias_hh)
+            print(f"h: largest difference {(mine_h - expected_h).abs().max().item():.1e};"
+                  f"  c: largest difference {(mine_c - expected_c).abs().max().item():.1e}")
+        except NotImplementedError:
+            print("Complete lstm_cell above first, then run this cell again.")
+    """),
     md(r"""
     ### Exercise 4: one GRU step
 
@@ -299,6 +316,135 @@ cells = [
     ])
     ### END HIDDEN TESTS
     """, "ch08-gru-cell-tests", points=3),
+    md(r"""
+    ### Exercise 5 (build it): backpropagation through time, by hand
+
+    Training a recurrent layer means differentiating the whole loop. `nn.LSTM` does it in one fused node
+    (`LSTMSequence` in `minitorch/ops/recurrent.py`): forward runs the steps in order and keeps what each step's
+    backward needs; backward walks the steps in **reverse** order, carrying the gradient of the state from each step
+    to the one before it. That is *backpropagation through time* (BPTT). Write it yourself.
+
+    Write `lstm_forward_backward(x, h0, c0, weight_ih, weight_hh, bias_ih, bias_hh, grad_output)`:
+
+    * forward: run the LSTM over `x` of shape `(time, batch, input)` from the states `h0`, `c0` (each
+      `(batch, hidden)`), with your cell's math, and stack every step's `h` into `output`, `(time, batch, hidden)`;
+    * backward: `grad_output` (same shape as `output`) is the gradient of some loss with respect to `output`;
+      return `(output, grad_x, grad_h0, grad_c0, grad_weight_ih, grad_weight_hh, grad_bias_ih, grad_bias_hh)`,
+      each gradient shaped like its input.
+
+    **No autograd**: derive each step's backward on paper (a step's `h` and `c` receive gradient from the output
+    *and* from the next step; the weights are shared, so their gradients add up over the steps), then compute it
+    with tensor operations. When your notebook is graded, `.backward()`, `autograd.grad`, `nn.LSTM`, `nn.LSTMCell`
+    and the fused ops are switched off. The cells after the check compare your gradients with autograd's and
+    gradcheck them. `hint("ch08.lstm_forward_backward")` gives hints step by step.
+    """),
+    solution('''
+    def lstm_forward_backward(x, h0, c0, weight_ih, weight_hh, bias_ih, bias_hh, grad_output):
+        """An LSTM over x (time, batch, input) and its backward pass through time, by hand:
+        (output, grad_x, grad_h0, grad_c0, grad_weight_ih, grad_weight_hh, grad_bias_ih, grad_bias_hh)."""
+        ### BEGIN SOLUTION
+        steps = x.shape[0]
+        hidden, cell = h0, c0
+        outputs, saved = [], []
+        for step in range(steps):
+            gates = x[step] @ weight_ih.T + bias_ih + hidden @ weight_hh.T + bias_hh
+            input_gate, forget_gate, candidate, output_gate = gates.chunk(4, dim=1)
+            input_gate, forget_gate = minitorch.sigmoid(input_gate), minitorch.sigmoid(forget_gate)
+            candidate, output_gate = minitorch.tanh(candidate), minitorch.sigmoid(output_gate)
+            new_cell = forget_gate * cell + input_gate * candidate
+            tanh_cell = minitorch.tanh(new_cell)
+            saved.append((hidden, cell, input_gate, forget_gate, candidate, output_gate, tanh_cell))
+            hidden, cell = output_gate * tanh_cell, new_cell
+            outputs.append(hidden)
+
+        grad_hidden, grad_cell = minitorch.zeros_like(h0), minitorch.zeros_like(c0)
+        grad_weight_ih, grad_weight_hh = minitorch.zeros_like(weight_ih), minitorch.zeros_like(weight_hh)
+        grad_bias = minitorch.zeros_like(bias_ih)
+        grad_x = [None] * steps
+        for step in reversed(range(steps)):
+            previous_hidden, previous_cell, input_gate, forget_gate, candidate, output_gate, tanh_cell = saved[step]
+            grad_hidden = grad_hidden + grad_output[step]
+            grad_cell = grad_cell + grad_hidden * output_gate * (1 - tanh_cell * tanh_cell)
+            grad_gates = minitorch.cat([
+                grad_cell * candidate * input_gate * (1 - input_gate),
+                grad_cell * previous_cell * forget_gate * (1 - forget_gate),
+                grad_cell * input_gate * (1 - candidate * candidate),
+                grad_hidden * tanh_cell * output_gate * (1 - output_gate),
+            ], dim=1)
+            grad_x[step] = grad_gates @ weight_ih
+            grad_weight_ih = grad_weight_ih + grad_gates.T @ x[step]
+            grad_weight_hh = grad_weight_hh + grad_gates.T @ previous_hidden
+            grad_bias = grad_bias + grad_gates.sum(dim=0)
+            grad_hidden = grad_gates @ weight_hh
+            grad_cell = grad_cell * forget_gate
+        output = minitorch.stack(outputs)
+        return (output, minitorch.stack(grad_x), grad_hidden, grad_cell, grad_weight_ih, grad_weight_hh,
+                grad_bias, grad_bias.clone())
+        ### END SOLUTION
+    ''', "ch08-lstm-bptt"),
+    tests("""
+    check("ch08.lstm_forward_backward", lstm_forward_backward)
+    ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+    from grading.exercises.ch08 import _sequence_case  # noqa: E402
+
+    check_hidden("ch08.lstm_forward_backward", lstm_forward_backward, [
+        _sequence_case(9, 1, 1, 1, seed=8501),
+        _sequence_case(4, 3, 5, 7, seed=8511),
+        _sequence_case(2, 6, 4, 2, seed=8521),
+    ])
+    ### END HIDDEN TESTS
+    """, "ch08-lstm-bptt-tests", points=4),
+    code("""
+    # Your gradients against autograd's through nn.LSTM (the same weights, h0, c0 and grad_output); then your backward,
+    # wrapped in an autograd.Function, against finite differences (gradcheck). Differences around 1e-15 are rounding.
+    steps_demo, batch_demo, input_demo, hidden_demo = 5, 3, 2, 4
+    lstm_demo = nn.LSTM(input_demo, hidden_demo).double()
+    x_demo = minitorch.randn(steps_demo, batch_demo, input_demo, dtype=minitorch.float64, requires_grad=True)
+    h0_demo = minitorch.randn(1, batch_demo, hidden_demo, dtype=minitorch.float64, requires_grad=True)
+    c0_demo = minitorch.randn(1, batch_demo, hidden_demo, dtype=minitorch.float64, requires_grad=True)
+    upstream = minitorch.randn(steps_demo, batch_demo, hidden_demo, dtype=minitorch.float64)
+    output_demo, _ = lstm_demo(x_demo, (h0_demo, c0_demo))
+    output_demo.backward(upstream)
+    weights_demo = [lstm_demo.weight_ih_l0, lstm_demo.weight_hh_l0, lstm_demo.bias_ih_l0, lstm_demo.bias_hh_l0]
+    autograd_gradients = [x_demo.grad, h0_demo.grad[0], c0_demo.grad[0]] + [w.grad for w in weights_demo]
+    names = ["x", "h0", "c0", "weight_ih", "weight_hh", "bias_ih", "bias_hh"]
+
+
+    class LSTMByHand(minitorch.autograd.Function):
+        \"\"\"Your forward and your backward as one node: autograd calls your gradients.\"\"\"
+
+        @staticmethod
+        def forward(ctx, *inputs):
+            ctx.save_for_backward(*inputs)
+            zeros = minitorch.zeros(inputs[0].shape[0], inputs[1].shape[0], inputs[1].shape[1],
+                                    dtype=inputs[0].dtype)
+            return lstm_forward_backward(*inputs, zeros)[0]
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return lstm_forward_backward(*ctx.saved_tensors, grad_output)[1:]
+
+
+    try:
+        with minitorch.no_grad():
+            inputs_demo = [x_demo, h0_demo[0], c0_demo[0]] + weights_demo
+            mine = lstm_forward_backward(*(t.detach() for t in inputs_demo), upstream)
+        print(f"output: largest difference from nn.LSTM {(mine[0] - output_demo).abs().max().item():.1e}")
+        for name, my_gradient, autograd_gradient in zip(names, mine[1:], autograd_gradients):
+            difference = (my_gradient - autograd_gradient).abs().max().item()
+            print(f"grad_{name:9s}: largest difference from autograd {difference:.1e}")
+        small = [minitorch.randn(*shape, dtype=minitorch.float64, requires_grad=True)
+                 for shape in [(3, 2, 2), (2, 3), (2, 3), (12, 2), (12, 3), (12,), (12,)]]
+        print("gradcheck of your backward:", minitorch.autograd.gradcheck(LSTMByHand.apply, small))
+    except NotImplementedError:
+        print("Complete lstm_forward_backward above first, then run this cell again.")
+    """),
+    md(r"""
+    Look at `grad_c0` and `grad_h0`: what is left after the last backward step is the gradient that reaches the very
+    start of the sequence. It flows back along two roads: through `h` (multiplied at every step by the gates' slopes
+    and `W_hh`) and along the cell (multiplied only by `f`). The next section measures how much of it survives.
+    """),
     md(r"""
     ## 4. How far back does the gradient reach?
 
