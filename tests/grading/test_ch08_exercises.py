@@ -17,6 +17,7 @@ from grading.registry import get
 from tests.support import require_torch
 
 sigmoid, tanh = minitorch.sigmoid, minitorch.tanh
+CHAPTER = "08_sequences"
 
 
 def _lstm_with_order(order: str, swap_outputs: bool = False):
@@ -268,3 +269,92 @@ def test_the_bptt_solution_passes_gradcheck_as_a_function():
 
     inputs = [minitorch.tensor(a, requires_grad=True) for a in get("ch08.lstm_forward_backward").public[1][:7]]
     assert minitorch.autograd.gradcheck(LSTMByHand.apply, inputs)
+
+
+# -- the withheld pieces: the grader switches them off, the references it uses outside still work ---------------
+WITHHELD_SCRIPT = r"""
+import sys
+import numpy as np
+import minitorch
+import minitorch.nn.functional as F
+from grading._runner import _withhold
+from grading.checks import expected_outputs
+from grading.compare import call_arguments, output_arrays
+from grading.registry import get
+from tests.grading.chapter_notebooks import solutions
+
+exercise = get(sys.argv[1])
+expected = [expected_outputs(exercise, case) for case in exercise.public]  # as the grader does, outside the sandbox
+solution = solutions(sys.argv[2])[exercise.function]
+namespace = {"minitorch": minitorch, "F": F, "nn": minitorch.nn}
+exec(sys.argv[3], namespace)
+_withhold(exercise.withheld)  # as _runner.py does in the sandbox, before any cell runs
+for case, want in zip(exercise.public, expected):
+    got = output_arrays(solution(*call_arguments(case, exercise.input_type)))[1]
+    for have, reference in zip(got, want):
+        np.testing.assert_allclose(have, reference, rtol=exercise.rtol, atol=exercise.atol)
+try:
+    namespace["cheat"](*call_arguments(exercise.public[0], exercise.input_type))
+except NotImplementedError as error:
+    print("withheld:", error)
+"""
+
+
+def _withheld_run(name: str, cheat: str) -> str:
+    """Run the chapter's solution and ``cheat`` (source defining ``cheat``) with exercise ``name``'s pieces withheld,
+    in a fresh interpreter (withholding changes minitorch for the whole process)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run(
+        [sys.executable, "-c", WITHHELD_SCRIPT, name, CHAPTER, cheat], cwd=root, capture_output=True, text=True,
+        timeout=300, env={**__import__("os").environ, "PYTHONPATH": str(root)},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout
+
+
+def test_every_withheld_piece_exists():
+    """_withhold skips a name it cannot find: a misspelt piece would silently stay available."""
+    import importlib
+
+    from grading.registry import chapter_exercises
+
+    for exercise in chapter_exercises("ch" + CHAPTER[:2]):
+        for name in exercise.withheld:
+            module_name, _, attribute = name.rpartition(".")
+            try:
+                owner = importlib.import_module(module_name)
+            except ImportError:
+                parent, _, child = module_name.rpartition(".")
+                owner = getattr(importlib.import_module(parent), child)
+            assert hasattr(owner, attribute), f"{exercise.name} withholds {name}, which does not exist"
+
+
+@pytest.mark.parametrize(
+    "name, cheat",
+    [
+        ("ch08.lstm_cell", "def cheat(x, h, c, *weights):\n    return F._lstm_cell(x, (h, c), *weights)"),
+        ("ch08.lstm_cell", "def cheat(x, h, c, w_ih, w_hh, b_ih, b_hh):\n"
+                           "    cell = nn.LSTMCell(x.shape[1], h.shape[1])\n    return cell(x, (h, c))"),
+        (
+            "ch08.lstm_forward_backward",
+            "def cheat(x, h0, c0, w_ih, w_hh, b_ih, b_hh, grad_output):\n"
+            "    leaves = [t.detach().requires_grad_() for t in (x, h0, c0, w_ih, w_hh, b_ih, b_hh)]\n"
+            "    x, h, c, w_ih, w_hh, b_ih, b_hh = leaves\n"
+            "    outputs = []\n"
+            "    for step in range(x.shape[0]):\n"
+            "        i, f, g, o = (x[step] @ w_ih.T + b_ih + h @ w_hh.T + b_hh).chunk(4, dim=1)\n"
+            "        c = minitorch.sigmoid(f) * c + minitorch.sigmoid(i) * minitorch.tanh(g)\n"
+            "        h = minitorch.sigmoid(o) * minitorch.tanh(c)\n"
+            "        outputs.append(h)\n"
+            "    output = minitorch.stack(outputs)\n"
+            "    output.backward(grad_output)  # autograd does the work the exercise asks for\n"
+            "    return (output.detach(), *(leaf.grad for leaf in leaves))",
+        ),
+    ],
+)
+def test_the_solutions_pass_and_shortcuts_raise_with_the_pieces_withheld(name, cheat):
+    assert "is not available while this exercise is graded" in _withheld_run(name, cheat)

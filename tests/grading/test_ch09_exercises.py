@@ -344,3 +344,84 @@ def test_the_solution_module_loads_torchs_state_dict_and_agrees():
         got = mine(*(minitorch.tensor(x),) * 3, key_padding_mask=minitorch.tensor(padding))
     for have, want in zip(got, expected):
         np.testing.assert_allclose(have.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+
+
+# -- the withheld pieces: the grader switches them off, the references it uses outside still work ---------------
+WITHHELD_SCRIPT = r"""
+import sys
+import numpy as np
+import minitorch
+import minitorch.nn.functional as F
+from grading._runner import _withhold
+from grading.checks import expected_outputs
+from grading.compare import call_arguments, output_arrays
+from grading.registry import get
+from tests.grading.chapter_notebooks import solutions
+
+exercise = get(sys.argv[1])
+expected = [expected_outputs(exercise, case) for case in exercise.public]  # as the grader does, outside the sandbox
+solution = solutions(sys.argv[2])[exercise.function]
+namespace = {"minitorch": minitorch, "F": F, "nn": minitorch.nn}
+exec(sys.argv[3], namespace)
+_withhold(exercise.withheld)  # as _runner.py does in the sandbox, before any cell runs
+for case, want in zip(exercise.public, expected):
+    got = output_arrays(solution(*call_arguments(case, exercise.input_type)))[1]
+    for have, reference in zip(got, want):
+        np.testing.assert_allclose(have, reference, rtol=exercise.rtol, atol=exercise.atol)
+try:
+    namespace["cheat"](*call_arguments(exercise.public[0], exercise.input_type))
+except NotImplementedError as error:
+    print("withheld:", error)
+"""
+
+
+def _withheld_run(name: str, cheat: str) -> str:
+    """Run the chapter's solution and ``cheat`` (source defining ``cheat``) with exercise ``name``'s pieces withheld,
+    in a fresh interpreter (withholding changes minitorch for the whole process)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run(
+        [sys.executable, "-c", WITHHELD_SCRIPT, name, CHAPTER, cheat], cwd=root, capture_output=True, text=True,
+        timeout=300, env={**__import__("os").environ, "PYTHONPATH": str(root)},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout
+
+
+def test_every_withheld_piece_exists():
+    """_withhold skips a name it cannot find: a misspelt piece would silently stay available."""
+    import importlib
+
+    from grading.registry import chapter_exercises
+
+    for exercise in chapter_exercises("ch" + CHAPTER[:2]):
+        for name in exercise.withheld:
+            module_name, _, attribute = name.rpartition(".")
+            try:
+                owner = importlib.import_module(module_name)
+            except ImportError:
+                parent, _, child = module_name.rpartition(".")
+                owner = getattr(importlib.import_module(parent), child)
+            assert hasattr(owner, attribute), f"{exercise.name} withholds {name}, which does not exist"
+
+
+@pytest.mark.parametrize(
+    "name, cheat",
+    [
+        ("ch09.attention", "def cheat(q, k, v, mask, is_causal):\n"
+                           "    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=is_causal)"),
+        (
+            "ch09.multihead_attention",
+            "def cheat(q, k, v, in_w, in_b, out_w, out_b, heads, batch_first, padding, mask):\n"
+            "    module = nn.MultiheadAttention(q.shape[-1], heads, batch_first=batch_first)\n"
+            "    module.load_state_dict({'in_proj_weight': in_w, 'in_proj_bias': in_b, 'out_proj.weight': out_w,\n"
+            "                            'out_proj.bias': out_b})\n"
+            "    return module(q, k, v, key_padding_mask=padding, attn_mask=mask)",
+        ),
+    ],
+)
+def test_the_solutions_pass_and_shortcuts_raise_with_the_pieces_withheld(name, cheat):
+    assert "is not available while this exercise is graded" in _withheld_run(name, cheat)
