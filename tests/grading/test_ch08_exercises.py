@@ -137,7 +137,7 @@ def _bptt(*, order="ifgo", carry_cell=True, cell_through_hidden=True, sigmoid_sl
     """Backpropagation through time by hand, with one of the mistakes a learner makes switched on."""
 
     def lstm_forward_backward(x, h0, c0, weight_ih, weight_hh, bias_ih, bias_hh, grad_output):
-        steps, size = x.shape[0], h0.shape[1]
+        steps = x.shape[0]
         position = {gate: index for index, gate in enumerate(order)}  # where each gate's block sits in the rows
         hidden, cell, outputs, saved = h0, c0, [], []
         for step in range(steps):
