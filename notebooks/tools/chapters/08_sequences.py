@@ -17,6 +17,7 @@ cells = [
       up change);
     * write one step of an RNN, an LSTM and a GRU cell from their equations, with PyTorch's weight layout and gate
       order, and use `nn.RNN`, `nn.LSTM` and `nn.GRU` on whole sequences;
+    * backpropagate through time by hand: an LSTM's backward pass over a sequence, equal to autograd's;
     * explain what the gates are for, by measuring how much gradient reaches the early steps of a sequence;
     * train the three layers on a memory task where the plain RNN fails and the gated layers succeed;
     * batch sequences of different lengths with padding and packing.

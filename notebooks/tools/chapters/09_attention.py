@@ -18,7 +18,8 @@ cells = [
           `sqrt(d)` (`nn.functional.scaled_dot_product_attention`);
         * build the two masks every transformer uses: **causal** (no peeking at the future) and **padding**
           (ignore filler in short sequences), and avoid the trap of their opposite conventions;
-        * explain what `nn.MultiheadAttention` computes, by reproducing its output by hand;
+        * explain what `nn.MultiheadAttention` computes, by reproducing its output by hand, then build it as a
+          module that loads the library's weights and gives the same outputs;
         * read `nn.TransformerEncoderLayer` and `nn.Transformer`, and say why they need positional information;
         * train a tiny transformer to reverse sequences in a few seconds, and look at what its attention learned.
 
