@@ -1,14 +1,31 @@
-"""Chapter 8 (sequences): an embedding lookup, and one step of an RNN, an LSTM and a GRU cell.
+"""Chapter 8 (sequences): an embedding lookup, one step of an RNN, an LSTM and a GRU cell, and (build it)
+backpropagation through time of an LSTM by hand.
 
-Expected values are computed by the references below (minitorch's ``embedding`` and the math of
-``nn.RNNCell``, ``nn.LSTMCell`` and ``nn.GRUCell``, with PyTorch's gate order), never written
-down; the public cases are inputs only.
+Expected values are computed by the references below (minitorch's ``embedding``, the math of
+``nn.RNNCell``, ``nn.LSTMCell`` and ``nn.GRUCell``, with PyTorch's gate order, and minitorch's autograd
+through ``nn.LSTMCell``'s steps), never written down; the public cases are inputs only.
+tests/grading/test_ch08_exercises.py checks the references against PyTorch's cells and ``nn.LSTM``.
 """
 
 import numpy as np
 
+import minitorch
 import minitorch.nn.functional as F
 from grading.registry import exercise, randn
+
+# The pieces of minitorch the LSTM exercises rebuild: the batch grader replaces them before a submission runs
+# (the references above run outside the sandbox and keep them). nn.LSTM and the fused ops would do the step, or
+# the whole sequence and its backward, in one call.
+_LSTM_PIECES = (
+    "minitorch.nn.LSTMCell",
+    "minitorch.nn.LSTM",
+    "minitorch.nn.functional._lstm_cell",
+    "minitorch.ops.recurrent.LSTMCell",
+    "minitorch.ops.recurrent.LSTMSequence",
+)
+# Backpropagation by hand: autograd's entry points are withheld too, so a submission cannot let autograd
+# compute the gradients it is asked to derive.
+_AUTOGRAD_ENTRY_POINTS = ("minitorch.Tensor.backward", "minitorch.autograd.backward", "minitorch.autograd.grad")
 
 INPUT, HIDDEN = 3, 4  # the public cases' sizes (the hidden cases use others)
 
@@ -69,6 +86,12 @@ exercise(
     function="lstm_cell",
     reference=_lstm_cell,
     public=[_cell_case(4, 2, seed=830, with_cell=True), _cell_case(4, 5, seed=840, with_cell=True)],
+    labels=[
+        "a batch of 2: the four gate blocks in PyTorch's order i, f, g, o",
+        "a batch of 5, another c: the new cell state keeps f times the old one",
+    ],
+    outputs=("h_new", "c_new"),
+    withheld=_LSTM_PIECES,
     hints=[
         "All four gates come from one pair of matrix products: the input's and the previous hidden state's, each "
         "with its bias. Cut the result into four equal blocks of hidden_size columns.",
@@ -87,4 +110,73 @@ exercise(
     hint="Keep the two products apart: gi = x @ weight_ih.T + bias_ih and gh = h @ weight_hh.T + bias_hh, each split "
     "in 3 blocks r, z, n. r = sigmoid(gi_r + gh_r), z = sigmoid(gi_z + gh_z), n = tanh(gi_n + r * gh_n), "
     "h_new = (1 - z) * n + z * h.",
+)
+
+
+# -- build it: backpropagation through time, by hand ---------------------------------------------------
+def _lstm_forward_backward(x, h0, c0, weight_ih, weight_hh, bias_ih, bias_hh, grad_output):
+    """An LSTM over x (time, batch, input) from (h0, c0), one ``nn.LSTMCell`` step at a time, and the gradients of
+    sum(output * grad_output) with respect to every input, by minitorch's autograd."""
+    leaves = [tensor.detach().requires_grad_() for tensor in (x, h0, c0, weight_ih, weight_hh, bias_ih, bias_hh)]
+    x, h0, c0, weight_ih, weight_hh, bias_ih, bias_hh = leaves
+    hidden, cell, outputs = h0, c0, []
+    for step in range(x.shape[0]):
+        hidden, cell = F._lstm_cell(x[step], (hidden, cell), weight_ih, weight_hh, bias_ih, bias_hh)
+        outputs.append(hidden)
+    output = minitorch.stack(outputs)
+    output.backward(grad_output)
+    return (output.detach(), *(leaf.grad for leaf in leaves))
+
+
+def _sequence_case(steps, batch, input_size, hidden_size, seed):
+    """``(x, h0, c0, weight_ih, weight_hh, bias_ih, bias_hh, grad_output)`` in float64."""
+    gates = 4 * hidden_size
+    return (
+        randn(steps, batch, input_size, seed=seed, dtype="float64"),
+        randn(batch, hidden_size, seed=seed + 1, dtype="float64", scale=0.5),
+        randn(batch, hidden_size, seed=seed + 2, dtype="float64"),
+        randn(gates, input_size, seed=seed + 3, dtype="float64", scale=0.5),
+        randn(gates, hidden_size, seed=seed + 4, dtype="float64", scale=0.5),
+        randn(gates, seed=seed + 5, dtype="float64", scale=0.5),
+        randn(gates, seed=seed + 6, dtype="float64", scale=0.5),
+        randn(steps, batch, hidden_size, seed=seed + 7, dtype="float64"),
+    )
+
+
+exercise(
+    "ch08.lstm_forward_backward",
+    function="lstm_forward_backward",
+    reference=_lstm_forward_backward,
+    public=[
+        _sequence_case(1, 2, 3, 4, seed=870),
+        _sequence_case(3, 2, 3, 4, seed=880),
+        _sequence_case(6, 4, 2, 3, seed=890),
+    ],
+    labels=[
+        "one step: the backward of a single cell, no time to go through yet",
+        "3 steps: each step's h and c get gradient from the output and from the step after it",
+        "6 steps, a batch of 4: the cell state carries gradient back across many steps",
+    ],
+    outputs=(
+        "output", "grad_x", "grad_h0", "grad_c0", "grad_weight_ih", "grad_weight_hh", "grad_bias_ih", "grad_bias_hh",
+    ),
+    rtol=1e-9,
+    atol=1e-10,
+    withheld=_LSTM_PIECES + _AUTOGRAD_ENTRY_POINTS,
+    hints=[
+        "Run the forward loop and keep, for every step, what its backward will need: h and c before the step, the "
+        "four activated gates and tanh(c) after it. Then walk the steps in reverse order, carrying two gradients "
+        "from each step to the one before it: dh (for h_prev) and dc (for c_prev). The weights are shared by "
+        "every step, so their gradients add up over the steps.",
+        "At step t: dh = grad_output[t] + what step t+1 sent back. c reaches the loss two ways (through h = o·tanh(c) "
+        "and through the next step): dc_total = dc + dh·o·(1 − tanh²c). The gates' gradients before their "
+        "nonlinearity: di = dc_total·g·i(1−i), df = dc_total·c_prev·f(1−f), dg = dc_total·i·(1−g²), "
+        "do = dh·tanh(c)·o(1−o). With d_gates = [di, df, dg, do] (batch, 4H): dx_t = d_gates W_ih, "
+        "dh_prev = d_gates W_hh, dc_prev = dc_total·f, dW_ih += d_gatesᵀ x_t, dW_hh += d_gatesᵀ h_prev, and both "
+        "biases get the sum of d_gates over the batch.",
+        "Store the per-step pieces in Python lists during the forward loop (forward in time), then a second loop "
+        "over reversed(range(steps)); minitorch.cat([...], dim=1) puts the four gate gradients side by side in "
+        "i, f, g, o order, and minitorch.stack(list) makes the (time, ...) outputs. Start dh and dc at zeros of "
+        "h0's shape; what is left in them after step 0 is grad_h0 and grad_c0.",
+    ],
 )

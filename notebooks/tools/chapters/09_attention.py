@@ -18,7 +18,8 @@ cells = [
           `sqrt(d)` (`nn.functional.scaled_dot_product_attention`);
         * build the two masks every transformer uses: **causal** (no peeking at the future) and **padding**
           (ignore filler in short sequences), and avoid the trap of their opposite conventions;
-        * explain what `nn.MultiheadAttention` computes, by reproducing its output by hand;
+        * explain what `nn.MultiheadAttention` computes, by reproducing its output by hand, then build it as a
+          module that loads the library's weights and gives the same outputs;
         * read `nn.TransformerEncoderLayer` and `nn.Transformer`, and say why they need positional information;
         * train a tiny transformer to reverse sequences in a few seconds, and look at what its attention learned.
 
@@ -457,27 +458,41 @@ cells = [
 
         ## 7. Exercises
 
-        Five pieces of a transformer, from scratch. Use tensor operations only (no Python loop over positions),
-        and do not call `scaled_dot_product_attention` or `nn.MultiheadAttention`: the checks compare your results
-        with them.
+        Six pieces of a transformer, from scratch, the first and the last as the library has them. Use tensor
+        operations only (no Python loop over positions), and do not call `scaled_dot_product_attention` or
+        `nn.MultiheadAttention`: the checks compare your results with them, and when your notebook is graded they are
+        switched off. `hint("<exercise>")` gives hints step by step.
 
-        ### Exercise 1 · attention
+        ### Exercise 1 · attention (build it)
 
-        Write `attention(query, key, value, mask)`: `softmax(Q K^T / sqrt(d)) V` for `query` of shape `(..., L, d)`,
-        `key` `(..., S, d)` and `value` `(..., S, d_v)`, where `d` is the query's last dimension. `mask` is `None`
-        or a bool tensor that broadcasts to `(..., L, S)`, `True` where a query **may** attend (the convention of
-        `scaled_dot_product_attention`); blocked scores become `-inf` before the softmax
-        (`scores.masked_fill(blocked, float("-inf"))`). Every query has at least one allowed key.
+        Write `attention(query, key, value, mask, is_causal)`, the computation of `F.scaled_dot_product_attention`:
+        `softmax(Q K^T / sqrt(d) + masks) V` for `query` of shape `(..., L, d)`, `key` `(..., S, d)` and `value`
+        `(..., S, d_v)`, where `d` is the query's last dimension and `...` is any number of batch dimensions (heads,
+        say). `mask` is `None`, or a tensor that broadcasts to `(..., L, S)`, with the two meanings
+        `scaled_dot_product_attention` gives it (section 3):
+
+        * a **bool** mask is `True` where a query **may** attend; blocked scores become `-inf` before the softmax;
+        * a **float** mask is **added** to the scores.
+
+        `is_causal=True` (never together with a mask) lets query `i` see keys `0 .. i` only, also when `L` and `S`
+        differ. Every query has at least one key it may see. The cell after the check compares your function with
+        the library's on a batch of heads.
         """
     ),
     solution(
         '''
-        def attention(query, key, value, mask):
-            """Scaled dot-product attention; mask is None or bool (True = may attend)."""
+        def attention(query, key, value, mask, is_causal):
+            """Scaled dot-product attention; mask is None, bool (True = may attend) or float (added)."""
             ### BEGIN SOLUTION
             scores = query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1])
-            if mask is not None:
+            if is_causal:
+                length, source_length = scores.shape[-2], scores.shape[-1]
+                future = minitorch.arange(source_length).unsqueeze(0) > minitorch.arange(length).unsqueeze(1)
+                scores = scores.masked_fill(future, float("-inf"))
+            if mask is not None and mask.dtype == minitorch.bool:
                 scores = scores.masked_fill(mask.logical_not(), float("-inf"))
+            elif mask is not None:
+                scores = scores + mask
             return scores.softmax(dim=-1) @ value
             ### END SOLUTION
         ''',
@@ -490,14 +505,32 @@ cells = [
         from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
         check_hidden("ch09.attention", attention, [
-            (randn(3, 2, 16, seed=910), randn(3, 7, 16, seed=911), randn(3, 7, 5, seed=912), None),
-            (randn(6, 6, seed=913), randn(6, 6, seed=914), randn(6, 6, seed=915), np.tril(np.ones((6, 6), dtype=bool))),
+            (randn(3, 2, 16, seed=910), randn(3, 7, 16, seed=911), randn(3, 7, 5, seed=912), None, False),
+            (randn(6, 6, seed=913), randn(6, 6, seed=914), randn(6, 6, seed=915), np.tril(np.ones((6, 6), dtype=bool)),
+             False),
             (randn(2, 2, 3, 4, seed=916), randn(2, 2, 4, 4, seed=917), randn(2, 2, 4, 4, seed=918),
-             np.array([True, True, False, True])),
+             np.array([True, True, False, True]), False),
+            (randn(2, 3, 6, 8, seed=919), randn(2, 3, 6, 8, seed=920), randn(2, 3, 6, 5, seed=921), None, True),
+            (randn(1, 2, 5, 4, seed=922), randn(1, 2, 2, 4, seed=923), randn(1, 2, 2, 3, seed=924), None, True),
+            (randn(2, 4, 4, seed=925), randn(2, 6, 4, seed=926), randn(2, 6, 4, seed=927),
+             np.where(np.arange(6) < 4, 0.0, -np.inf).astype(np.float32) + randn(2, 4, 6, seed=928), False),
         ])
         ### END HIDDEN TESTS
         """,
         "test_attention",
+    ),
+    code(
+        """
+        # Your attention against the library's, on 2 sequences x 4 heads, causal: the difference should be ~1e-7.
+        q, k, v = minitorch.randn(2, 4, 6, 8), minitorch.randn(2, 4, 6, 8), minitorch.randn(2, 4, 6, 8)
+        try:
+            for name, mask, causal in [("causal", None, True), ("float mask", minitorch.randn(6, 6), False)]:
+                library = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal)
+                difference = (attention(q, k, v, mask, causal) - library).abs().max().item()
+                print(f"{name}: largest difference from F.scaled_dot_product_attention {difference:.1e}")
+        except NotImplementedError:
+            print("attention is not written yet: do exercise 1, then run this cell again.")
+        """
     ),
     md(
         """
@@ -660,6 +693,117 @@ cells = [
             plt.show()
         except NotImplementedError:
             print("positional_encoding is not written yet: do exercise 5, then run this cell again.")
+        """
+    ),
+    md(
+        """
+        ### Exercise 6 · multi-head attention as a module (build it)
+
+        Put it all together: write `MyMultiheadAttention(embed_dim, num_heads, batch_first=False)`, an `nn.Module`
+        that computes what `nn.MultiheadAttention` computes (section 4), with **its parameter names**, so that the
+        library's `state_dict()` loads into yours: `in_proj_weight` `(3E, E)` (query, key and value projections
+        stacked in that order), `in_proj_bias` `(3E,)`, and `out_proj`, an `nn.Linear(E, E)`.
+
+        `forward(query, key, value, key_padding_mask=None, attn_mask=None)` takes inputs of shape `(L, batch, E)`
+        for the queries and `(S, batch, E)` for the keys and values, or `(batch, L, E)` and `(batch, S, E)` with
+        `batch_first=True`, and returns `(output, weights)`: the output shaped like the query, and the attention
+        weights **averaged over the heads**, `(batch, L, S)`, as the library returns them by default. The masks
+        follow the module's convention, the opposite of exercise 1's (section 3's trap):
+
+        * `key_padding_mask` `(batch, S)`, bool, `True` = ignore that key;
+        * `attn_mask` `(L, S)`, bool with `True` = blocked, or float, added to the scores.
+
+        The function `multihead_attention` below the class is what the check calls: it builds your module, loads a
+        case's weights with `load_state_dict` (the library's names) and calls it. Your `split_heads` and
+        `merge_heads` are welcome inside. The cell after the check compares your module with
+        `nn.MultiheadAttention`, its `state_dict` loaded into yours.
+        """
+    ),
+    solution(
+        '''
+        class MyMultiheadAttention(nn.Module):
+            """nn.MultiheadAttention's parameters and forward: returns (output, weights averaged over the heads)."""
+
+            def __init__(self, embed_dim, num_heads, batch_first=False):
+                super().__init__()
+                ### BEGIN SOLUTION
+                self.num_heads, self.batch_first = num_heads, batch_first
+                self.in_proj_weight = nn.Parameter(minitorch.empty(3 * embed_dim, embed_dim))
+                self.in_proj_bias = nn.Parameter(minitorch.zeros(3 * embed_dim))
+                self.out_proj = nn.Linear(embed_dim, embed_dim)
+                nn.init.xavier_uniform_(self.in_proj_weight)
+                ### END SOLUTION
+
+            def forward(self, query, key, value, key_padding_mask=None, attn_mask=None):
+                ### BEGIN SOLUTION
+                if not self.batch_first:
+                    query, key, value = query.transpose(0, 1), key.transpose(0, 1), value.transpose(0, 1)
+                weight_q, weight_k, weight_v = self.in_proj_weight.chunk(3, dim=0)
+                bias_q, bias_k, bias_v = self.in_proj_bias.chunk(3)
+                heads_q = split_heads(F.linear(query, weight_q, bias_q), self.num_heads)
+                heads_k = split_heads(F.linear(key, weight_k, bias_k), self.num_heads)
+                heads_v = split_heads(F.linear(value, weight_v, bias_v), self.num_heads)
+                scores = heads_q @ heads_k.transpose(-2, -1) / math.sqrt(heads_q.shape[-1])
+                padding = None if key_padding_mask is None else key_padding_mask[:, None, None, :]
+                for blocked in (attn_mask, padding):
+                    if blocked is not None and blocked.dtype == minitorch.bool:
+                        scores = scores.masked_fill(blocked, float("-inf"))
+                    elif blocked is not None:
+                        scores = scores + blocked
+                weights = scores.softmax(dim=-1)                        # (batch, heads, L, S)
+                output = self.out_proj(merge_heads(weights @ heads_v))
+                if not self.batch_first:
+                    output = output.transpose(0, 1)
+                return output, weights.mean(dim=1)
+                ### END SOLUTION
+
+
+        def multihead_attention(query, key, value, in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias,
+                                num_heads, batch_first, key_padding_mask, attn_mask):
+            """What the check calls: your module with a case's weights, loaded under nn.MultiheadAttention's names."""
+            module = MyMultiheadAttention(query.shape[-1], num_heads, batch_first=batch_first)
+            module.load_state_dict({"in_proj_weight": in_proj_weight, "in_proj_bias": in_proj_bias,
+                                    "out_proj.weight": out_proj_weight, "out_proj.bias": out_proj_bias})
+            return module(query, key, value, key_padding_mask=key_padding_mask, attn_mask=attn_mask)
+        ''',
+        "multihead_attention",
+    ),
+    tests(
+        """
+        check("ch09.multihead_attention", multihead_attention)
+        ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+        from grading.exercises.ch09 import _attention_case, _padding  # noqa: E402
+
+        check_hidden("ch09.multihead_attention", multihead_attention, [
+            _attention_case((4, 3, 6), 4, 6, False, seed=9500, self_attention=True,
+                            key_padding_mask=_padding([4, 1, 2], 4), attn_mask=np.triu(np.ones((4, 4), bool), k=1)),
+            _attention_case((1, 2, 12), 7, 4, True, seed=9510, key_padding_mask=_padding([6], 7)),
+            _attention_case((3, 5, 4), 2, 2, False, seed=9520, attn_mask=randn(3, 2, seed=9525)),
+        ])
+        ### END HIDDEN TESTS
+        """,
+        "test_multihead_attention",
+        points=4,
+    ),
+    code(
+        """
+        # Your module against nn.MultiheadAttention, the library's state_dict loaded into yours: differences ~1e-7.
+        library_attention = nn.MultiheadAttention(embed_dim=8, num_heads=2, batch_first=True)
+        x = minitorch.randn(2, 5, 8)
+        is_padding = minitorch.tensor([[False] * 5, [False, False, False, True, True]])      # True = padding
+        causal_blocked = minitorch.arange(5).unsqueeze(0) > minitorch.arange(5).unsqueeze(1)   # True = blocked
+        try:
+            mine = MyMultiheadAttention(8, 2, batch_first=True)
+            mine.load_state_dict(library_attention.state_dict())
+            with minitorch.no_grad():
+                expected_output, expected_weights = library_attention(x, x, x, key_padding_mask=is_padding,
+                                                                      attn_mask=causal_blocked)
+                my_output, my_weights = mine(x, x, x, key_padding_mask=is_padding, attn_mask=causal_blocked)
+            print(f"output:  largest difference {(my_output - expected_output).abs().max().item():.1e}")
+            print(f"weights: largest difference {(my_weights - expected_weights).abs().max().item():.1e}")
+        except NotImplementedError:
+            print("MyMultiheadAttention is not written yet: do exercise 6, then run this cell again.")
         """
     ),
     md(
