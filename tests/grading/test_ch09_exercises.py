@@ -363,7 +363,7 @@ expected = [expected_outputs(exercise, case) for case in exercise.public]  # as 
 solution = solutions(sys.argv[2])[exercise.function]
 namespace = {"minitorch": minitorch, "F": F, "nn": minitorch.nn}
 exec(sys.argv[3], namespace)
-_withhold(exercise.withheld)  # as _runner.py does in the sandbox, before any cell runs
+_withhold(exercise.withheld, namespace)  # as _runner.py does in the sandbox while the graded calls run
 for case, want in zip(exercise.public, expected):
     got = output_arrays(solution(*call_arguments(case, exercise.input_type)))[1]
     for have, reference in zip(got, want):
