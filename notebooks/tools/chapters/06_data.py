@@ -370,6 +370,142 @@ cells = [
     ### END HIDDEN TESTS
     """, "ch06-batch-indices-tests", points=2),
     md(r"""
+    ### Exercise 3: build it, a mini `DataLoader`
+
+    You now know every piece of a `DataLoader` without workers. Put them together in `mini_loader(dataset, batch_size,
+    shuffle, drop_last, generator)`, a generator function that yields the batches of one epoch, **the same batches
+    as `DataLoader(dataset, batch_size=batch_size, shuffle=shuffle, drop_last=drop_last, generator=generator)`**:
+
+    * **the sampler**: the indices `0, 1, 2, ...` in order, or with `shuffle=True` a permutation drawn from
+      `generator`. One detail decides whether your order matches: at the start of every epoch the `DataLoader`
+      draws one number from its generator (the *base seed* that worker processes get, section 6), and only then
+      the permutation. Draw it too, whether or not you shuffle: `minitorch.empty((), dtype=minitorch.int64)
+      .random_(generator=generator)`;
+    * **batching**: lists of `batch_size` indices in the sampler's order; the last, shorter list only if
+      `drop_last` is `False` (your `batch_indices` of exercise 2 over the sampler's order does it);
+    * **`collate_samples(samples)`**: a list of samples becomes one batch with the *structure* of a sample,
+      recursively, as `default_collate` does: tensors are stacked along a new first dimension, Python `int`s become
+      an `int64` tensor and `float`s a `float64` tensor, a dict becomes a dict with each key collated, a tuple or
+      list becomes a list with each position collated.
+
+    Here a sample is `(features, {"label": an int, "weight": a float})`, so a batch is `[features of the batch,
+    {"label": ..., "weight": ...}]`. `RowsWithLabels` and `mini_loader_batches` are given: the check builds the
+    dataset from its arrays, runs one epoch of your loader with `generator=minitorch.Generator().manual_seed(seed)`,
+    and compares the batches with the `DataLoader`'s. `hint("ch06.mini_loader")` gives hints step by step.
+    """),
+    solution('''
+    def collate_samples(samples):
+        """A list of samples -> one batch of the same structure (default_collate's rules)."""
+        ### BEGIN SOLUTION
+        first = samples[0]
+        if isinstance(first, minitorch.Tensor):
+            return minitorch.stack(samples)
+        if isinstance(first, int):
+            return minitorch.tensor(samples, dtype=minitorch.int64)
+        if isinstance(first, float):
+            return minitorch.tensor(samples, dtype=minitorch.float64)
+        if isinstance(first, dict):
+            return {key: collate_samples([sample[key] for sample in samples]) for key in first}
+        return [collate_samples(list(column)) for column in zip(*samples)]
+        ### END SOLUTION
+
+
+    def mini_loader(dataset, batch_size, shuffle, drop_last, generator):
+        """Yield the batches of one epoch, as DataLoader(dataset, batch_size, shuffle, drop_last, generator) does."""
+        ### BEGIN SOLUTION
+        minitorch.empty((), dtype=minitorch.int64).random_(generator=generator)   # the workers' base seed
+        if shuffle:
+            order = minitorch.randperm(len(dataset), generator=generator).tolist()
+        else:
+            order = list(range(len(dataset)))
+        for start in range(0, len(order), batch_size):
+            chosen = order[start:start + batch_size]
+            if len(chosen) < batch_size and drop_last:
+                break
+            yield collate_samples([dataset[index] for index in chosen])
+        ### END SOLUTION
+
+
+    # Given: the dataset and the report the check compares (the same as the reference's, with minitorch's DataLoader).
+    from collections.abc import Mapping
+
+    from minitorch.utils.data import Dataset
+
+
+    class RowsWithLabels(Dataset):
+        """Sample i: (features[i], {"label": int(labels[i]), "weight": float(weights[i])})."""
+
+        def __init__(self, features, labels, weights):
+            self.features, self.labels, self.weights = features, labels, weights
+
+        def __len__(self):
+            return len(self.labels)
+
+        def __getitem__(self, index):
+            return self.features[index], {"label": int(self.labels[index]), "weight": float(self.weights[index])}
+
+
+    def loader_report(batches):
+        """(batch sizes, features, labels, weights): each field concatenated over the batches, in order."""
+        sizes, fields = [], {"features": [], "label": [], "weight": []}
+        for number, batch in enumerate(batches):
+            if not (isinstance(batch, (tuple, list)) and len(batch) == 2 and isinstance(batch[1], Mapping)):
+                kind = type(batch).__name__
+                if isinstance(batch, (tuple, list)) and len(batch) == 2:
+                    kind += f" whose second part is a {type(batch[1]).__name__}"
+                raise TypeError(f"batch {number} is a {kind}; a batch has the structure of a sample, "
+                                "(features, {'label': ..., 'weight': ...}): the dicts collated key by key")
+            features, rest = batch
+            sizes.append(len(features))
+            fields["features"].append(features)
+            fields["label"].append(rest["label"])
+            fields["weight"].append(rest["weight"])
+        if not sizes:
+            return (np.zeros(0, dtype=np.int64),)
+        return (np.array(sizes, dtype=np.int64), *(minitorch.cat(parts) for parts in fields.values()))
+
+
+    def mini_loader_batches(features, labels, weights, batch_size, shuffle, drop_last, seed):
+        """One epoch of your mini_loader over RowsWithLabels, with a generator seeded with seed, as a report."""
+        generator = minitorch.Generator().manual_seed(seed)
+        return loader_report(mini_loader(RowsWithLabels(features, labels, weights), batch_size, shuffle, drop_last,
+                                         generator))
+    ''', "ch06-mini-loader"),
+    tests("""
+    check("ch06.mini_loader", mini_loader_batches)
+    ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
+    def labels_in_a_shuffled_order(size, seed):
+        return np.random.default_rng(seed).permutation(size).astype(np.int64)
+
+    check_hidden("ch06.mini_loader", mini_loader_batches, [
+        (randn(7, 3, seed=6600), labels_in_a_shuffled_order(7, 6601), randn(7, seed=6602, dtype="float64"),
+         3, True, False, 11),
+        (randn(7, 3, seed=6603), labels_in_a_shuffled_order(7, 6604), randn(7, seed=6605, dtype="float64"),
+         3, True, True, 12),
+        (randn(6, 1, 2, seed=6606), labels_in_a_shuffled_order(6, 6607), randn(6, seed=6608, dtype="float64"),
+         2, False, True, 0),
+        (randn(5, 4, seed=6609), labels_in_a_shuffled_order(5, 6610), randn(5, seed=6611, dtype="float64"),
+         8, True, False, 5),
+        (randn(13, 2, seed=6612), labels_in_a_shuffled_order(13, 6613), randn(13, seed=6614, dtype="float64"),
+         1, True, False, 99),
+    ])
+    ### END HIDDEN TESTS
+    """, "ch06-mini-loader-tests", points=3),
+    code("""
+    # Your loader against minitorch's on the digits, shuffled, for two seeds.
+    try:
+        for seed in (0, 1):
+            mine = list(mini_loader(digit_set, 256, True, False, minitorch.Generator().manual_seed(seed)))
+            theirs = list(DataLoader(digit_set, batch_size=256, shuffle=True,
+                                     generator=minitorch.Generator().manual_seed(seed)))
+            same = len(mine) == len(theirs) and all(minitorch.equal(a[1], b[1]) for a, b in zip(mine, theirs))
+            print(f"seed {seed}: {len(mine)} batches, the same labels in the same order as DataLoader's: {same}")
+    except NotImplementedError:
+        print("mini_loader is not written yet: finish exercise 3, then run this cell again.")
+    """),
+    md(r"""
     ## 4. Training and validation data: `random_split`
 
     A model's score only means something on data it did not train on. **`random_split(dataset, lengths,
@@ -385,7 +521,7 @@ cells = [
     print("overlap:", set(train_part.indices) & set(validation_part.indices))
     """),
     md(r"""
-    ### Exercise 3: a split by a seeded permutation
+    ### Exercise 4: a split by a seeded permutation
 
     Write `train_val_split(num_samples, val_fraction, seed)` returning two `int64` tensors `(train_indices,
     val_indices)`, the way `random_split` does it:
@@ -472,7 +608,7 @@ cells = [
     **standardise** each feature with the mean and standard deviation of the *training* set: computing them on the
     validation or test data would leak information about it into training.
 
-    ### Exercise 4: a standardising transform
+    ### Exercise 5: a standardising transform
 
     Write `standardize(features, train_features)`: both are `(N, D)` float tensors. Compute, per column, the mean and
     the standard deviation of `train_features` (`std(dim=0, correction=0)`: divide by $N$), replace a standard
@@ -509,7 +645,7 @@ cells = [
         print("training columns after standardising: mean", round(standardize(train_features, train_features)
               .mean().item(), 6), "| any NaN:", bool(minitorch.isnan(standardized).any()))
     except NotImplementedError:
-        print("standardize is not written yet: finish exercise 4, then run this cell again.")
+        print("standardize is not written yet: finish exercise 5, then run this cell again.")
     """),
     md(r"""
     ## 6. Worker processes: loading while the model computes
