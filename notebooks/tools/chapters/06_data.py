@@ -939,8 +939,9 @@ cells = [
       `collate_fn` stacks them (`default_collate` stacks tensors, turns numbers into tensors and transposes tuples and
       dicts). `shuffle=True` is a `RandomSampler`; pass a `generator` for a reproducible order.
     * Transforms prepare each sample in `__getitem__`; compute normalisation statistics on the training set only.
-    * `num_workers=N` loads in N processes: loading overlaps training, and workers load in parallel when cores are
-      free (measure: it depends on your machine). Streaming keeps a few batches in memory instead of the whole prepared
+    * `num_workers=N` loads in N processes: loading overlaps training, and workers load in parallel; workers that
+      wait (for a disk, a network) need no core while they wait, workers that compute need free cores (measure: it
+      depends on your data and your machine). Streaming keeps a few batches in memory instead of the whole prepared
       dataset.
     * For workers under `spawn`/`forkserver`, put the dataset (and any `worker_init_fn`) in a module file; give a
       dataset's own random generators a per-worker seed with `worker_init_fn` and `get_worker_info()`.
