@@ -123,9 +123,12 @@ def package_dir(module_name: str) -> Path:
 KIT_PACKAGES = ("minitorch", "widgets")
 
 # Of grading, only what runs in the learner's process: the checks (which, inside the sandbox, find no
-# exercise registered), the comparison helpers the runner uses, and the runner. Never the reference
+# exercise registered), the comparison helpers the runner uses, the runner, and the second device that
+# chapter 3's given report functions run the learner's code on (devices.py). Never the reference
 # solutions (grading/exercises/<chapter>.py), the grader, or its reports.
-LEARNER_GRADING_FILES = ("__init__.py", "_runner.py", "checks.py", "compare.py", "registry.py", "exercises/__init__.py")
+LEARNER_GRADING_FILES = (
+    "__init__.py", "_runner.py", "checks.py", "compare.py", "registry.py", "devices.py", "exercises/__init__.py",
+)
 
 
 def kit_packages() -> list[tuple[str, Path]]:

@@ -475,19 +475,16 @@ cells = [
     ### BEGIN HIDDEN TESTS
     from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
-    def labels_in_a_shuffled_order(size, seed):
-        return np.random.default_rng(seed).permutation(size).astype(np.int64)
-
     check_hidden("ch06.mini_loader", mini_loader_batches, [
-        (randn(7, 3, seed=6600), labels_in_a_shuffled_order(7, 6601), randn(7, seed=6602, dtype="float64"),
+        (randn(7, 3, seed=6600), np.random.default_rng(6601).permutation(7), randn(7, seed=6602, dtype="float64"),
          3, True, False, 11),
-        (randn(7, 3, seed=6603), labels_in_a_shuffled_order(7, 6604), randn(7, seed=6605, dtype="float64"),
+        (randn(7, 3, seed=6603), np.random.default_rng(6604).permutation(7), randn(7, seed=6605, dtype="float64"),
          3, True, True, 12),
-        (randn(6, 1, 2, seed=6606), labels_in_a_shuffled_order(6, 6607), randn(6, seed=6608, dtype="float64"),
+        (randn(6, 1, 2, seed=6606), np.random.default_rng(6607).permutation(6), randn(6, seed=6608, dtype="float64"),
          2, False, True, 0),
-        (randn(5, 4, seed=6609), labels_in_a_shuffled_order(5, 6610), randn(5, seed=6611, dtype="float64"),
+        (randn(5, 4, seed=6609), np.random.default_rng(6610).permutation(5), randn(5, seed=6611, dtype="float64"),
          8, True, False, 5),
-        (randn(13, 2, seed=6612), labels_in_a_shuffled_order(13, 6613), randn(13, seed=6614, dtype="float64"),
+        (randn(13, 2, seed=6612), np.random.default_rng(6613).permutation(13), randn(13, seed=6614, dtype="float64"),
          1, True, False, 99),
     ])
     ### END HIDDEN TESTS
