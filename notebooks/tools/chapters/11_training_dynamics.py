@@ -682,7 +682,7 @@ cells = [
     ## 7. The first sanity check: overfit one small batch
 
     Before training a model for hours, check that it *can* learn: take one small batch (16 images) and train on it
-    alone. A correct model, loss and training loop drive the loss on that batch to nearly 0 within a hundred or so
+    alone. A correct model, loss and training loop drive the loss on that batch to nearly 0 within a few dozen
     steps, memorising it (the final losses are printed below). If it cannot, something in the setup is broken,
     whatever the data: a wrong loss, a bad learning rate, parameters that are not updated, labels that do not match
     their inputs.
@@ -694,7 +694,7 @@ cells = [
     code("""
     one_batch_images, one_batch_labels = train_images[:16], train_labels[:16]
 
-    def overfit(model, optimizer, steps=120):
+    def overfit(model, optimizer, steps=80):
         losses = []
         for _ in range(steps):
             optimizer.zero_grad()
