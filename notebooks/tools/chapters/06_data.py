@@ -745,7 +745,7 @@ cells = [
     print(f"in the main process, per batch: loading {load_ms:.0f} ms (8 reads of 4 ms), training {train_ms:.0f} ms")
     print(f"{'':14}{'start-up':>10}{'loading':>10}{'speed-up':>10}{'load+train':>12}{'speed-up':>10}")
     for n, (first, load, both) in timings.items():
-        print(f"num_workers={n}:{first - load:9.2f}s{load:9.2f}s{timings[0][1] / load:9.1f}x"
+        print(f"num_workers={n}:{max(first - load, 0.0):9.2f}s{load:9.2f}s{timings[0][1] / load:9.1f}x"
               f"{both:11.2f}s{timings[0][2] / both:9.1f}x")
     print(f"load + train without workers is the sum of the two ({timings[0][2]:.2f} s); if loading and training "
           f"overlapped perfectly, an epoch would take the longer one: {max(load_ms, train_ms) * batches / 1e3:.2f} s")
