@@ -123,12 +123,13 @@ def package_dir(module_name: str) -> Path:
 KIT_PACKAGES = ("minitorch", "widgets")
 
 # Of grading, only what runs in the learner's process: the checks (which, inside the sandbox, find no
-# exercise registered), the comparison helpers the runner uses, and the runner; the review questions too,
+# exercise registered), the comparison helpers the runner uses, the runner, and the second device that
+# chapter 3's given report functions run the learner's code on (devices.py); the review questions too,
 # which are not graded and explain their answers (a chapter's review cell then runs as it does for the
 # learner). Never the reference solutions (grading/exercises/<chapter>.py), the grader, or its reports.
 LEARNER_GRADING_FILES = (
-    "__init__.py", "_runner.py", "checks.py", "compare.py", "registry.py", "exercises/__init__.py", "review.py",
-    "review_questions/__init__.py",
+    "__init__.py", "_runner.py", "checks.py", "compare.py", "registry.py", "devices.py", "exercises/__init__.py",
+    "review.py", "review_questions/__init__.py",
     *sorted(f"review_questions/{path.name}" for path in (Path(__file__).parent / "review_questions").glob("ch*.py")),
 )  # fmt: skip
 

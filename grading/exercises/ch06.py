@@ -116,3 +116,90 @@ exercise(
         "zero spreads for ones. Broadcasting does the per-column arithmetic.",
     ],
 )
+
+
+# -- build it: a mini DataLoader ------------------------------------------------------------------------
+# The notebook gives the learner the same dataset and report: sample i is (features[i], {"label": labels[i],
+# "weight": weights[i]}) as Python numbers, and the report flattens the batches (their sizes, then every
+# field in batch order) so that order, batching, drop_last and collation are all compared.
+from collections.abc import Mapping  # noqa: E402
+
+from minitorch.utils.data import DataLoader, Dataset  # noqa: E402
+
+
+class RowsWithLabels(Dataset):
+    """Sample i: (features[i], {"label": int(labels[i]), "weight": float(weights[i])})."""
+
+    def __init__(self, features, labels, weights):
+        self.features, self.labels, self.weights = features, labels, weights
+
+    def __len__(self):
+        return len(self.labels)
+
+    def __getitem__(self, index):
+        return self.features[index], {"label": int(self.labels[index]), "weight": float(self.weights[index])}
+
+
+def loader_report(batches):
+    """(batch sizes, features, labels, weights): each field concatenated over the batches, in order."""
+    sizes, fields = [], {"features": [], "label": [], "weight": []}
+    for number, batch in enumerate(batches):
+        if not (isinstance(batch, (tuple, list)) and len(batch) == 2 and isinstance(batch[1], Mapping)):
+            kind = type(batch).__name__
+            if isinstance(batch, (tuple, list)) and len(batch) == 2:
+                kind += f" whose second part is a {type(batch[1]).__name__}"
+            raise TypeError(f"batch {number} is a {kind}; a batch has the structure of a sample, "
+                            "(features, {'label': ..., 'weight': ...}): the dicts collated key by key")
+        features, rest = batch
+        sizes.append(len(features))
+        fields["features"].append(features)
+        fields["label"].append(rest["label"])
+        fields["weight"].append(rest["weight"])
+    if not sizes:
+        return (np.zeros(0, dtype=np.int64),)
+    return (np.array(sizes, dtype=np.int64), *(minitorch.cat(parts) for parts in fields.values()))
+
+
+def _loader_batches(features, labels, weights, batch_size, shuffle, drop_last, seed):
+    loader = DataLoader(RowsWithLabels(features, labels, weights), batch_size=batch_size, shuffle=shuffle,
+                        drop_last=drop_last, generator=minitorch.Generator().manual_seed(seed))
+    return loader_report(loader)
+
+
+def _labels(size, seed):
+    return np.random.default_rng(seed).permutation(size).astype(np.int64)  # every label once: the order shows
+
+
+exercise(
+    "ch06.mini_loader",
+    function="mini_loader_batches",
+    reference=_loader_batches,
+    output_type="any",
+    public=[
+        (randn(10, 3, seed=650), _labels(10, 651), randn(10, seed=652, dtype="float64"), 4, False, False, 0),
+        (randn(10, 3, seed=653), _labels(10, 654), randn(10, seed=655, dtype="float64"), 4, False, True, 0),
+        (randn(9, 2, seed=656), _labels(9, 657), randn(9, seed=658, dtype="float64"), 4, True, False, 3),
+        (randn(12, 2, seed=659), _labels(12, 660), randn(12, seed=661, dtype="float64"), 5, True, True, 3),
+    ],
+    labels=[
+        "in order, 10 samples in batches of 4: the last batch holds the 2 left over",
+        "in order, drop_last=True: the short last batch is dropped",
+        "shuffle=True with a seeded generator: the DataLoader draws one number (the workers' base seed) from the "
+        "generator before the permutation",
+        "shuffle=True and drop_last=True",
+    ],
+    outputs=("batch sizes", "features, batch after batch", "labels, batch after batch", "weights, batch after batch"),
+    hints=[
+        "Three parts, as in section 2: a sampler decides the order of the indices (0, 1, 2, ... or a permutation "
+        "drawn from the generator), batching cuts that order into lists of batch_size (the short last list only "
+        "when drop_last is False), and collate turns each list of samples into one batch with the structure of a "
+        "sample. The DataLoader draws one number from the generator at the start of every epoch (the base seed "
+        "its workers get, section 6) before it shuffles: draw it too, or your order differs from its.",
+        "collate looks at the first sample: a tensor -> stack them all along a new dim 0; a Python int -> one "
+        "int64 tensor; a Python float -> one float64 tensor (default_collate's rule); a dict -> a dict that "
+        "collates each key over the samples; a tuple or list -> collate each position over the samples (zip(*...)).",
+        "The base seed: random_(generator=...) on an empty 0-d int64 tensor (the exercise text spells it). The order: "
+        "minitorch.randperm(len(dataset), generator=generator).tolist(), or range(len(dataset)). Then the "
+        "batch_indices idea of exercise 2 over that order, a yield per batch of collate([dataset[i] for i in ...]).",
+    ],
+)

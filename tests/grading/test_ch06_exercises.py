@@ -123,3 +123,126 @@ def test_standardize_reference_gives_zero_mean_unit_spread_on_the_training_set()
     result = get("ch06.standardize").reference(train, train)
     assert minitorch.allclose(result.mean(dim=0), minitorch.zeros(4), atol=1e-5)
     assert minitorch.allclose(result.std(dim=0, correction=0), minitorch.tensor([1.0, 1.0, 1.0, 0.0]), atol=1e-5)
+
+
+# -- build it: a mini DataLoader ----------------------------------------------------------------------------
+# Each wrong loader differs from the reference (the notebook's solution) in one thing a learner plausibly gets
+# wrong; the check must fail and name the case or output that shows it.
+from tests.grading.chapter_notebooks import solutions  # noqa: E402
+
+SOLUTIONS = solutions("06_data")
+collate_samples = SOLUTIONS["collate_samples"]
+
+
+def _report_with(mini_loader):
+    names = dict(SOLUTIONS, mini_loader=mini_loader)
+    return lambda *case: names["loader_report"](
+        mini_loader(names["RowsWithLabels"](*case[:3]), case[3], case[4], case[5],
+                    minitorch.Generator().manual_seed(case[6]))
+    )
+
+
+def _loader(*, base_seed=True, own_generator=True, drop=lambda chosen, size, drop_last: drop_last and chosen < size,
+            collate=None):
+    collate = collate or collate_samples
+
+    def mini_loader(dataset, batch_size, shuffle, drop_last, generator):
+        if base_seed:
+            minitorch.empty((), dtype=minitorch.int64).random_(generator=generator)
+        if shuffle:
+            order = minitorch.randperm(len(dataset), generator=generator if own_generator else None).tolist()
+        else:
+            order = list(range(len(dataset)))
+        for start in range(0, len(order), batch_size):
+            chosen = order[start:start + batch_size]
+            if drop(len(chosen), batch_size, drop_last):
+                break
+            yield collate([dataset[index] for index in chosen])
+
+    return mini_loader
+
+
+def _collate_floats_as_float32(samples):
+    first = samples[0]
+    if isinstance(first, float):
+        return minitorch.tensor(samples)  # float32, where default_collate makes float64
+    if isinstance(first, dict):
+        return {key: _collate_floats_as_float32([sample[key] for sample in samples]) for key in first}
+    if isinstance(first, (tuple, list)):
+        return [_collate_floats_as_float32(list(column)) for column in zip(*samples)]
+    return collate_samples(samples)
+
+
+def _collate_not_into_dicts(samples):
+    first = samples[0]
+    if isinstance(first, (tuple, list)):
+        columns = list(zip(*samples))
+        return [minitorch.stack(list(columns[0])), list(columns[1])]  # the dicts stay a list of dicts
+    return collate_samples(samples)
+
+
+def _loader_with_a_sampler_and_batch_sampler(dataset, batch_size, shuffle, drop_last, generator):
+    """Correct, written differently: minitorch's samplers for the order, a recursive collate by type."""
+    from minitorch.utils.data import BatchSampler, RandomSampler, SequentialSampler
+
+    minitorch.empty((), dtype=minitorch.int64).random_(generator=generator)
+    sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
+
+    def collate(samples):
+        first = samples[0]
+        if isinstance(first, minitorch.Tensor):
+            return minitorch.stack(samples, dim=0)
+        if isinstance(first, (int, float)):
+            return minitorch.tensor(samples, dtype=minitorch.float64 if isinstance(first, float) else minitorch.int64)
+        if isinstance(first, dict):
+            return {key: collate([sample[key] for sample in samples]) for key in first}
+        return [collate([sample[position] for sample in samples]) for position in range(len(first))]
+
+    for indices in BatchSampler(sampler, batch_size, drop_last):
+        yield collate([dataset[index] for index in indices])
+
+
+WRONG_LOADERS = {
+    "no base-seed draw before the permutation": (
+        _loader(base_seed=False), "the DataLoader draws one number (the workers' base seed)"),
+    "shuffles with the default generator": (
+        _loader(own_generator=False), "public case 3 of 4 (shuffle=True with a seeded generator"),
+    "ignores drop_last": (
+        _loader(drop=lambda chosen, size, drop_last: False), "drop_last=True: the short last batch is dropped"),
+    "always drops the short batch": (
+        _loader(drop=lambda chosen, size, drop_last: chosen < size), "the last batch holds the 2 left over"),
+    "floats collated as float32": (
+        _loader(collate=_collate_floats_as_float32), "output 4 (weights, batch after batch)"),
+    "collate does not recurse into dicts": (
+        _loader(collate=_collate_not_into_dicts),
+        "is a list whose second part is a list; a batch has the structure of a sample"),
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(WRONG_LOADERS))
+def test_mini_loader_mistakes_fail_naming_the_problem(mistake, capsys):
+    loader, says = WRONG_LOADERS[mistake]
+    with pytest.raises(AssertionError):
+        check("ch06.mini_loader", _report_with(loader))
+    out = capsys.readouterr().out
+    assert "FAILED" in out and says in out, out
+
+
+def test_mini_loader_written_differently_passes(capsys):
+    check("ch06.mini_loader", _report_with(_loader_with_a_sampler_and_batch_sampler))
+    assert "all 4 public cases pass" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+@pytest.mark.parametrize("drop_last", [False, True])
+@pytest.mark.parametrize("length", [10, 11, 3])
+def test_the_notebooks_mini_loader_gives_the_dataloaders_batches(shuffle, drop_last, length):
+    features = minitorch.randn(length, 2)
+    labels = minitorch.arange(length)
+    dataset = TensorDataset(features, labels)
+    mine = list(SOLUTIONS["mini_loader"](dataset, 4, shuffle, drop_last, minitorch.Generator().manual_seed(5)))
+    theirs = list(DataLoader(dataset, batch_size=4, shuffle=shuffle, drop_last=drop_last,
+                             generator=minitorch.Generator().manual_seed(5)))
+    assert len(mine) == len(theirs)
+    for (my_x, my_y), (x, y) in zip(mine, theirs):
+        assert minitorch.equal(my_x, x) and minitorch.equal(my_y, y)

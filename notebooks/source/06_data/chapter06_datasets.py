@@ -4,30 +4,29 @@ They live in a module, not in a notebook cell, so that DataLoader workers starte
 start method (a fresh Python process) can import them: see section 6 of the chapter.
 """
 
+import time
+
 import numpy as np
 
 import minitorch
 from minitorch.utils.data import Dataset, get_worker_info
 
 
-class SlowDigits(Dataset):
-    """Digits with about 2 ms of NumPy work per sample, standing in for reading and decoding an image file:
-    each 8x8 digit is blown up to 512x512, blurred (through a 2-D FFT) and shrunk to 16x16."""
+class SlowReads(Dataset):
+    """Digits that take ``seconds`` to read each, standing in for files on a disk or a network share: the
+    time is spent waiting (``time.sleep``), not computing, as a process does while the disk fetches a file."""
 
-    def __init__(self, images, labels):
-        self.images = np.asarray(images, dtype=np.float64)
+    def __init__(self, images, labels, seconds=0.004):
+        self.images = np.asarray(images, dtype=np.float32)
         self.labels = np.asarray(labels)
-        frequencies = np.fft.fftfreq(512)[:, None] ** 2 + np.fft.rfftfreq(512)[None, :] ** 2
-        self.blur = np.exp(-300.0 * frequencies)
+        self.seconds = seconds
 
     def __len__(self):
         return len(self.labels)
 
     def __getitem__(self, index):
-        large = np.kron(self.images[index], np.ones((64, 64)))                      # 8x8 -> 512x512
-        blurred = np.fft.irfft2(np.fft.rfft2(large) * self.blur, s=large.shape)
-        small = blurred.reshape(16, 32, 16, 32).mean(axis=(1, 3)).astype(np.float32)  # -> 16x16
-        return minitorch.from_numpy(small), int(self.labels[index])
+        time.sleep(self.seconds)                     # waiting for the "disk": no CPU used
+        return minitorch.from_numpy(self.images[index].reshape(-1)), int(self.labels[index])
 
 
 class DigitImages(Dataset):

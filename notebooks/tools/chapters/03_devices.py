@@ -452,7 +452,7 @@ cells = [
         and only large copies approach the bandwidth limit (the right plot rises, then levels off; within host
         memory it may dip again for the largest copies, which no longer fit in the processor's caches). That is
         the **latency +
-        bandwidth** model of a copy, `time = latency + bytes / bandwidth`, and exercise 3 asks you to write it.
+        bandwidth** model of a copy, `time = latency + bytes / bandwidth`.
 
         On a real GPU, copies from ordinary ("pageable") host memory are slower than from *pinned* memory, which
         the GPU can read directly; PyTorch's `DataLoader(pin_memory=True)` and `.to(device, non_blocking=True)`
@@ -547,32 +547,46 @@ cells = [
         for m in timer.measurements:
             print(f"{m.operation:>11} on {m.device:<6} n={m.size:>9,}: {m.median * 1e6:10.1f} µs per call, "
                   f"{m.gflops:7.2f} GFLOP/s")
-        cpu_matmul = {m.size: m.gflops for m in timer.measurements if m.operation == "matmul" and m.device == "cpu"}
-        fastest = max(cpu_matmul, key=cpu_matmul.get)
-        print(f"this run: the CPU's matrix product is fastest at n = {fastest} ({cpu_matmul[fastest]:.1f} GFLOP/s), "
-              f"{cpu_matmul[fastest] / cpu_matmul[min(cpu_matmul)]:.0f} times the rate at n = {min(cpu_matmul)}")
+
+        def cpu_rates(operation):
+            return {m.size: m.gflops for m in timer.measurements if m.operation == operation and m.device == "cpu"}
+
+        matmul_rates, elementwise_rates = cpu_rates("matmul"), cpu_rates("elementwise")
+        sizes_seen = sorted(matmul_rates)
+        print("\\nthis run, the CPU's matrix product:",
+              ", ".join(f"n = {n}: {matmul_rates[n]:.1f} GFLOP/s" for n in sizes_seen))
+        fastest = max(matmul_rates, key=matmul_rates.get)
+        print(f"  fastest at n = {fastest}: {matmul_rates[fastest] / matmul_rates[sizes_seen[0]]:.1f} times the rate "
+              f"at n = {sizes_seen[0]}; the rate grows at every step of n: "
+              f"{all(matmul_rates[a] < matmul_rates[b] for a, b in zip(sizes_seen, sizes_seen[1:]))}")
+        print(f"  the best elementwise rate ({max(elementwise_rates.values()):.2f} GFLOP/s) is "
+              f"{max(elementwise_rates.values()) / matmul_rates[fastest]:.3f} times the best matrix-product rate")
         """
     ),
     md(
         """
-        What to look for:
+        What to look for in the numbers this run printed (they change from machine to machine and from run to run):
 
-        * On the CPU, the smallest matrix product reaches a small fraction of the rate of the larger ones (the last
-          line above computes the ratio): it spends most of its time in Python and NumPy overhead, not arithmetic.
-          Beyond that, whether the rate keeps growing depends on the machine's BLAS, its caches and how busy it is;
-          on a shared machine the largest size can come out slower than a middle one. (On your laptop the numbers
-          are steadier.)
-        * The elementwise chain does five operations per number and reads and writes memory for each: it is
-          limited by memory bandwidth, far below what the matrix product reaches. A GPU's memory is tens of
-          times faster, so it wins big here too, once `n` is large.
-        * On a GPU machine the speed-up plot crosses 1 somewhere between thousands and a few hundred thousand
-          elements, depending on the operation and the card; below the crossover, keep small work on the CPU
+        * **The smallest matrix product against the others.** At `n = 32` a product is about 65,000 floating-point
+          operations, a few microseconds of arithmetic, while every call also pays a fixed cost in Python and NumPy.
+          Compare its rate with the larger sizes' (the "times the rate" figure): the more that ratio exceeds 1, the
+          more of the small call was overhead.
+        * **Whether the rate keeps growing.** The printout says whether the rate grew at every step of `n`. It need
+          not: at `n = 512` three matrices of 1 MB each no longer fit in the fastest caches, and the machine's BLAS,
+          its number of threads and whatever else runs on it (a shared machine's neighbours) all move the figure.
+          Quote a rate with its size and machine, never as "the CPU's speed".
+        * **Elementwise against matrix product.** The elementwise chain does five operations per number and reads
+          and writes memory for each, so memory bandwidth limits it, not arithmetic: read its rate as a fraction of
+          the matrix product's (the last line). A GPU's memory is tens of times faster than a CPU's, which is why it
+          also wins on such chains, once `n` is large.
+        * On a GPU machine the speed-up plot crosses 1 at some size; below the crossover, keep small work on the CPU
           or batch it into bigger operations.
 
         ## 9. Exercises
 
-        Four exercises on writing device-agnostic code and on the arithmetic of moving and computing. The checks
-        run on the CPU; code written as asked runs unchanged on a GPU.
+        Three exercises on code that runs unchanged on any device. The checks run your code on the CPU **and** on a
+        second device: the GPU if the machine has one, else a pretend GPU like the one of section 5
+        (`grading/devices.py` has the one the checks use), so code that only works on the CPU shows up on a laptop.
 
         ### Exercise 1 · a column of ones, on the right device
 
@@ -611,112 +625,196 @@ cells = [
     ),
     md(
         """
-        ### Exercise 2 · how many bytes move
+        ### Exercise 2 · build it: a device-generic causal softmax
 
-        A training step moves a batch `(images, labels)` to the GPU. Write `batch_bytes(images, labels)`: the
-        number of bytes copied when both tensors move, as a Python `int`. Each tensor moves
-        `numel() * element_size()` bytes; the two may have different dtypes (images are floats, labels `int64`).
+        Section 3 showed how minitorch's ops are written once: they ask their input for its array module and never
+        name NumPy or CuPy. Your own functions can do the same one level up: compute with tensor operations (which
+        run where their inputs are) and make every new tensor with `device=x.device` (and `dtype=` where it
+        matters). Then one function serves every device.
+
+        Write `causal_softmax(scores)`, the attention weights of a language model (chapter 9): `scores` has shape
+        `(..., T, T)`; row `i` may only look at columns `0..i` (a token does not see the future). Return, for each
+        row, the softmax over the visible columns, with exactly 0 for the hidden ones:
+
+        $$p_{ij} = \\frac{e^{s_{ij} - m_i}}{\\sum_{k \\le i} e^{s_{ik} - m_i}} \\text{ for } j \\le i, \\quad p_{ij} = 0
+        \\text{ for } j > i, \\qquad m_i = \\max_{k \\le i} s_{ik}.$$
+
+        * **Numerically stable**: subtracting the row's largest visible score $m_i$ changes nothing mathematically,
+          and keeps every exponential at most 1; without it, scores of a few hundred overflow `exp` to `inf` in
+          float32 (and scores above about 11 in float16), and `inf / inf` is `nan`.
+        * **Device-generic**: the mask you build lives on `scores.device`; the result stays on the scores' device
+          and has their dtype.
+        * Tensor operations only: no `.numpy()` (it fails on a GPU tensor), and not minitorch's own `softmax` (the
+          grader switches it off; you are writing it).
+
+        `causal_softmax_on_two_devices` is given: it runs your function on the scores on the CPU and again on the
+        second device, and reports both results and where they ended up. `hint("ch03.causal_softmax")` gives hints
+        step by step.
         """
     ),
     solution(
         '''
-        def batch_bytes(images, labels):
-            """The bytes copied when both tensors move to another device (an int)."""
+        def causal_softmax(scores):
+            """Softmax over the last dim, row i seeing columns 0..i only; on scores' device, in scores' dtype."""
             ### BEGIN SOLUTION
-            return images.numel() * images.element_size() + labels.numel() * labels.element_size()
+            size = scores.shape[-1]
+            positions = minitorch.arange(size, device=scores.device)
+            future = positions[None, :] > positions[:, None]
+            masked = scores.masked_fill(future, float("-inf"))
+            shifted = masked - masked.amax(dim=-1, keepdim=True)
+            exponentials = shifted.exp()
+            return exponentials / exponentials.sum(dim=-1, keepdim=True)
             ### END SOLUTION
+
+
+        # The check calls this (already written): your function on the CPU, then on a second device.
+        from grading.devices import causal_softmax_report
+
+
+        def causal_softmax_on_two_devices(scores):
+            """(result on the CPU, result on the second device copied back, 1 where each stayed on its device)."""
+            return causal_softmax_report(causal_softmax, scores)
         ''',
-        "batch_bytes",
+        "causal_softmax",
     ),
     tests(
         """
-        check("ch03.batch_bytes", batch_bytes)
+        check("ch03.causal_softmax", causal_softmax_on_two_devices)
         ### BEGIN HIDDEN TESTS
         from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
-        check_hidden("ch03.batch_bytes", batch_bytes, [
-            (randn(16, 3, 5, 5, seed=320, dtype="float16"), np.arange(16, dtype=np.int64)),
-            (randn(1, 1, seed=321, dtype="float64"), np.zeros(1, dtype=np.int64)),
-            (randn(2, 7, seed=322), np.zeros((2, 3), dtype=np.int32)),
+        check_hidden("ch03.causal_softmax", causal_softmax_on_two_devices, [
+            (randn(1, 1, seed=3300),),
+            (randn(7, 7, seed=3301, scale=300.0),),
+            (randn(2, 2, 3, 3, seed=3302, dtype="float64", scale=1e3),),
+            (randn(4, 8, 8, seed=3303, dtype="float16", scale=8.0),),
         ])
         ### END HIDDEN TESTS
         """,
-        "test_batch_bytes",
+        "test_causal_softmax",
+        points=2,
     ),
     md(
         """
-        ### Exercise 3 · the cost of a copy
+        The same function, written once, on both devices (the pretend GPU of section 5 if there is no real one):
+        """
+    ),
+    code(
+        """
+        scores = minitorch.randn(4, 4) * 3
+        try:
+            with some_gpu():
+                on_gpu = causal_softmax(scores.to("cuda"))
+                print("on", on_gpu.device, "\\n", on_gpu)
+                print("rows sum to 1:", on_gpu.sum(dim=-1).cpu().tolist())
+                print("same as on the CPU:", bool(minitorch.allclose(on_gpu.cpu(), causal_softmax(scores))))
+        except NotImplementedError:
+            print("causal_softmax is not written yet: finish exercise 2, then run this cell again.")
+        """
+    ),
+    md(
+        """
+        ### Exercise 3 · build it: `module_to`, what `model.to(device)` does
 
-        Write `transfer_seconds(num_bytes, gigabytes_per_second, latency_microseconds)`: the time in seconds to copy
-        `num_bytes` bytes over a link with the given bandwidth (1 GB = 10^9 bytes) and fixed cost per copy
-        (in microseconds), with the model of section 6: `time = latency + bytes / bandwidth`. Mind the units.
+        Section 2 said that `model.to(device)` moves every parameter **and buffer**, in place, and returns the model.
+        Write it: `module_to(module, device)`. The rules are PyTorch's:
+
+        * every module inside `module`, at any depth, is visited (a `Sequential` holds its layers as child modules);
+        * a **parameter** stays the **same object**: an optimizer made before the move holds references to the
+          parameters, and must still hold the model's parameters after it. So change what the parameter holds
+          (`p.data`), not which object the module holds; its `requires_grad` stays as it was (a frozen layer stays
+          frozen). Its gradient `p.grad`, if it has one, moves too;
+        * a **buffer** (`BatchNorm1d`'s `running_mean`, `running_var`, `num_batches_tracked`: state that is not
+          trained) is a plain tensor: the module may simply hold the moved copy;
+        * `module_to` returns `module`.
+
+        A module keeps its own parameters in the dictionary `module._parameters` and its buffers in `module._buffers`
+        (name to tensor; an entry may be `None`, e.g. a `Linear(..., bias=False)`'s bias); `module.children()` and
+        `module.modules()` give the modules inside. While your function runs, the check switches `nn.Module.to`
+        itself off.
+
+        `module_to_report_of_my_function` is given: it builds a nested model with BatchNorm layers (one training
+        step done, so there are gradients and updated buffers, and one frozen bias), moves it to the second device
+        with your function, reports where every tensor is, runs the model there, and moves it back.
+        `hint("ch03.module_to")` gives hints step by step.
         """
     ),
     solution(
         '''
-        def transfer_seconds(num_bytes, gigabytes_per_second, latency_microseconds):
-            """Seconds to copy num_bytes: a fixed latency plus the bytes over the bandwidth."""
+        def module_to(module, device):
+            """Move every parameter (in place, same objects), gradient and buffer of module, at any depth."""
             ### BEGIN SOLUTION
-            return latency_microseconds * 1e-6 + num_bytes / (gigabytes_per_second * 1e9)
+            for submodule in module.modules():
+                for parameter in submodule._parameters.values():
+                    if parameter is None:
+                        continue
+                    with minitorch.no_grad():
+                        parameter.data = parameter.data.to(device)
+                        if parameter.grad is not None:
+                            parameter.grad = parameter.grad.to(device)
+                for name, buffer in submodule._buffers.items():
+                    if buffer is not None:
+                        submodule._buffers[name] = buffer.to(device)
+            return module
             ### END SOLUTION
+
+
+        # The check calls this (already written): the model of grading/devices.py, moved there and back.
+        from grading.devices import module_to_report
+
+
+        def module_to_report_of_my_function(sizes, values):
+            """Build the check's nested model from sizes and values, move it with your module_to, report."""
+            return module_to_report(module_to, sizes, values)
         ''',
-        "transfer_seconds",
+        "module_to",
     ),
     tests(
         """
-        check("ch03.transfer_seconds", transfer_seconds)
+        check("ch03.module_to", module_to_report_of_my_function)
         ### BEGIN HIDDEN TESTS
         from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
-        check_hidden("ch03.transfer_seconds", transfer_seconds, [
-            (1, 12.0, 8.0),
-            (3_000_000_000, 50.0, 2.0),
-            (123_456, 0.5, 0.0),
+        check_hidden("ch03.module_to", module_to_report_of_my_function, [
+            (np.array([2, 5, 3, 2]), randn(90, seed=3400)),
+            (np.array([1, 1]), randn(7, seed=3401)),
+            (np.array([6, 4, 4, 4, 3]), randn(200, seed=3402)),
         ])
         ### END HIDDEN TESTS
         """,
-        "test_transfer_seconds",
+        "test_module_to",
+        points=2,
     ),
     md(
         """
-        ### Exercise 4 · throughput from a timing
-
-        A matrix product of an `(m, k)` matrix by a `(k, n)` matrix computes `m * n` outputs, each a sum of `k`
-        products: `k` multiplications and `k` additions, so `2 * m * k * n` floating-point operations in all.
-        Write `matmul_gflops(m, k, n, seconds)`: the throughput in GFLOP/s (10^9 floating-point operations per
-        second) of a product that took `seconds`. (`DeviceTimer` computes its GFLOP/s column this way.)
+        Your `module_to` next to `model.to`, on the pretend GPU, with an optimizer made before the move:
         """
     ),
-    solution(
-        '''
-        def matmul_gflops(m, k, n, seconds):
-            """GFLOP/s of an (m, k) @ (k, n) matrix product that took `seconds`."""
-            ### BEGIN SOLUTION
-            return 2 * m * k * n / seconds / 1e9
-            ### END SOLUTION
-        ''',
-        "matmul_gflops",
-    ),
-    tests(
+    code(
         """
-        check("ch03.matmul_gflops", matmul_gflops)
-        ### BEGIN HIDDEN TESTS
-        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
-
-        check_hidden("ch03.matmul_gflops", matmul_gflops, [
-            (1, 1, 1, 1e-6),
-            (4096, 4096, 4096, 0.25),
-            (3, 1000, 7, 2e-5),
-        ])
-        ### END HIDDEN TESTS
-        """,
-        "test_matmul_gflops",
+        try:
+            with some_gpu():
+                minitorch.manual_seed(0)
+                nn = minitorch.nn
+                network = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Sequential(nn.ReLU(), nn.Linear(4, 2)))
+                optimizer = minitorch.optim.SGD(network.parameters(), lr=0.1)
+                weight_before = network[0].weight
+                module_to(network, "cuda")
+                print("parameters:", sorted({str(p.device) for p in network.parameters()}),
+                      " buffers:", sorted({str(b.device) for b in network.buffers()}))
+                print("network[0].weight is the same object:", network[0].weight is weight_before,
+                      "; the optimizer holds it:", any(p is weight_before for p in optimizer.param_groups[0]["params"]))
+                loss = network(minitorch.randn(5, 3, device="cuda")).pow(2).mean()
+                loss.backward()
+                optimizer.step()                                  # updates the parameters, on the GPU
+                print("one training step on", loss.device, "; the gradients are on",
+                      sorted({str(p.grad.device) for p in network.parameters()}))
+        except NotImplementedError:
+            print("module_to is not written yet: finish exercise 3, then run this cell again.")
+        """
     ),
     md(
         """
-        With your function, a timing becomes a throughput you can compare with the hardware's peak: a laptop CPU
-        core reaches tens of GFLOP/s in float32, a data-centre GPU hundreds of thousands in its fastest formats.
-
         ## Summary
 
         * A **device** is where a tensor's numbers live: `cpu` (host memory) or `cuda:N` (the memory of GPU card

@@ -52,7 +52,8 @@ cells = [
     Two helpers used all through the chapter: `deep_mlp` stacks `depth` hidden layers of the same width, each a
     `Linear` followed by an activation, with the weights started by `initialise`; `train` runs plain SGD on random
     mini-batches of the digits and returns the losses. Every call of `train` draws the *same* mini-batches (its own
-    seeded generator), so differences between runs come from the models, not from luck.
+    seeded generator), so differences between runs come from the models, not from luck; it stops early if the loss
+    stops being a finite number.
     """),
     code("""
     def deep_mlp(activation, initialise=None, depth=10, width=64, batch_norm=False):
@@ -71,7 +72,7 @@ cells = [
         return nn.Sequential(*layers)
 
 
-    def train(model, steps=150, lr=0.1, max_norm=None, batch_size=64):
+    def train(model, steps=60, lr=0.1, max_norm=None, batch_size=64):
         generator = minitorch.Generator().manual_seed(0)           # the same mini-batches for every model
         optimizer = optim.SGD(model.parameters(), lr=lr)
         model.train()
@@ -85,6 +86,8 @@ cells = [
                 nn.utils.clip_grad_norm_(model.parameters(), max_norm)
             optimizer.step()
             losses.append(loss.item())
+            if not math.isfinite(losses[-1]):                      # diverged: nothing more to learn from it
+                break
         return losses
     """),
     md(r"""
@@ -121,9 +124,10 @@ cells = [
         print(flag)
     """),
     md(r"""
-    The loss hardly moves from $\ln 10$, the loss of a uniform guess over 10 classes. The first chart shows why: the
-    layers' gradient norms are spread over many orders of magnitude, and the first layers' are below the monitor's
-    "vanishing" threshold ($10^{-6}$): they get essentially no signal.
+    Compare the two losses printed above with $\ln 10$, the loss of a uniform guess over 10 classes: a loss that
+    stays near it means the network has learnt next to nothing. The first chart shows why: the layers' gradient norms
+    are spread over many orders of magnitude, and the flags name the layers whose norm fell below the monitor's
+    "vanishing" threshold ($10^{-6}$): those get essentially no signal.
 
     Now the usual modern recipe: **ReLU** (slope exactly 1 wherever it is active) and **Kaiming initialisation**
     (weights scaled so that the signal keeps its size through each ReLU layer; section 2 derives it).
@@ -143,13 +147,17 @@ cells = [
     """),
     code("""
     def first_step_norms(monitor):
-        return [stats.grad_norm for stats in monitor.history[0].layers.values()]
+        return [monitor.history[0].layers[name].grad_norm for name in monitor.layers]
 
+    # The monitor names a layer by its place in the model and its type ("0 (Linear)": model[0], nearest the input);
+    # the plot uses the same names.
+    layer_names = sigmoid_monitor.layers
     figure, (norms_axis, loss_axis) = plt.subplots(1, 2, figsize=(11, 3.6))
-    layer_numbers = range(1, len(sigmoid_monitor.layers) + 1)
-    norms_axis.semilogy(layer_numbers, first_step_norms(sigmoid_monitor), "o-", label="sigmoid, default init")
-    norms_axis.semilogy(layer_numbers, first_step_norms(relu_monitor), "o-", label="ReLU, Kaiming init")
-    norms_axis.set_xlabel("layer (1 = nearest the input)")
+    positions = range(len(layer_names))
+    norms_axis.semilogy(positions, first_step_norms(sigmoid_monitor), "o-", label="sigmoid, default init")
+    norms_axis.semilogy(positions, first_step_norms(relu_monitor), "o-", label="ReLU, Kaiming init")
+    norms_axis.set_xticks(positions, [name.split(" ")[0] for name in layer_names])
+    norms_axis.set_xlabel("layer, named as in the monitor (0 = model[0], nearest the input)")
     norms_axis.set_ylabel("gradient norm at step 1")
     norms_axis.legend()
     loss_axis.plot(sigmoid_losses, label="sigmoid, default init")
@@ -160,12 +168,18 @@ cells = [
     plt.tight_layout()
     plt.show()
 
+    for label, monitor in [("sigmoid, default init", sigmoid_monitor), ("ReLU, Kaiming init", relu_monitor)]:
+        norms = first_step_norms(monitor)
+        ratios = [earlier / later for earlier, later in zip(norms, norms[1:])]
+        print(f"{label}: layer {layer_names[0]} gets {norms[0]:.2g}, layer {layer_names[-1]} gets {norms[-1]:.2g}; "
+              f"a layer's norm over the next layer's, median {np.median(ratios):.2g}")
     sigmoid_monitor.detach()                                      # remove the hooks: the models train unobserved
     relu_monitor.detach()
     """),
     md(r"""
-    With sigmoids, each layer nearer the input gets roughly ten times less gradient than the one after it; with ReLU
-    and Kaiming, every layer gets a gradient of the same size, and the loss falls.
+    Read the last two lines: the median ratio says by how much a layer's gradient shrinks (below 1) or grows (above 1)
+    compared with the layer after it. With sigmoids it is well below 1 and the losses barely move; with ReLU and
+    Kaiming it is close to 1: every layer gets a gradient of about the same size, and the loss falls.
 
     ### Exercise 1: per-layer gradient norms
 
@@ -248,7 +262,7 @@ cells = [
     """),
     code("""
     def activation_spread(std, depth=20, width=256):
-        signal, spreads = minitorch.randn(512, width), []
+        signal, spreads = minitorch.randn(128, width), []
         with minitorch.no_grad():
             for _ in range(depth):
                 weight = minitorch.randn(width, width) * std
@@ -300,10 +314,13 @@ cells = [
     ## 3. Exploding gradients and gradient clipping
 
     The same ten-layer ReLU network, but initialised a little too large (a standard deviation of 0.25 instead of
-    Kaiming's $\sqrt{2/64} \approx 0.18$): each layer multiplies the signal by about 1.4 on the way forward and the
-    gradient by about as much on the way back. The first loss is already large, the gradients of the first layers are
-    far larger than those of the last ones (the norms are printed below, with the ratio between the first and the
-    last layer), and a few SGD steps throw the weights so far that the loss overflows to `inf`, then `nan`.
+    Kaiming's $\sqrt{2/64} \approx 0.18$): each layer multiplies the signal by about 1.4 on the way forward, and the
+    gradient flowing back by about as much on the way back. A weight's gradient is the product of the two (the
+    layer's input times the gradient arriving at its output), so the growth may show less *across* the layers than
+    in the size of *every* layer's gradient. Below: the first loss, each layer's weight-gradient norm at the first step
+    (layers named as the monitor names them), the ratio between the first and the last, the size compared with the
+    Kaiming network of section 1, and then the losses of plain SGD. Look at those sizes, and at the step where the
+    loss stops being a finite number (it overflows to `inf`, then `nan`: the printout finds the step).
 
     (minitorch computes with NumPy, which warns when a number overflows to `inf`; PyTorch does not warn. The
     `np.errstate` block only silences those warnings.)
@@ -313,14 +330,23 @@ cells = [
     big_model = deep_mlp(nn.ReLU, lambda weight: nn.init.normal_(weight, std=0.25))
     first_loss = F.cross_entropy(big_model(train_images[:64]), train_labels[:64])
     first_loss.backward()
-    norms = [layer.weight.grad.norm().item() for layer in big_model if isinstance(layer, nn.Linear)]
-    print(f"first loss {first_loss.item():.1f}; weight gradient norms, layer 1 to 11:", [round(n) for n in norms])
-    print(f"layer 1's gradient is {norms[0] / norms[-1]:.0f} times layer 11's")
+    linear_layers = [(f"{name} (Linear)", layer) for name, layer in big_model.named_children()
+                     if isinstance(layer, nn.Linear)]
+    norms = [layer.weight.grad.norm().item() for _, layer in linear_layers]
+    print(f"first loss {first_loss.item():.1f}; weight gradient norms:")
+    print("  " + ", ".join(f"{name}: {norm:.3g}" for (name, _), norm in zip(linear_layers, norms)))
+    print(f"layer {linear_layers[0][0]}'s gradient is {norms[0] / norms[-1]:.2g} times layer {linear_layers[-1][0]}'s")
+    kaiming_norms = first_step_norms(relu_monitor)               # section 1's ReLU network, Kaiming's scale
+    print(f"the median layer's gradient is {np.median(norms) / np.median(kaiming_norms):.0f} times the median layer's "
+          "of section 1's Kaiming-initialised network")
     big_model.zero_grad()
 
     with np.errstate(over="ignore", invalid="ignore"):
         exploding_losses = train(big_model, lr=0.05)
     print("losses of the first steps:", [round(loss, 1) for loss in exploding_losses[:6]])
+    finite_steps = next((step for step, loss in enumerate(exploding_losses) if not math.isfinite(loss)), None)
+    print("the loss is no longer finite from step", finite_steps, "on" if finite_steps is not None else
+          "(it stayed finite in this run)")
     """),
     md(r"""
     **Gradient clipping** caps the size of an update. `nn.utils.clip_grad_norm_(model.parameters(), max_norm)`
@@ -403,26 +429,29 @@ cells = [
     print("eval mode:\\n", dropout(x))
     """),
     md(r"""
-    An experiment: only 150 training images, a network with 85,000 weights, trained with Adam for 400 full-batch
-    steps, with and without `Dropout(0.5)` after each hidden layer. The loss on the held-out test images is measured
-    every 20 steps (in `eval()` mode).
+    An experiment: only 150 training images, a network with far more weights than that (two hidden layers of 128;
+    the count is printed below), trained with Adam for 100 full-batch steps, with and without `Dropout(0.5)` after
+    each hidden layer. The loss on the held-out test images is measured
+    every 10 steps (in `eval()` mode).
     """),
     code("""
     few_images, few_labels = train_images[:150], train_labels[:150]
 
     def test_loss_curve(p):
         minitorch.manual_seed(0)
-        model = nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Dropout(p), nn.Linear(256, 256), nn.ReLU(),
-                              nn.Dropout(p), nn.Linear(256, 10))
-        optimizer = optim.Adam(model.parameters(), lr=1e-3)
+        model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Dropout(p), nn.Linear(128, 128), nn.ReLU(),
+                              nn.Dropout(p), nn.Linear(128, 10))
+        if p == 0:
+            print(f"{sum(parameter.numel() for parameter in model.parameters()):,} weights, 150 training images")
+        optimizer = optim.Adam(model.parameters(), lr=5e-3)
         steps, test_losses = [], []
-        for step in range(401):
+        for step in range(101):
             model.train()
             optimizer.zero_grad()
             loss = F.cross_entropy(model(few_images), few_labels)
             loss.backward()
             optimizer.step()
-            if step % 20 == 0:
+            if step % 10 == 0:
                 model.eval()
                 with minitorch.no_grad():
                     steps.append(step)
@@ -431,8 +460,11 @@ cells = [
 
     for p in [0.0, 0.5]:
         steps, test_losses, train_loss = test_loss_curve(p)
+        best = int(np.argmin(test_losses))
         plt.plot(steps, test_losses, label=f"Dropout({p}): final training loss {train_loss:.3f}")
-        print(f"p={p}: lowest test loss {min(test_losses):.3f}, final test loss {test_losses[-1]:.3f}")
+        rise = test_losses[-1] - test_losses[best]
+        print(f"p={p}: final training loss {train_loss:.3f}; test loss lowest {test_losses[best]:.3f} at step "
+              f"{steps[best]}, final {test_losses[-1]:.3f} ({rise:+.3f} from the lowest)")
     plt.ylim(0, 0.6)
     plt.xlabel("step")
     plt.ylabel("test cross-entropy")
@@ -440,11 +472,12 @@ cells = [
     plt.show()
     """),
     md(r"""
-    Without dropout the training loss goes to almost 0 and the test loss, after its minimum, creeps back up: the model
-    grows more confident about the training images, including in ways that are wrong for new ones. With dropout the
-    training loss stays higher (the task is harder with half the units missing) and the test loss keeps improving a
-    little longer and ends lower. On this small problem the difference is modest; it grows with the size of the network
-    compared to the data.
+    What to look for in the two lines above. **Overfitting** shows as a training loss near 0 together with a test
+    loss that, after its lowest point, creeps back up (a positive difference from the lowest, reached early): the
+    model grows more confident about the training images, including in ways that are wrong for new ones. Dropout
+    makes the training task harder (half the units are missing at every step), so its training loss stays higher;
+    compare where its test loss is lowest, and how low, with the run without dropout. On a problem this small the
+    difference is modest, and a different seed moves it; it grows with the size of the network compared to the data.
 
     ### Exercise 4: dropout's forward pass
 
@@ -518,12 +551,17 @@ cells = [
     plt.ylabel("cross-entropy")
     plt.legend()
     plt.show()
-    print(f"after 150 steps: {plain_losses[-1]:.3f} without, {normalised_losses[-1]:.3f} with batch norm")
+    print(f"after {len(plain_losses)} steps: {plain_losses[-1]:.3f} without, {normalised_losses[-1]:.3f} with batch "
+          f"norm (guessing: ln 10 = {math.log(10):.3f})")
+    for label, losses in [("without", plain_losses), ("with", normalised_losses)]:
+        below = next((step for step, loss in enumerate(losses) if loss < 1.0), None)
+        print(f"{label} batch norm, first step with a loss below 1.0:", below if below is not None else "none")
     """),
     md(r"""
-    Without normalisation the network is still stuck near $\ln 10$ after 150 steps; with it, the loss drops within a
-    few dozen. Batch norm also allows larger learning rates and makes training less sensitive to the initialisation.
-    Its costs: the output for one sample depends on the others in its batch (tiny batches give noisy statistics), and
+    Compare the two final losses with $\ln 10$ and the step at which each first fell below 1.0 (printed above): the
+    gap between them is what normalising each layer's inputs buys this network. Batch norm also allows larger
+    learning rates and makes training less sensitive to the initialisation. Its costs: the output for one sample
+    depends on the others in its batch (tiny batches give noisy statistics), and
     `train()` / `eval()` must be set correctly. The implementation is in `minitorch/nn/modules/batchnorm.py` and
     `F.batch_norm` in `minitorch/nn/functional/normalization.py`.
     """),
@@ -644,9 +682,10 @@ cells = [
     ## 7. The first sanity check: overfit one small batch
 
     Before training a model for hours, check that it *can* learn: take one small batch (16 images) and train on it
-    alone. A correct model, loss and training loop drive the loss on that batch to nearly 0 within a few hundred steps,
-    memorising it. If it cannot, something in the setup is broken, whatever the data: a wrong loss, a bad learning
-    rate, parameters that are not updated, labels that do not match their inputs.
+    alone. A correct model, loss and training loop drive the loss on that batch to nearly 0 within a few dozen
+    steps, memorising it (the final losses are printed below). If it cannot, something in the setup is broken,
+    whatever the data: a wrong loss, a bad learning rate, parameters that are not updated, labels that do not match
+    their inputs.
 
     Below, the check on a correct setup and on a buggy one. The bug is a real classic: the optimizer was created,
     then the model was created again (say, by re-running a cell), so the optimizer updates the parameters of a model
@@ -655,7 +694,7 @@ cells = [
     code("""
     one_batch_images, one_batch_labels = train_images[:16], train_labels[:16]
 
-    def overfit(model, optimizer, steps=200):
+    def overfit(model, optimizer, steps=80):
         losses = []
         for _ in range(steps):
             optimizer.zero_grad()
