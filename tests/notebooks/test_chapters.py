@@ -89,8 +89,11 @@ def test_learner_edition_runs_all_with_every_check_reporting_not_done(name):
     assert graded >= 3, f"{name} has {graded} graded test cells; every chapter has three or more exercises"
     last = [cell for cell in notebook.cells if cell.cell_type == "code"][-1]
     assert "summary(" in last.source, f"{name} does not close with a summary(...) cell"
-    assert [output["output_type"] for output in last.outputs] == ["stream"], f"{name}: summary prints more than once"
-    assert "exercises pass" in last.outputs[0]["text"]
+    # A kernel may deliver one print as two stream messages (its flush timer can fire between print's
+    # writes of the text and the newline), so the printed text is judged, not the number of messages.
+    assert {output["output_type"] for output in last.outputs} == {"stream"}, f"{name}: summary displays more than text"
+    printed = "".join(output["text"] for output in last.outputs if output.get("name") == "stdout")
+    assert printed.count("exercises pass") == 1, f"{name}: summary prints more than once: {printed!r}"
 
 
 # The seed topics of the course, each with words a chapter that teaches it must contain.
