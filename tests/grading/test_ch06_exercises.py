@@ -15,6 +15,7 @@ import minitorch
 from grading import check, randn
 from grading.registry import get
 from minitorch.utils.data import DataLoader, TensorDataset
+from tests.grading.withheld_support import run_with_withheld, withheld_names_missing
 
 
 # -- typical mistakes -----------------------------------------------------------------------------
@@ -246,3 +247,20 @@ def test_the_notebooks_mini_loader_gives_the_dataloaders_batches(shuffle, drop_l
     assert len(mine) == len(theirs)
     for (my_x, my_y), (x, y) in zip(mine, theirs):
         assert minitorch.equal(my_x, x) and minitorch.equal(my_y, y)
+
+
+# -- the withheld pieces: the grader switches minitorch's loader off while mini_loader_batches is graded -----------
+def test_every_withheld_piece_exists():
+    assert withheld_names_missing("ch06") == []
+
+
+def test_the_solution_passes_and_a_shortcut_raises_with_the_loader_withheld():
+    cheat = (
+        "def cheat(features, labels, weights, batch_size, shuffle, drop_last, seed):\n"
+        "    data = minitorch.utils.data\n"
+        "    dataset = data.TensorDataset(features, labels, weights)\n"
+        "    generator = minitorch.Generator().manual_seed(seed)\n"
+        "    return list(data.DataLoader(dataset, batch_size=batch_size, shuffle=shuffle, drop_last=drop_last,\n"
+        "                                generator=generator))"
+    )
+    assert "is not available while this exercise is graded" in run_with_withheld("ch06.mini_loader", "06_data", cheat)

@@ -14,6 +14,7 @@ import pytest
 import minitorch
 from grading import check
 from grading.registry import get
+from tests.grading.withheld_support import run_with_withheld, withheld_names_missing
 from tests.support import require_torch
 
 sigmoid, tanh = minitorch.sigmoid, minitorch.tanh
@@ -272,65 +273,13 @@ def test_the_bptt_solution_passes_gradcheck_as_a_function():
 
 
 # -- the withheld pieces: the grader switches them off, the references it uses outside still work ---------------
-WITHHELD_SCRIPT = r"""
-import sys
-import numpy as np
-import minitorch
-import minitorch.nn.functional as F
-from grading._runner import _withhold
-from grading.checks import expected_outputs
-from grading.compare import call_arguments, output_arrays
-from grading.registry import get
-from tests.grading.chapter_notebooks import solutions
-
-exercise = get(sys.argv[1])
-expected = [expected_outputs(exercise, case) for case in exercise.public]  # as the grader does, outside the sandbox
-solution = solutions(sys.argv[2])[exercise.function]
-namespace = {"minitorch": minitorch, "F": F, "nn": minitorch.nn}
-exec(sys.argv[3], namespace)
-_withhold(exercise.withheld, namespace)  # as _runner.py does in the sandbox while the graded calls run
-for case, want in zip(exercise.public, expected):
-    got = output_arrays(solution(*call_arguments(case, exercise.input_type)))[1]
-    for have, reference in zip(got, want):
-        np.testing.assert_allclose(have, reference, rtol=exercise.rtol, atol=exercise.atol)
-try:
-    namespace["cheat"](*call_arguments(exercise.public[0], exercise.input_type))
-except NotImplementedError as error:
-    print("withheld:", error)
-"""
-
-
 def _withheld_run(name: str, cheat: str) -> str:
-    """Run the chapter's solution and ``cheat`` (source defining ``cheat``) with exercise ``name``'s pieces withheld,
-    in a fresh interpreter (withholding changes minitorch for the whole process)."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[2]
-    result = subprocess.run(
-        [sys.executable, "-c", WITHHELD_SCRIPT, name, CHAPTER, cheat], cwd=root, capture_output=True, text=True,
-        timeout=300, env={**__import__("os").environ, "PYTHONPATH": str(root)},
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr[-3000:]
-    return result.stdout
+    return run_with_withheld(name, CHAPTER, cheat)
 
 
 def test_every_withheld_piece_exists():
     """_withhold skips a name it cannot find: a misspelt piece would silently stay available."""
-    import importlib
-
-    from grading.registry import chapter_exercises
-
-    for exercise in chapter_exercises("ch" + CHAPTER[:2]):
-        for name in exercise.withheld:
-            module_name, _, attribute = name.rpartition(".")
-            try:
-                owner = importlib.import_module(module_name)
-            except ImportError:
-                parent, _, child = module_name.rpartition(".")
-                owner = getattr(importlib.import_module(parent), child)
-            assert hasattr(owner, attribute), f"{exercise.name} withholds {name}, which does not exist"
+    assert withheld_names_missing("ch" + CHAPTER[:2]) == []
 
 
 @pytest.mark.parametrize(

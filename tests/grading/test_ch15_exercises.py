@@ -20,6 +20,7 @@ from grading import check, randn
 from grading.exercises.ch15 import TARGET_LOSS, text_ids
 from grading.registry import get
 from tests.grading.chapter_notebooks import graded_cells, solutions
+from tests.grading.withheld_support import run_with_withheld, withheld_names_missing
 from tests.support import require_torch
 
 CHAPTER = "15_capstone"
@@ -371,3 +372,31 @@ def test_at_most_passes_at_or_below_the_bound_and_fails_above_it_or_on_nan():
     assert above.safe_detail == "output 1: above the target"
     nan = at_most(1.0, np.nan)
     assert nan.kind == "above" and "output 2" in nan.detail
+
+
+# -- the withheld pieces: the grader switches the library's embedding and attention off while they are graded ------
+def test_every_withheld_piece_exists():
+    assert withheld_names_missing("ch15") == []
+
+
+@pytest.mark.parametrize(
+    "name, cheat",
+    [
+        (
+            "ch15.embedding_forward_backward",
+            "def cheat(weight, indices, grad_output):\n"
+            "    weight = weight.detach().requires_grad_()\n"
+            "    output = F.embedding(indices, weight)\n"
+            "    output.backward(grad_output)\n"
+            "    return output.detach(), weight.grad",
+        ),
+        (
+            "ch15.causal_self_attention",
+            "def cheat(x, in_weight, in_bias, out_weight, out_bias, num_heads):\n"
+            "    q, k, v = F.linear(x, in_weight, in_bias).chunk(3, dim=-1)\n"
+            "    return F.scaled_dot_product_attention(q, k, v, is_causal=True)",
+        ),
+    ],
+)
+def test_the_solutions_pass_and_shortcuts_raise_with_the_pieces_withheld(name, cheat):
+    assert "is not available while this exercise is graded" in run_with_withheld(name, "15_capstone", cheat)
