@@ -668,7 +668,7 @@ cells = [
 
 
         # The check calls this (already written): your function on the CPU, then on a second device.
-        from grading.devices import causal_softmax_report
+        from grading.devices import causal_softmax_report  # noqa: E402 (given code, after the learner's function)
 
 
         def causal_softmax_on_two_devices(scores):
@@ -760,7 +760,7 @@ cells = [
 
 
         # The check calls this (already written): the model of grading/devices.py, moved there and back.
-        from grading.devices import module_to_report
+        from grading.devices import module_to_report  # noqa: E402 (given code, after the learner's function)
 
 
         def module_to_report_of_my_function(sizes, values):

@@ -426,9 +426,9 @@ cells = [
 
 
     # Given: the dataset and the report the check compares (the same as the reference's, with minitorch's DataLoader).
-    from collections.abc import Mapping
+    from collections.abc import Mapping  # noqa: E402 (given code, after the learner's functions)
 
-    from minitorch.utils.data import Dataset
+    from minitorch.utils.data import Dataset  # noqa: E402
 
 
     class RowsWithLabels(Dataset):

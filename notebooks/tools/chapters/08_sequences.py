@@ -585,8 +585,9 @@ cells = [
     *keep*, pass it along almost intact. The gates are what the layers pay for with their extra parameters and more
     computation per step. The initial biases matter too: give the LSTM PyTorch's default biases, or raise only its
     forget bias (delete the `if kind == "LSTM"` lines), run the training cell again with a few seeds, and read the
-    table each time: does it still solve the task within the 150 batches? In practice the GRU and the LSTM perform similarly; the LSTM is the more common
-    default, and attention (chapter 9) has replaced both for most long-sequence work.
+    table each time: does it still solve the task within the 150 batches? In practice the GRU and the LSTM perform
+    similarly; the LSTM is the more common default, and attention (chapter 9) has replaced both for most long-sequence
+    work.
 
     ## 6. Sequences of different lengths: padding and packing
 
