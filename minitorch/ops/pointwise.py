@@ -71,10 +71,9 @@ def _not_implemented(kernel: str, tensor) -> NotImplementedError:
 
 
 def _require_tensor(value, function: str, argument: str = "input", position: int = 1) -> None:
+    """PyTorch's ``TypeError`` for a non-tensor where a tensor is wanted (``neg(3)``, ``atan2(x, 2.0)``)."""
     if not isinstance(value, Tensor):
-        raise TypeError(
-            f"{function}(): argument '{argument}' (position {position}) must be Tensor, not {type(value).__name__}"
-        )
+        raise TypeError(_messages.must_be_tensor(function, value, argument, position))
 
 
 def _fit_integer(value: int, numpy_dtype):

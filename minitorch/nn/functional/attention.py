@@ -200,6 +200,13 @@ def _in_projection_packed(q: Tensor, k: Tensor, v: Tensor, w: Tensor, b: Tensor 
 def _in_projection(q: Tensor, k: Tensor, v: Tensor, w_q: Tensor, w_k: Tensor, w_v: Tensor, b_q: Tensor | None = None,
                    b_k: Tensor | None = None, b_v: Tensor | None = None) -> tuple:
     """Query, key and value projections with separate weights (when key/value sizes differ from the query's)."""
+    _check_in_projection(q, k, v, w_q, w_k, w_v, b_q, b_k, b_v)
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def _check_in_projection(q: Tensor, k: Tensor, v: Tensor, w_q: Tensor, w_k: Tensor, w_v: Tensor, b_q: Tensor | None,
+                         b_k: Tensor | None, b_v: Tensor | None) -> None:
+    """PyTorch's errors for separate projection weights or biases whose shapes do not fit the inputs."""
     query_size, key_size, value_size = q.shape[-1], k.shape[-1], v.shape[-1]
     for name, weight, expected in (("query", w_q, (query_size, query_size)), ("key", w_k, (query_size, key_size)),
                                    ("value", w_v, (query_size, value_size))):
@@ -208,7 +215,6 @@ def _in_projection(q: Tensor, k: Tensor, v: Tensor, w_q: Tensor, w_k: Tensor, w_
     for name, bias in (("query", b_q), ("key", b_k), ("value", b_v)):
         if bias is not None and tuple(bias.shape) != (query_size,):
             raise AssertionError(f"expecting {name} bias shape of {(query_size,)}, but got {bias.shape}")
-    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
 
 
 def _append_zero_column(mask: Tensor) -> Tensor:
@@ -244,75 +250,30 @@ def multi_head_attention_forward(
             key_padding_mask = key_padding_mask.unsqueeze(0)
     target_length, batch_size, embed_dim = query.shape
     source_length = key.shape[0]
-    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask), "attn_mask",
-                                       query.dtype)
-    if is_causal and attn_mask is None:
-        raise RuntimeError(
-            "Need attn_mask if specifying the is_causal hint. You may use the Transformer module method "
-            "`generate_square_subsequent_mask` to create this mask."
-        )
-    if is_causal and key_padding_mask is None and not need_weights:
-        attn_mask = None  # scaled_dot_product_attention builds the causal mask itself
-    else:
-        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
-        if key_padding_mask is not None:
-            is_causal = False  # the masks are merged below; the hint no longer describes them
-    if embed_dim != embed_dim_to_check:
-        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
-    head_dim = embed_dim // num_heads
-    if head_dim * num_heads != embed_dim:
-        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
-    if use_separate_proj_weight:
-        if tuple(key.shape[:2]) != tuple(value.shape[:2]):
-            raise AssertionError(
-                f"key's sequence and batch dims {key.shape[:2]} do not match value's {value.shape[:2]}"
-            )
-    elif tuple(key.shape) != tuple(value.shape):
-        raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
+    key_padding_mask, attn_mask, is_causal = _mha_masks(key_padding_mask, attn_mask, is_causal, need_weights,
+                                                        query.dtype)
+    head_dim = _check_multi_head_attention(query, key, value, embed_dim_to_check, num_heads, in_proj_weight,
+                                           use_separate_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight)
 
     # 1. Projections.
     if not use_separate_proj_weight:
-        if in_proj_weight is None:
-            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
         q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
     else:
-        for name, weight in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
-            if weight is None:
-                raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight is None")
         b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
         q, k, v = _in_projection(query, key, value, q_proj_weight, k_proj_weight, v_proj_weight, b_q, b_k, b_v)
-
-    if attn_mask is not None:
-        if attn_mask.dim() == 2:
-            if tuple(attn_mask.shape) != (target_length, source_length):
-                raise RuntimeError(
-                    f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
-                    f"{(target_length, source_length)}."
-                )
-            attn_mask = attn_mask.unsqueeze(0)
-        elif attn_mask.dim() == 3:
-            expected = (batch_size * num_heads, target_length, source_length)
-            if tuple(attn_mask.shape) != expected:
-                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be {expected}.")
-        else:
-            raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+    _check_attn_mask_and_key_biases(attn_mask, bias_k, bias_v, static_k, static_v, target_length, source_length,
+                                    batch_size * num_heads)
+    if attn_mask is not None and attn_mask.dim() == 2:
+        attn_mask = attn_mask.unsqueeze(0)  # one mask for every (batch, head) pair
 
     # Optional extra key/value positions: learned biases, then a row of zeros.
     if bias_k is not None and bias_v is not None:
-        if static_k is not None:
-            raise AssertionError("bias cannot be added to static key.")
-        if static_v is not None:
-            raise AssertionError("bias cannot be added to static value.")
         k = _cat([k, bias_k.repeat(1, batch_size, 1)])
         v = _cat([v, bias_v.repeat(1, batch_size, 1)])
         if attn_mask is not None:
             attn_mask = _append_zero_column(attn_mask)
         if key_padding_mask is not None:
             key_padding_mask = _append_zero_column(key_padding_mask)
-    elif bias_k is not None:
-        raise AssertionError("bias_k is set but bias_v is None")
-    elif bias_v is not None:
-        raise AssertionError("bias_v is set but bias_k is None")
 
     # 2. Heads: (length, batch, embed) -> (batch * heads, length, head_dim).
     q = q.reshape(target_length, batch_size * num_heads, head_dim).transpose(0, 1)
@@ -328,14 +289,7 @@ def multi_head_attention_forward(
     source_length = k.shape[1]
 
     if key_padding_mask is not None:
-        if key_padding_mask.shape[0] != batch_size:
-            raise AssertionError(
-                f"Expected key_padded_mask.shape[0] to be {batch_size}, but got {key_padding_mask.shape[0]}"
-            )
-        if key_padding_mask.shape[1] != source_length:
-            raise AssertionError(
-                f"Expected key_padded_mask.shape[1] to be {source_length}, but got {key_padding_mask.shape[1]}"
-            )
+        _check_key_padding_mask(key_padding_mask, source_length, batch_size)
         # One row per (batch, head) pair, matching the layout of q, k and v.
         key_padding_mask = (key_padding_mask.reshape(batch_size, 1, 1, source_length)
                             .expand(-1, num_heads, -1, -1).reshape(batch_size * num_heads, 1, source_length))
@@ -380,15 +334,129 @@ def multi_head_attention_forward(
     return attn_output, None
 
 
+def _mha_masks(key_padding_mask: Tensor | None, attn_mask: Tensor | None, is_causal: bool, need_weights: bool,
+               dtype) -> tuple:
+    """Both masks as float masks added to the scores (``_canonical_mask``), and whether the causal hint still holds.
+
+    PyTorch's order: ``key_padding_mask`` is converted (and checked) first, then ``is_causal`` without
+    an ``attn_mask`` is refused, then ``attn_mask`` is converted, unless ``scaled_dot_product_attention``
+    will build the causal mask itself (no padding mask and no weights wanted).
+    """
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask), "attn_mask",
+                                       dtype)
+    if is_causal and attn_mask is None:
+        raise RuntimeError(
+            "Need attn_mask if specifying the is_causal hint. You may use the Transformer module method "
+            "`generate_square_subsequent_mask` to create this mask."
+        )
+    if is_causal and key_padding_mask is None and not need_weights:
+        return key_padding_mask, None, is_causal
+    attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", dtype, check_other=False)
+    if key_padding_mask is not None:
+        is_causal = False  # the masks are merged; the hint no longer describes them
+    return key_padding_mask, attn_mask, is_causal
+
+
+def _check_multi_head_attention(query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int,
+                                in_proj_weight: Tensor | None, use_separate_proj_weight: bool,
+                                q_proj_weight: Tensor | None, k_proj_weight: Tensor | None,
+                                v_proj_weight: Tensor | None) -> int:
+    """PyTorch's errors for sizes and weights that cannot make the projections; returns the head size.
+
+    In this order: an embedding size other than ``embed_dim_to_check``, or one the heads do not divide;
+    key and value that disagree (in shape, or with separate weights in length and batch); a
+    missing projection weight.
+    """
+    embed_dim = query.shape[-1]
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        if tuple(key.shape[:2]) != tuple(value.shape[:2]):
+            raise AssertionError(
+                f"key's sequence and batch dims {key.shape[:2]} do not match value's {value.shape[:2]}"
+            )
+    elif tuple(key.shape) != tuple(value.shape):
+        raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
+    if not use_separate_proj_weight:
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+    else:
+        for name, weight in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
+            if weight is None:
+                raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight is None")
+    return head_dim
+
+
+def _check_attn_mask_and_key_biases(attn_mask: Tensor | None, bias_k: Tensor | None, bias_v: Tensor | None,
+                                    static_k: Tensor | None, static_v: Tensor | None, target_length: int,
+                                    source_length: int, rows: int) -> None:
+    """PyTorch's errors for an ``attn_mask`` of the wrong shape (``rows`` is batch x heads), and for key/value
+    biases given alone or together with a static key or value.
+
+    These come after the projections, as in PyTorch: a projection weight of the wrong size
+    (``_in_projection``, ``linear``) is reported first.
+    """
+    if attn_mask is not None:
+        if attn_mask.dim() == 2:
+            if tuple(attn_mask.shape) != (target_length, source_length):
+                raise RuntimeError(
+                    f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
+                    f"{(target_length, source_length)}."
+                )
+        elif attn_mask.dim() == 3:
+            expected = (rows, target_length, source_length)
+            if tuple(attn_mask.shape) != expected:
+                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be {expected}.")
+        else:
+            raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+    if bias_k is not None and bias_v is not None:
+        if static_k is not None:
+            raise AssertionError("bias cannot be added to static key.")
+        if static_v is not None:
+            raise AssertionError("bias cannot be added to static value.")
+    elif bias_k is not None:
+        raise AssertionError("bias_k is set but bias_v is None")
+    elif bias_v is not None:
+        raise AssertionError("bias_v is set but bias_k is None")
+
+
 def _static_or_split(projected: Tensor, static: Tensor | None, rows: int, head_dim: int, name: str) -> Tensor:
     """``(S, batch, embed) -> (batch * heads, S, head_dim)``, or a precomputed ``static_k``/``static_v``."""
     if static is None:
         return projected.reshape(projected.shape[0], rows, head_dim).transpose(0, 1)
+    _check_static(static, rows, head_dim, name)
+    return static
+
+
+def _check_static(static: Tensor, rows: int, head_dim: int, name: str) -> None:
+    """PyTorch's errors for a ``static_k``/``static_v`` that is not ``(batch * heads, S, head_dim)``.
+
+    Checked where it replaces the projection, as in PyTorch: an error reshaping the query
+    (or, for ``static_v``, the key) into heads comes first.
+    """
     if static.shape[0] != rows:
         raise AssertionError(f"expecting {name}.size(0) of {rows}, but got {static.shape[0]}")
     if static.shape[2] != head_dim:
         raise AssertionError(f"expecting {name}.size(2) of {head_dim}, but got {static.shape[2]}")
-    return static
+
+
+def _check_key_padding_mask(key_padding_mask: Tensor, source_length: int, batch_size: int) -> None:
+    """PyTorch's errors for a ``key_padding_mask`` that is not ``(batch, S)``.
+
+    ``S`` counts the positions added by ``bias_k`` and ``add_zero_attn``, so this is checked after
+    them, as in PyTorch: a ``bias_k`` of the wrong shape is reported first.
+    """
+    if key_padding_mask.shape[0] != batch_size:
+        raise AssertionError(
+            f"Expected key_padded_mask.shape[0] to be {batch_size}, but got {key_padding_mask.shape[0]}"
+        )
+    if key_padding_mask.shape[1] != source_length:
+        raise AssertionError(
+            f"Expected key_padded_mask.shape[1] to be {source_length}, but got {key_padding_mask.shape[1]}"
+        )
 
 
 # Every function checks its tensor argument the way PyTorch does (minitorch/_arguments.py).

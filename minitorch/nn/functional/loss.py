@@ -603,10 +603,37 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
     unbatched = log_probs.dim() == 2
     if unbatched:
         log_probs, targets = log_probs.unsqueeze(1), targets.unsqueeze(0)
+    inputs, lengths, labels = _check_ctc_loss(log_probs, targets, unbatched, input_lengths, target_lengths, blank)
+    xp = log_probs._xp
+    longest = int(lengths.max()) if lengths.size else 0
+    if labels.ndim == 1 and not unbatched:  # concatenated targets: cut them into padded rows
+        starts = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(lengths)[:-1]])
+        positions = xp.minimum(starts[:, None] + xp.arange(longest)[None, :], max(labels.shape[0] - 1, 0))
+        labels = labels[positions] if labels.shape[0] else xp.zeros((len(lengths), longest), xp.int64)
+    labels = xp.where(xp.arange(labels.shape[1])[None, :] < lengths[:, None], labels, blank)
+    losses = _ctc_ops.CTCLoss.apply(log_probs, labels, inputs, lengths, blank, zero_infinity)
+    if unbatched:
+        losses = losses.squeeze(0)
+    if reduction == "mean":
+        divisors = Tensor._make(xp.maximum(lengths, 1).astype(losses._data.dtype), log_probs._device)
+        return (losses / (divisors.squeeze(0) if unbatched else divisors)).mean()
+    return _reduce(losses, reduction)
+
+
+def _check_ctc_loss(log_probs: Tensor, targets: Tensor, unbatched: bool, input_lengths, target_lengths,
+                    blank: int) -> tuple:
+    """PyTorch's errors for ``ctc_loss``'s arguments; returns the input lengths, the target lengths and
+    the targets as int64 arrays.
+
+    In this order: lengths not one per sequence; a ``blank`` outside the classes; an input length
+    outside ``[0, T]`` or a negative target length; ``targets`` too short for the lengths (their sum
+    when concatenated, their longest when padded); a label, among those the lengths take, outside
+    the classes.
+    """
     steps, batch, classes = log_probs.shape
     xp = log_probs._xp
-    inputs = _lengths(input_lengths, xp, log_probs, batch, "input_lengths")
-    lengths = _lengths(target_lengths, xp, log_probs, batch, "target_lengths")
+    inputs = _lengths(input_lengths, xp, batch, "input_lengths")
+    lengths = _lengths(target_lengths, xp, batch, "target_lengths")
     if not 0 <= blank < classes:
         raise RuntimeError("blank must be in label range")
     for name, values, low, high in (("input_lengths", inputs, 0, steps), ("target_lengths", lengths, 0, None)):
@@ -616,35 +643,28 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
         if high is not None and values.size and int(values.max()) > high:
             raise RuntimeError(f"Expected {name} to have value at most {high}, but got value {int(values.max())} "
                                "(while checking arguments for ctc_loss_allocate_outputs)")  # fmt: skip
-    label_array = targets._data.astype(np.int64)
-    longest = int(lengths.max()) if lengths.size else 0
-    if label_array.ndim == 1 and not unbatched:  # concatenated targets: cut them into padded rows
-        if label_array.shape[0] != int(lengths.sum()):
+    labels = targets._data.astype(np.int64)
+    if labels.ndim == 1 and not unbatched:  # concatenated: every label is used
+        if labels.shape[0] != int(lengths.sum()):
             raise RuntimeError(f"Expected tensor to have size {int(lengths.sum())} at dimension 0, but got size "
-                               f"{label_array.shape[0]} for argument #2 'targets' (while checking arguments for "
+                               f"{labels.shape[0]} for argument #2 'targets' (while checking arguments for "
                                "ctc_loss_allocate_outputs)")  # fmt: skip
-        starts = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(lengths)[:-1]])
-        positions = xp.minimum(starts[:, None] + xp.arange(longest)[None, :], max(label_array.shape[0] - 1, 0))
-        label_array = label_array[positions] if label_array.shape[0] else xp.zeros((batch, longest), xp.int64)
-    elif label_array.shape[1] < longest:
-        raise RuntimeError(f"Expected tensor to have size at least {longest} at dimension 1, but got size "
-                           f"{label_array.shape[1]} for argument #2 'targets' (while checking arguments for "
-                           "ctc_loss_allocate_outputs)")  # fmt: skip
-    label_array = xp.where(xp.arange(label_array.shape[1])[None, :] < lengths[:, None], label_array, blank)
-    outside = label_array[(label_array < 0) | (label_array >= classes)]
+        used = labels
+    else:
+        longest = int(lengths.max()) if lengths.size else 0
+        if labels.shape[1] < longest:
+            raise RuntimeError(f"Expected tensor to have size at least {longest} at dimension 1, but got size "
+                               f"{labels.shape[1]} for argument #2 'targets' (while checking arguments for "
+                               "ctc_loss_allocate_outputs)")  # fmt: skip
+        used = xp.where(xp.arange(labels.shape[1])[None, :] < lengths[:, None], labels, blank)  # blank is in range
+    outside = used[(used < 0) | (used >= classes)]
     if outside.size:
         raise RuntimeError(f"ctc_loss: target labels must lie in [0, {classes - 1}] (log_probs has {classes} classes), "
                            f"but got a label {int(outside[0])}")  # fmt: skip
-    losses = _ctc_ops.CTCLoss.apply(log_probs, label_array, inputs, lengths, blank, zero_infinity)
-    if unbatched:
-        losses = losses.squeeze(0)
-    if reduction == "mean":
-        divisors = Tensor._make(xp.maximum(lengths, 1).astype(losses._data.dtype), log_probs._device)
-        return (losses / (divisors.squeeze(0) if unbatched else divisors)).mean()
-    return _reduce(losses, reduction)
+    return inputs, lengths, labels
 
 
-def _lengths(values, xp, like: Tensor, batch: int, name: str):
+def _lengths(values, xp, batch: int, name: str):
     """Sequence lengths (a tensor, list, tuple or int) as an int64 array of the batch's size."""
     array = values._data if isinstance(values, Tensor) else np.asarray(values)
     array = xp.asarray(array).astype(xp.int64).reshape(-1)

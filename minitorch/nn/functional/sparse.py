@@ -89,56 +89,19 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         tensor([[1.5000, 2.5000],
                 [3.0000, 0.0000]])
     """
-    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
-        raise ValueError(
-            f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it must have the "
-            f"same shape as the input ({input.shape})"
-        )
-    if weight.dim() != 2:
-        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    _check_embedding_bag(input, weight, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights)
     xp = input._xp
-    if input.dim() == 2:
-        if offsets is not None:
-            raise ValueError(
-                "if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed length "
-                f"sequences. However, found offsets of type "
-                f"{_CLASS_OF_TENSOR if isinstance(offsets, Tensor) else type(offsets)}"
-            )
+    if input.dim() == 2:  # each row is a bag
         bags, bag_length = input.shape
         bag_of_entry = xp.repeat(xp.arange(bags), bag_length)
         input = input.reshape(-1)
         if per_sample_weights is not None:
             per_sample_weights = per_sample_weights.reshape(-1)
-    elif input.dim() == 1:
-        if offsets is None:
-            raise ValueError("offsets has to be a 1D Tensor but got None")
-        if offsets.dim() != 1:
-            raise ValueError("offsets has to be a 1D Tensor")
-        bags, bag_of_entry = _bags_from_offsets(offsets, input.shape[0], include_last_offset)
     else:
-        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
-    if mode == "max":
-        if scale_grad_by_freq:
-            raise ValueError("max mode does not support scaling the gradient by the frequency")
-        if sparse:
-            raise ValueError("max mode does not support sparse weights")
-    elif mode not in ("sum", "mean"):
-        raise ValueError("mode has to be one of sum, mean or max")
-    if input.numel():
-        low, high = int(input._data.min()), int(input._data.max())
-        if low < 0 or high >= weight.shape[0]:
-            position = int(xp.argmax((input._data < 0) | (input._data >= weight.shape[0])))
-            raise RuntimeError(
-                f"Index {position} of input takes value {int(input._data[position])} which is not in the valid range "
-                f"[0, {weight.shape[0]})"
-            )
+        bags, bag_of_entry = _bags_from_offsets(offsets, input.shape[0], include_last_offset)
     if max_norm is not None:
         _embedding_renorm_(weight, input, max_norm, norm_type)
-    if per_sample_weights is not None and mode != "sum":
-        raise NotImplementedError(
-            "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for mode='sum' "
-            f"(got mode='{mode}'). Please open a feature request on GitHub."
-        )
+    _check_per_sample_weights_mode(per_sample_weights, mode)
     padding_idx = _wrap_padding_idx(padding_idx, weight.shape[0], "padding_idx")
     if padding_idx is not None:  # padding entries belong to no bag
         bag_of_entry = xp.where(input._data == padding_idx, -1, bag_of_entry)
@@ -160,6 +123,66 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
     return sums / Tensor._make(xp.maximum(counts, 1)[:, None], rows._device)
 
 
+def _check_embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None, scale_grad_by_freq: bool, mode: str,
+                         sparse: bool, per_sample_weights: Tensor | None) -> None:
+    """PyTorch's errors for ``embedding_bag``'s arguments, up to its ``max_norm`` renormalisation.
+
+    In this order: ``per_sample_weights`` of another shape than ``input``; a ``weight`` that is not
+    2-D; ``offsets`` given with a 2-D ``input``, missing or not 1-D with a 1-D one, or whose values
+    cannot start bags (``_check_offsets``); an ``input`` neither 1-D nor 2-D; a ``mode`` unknown or
+    ``"max"`` with ``scale_grad_by_freq`` or ``sparse``; an index outside the table. The refusal
+    of ``per_sample_weights`` outside mode ``"sum"`` is not here: PyTorch makes it after the
+    renormalisation has rescaled ``weight``, so it is ``_check_per_sample_weights_mode``, called there.
+    """
+    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
+        raise ValueError(
+            f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it must have the "
+            f"same shape as the input ({input.shape})"
+        )
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError(
+                "if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed length "
+                f"sequences. However, found offsets of type "
+                f"{_CLASS_OF_TENSOR if isinstance(offsets, Tensor) else type(offsets)}"
+            )
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        _check_offsets(offsets, input.shape[0])
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if mode == "max":
+        if scale_grad_by_freq:
+            raise ValueError("max mode does not support scaling the gradient by the frequency")
+        if sparse:
+            raise ValueError("max mode does not support sparse weights")
+    elif mode not in ("sum", "mean"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    indices = input._data.reshape(-1)
+    if indices.size:
+        low, high = int(indices.min()), int(indices.max())
+        if low < 0 or high >= weight.shape[0]:
+            position = int(input._xp.argmax((indices < 0) | (indices >= weight.shape[0])))
+            raise RuntimeError(
+                f"Index {position} of input takes value {int(indices[position])} which is not in the valid range "
+                f"[0, {weight.shape[0]})"
+            )
+
+
+def _check_per_sample_weights_mode(per_sample_weights: Tensor | None, mode: str) -> None:
+    """PyTorch's refusal of ``per_sample_weights`` outside mode ``"sum"`` (made after ``max_norm`` rescaled rows)."""
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(
+            "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for mode='sum' "
+            f"(got mode='{mode}'). Please open a feature request on GitHub."
+        )
+
+
 _CLASS_OF_TENSOR = "<class 'minitorch.Tensor'>"  # how PyTorch prints its class (rather than its defining module)
 
 
@@ -174,6 +197,18 @@ def _bags_from_offsets(offsets: Tensor, length: int, include_last_offset: bool):
     """The number of bags and, for each of the ``length`` entries, the bag it belongs to."""
     xp = offsets._xp
     starts = offsets._data.astype(xp.int64)
+    bags = max(starts.size - 1, 0) if include_last_offset else starts.size
+    # Entry l belongs to the last bag starting at or before l; entries past the last offset
+    # (include_last_offset) belong to none.
+    bag_of_entry = xp.searchsorted(starts, xp.arange(length), side="right") - 1
+    if include_last_offset:
+        bag_of_entry = xp.where(bag_of_entry >= bags, -1, bag_of_entry)
+    return bags, bag_of_entry
+
+
+def _check_offsets(offsets: Tensor, length: int) -> None:
+    """PyTorch's errors for offsets that cannot start the bags of an input of ``length`` entries."""
+    starts = offsets._data.astype(offsets._xp.int64)
     if starts.size and int(starts[0]) != 0:
         raise RuntimeError(
             "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position 0. "
@@ -185,13 +220,6 @@ def _bags_from_offsets(offsets: Tensor, length: int, include_last_offset: bool):
         )
     if starts.size > 1 and bool((starts[1:] < starts[:-1]).any()):
         raise RuntimeError("offsets must be non-decreasing")
-    bags = max(starts.size - 1, 0) if include_last_offset else starts.size
-    # Entry l belongs to the last bag starting at or before l; entries past the last offset
-    # (include_last_offset) belong to none.
-    bag_of_entry = xp.searchsorted(starts, xp.arange(length), side="right") - 1
-    if include_last_offset:
-        bag_of_entry = xp.where(bag_of_entry >= bags, -1, bag_of_entry)
-    return bags, bag_of_entry
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:

@@ -59,6 +59,30 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
         [[3.0, 2.0, 1.0, 2.0, 3.0, 2.0]]
     """
     pad = tuple(int(p) for p in pad)
+    _check_pad(input, pad, mode)
+    pairs = _pad_pairs(pad)
+    first_dim = input.dim() - len(pairs)
+    if mode == "constant":
+        return _constant_pad(input, pairs, first_dim, 0.0 if value is None else value)
+    # One gather with broadcast index arrays over the padded dimensions; its backward adds
+    # each output gradient back at the position it was copied from.
+    xp = input._xp
+    key = [Ellipsis]
+    for d, (n, (before, after)) in enumerate(zip(input.shape[first_dim:], pairs)):
+        source = _pad_source_index(n, before, after, mode).reshape((-1,) + (1,) * (len(pairs) - 1 - d))
+        key.append(xp.asarray(source))
+    return _indexing_ops.Index.apply(input, tuple(key))
+
+
+def _pad_pairs(pad: tuple) -> list:
+    """``pad`` lists the last dimension first; ``pairs[d]`` is ``(before, after)`` for the ``d``-th padded dimension."""
+    return [(pad[2 * i], pad[2 * i + 1]) for i in reversed(range(len(pad) // 2))]
+
+
+def _check_pad(input: Tensor, pad: tuple, mode: str) -> None:
+    """PyTorch's errors for a ``pad`` of odd length or longer than the input has dimensions, and, for the
+    modes other than ``'constant'``, for an unknown mode, a rank those modes do not pad and amounts
+    that reach past the input (``reflect``) or wrap around it more than once (``circular``)."""
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     padded_dims = len(pad) // 2
@@ -68,19 +92,16 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
             f"Padding length should be less than or equal to two times the input dimension but got padding length "
             f"{len(pad)} and input of dimension {ndim}"
         )
-    # pad lists the last dimension first; pairs[d] is (before, after) for dimension ndim - padded_dims + d.
-    pairs = [(pad[2 * i], pad[2 * i + 1]) for i in reversed(range(padded_dims))]
-    first_dim = ndim - padded_dims
     if mode == "constant":
-        return _constant_pad(input, pairs, first_dim, 0.0 if value is None else value)
+        return
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if padded_dims not in (1, 2, 3) or ndim not in (padded_dims + 1, padded_dims + 2):
         raise NotImplementedError(
             f"Padding size {len(pad)} is not supported for {ndim}D input tensor.\n{_NON_CONSTANT_PAD_HELP}"
         )
-    sizes = input.shape[first_dim:]
-    for axis, n, (before, after) in zip(range(first_dim, ndim), sizes, pairs):
+    first_dim = ndim - padded_dims
+    for axis, n, (before, after) in zip(range(first_dim, ndim), input.shape[first_dim:], _pad_pairs(pad)):
         if mode == "reflect" and (before >= n or after >= n):
             raise RuntimeError(
                 f"Argument #4: Padding size should be less than the corresponding input dimension, but got: padding "
@@ -88,14 +109,6 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
             )
         if mode == "circular" and (before > n or after > n):
             raise RuntimeError("Padding value causes wrapping around more than once.")
-    # One gather with broadcast index arrays over the padded dimensions; its backward adds
-    # each output gradient back at the position it was copied from.
-    xp = input._xp
-    key = [Ellipsis]
-    for d, (n, (before, after)) in enumerate(zip(sizes, pairs)):
-        source = _pad_source_index(n, before, after, mode).reshape((-1,) + (1,) * (padded_dims - 1 - d))
-        key.append(xp.asarray(source))
-    return _indexing_ops.Index.apply(input, tuple(key))
 
 
 def _constant_pad(input: Tensor, pairs, first_dim: int, value) -> Tensor:
@@ -222,49 +235,15 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         >>> minitorch.nn.functional.interpolate(x, size=3, mode="linear", align_corners=True).tolist()
         [[[1.0, 1.5, 2.0]]]
     """
-    modes = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
+    sizes, factors = _check_interpolate(input, size, scale_factor, mode, align_corners)
     dims = input.dim() - 2
-    if mode not in modes or dims not in (1, 2, 3):
-        raise NotImplementedError(
-            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the modes: nearest | "
-            f"linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got {mode})"
-        )
-    if mode in ("nearest", "area", "nearest-exact"):
-        if align_corners is not None:
-            raise ValueError(
-                "align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | "
-                "trilinear"
-            )
-    elif align_corners is None:
-        align_corners = False
-    required = _INTERPOLATION_DIMS.get(mode, 2 if mode == "bicubic" else dims)
-    if required != dims:
-        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {required + 2}D input")
-    if size is not None and scale_factor is not None:
-        raise ValueError("only one of size or scale_factor should be defined")
     spatial = tuple(input.shape[2:])
-    if size is not None:
-        sizes = tuple(int(s) for s in size) if isinstance(size, (tuple, list)) else (int(size),) * dims
-        if len(sizes) != dims:
-            raise ValueError(
-                f"Input and output must have the same number of spatial dimensions, but got input with spatial "
-                f"dimensions of {list(spatial)} and output size of {list(sizes)}. Please provide input tensor in "
-                "(N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format."
-            )
+    if factors is None:
         scales = [n / o for n, o in zip(spatial, sizes)]
-    elif scale_factor is not None:
-        factors = tuple(scale_factor) if isinstance(scale_factor, (tuple, list)) else (scale_factor,) * dims
-        if len(factors) != dims:
-            raise ValueError(
-                f"Input and scale_factor must have the same number of spatial dimensions, but got input with spatial "
-                f"dimensions of {list(spatial)} and scale_factor of shape {list(factors)}. Please provide input tensor "
-                "in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format."
-            )
+    else:
         sizes = tuple(int(math.floor(n * f)) for n, f in zip(spatial, factors))
         # PyTorch maps coordinates with the given factor unless asked to recompute it from the sizes.
         scales = [n / o if recompute_scale_factor else 1.0 / f for n, o, f in zip(spatial, sizes, factors)]
-    else:
-        raise ValueError("either size or scale_factor should be defined")
     if mode == "area":
         return _adaptive_avg_pool(input, sizes, dims, "adaptive_avg_pool")
     output = input
@@ -274,11 +253,58 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
             source = _source_index_nearest(n, o, scale, mode == "nearest-exact")
             key = (slice(None),) * axis + (xp.asarray(source),)
             output = _indexing_ops.Index.apply(output, key)
-        else:
-            matrix = _interpolation_matrix(n, o, scale, align_corners, mode == "bicubic")
+        else:  # align_corners=None means False for the modes that interpolate
+            matrix = _interpolation_matrix(n, o, scale, bool(align_corners), mode == "bicubic")
             matrix_tensor = _make_tensor(matrix.astype(input._data.dtype), device=input.device)
             output = output.transpose(axis, -1).matmul(matrix_tensor.t()).transpose(axis, -1)
     return output
+
+
+def _check_interpolate(input: Tensor, size, scale_factor, mode: str, align_corners: bool | None) -> tuple:
+    """PyTorch's errors for ``interpolate``'s arguments; returns the output ``size`` as a tuple and
+    ``scale_factor`` as a tuple, one per spatial dimension, the one not given as None.
+
+    In this order: an unknown mode or an input neither 3-, 4- nor 5-D; ``align_corners`` set for a mode
+    that does not interpolate between pixels; a rank the mode does not resize; both ``size`` and
+    ``scale_factor`` given; a ``size`` or ``scale_factor`` of the wrong length; neither given.
+    """
+    modes = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
+    dims = input.dim() - 2
+    if mode not in modes or dims not in (1, 2, 3):
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the modes: nearest | "
+            f"linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got {mode})"
+        )
+    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
+        raise ValueError(
+            "align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | "
+            "trilinear"
+        )
+    required = _INTERPOLATION_DIMS.get(mode, 2 if mode == "bicubic" else dims)
+    if required != dims:
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {required + 2}D input")
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    spatial = list(input.shape[2:])
+    if size is not None:
+        sizes = tuple(int(s) for s in size) if isinstance(size, (tuple, list)) else (int(size),) * dims
+        if len(sizes) != dims:
+            raise ValueError(
+                f"Input and output must have the same number of spatial dimensions, but got input with spatial "
+                f"dimensions of {spatial} and output size of {list(sizes)}. Please provide input tensor in "
+                "(N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format."
+            )
+        return sizes, None
+    if scale_factor is not None:
+        factors = tuple(scale_factor) if isinstance(scale_factor, (tuple, list)) else (scale_factor,) * dims
+        if len(factors) != dims:
+            raise ValueError(
+                f"Input and scale_factor must have the same number of spatial dimensions, but got input with spatial "
+                f"dimensions of {spatial} and scale_factor of shape {list(factors)}. Please provide input tensor "
+                "in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format."
+            )
+        return None, factors
+    raise ValueError("either size or scale_factor should be defined")
 
 
 def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners=None) -> Tensor:
