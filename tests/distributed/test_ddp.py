@@ -121,8 +121,9 @@ def test_buckets_launch_during_backward(trained):
     assert [log[i] for i in reduces] == [f"all_reduce:{b}" for b in range(len(reduces))], "buckets go in order"
     assert len(reduces) >= 2 and len(hooks) == 4
     assert reduces[0] < hooks[-1], f"an all-reduce starts before backward has produced every gradient: {log}"
-    # the last layer's gradients come first (reverse order of parameters()), and so do its buckets
-    assert log[hooks[0]] == "hook:2.weight"
+    # the last layer's gradients come first, and so do its buckets; within a layer the bias is ready
+    # before the weight, as in PyTorch (Linear records addmm(bias, x, W^T), the bias's edge first)
+    assert [log[i] for i in hooks] == ["hook:2.bias", "hook:2.weight", "hook:0.bias", "hook:0.weight"]
 
 
 def test_state_dict_keys_are_prefixed(trained):
