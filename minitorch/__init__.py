@@ -118,7 +118,7 @@ from . import linalg  # minitorch/linalg.py, not ops/linalg.py
 from . import functional  # re-exports; its members are made the public functions below
 
 for _name in inplace.MODULE_FUNCTIONS:  # minitorch.relu_(x), minitorch.exp_(x)... (ops/inplace.py)
-    globals()[_name] = inplace.module_function(_name)
+    globals()[_name] = inplace.module_function(Tensor, _name)
 
 from . import optim
 from . import distributed  # process groups and collectives (mpi4py is imported only when used)

@@ -16,8 +16,9 @@ import numpy as np
 from . import _dtype, _messages
 from ._device import CPU, _default_device, canonical, device as Device
 from ._random import numpy_generator
-from ._tensor import Tensor
+from ._tensor_base import TensorBase as Tensor  # isinstance and _make: the class sits above
 from .ops._util import shape_argument, sizes_given
+from .ops.conversion import _raise_unavailable
 
 
 def _target_device(device):
@@ -35,8 +36,6 @@ def _finish(array, dtype, device, requires_grad: bool) -> Tensor:
         array = array.astype(dtype.numpy_dtype)
     target = _target_device(device)
     if target is not CPU:
-        from .ops.conversion import _raise_unavailable
-
         backend = target.backend
         if not backend.is_available() or (target.index or 0) >= backend.device_count():
             _raise_unavailable(target)

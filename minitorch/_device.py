@@ -15,6 +15,9 @@ computation themselves, so one code path serves every device, the way Chainer do
 
 from __future__ import annotations
 
+import contextlib
+import platform
+
 import numpy as np
 
 
@@ -53,8 +56,6 @@ class Backend:
 
     def use_device(self, index: int):
         """A context manager that makes device ``index`` current for allocations."""
-        import contextlib
-
         return contextlib.nullcontext()
 
 
@@ -64,8 +65,6 @@ class NumpyBackend(Backend):
     array_module = np
 
     def device_name(self, index: int) -> str:
-        import platform
-
         return platform.processor() or platform.machine() or "cpu"
 
 
@@ -80,7 +79,7 @@ class CupyBackend(Backend):
     def _import(self):
         if self._cupy is None and self._import_error is None:
             try:
-                import cupy
+                import cupy  # optional (the cuda extra): only on a GPU
 
                 self._cupy = cupy
             except Exception as error:  # not installed, or a broken CUDA install
@@ -234,7 +233,7 @@ def _parse(text: str) -> tuple[str, int | None]:
 def current_index(type_name: str) -> int:
     """The index that ``device(type_name)`` without an index means right now."""
     if type_name == "cuda":
-        from . import cuda
+        from . import cuda  # cuda/ builds on this module: imported when first needed
 
         return cuda.current_device()
     return 0

@@ -175,7 +175,7 @@ class _Writer:
         if isinstance(owner, np.ndarray):
             kind, requires_grad = "ndarray", False
         else:
-            from .nn.parameter import Parameter
+            from .nn.parameter import Parameter  # nn sits above the core that this module belongs to
 
             kind, requires_grad = ("Parameter" if isinstance(owner, Parameter) else "Tensor"), owner.requires_grad
         number = len(self.tensor_entries)
@@ -440,7 +440,7 @@ class _Placer:
         else:
             result = Tensor._make(view, device, version_counter=version_counter)
             if entry["class"] == "Parameter":
-                from .nn.parameter import Parameter
+                from .nn.parameter import Parameter  # nn sits above the core that this module belongs to
 
                 result = Parameter(result, requires_grad=entry["requires_grad"])
             elif entry["requires_grad"]:

@@ -14,13 +14,14 @@ import time
 
 import numpy as np
 
+from . import _dtype
+from ._device import device as Device
+
 
 class Generator:
     """A source of random numbers with its own state (``torch.Generator``)."""
 
     def __init__(self, device="cpu"):
-        from ._device import device as Device
-
         self.device = Device(device)
         self._initial_seed = 67280421310721  # PyTorch's default seed
         self._numpy = np.random.Generator(np.random.PCG64(self._initial_seed))
@@ -45,7 +46,7 @@ class Generator:
 
     def get_state(self):
         """The generator's state as a uint8 tensor (restore it with ``set_state``)."""
-        from ._creation import tensor
+        from ._creation import tensor  # _creation builds on this module: imported when first needed
 
         text = json.dumps({"seed": self._initial_seed, "state": self._numpy.bit_generator.state})
         return tensor(list(text.encode()), dtype=_uint8())
@@ -63,8 +64,6 @@ class Generator:
 
 
 def _uint8():
-    from . import _dtype
-
     return _dtype.uint8
 
 

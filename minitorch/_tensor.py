@@ -15,36 +15,35 @@ and backward sit side by side. Reading this file tells you *what* a tensor can d
 from __future__ import annotations
 
 import builtins
+import copy as copy_module
 import warnings
 
 import numpy as np
 
-from . import _dtype
+from . import _creation, _dtype
 from ._device import CPU, canonical, device as _device_type
+from ._dlpack import to_dlpack
 from ._shapes import wrap_dim as _wrap_dim
+from ._tensor_base import Size, TensorBase, register_tensor_class
+from ._tensor_str import tensor_repr
+from .autograd import backward as _autograd_backward
+from .autograd.function import _leaf_accumulator, _RemovableHandle
+from .autograd.hooks import add_retain_grad_hook, register_tensor_hook
+from .ops import (
+    conversion,
+    indexing,
+    inplace,
+    linalg,
+    nn_ops,
+    pointwise,
+    reduction,
+    shape as shape_ops,
+    sorting,
+)
+from .ops._util import sizes_given
 
 
-class Size(tuple):
-    """A tensor's shape: a tuple of ints (``torch.Size``)."""
-
-    def numel(self) -> int:
-        count = 1
-        for extent in self:
-            count *= extent
-        return count
-
-    def __repr__(self) -> str:
-        return f"minitorch.Size({list(self)})"
-
-    def __getitem__(self, index):
-        result = tuple.__getitem__(self, index)
-        return Size(result) if isinstance(index, slice) else result
-
-    def __add__(self, other):
-        return Size(tuple.__add__(self, tuple(other)))
-
-
-class Tensor:
+class Tensor(TensorBase):
     """A multi-dimensional array that can record the operations applied to it.
 
         >>> import minitorch
@@ -55,11 +54,7 @@ class Tensor:
         tensor([2., 4., 6.])
     """
 
-    __slots__ = (
-        "_data", "_device", "_requires_grad", "_grad", "grad_fn", "_output_nr", "_version_counter", "_base",
-        "_base_history", "_view_made_without_grad", "_retains_grad", "_backward_hooks", "_post_accumulate_hooks",
-        "_accumulator_ref", "__weakref__",
-    )
+    __slots__ = ()  # the fields are TensorBase's (minitorch/_tensor_base.py)
     __array_priority__ = 1000  # NumPy defers to Tensor's operators: ndarray + Tensor -> Tensor
     __module__ = "minitorch"  # where a learner finds it: type(x) is <class 'minitorch.Tensor'> (torch.Tensor's rule)
 
@@ -84,43 +79,6 @@ class Tensor:
 
     def __init__(self, *args, **kwargs):
         pass
-
-    def _init(self, data, device, requires_grad=False, grad_fn=None, output_nr=0, version_counter=None):
-        self._data = data
-        self._device = device
-        self._requires_grad = requires_grad
-        self._grad = None
-        self.grad_fn = grad_fn
-        self._output_nr = output_nr
-        self._version_counter = version_counter if version_counter is not None else [0]
-        self._base = None  # a view's base; its history when the view's own was recorded: _base_history
-        self._retains_grad = False
-        self._backward_hooks = None
-        self._post_accumulate_hooks = None
-        self._accumulator_ref = None
-
-    @classmethod
-    def _make(cls, data, device=None, requires_grad=False, grad_fn=None, output_nr=0, version_counter=None):
-        """Wrap an array without copying it (the fast internal constructor).
-
-        The plain version is ``Tensor._init(object.__new__(Tensor), data, device or CPU, ...)``;
-        ``_init``'s assignments are written out here because every op's output is made here
-        (one call fewer per op). Keep the two field lists the same.
-        """
-        self = object.__new__(Tensor)
-        self._data = data
-        self._device = device if device is not None else CPU
-        self._requires_grad = requires_grad
-        self._grad = None
-        self.grad_fn = grad_fn
-        self._output_nr = output_nr
-        self._version_counter = version_counter if version_counter is not None else [0]
-        self._base = None
-        self._retains_grad = False
-        self._backward_hooks = None
-        self._post_accumulate_hooks = None
-        self._accumulator_ref = None
-        return self
 
     # -- what a tensor is -----------------------------------------------------------
     @property
@@ -276,8 +234,6 @@ class Tensor:
         self._version_counter[0] += 1
 
     def _grad_accumulator(self):
-        from .autograd.function import _leaf_accumulator
-
         return _leaf_accumulator(self)
 
     def retain_grad(self) -> None:
@@ -286,8 +242,6 @@ class Tensor:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self.grad_fn is None or self._retains_grad:
             return
-        from .autograd.hooks import add_retain_grad_hook
-
         add_retain_grad_hook(self)
         self._retains_grad = True
 
@@ -297,16 +251,12 @@ class Tensor:
 
     def register_hook(self, hook):
         """Call ``hook(grad)`` whenever the gradient for this tensor is computed; it may return a new gradient."""
-        from .autograd.hooks import register_tensor_hook
-
         return register_tensor_hook(self, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
         """Call ``hook(tensor)`` on a leaf after its ``.grad`` has been updated."""
         if self.grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-        from .autograd.function import _RemovableHandle
-
         if self._post_accumulate_hooks is None:
             self._post_accumulate_hooks = []
         self._post_accumulate_hooks.append(hook)
@@ -372,8 +322,6 @@ class Tensor:
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """This tensor's memory as a DLPack capsule, for ``torch.from_dlpack`` / ``np.from_dlpack`` (no copy)."""
-        from ._dlpack import to_dlpack
-
         return to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self):
@@ -424,8 +372,6 @@ class Tensor:
         return id(self)
 
     def __repr__(self) -> str:
-        from ._tensor_str import tensor_repr
-
         return tensor_repr(self)
 
     def __format__(self, spec: str) -> str:
@@ -449,8 +395,6 @@ class Tensor:
         if self._grad is not None:
             copied._grad = self._grad._detached_copy()
         for name, value in getattr(self, "__dict__", {}).items():
-            import copy as copy_module
-
             copied.__dict__[name] = copy_module.deepcopy(value, memo)
         memo[id(self)] = copied
         return copied
@@ -1485,38 +1429,28 @@ class Tensor:
 
     # -- new tensors like this one (_creation.py) -----------------------------------------
     def new_tensor(self, data, *, dtype=None, device=None, requires_grad: bool = False):
-        from . import _creation
-
         return _creation.tensor(
             data, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad
         )
 
     def new_zeros(self, *sizes, size=None, dtype=None, device=None, requires_grad: bool = False):
-        from . import _creation
-
         return _creation.zeros(
             *sizes_given(sizes, size, "size", "new_zeros"), dtype=dtype or self.dtype, device=device or self._device,
             requires_grad=requires_grad,
         )
 
     def new_ones(self, *sizes, size=None, dtype=None, device=None, requires_grad: bool = False):
-        from . import _creation
-
         return _creation.ones(
             *sizes_given(sizes, size, "size", "new_ones"), dtype=dtype or self.dtype, device=device or self._device,
             requires_grad=requires_grad,
         )
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad: bool = False):
-        from . import _creation
-
         return _creation.full(
             size, fill_value, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad
         )
 
     def new_empty(self, *sizes, size=None, dtype=None, device=None, requires_grad: bool = False):
-        from . import _creation
-
         return _creation.empty(
             *sizes_given(sizes, size, "size", "new_empty"), dtype=dtype or self.dtype, device=device or self._device,
             requires_grad=requires_grad,
@@ -1539,31 +1473,13 @@ _T_DEPRECATED = (
 )
 
 
-# autograd's function and engine modules need the class on every op; hand it to them once.
-# (Imported down here because autograd's modules build Tensors; ``backward`` is bound once here
-# rather than imported on every call, which the per-op benchmark would feel.)
-from .autograd import backward as _autograd_backward, engine as _engine, function as _function  # noqa: E402
-
-_function.Tensor = _engine.Tensor = Tensor
-
-# The ops modules import Tensor from here, so they are imported after the class exists.
-from .ops import (  # noqa: E402
-    conversion,
-    indexing,
-    inplace,
-    linalg,
-    nn_ops,
-    pointwise,
-    reduction,
-    shape as shape_ops,  # noqa: E402
-    sorting,
-)
-from .ops._util import sizes_given  # noqa: E402
+# Every tensor an op makes (TensorBase._make, in the graph machinery and the ops) is a Tensor.
+register_tensor_class(Tensor)
 
 # The in-place twins of ops/inplace.py's table IN_PLACE_FORMS (x.log_(), x.floor_(), x.eq_(y)...): each
 # is the out-of-place method written back into x. The ones with a rule of their own (add_, mul_,
 # copy_, zero_, fill_...) are written out in the class above.
 for _method_name in inplace.IN_PLACE_FORMS:
-    setattr(Tensor, _method_name, inplace.in_place_form(_method_name))
+    setattr(Tensor, _method_name, inplace.in_place_form(Tensor, _method_name))
 for _method_name in inplace.IN_PLACE_VIEW_FORMS:  # x.unsqueeze_(0), x.t_()...: a new shape for x itself
-    setattr(Tensor, _method_name, inplace.in_place_view_form(_method_name))
+    setattr(Tensor, _method_name, inplace.in_place_view_form(Tensor, _method_name))

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numbers
 
-from . import _dtype
+from . import _creation, _dtype
 from ._tensor import Size, Tensor
 
 
@@ -43,8 +43,6 @@ class tensortype(type):  # noqa: N801 - PyTorch's name for the metaclass (torch.
 
     def __call__(cls, *args, device=None) -> Tensor:
         """``T()`` (empty), ``T(2, 3)`` or ``T(Size)`` (uninitialised), ``T(tensor)`` (the same data), ``T(data)``."""
-        from . import _creation
-
         if not args:
             return _creation.empty(0, dtype=cls.dtype, device=device)
         sizes = args[0] if len(args) == 1 and isinstance(args[0], Size) else args

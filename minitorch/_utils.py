@@ -165,7 +165,7 @@ def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
 
 def _rebuild_from_type_v2(func, new_type, args, state):
     """``func(*args)`` as ``new_type`` (``torch.Tensor`` or ``torch.nn.Parameter``), with its attributes ``state``."""
-    from .nn.parameter import Parameter
+    from .nn.parameter import Parameter  # nn sits above the core that this module belongs to
 
     if func not in (_rebuild_tensor, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter):
         raise CheckpointError(f"_rebuild_from_type_v2 expects a tensor rebuild function, got {func!r}")

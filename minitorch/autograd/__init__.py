@@ -58,7 +58,7 @@ def _make_root_grads(outputs, grad_outputs, create_graph: bool):
             roots.append(Tensor._make(output._xp.ones(data.shape, data.dtype), output._device))  # a fresh leaf
             continue
         if not isinstance(grad, Tensor):
-            from .._creation import tensor as make_tensor
+            from .._creation import tensor as make_tensor  # ops sit above autograd: imported when first needed
 
             grad = make_tensor(grad, dtype=output.dtype, device=output.device)
         elif grad.shape != output.shape:
@@ -145,7 +145,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
                     "Set allow_unused=True if this is the desired behavior."
                 )
             if materialize_grads:
-                from .._creation import zeros_like
+                from .._creation import zeros_like  # ops sit above autograd: imported when first needed
 
                 result = zeros_like(tensor)
         final.append(result)

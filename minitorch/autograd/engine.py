@@ -25,14 +25,14 @@ from __future__ import annotations
 import heapq
 import itertools
 import threading
+import warnings
 from typing import NamedTuple
 
 from .._dtype import from_numpy_dtype
 from .._shapes import is_expandable
+from .._tensor_base import TensorBase as Tensor  # isinstance only: the engine knows no Tensor methods
 from .function import AccumulateGrad
 from .grad_mode import _AnomalyState, _GradState
-
-Tensor = None  # set by minitorch/_tensor.py (the two modules need each other)
 
 # The callbacks queued by ``queue_callback``: one list per backward pass now running on this thread
 # (a backward started inside a hook is nested and gets its own list).
@@ -344,7 +344,7 @@ def _validate_gradient(node, index, grad, meta):
 
 
 def _zeros_for_missing(node, grad_outputs):
-    from .._creation import zeros
+    from .._creation import zeros  # ops sit above autograd: imported when first needed
 
     meta = node._output_meta
     filled = list(grad_outputs)
@@ -358,8 +358,6 @@ def _zeros_for_missing(node, grad_outputs):
 def _check_for_nan(node, grad_inputs):
     for index, grad in enumerate(grad_inputs):
         if grad is not None and grad._data.dtype.kind == "f" and bool(grad._xp.isnan(grad._data).any()):
-            import warnings
-
             trace = getattr(node, "_forward_trace", None)
             if trace:
                 warnings.warn(

@@ -42,14 +42,12 @@ import weakref
 
 from numpy import asarray as _as_numpy_array, generic as _numpy_scalar, ndarray as _numpy_array
 
+from .._device import CPU as _CPU
 from .._dtype import from_numpy_dtype
+from .._tensor_base import TensorBase as Tensor  # isinstance and _make: the graph knows no Tensor methods
 from .grad_mode import _AnomalyState, _GradState
 
 _sequence_counter = itertools.count()
-
-# The Tensor class. ``minitorch/_tensor.py`` sets it once the class exists: the two modules
-# need each other, and a per-call import would cost time on every op.
-Tensor = None
 
 
 class Node:
@@ -581,7 +579,7 @@ def common_device(tensors):
 def _join_devices(args):
     """Move 0-d CPU tensors to the device of the other tensors (differentiably), or raise the mismatch."""
     device = common_device(args)
-    from ..ops.conversion import to
+    from ..ops.conversion import to  # ops sit above autograd: imported when first needed
 
     moved = tuple(to(a, device) if isinstance(a, Tensor) and a._device is not device else a for a in args)
     return device, moved
@@ -661,9 +659,6 @@ def _first_order_only(backward):
         )
 
     return wrapper
-
-
-from .._device import CPU as _CPU  # noqa: E402
 
 
 def _leaf_accumulator(tensor):

@@ -29,7 +29,7 @@ differentiated again), a part of the output that does not depend on an input giv
 
 from __future__ import annotations
 
-from .._tensor import Tensor
+from .._tensor_base import TensorBase as Tensor  # isinstance only: autograd sits below the Tensor class
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
@@ -97,7 +97,7 @@ def _check_outputs_require_grad(outputs, strict: bool) -> None:
 
 def _grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
     """``autograd.grad`` over the outputs that require grad; None for inputs they do not reach."""
-    from . import grad
+    from . import grad  # defined in autograd/__init__.py, which imports this module
 
     grad_outputs = grad_outputs if grad_outputs is not None else (None,) * len(outputs)
     pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o.requires_grad]
@@ -111,7 +111,7 @@ def _grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=N
 
 
 def _zeros_where_missing(grads, references, strict: bool, message: str):
-    from .._creation import zeros_like
+    from .._creation import zeros_like  # ops sit above autograd: imported when first needed
 
     filled = []
     for index, (value, reference) in enumerate(zip(grads, references)):
@@ -151,7 +151,7 @@ def vjp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
 
 def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     """``(func(inputs), J v)`` by the double backward trick (see the module docstring)."""
-    from .._creation import zeros_like
+    from .._creation import zeros_like  # ops sit above autograd: imported when first needed
 
     with enable_grad():
         inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
@@ -195,8 +195,8 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vec
     ``strategy="forward-mode"`` (one ``jvp`` per input element, a column each) suits functions
     with more outputs than inputs.
     """
-    from .._creation import zeros_like
-    from ..ops.shape import stack
+    from .._creation import zeros_like  # ops sit above autograd: imported when first needed
+    from ..ops.shape import stack  # ops sit above autograd: imported when first needed
 
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError(
@@ -255,8 +255,8 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vec
 
 def _jacobian_forward(func, inputs, strict: bool):
     """The Jacobian one column at a time: ``jvp`` with each unit vector of the inputs."""
-    from .._creation import zeros_like
-    from ..ops.shape import stack
+    from .._creation import zeros_like  # ops sit above autograd: imported when first needed
+    from ..ops.shape import stack  # ops sit above autograd: imported when first needed
 
     inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
     columns_per_input = []

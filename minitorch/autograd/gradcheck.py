@@ -14,7 +14,13 @@ applies the same test to the gradient itself (for ``create_graph=True``).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
+
+from .._random import Generator
+from .._tensor_base import TensorBase as Tensor  # isinstance and _make: the class sits above autograd
+from .grad_mode import enable_grad, no_grad
 
 
 class GradcheckError(RuntimeError):
@@ -22,21 +28,15 @@ class GradcheckError(RuntimeError):
 
 
 def _as_tuple(value):
-    from .._tensor import Tensor
-
     return (value,) if isinstance(value, Tensor) else tuple(value)
 
 
 def _outputs(func, inputs):
-    from .._tensor import Tensor
-
     return tuple(o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor))
 
 
 def _numerical_jacobians(func, inputs, differentiable, eps):
     """One matrix per (output, input): column j is the central difference for element j."""
-    from .grad_mode import no_grad
-
     with no_grad():
         outputs = _outputs(func, inputs)
         jacobians = [[np.zeros((o.numel(), inputs[i].numel())) for i in differentiable] for o in outputs]
@@ -57,8 +57,8 @@ def _numerical_jacobians(func, inputs, differentiable, eps):
 
 def _analytical_jacobians(func, inputs, differentiable):
     """Row k of each Jacobian is the backward pass of a one-hot ``grad_output`` at element k."""
-    from .._creation import zeros_like
-    from . import grad
+    from .._creation import zeros_like  # ops sit above autograd: imported when first needed
+    from . import grad  # defined in autograd/__init__.py, which imports this module
 
     outputs = _outputs(func, inputs)
     jacobians = [[np.zeros((o.numel(), inputs[i].numel())) for i in differentiable] for o in outputs]
@@ -87,8 +87,6 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
     Returns True, or raises ``GradcheckError`` naming the output and input whose
     Jacobians differ and printing both (or returns False with ``raise_exception=False``).
     """
-    from .._tensor import Tensor
-
     inputs = _as_tuple(inputs)
     differentiable = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if not differentiable:
@@ -98,8 +96,6 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
         )
     for i in differentiable:
         if inputs[i].dtype.name != "float64":
-            import warnings
-
             warnings.warn(
                 f"Input #{i} requires gradient and is not a double precision floating point. This check will likely "
                 "fail if all the inputs are not of double precision floating point.",
@@ -128,8 +124,6 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
 
 
 def _format(matrix) -> str:
-    from .._tensor import Tensor
-
     return repr(Tensor._make(matrix))
 
 
@@ -139,11 +133,8 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
                   check_fwd_over_rev: bool = False, check_rev_over_rev: bool = True, fast_mode: bool = False,
                   masked: bool = False) -> bool:
     """Check second derivatives: ``gradcheck`` applied to the function ``(inputs, v) -> v^T J``."""
-    from .._creation import randn_like
-    from .._random import Generator
-    from .._tensor import Tensor
-    from . import grad
-    from .grad_mode import enable_grad
+    from .._creation import randn_like  # ops sit above autograd: imported when first needed
+    from . import grad  # defined in autograd/__init__.py, which imports this module
 
     inputs = _as_tuple(inputs)
     differentiable = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from .._dtype import from_numpy_dtype
 from .engine import BackwardStep, _call_node, run_backward
 from .function import AccumulateGrad, Function, Node, Op
 from .grad_mode import set_grad_enabled
@@ -116,8 +117,6 @@ def input_metadata(node) -> tuple:
     The graph keeps no reference to an intermediate tensor, but every node remembers the
     shape and dtype of what flowed into it (the engine checks gradients against them).
     """
-    from .._dtype import from_numpy_dtype
-
     if isinstance(node, AccumulateGrad):
         variable = node.variable
         return (InputMetadata(tuple(variable.shape), variable.dtype, variable.device),)
@@ -153,7 +152,7 @@ def step_backward(
 
     Draining it is exactly ``tensor.backward(gradient, retain_graph, create_graph)``.
     """
-    from . import _make_root_grads
+    from . import _make_root_grads  # defined in autograd/__init__.py, which imports this module
 
     roots = _make_root_grads((tensor,), None if gradient is None else (gradient,), create_graph)
     return run_backward((tensor,), roots, retain_graph or create_graph, create_graph)

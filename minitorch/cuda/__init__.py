@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 
 from .._device import device as _device, get_backend
+from .._random import manual_seed as seed_all
 
 
 def _backend():
@@ -82,8 +83,6 @@ class device:
 
 def manual_seed(seed: int) -> None:
     """Seed GPU random numbers: minitorch draws them on the host, so this seeds the default generator."""
-    from .._random import manual_seed as seed_all
-
     seed_all(seed)
 
 

@@ -8,7 +8,8 @@ import numpy as np
 
 from .. import _dtype
 from .._shapes import broadcast_shapes, wrap_dim  # noqa: F401 (the ops import them from here)
-from .._tensor import Tensor
+from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
+from ..autograd.function import common_device
 
 
 def array_module(array):
@@ -19,7 +20,7 @@ def array_module(array):
     """
     if isinstance(array, np.ndarray) or isinstance(array, np.generic):
         return np
-    import cupy
+    import cupy  # optional (the cuda extra): only on a GPU
 
     return cupy.get_array_module(array)
 
@@ -36,7 +37,7 @@ def as_operand(value, like: Tensor):
             return value.item()
         return value
     if isinstance(value, (list, tuple, np.ndarray)):
-        from .._creation import as_tensor
+        from .._creation import as_tensor  # _creation.py builds on this module: imported when first needed
 
         return as_tensor(value, device=like._device)
     raise TypeError(f"unsupported operand type: expected a Tensor or a number, but got {type(value).__name__}")
@@ -49,8 +50,6 @@ def check_same_device(*tensors) -> None:
             if device is None:
                 device = tensor._device
             elif tensor._device is not device:
-                from ..autograd.function import common_device
-
                 common_device(tensors)  # PyTorch's error, unless the odd ones out are 0-d CPU tensors
                 return
 
@@ -59,7 +58,7 @@ def cast(tensor: Tensor, dtype: _dtype.dtype) -> Tensor:
     """``tensor`` converted to ``dtype`` (differentiably), or itself when it already has it."""
     if tensor._data.dtype == dtype.numpy_dtype:
         return tensor
-    from .conversion import to
+    from .conversion import to  # conversion.py builds on this module: imported when first needed
 
     return to(tensor, dtype)
 
@@ -113,3 +112,19 @@ def shape_argument(args) -> tuple:
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = args[0]
     return tuple(int(a) for a in args)
+
+
+def _has_integer_array(key) -> bool:
+    return any(getattr(part, "dtype", None) is not None and part.dtype.kind in "iu" for part in key)
+
+
+def _add_at(target, key, values) -> None:
+    """``target[key] += values``, adding once per occurrence of an index that repeats."""
+    if not _has_integer_array(key):
+        target[key] += values  # slices and masks never name an element twice: the plain (faster) add is exact
+    elif isinstance(target, np.ndarray):
+        np.add.at(target, key, values)
+    else:
+        import cupyx  # optional (the cuda extra): only on a GPU
+
+        cupyx.scatter_add(target, key, values)

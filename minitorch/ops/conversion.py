@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .. import _dtype
 from .._device import canonical, device as Device
-from .._tensor import Tensor
+from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
 
 

@@ -27,10 +27,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
-from . import indexing
-from ._util import array_module
+from ._util import _add_at, array_module
 
 
 # -- where a view's elements sit in its base --------------------------------------------------------
@@ -91,7 +90,7 @@ class ScatterIntoBase(Op):
     def forward(ctx, x, positions, base_shape):
         ctx.positions = positions
         result = array_module(x).zeros(int(np.prod(base_shape)), dtype=x.dtype)
-        indexing._add_at(result, (positions.reshape(-1),), x.reshape(-1))  # add: views may overlap (expand)
+        _add_at(result, (positions.reshape(-1),), x.reshape(-1))  # add: views may overlap (expand)
         return result.reshape(base_shape)
 
     @staticmethod

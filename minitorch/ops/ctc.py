@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op, _first_order_only
 from . import indexing
 from ._util import array_module

@@ -28,7 +28,7 @@ times ``d px / d x`` (``(W-1)/2`` or ``W/2``) and the padding's own factor (0 wh
 
 from __future__ import annotations
 
-from .._tensor import Tensor
+from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op, once_differentiable
 from ._util import array_module
 from .indexing import _add_at

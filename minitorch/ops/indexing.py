@@ -25,13 +25,24 @@ import warnings
 
 import numpy as np
 
-from .. import _messages
+from .. import _dtype, _messages
+from .._creation import as_tensor
 from .._shapes import expand_mismatch
-from .._tensor import Tensor
+from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
-from . import copy_slices, reduction, shape as shape_ops
-from ._util import array_module, broadcast_shapes, cast, check_broadcastable, check_same_device, wrap_dim
+from . import copy_slices, reduction
+from ._util import (  # noqa: F401 (_add_at: the other ops import it from here or from _util)
+    _add_at,
+    _has_integer_array,
+    array_module,
+    broadcast_shapes,
+    cast,
+    check_broadcastable,
+    check_same_device,
+    wrap_dim,
+)
+from .pointwise import where
 
 
 # -- from a PyTorch index to a NumPy key ----------------------------------------------------
@@ -153,22 +164,6 @@ def _index_error(error: Exception, x: Tensor, key) -> IndexError:
         shapes = ", ".join("[" + s.strip().rstrip(",") + "]" for s in re.findall(r"\(([^)]*)\)", text))
         return IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}")
     return IndexError(text)
-
-
-def _has_integer_array(key) -> bool:
-    return any(getattr(part, "dtype", None) is not None and part.dtype.kind in "iu" for part in key)
-
-
-def _add_at(target, key, values) -> None:
-    """``target[key] += values``, adding once per occurrence of an index that repeats."""
-    if not _has_integer_array(key):
-        target[key] += values  # slices and masks never name an element twice: the plain (faster) add is exact
-    elif isinstance(target, np.ndarray):
-        np.add.at(target, key, values)
-    else:
-        import cupyx
-
-        cupyx.scatter_add(target, key, values)
 
 
 # -- reading: x[key] -------------------------------------------------------------------------
@@ -319,8 +314,6 @@ def setitem(x: Tensor, index, value) -> None:
             else:
                 check_same_device(x, value)
     elif not isinstance(value, numbers.Number):
-        from .._creation import as_tensor
-
         value = as_tensor(value, dtype=x.dtype, device=x._device)
     if isinstance(value, Tensor) and value._data.dtype != x._data.dtype and _has_integer_array(key):
         raise RuntimeError(  # PyTorch casts for x[slices] = v (a copy) but not for index arrays (index_put_)
@@ -440,9 +433,9 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     _check_integer_index(index, "gather")
     check_same_device(input, index)
     if index._data.ndim == 0 and input._data.ndim == 1:  # PyTorch counts a 0-d index as 1-d with one element
-        return gather(input, dim, shape_ops.reshape(index, (1,))).reshape(())
+        return gather(input, dim, index.reshape((1,))).reshape(())
     if input._data.ndim == 0:
-        return gather(shape_ops.reshape(input, (1,)), 0, shape_ops.reshape(index, (-1,))).reshape(index.shape)
+        return gather(input.reshape((1,)), 0, index.reshape((-1,))).reshape(index.shape)
     dim = wrap_dim(dim, input._data.ndim)
     shape, index_shape = input._data.shape, index._data.shape
     if len(index_shape) != len(shape):
@@ -497,9 +490,9 @@ def _scatter_arguments(x: Tensor, dim: int, index: Tensor, src, op_name: str) ->
     if x._data.ndim == 1:
         # PyTorch counts a 0-d index or src as 1-d here: zeros(10).scatter_(0, tensor(3), value=1) writes one place
         if index._data.ndim == 0:
-            index = shape_ops.reshape(index, (1,))
+            index = index.reshape((1,))
         if isinstance(src, Tensor) and src._data.ndim == 0:
-            src = shape_ops.reshape(src, (1,))
+            src = src.reshape((1,))
     shape, index_shape = x._data.shape, index._data.shape
     dim = wrap_dim(dim, len(shape))
     if len(index_shape) != len(shape):
@@ -562,7 +555,7 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
         raise IndexError("index_select(): Index is supposed to be a vector")
     check_same_device(input, index)
     if input._data.ndim == 0:
-        input = shape_ops.reshape(input, (1,))
+        input = input.reshape((1,))
     dim = wrap_dim(dim, input._data.ndim)
     positions = index._data.reshape(-1)
     extent = input._data.shape[dim]
@@ -588,7 +581,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
         first = int(positions[outside][0])
         raise IndexError(f"out of range: tried to access index {first} on a tensor of {count} elements.")
     if input._data.ndim == 0:
-        input = shape_ops.reshape(input, (1,))
+        input = input.reshape((1,))
     xp = array_module(positions)
     # A flat position becomes one coordinate per dimension, so x is read where it lies, without a copy.
     coordinates = xp.unravel_index(positions % count, input._data.shape) if count else (positions,) * input._data.ndim
@@ -608,7 +601,7 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     mask_data = mask._data
     if mask_data.shape != shape:
         mask_data = array_module(mask_data).broadcast_to(mask_data, shape)
-    return MaskedSelect.apply(shape_ops.expand(input, shape), (mask_data, Ellipsis))
+    return MaskedSelect.apply(input.expand(shape), (mask_data, Ellipsis))
 
 
 # -- masked_fill ------------------------------------------------------------------------------
@@ -716,9 +709,6 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
 
 
 def _triangle_indices(name: str, triangle, row: int, col: int, offset: int, dtype, device) -> Tensor:
-    from .. import _dtype
-    from .._creation import as_tensor
-
     for argument, value in (("row", row), ("col", col)):
         if value < 0:
             raise RuntimeError(f"{argument} must be non-negative, got{value}")
@@ -745,7 +735,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     (with ``dim=None``, both are flattened first). The indices ``argsort`` or ``argmax(keepdim=True)`` return
     pick the matching values: ``take_along_dim(x, x.argsort(1), 1)`` is ``x`` sorted."""
     if dim is None:  # PyTorch leaves the checks to gather here
-        return gather(shape_ops.reshape(input, (-1,)), 0, shape_ops.reshape(indices, (-1,)))
+        return gather(input.reshape((-1,)), 0, indices.reshape((-1,)))
     if input._data.ndim != indices._data.ndim:
         raise RuntimeError(
             "torch.take_along_dim(): input and indices should have the same number of dimensions, but got "
@@ -763,7 +753,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     common = list(broadcast_shapes(tuple(x_shape), tuple(index_shape)))
     x_target, index_target = list(common), list(common)
     x_target[dim], index_target[dim] = input._data.shape[dim], indices._data.shape[dim]
-    return gather(shape_ops.expand(input, tuple(x_target)), dim, shape_ops.expand(indices, tuple(index_target)))
+    return gather(input.expand(tuple(x_target)), dim, indices.expand(tuple(index_target)))
 
 
 class IndexAdd(IndexPut):
@@ -780,9 +770,9 @@ def _along_dim_index(x: Tensor, dim: int, index: Tensor, source: Tensor):
     """``x``, ``source`` and the key that reaches slice ``index[i]`` along ``dim`` (0-d tensors seen as 1-D)."""
     positions = index._data.reshape(-1)
     if x._data.ndim == 0:
-        x = shape_ops.reshape(x, (1,))
+        x = x.reshape((1,))
     if source._data.ndim == 0:
-        source = shape_ops.reshape(source, (1,))
+        source = source.reshape((1,))
     return x, source, (slice(None),) * dim + (positions, Ellipsis)
 
 
@@ -836,7 +826,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
     if alpha != 1:
         source = cast(source * alpha, input.dtype)
     result = IndexAdd.apply(target, source, key, True, True)
-    return result if shape else shape_ops.reshape(result, shape)
+    return result if shape else result.reshape(shape)
 
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
@@ -877,7 +867,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
         )
     target, source, key = _along_dim_index(input, dim, index, source)
     result = IndexCopy.apply(target, source, key, True, False)
-    return result if shape else shape_ops.reshape(result, shape)
+    return result if shape else result.reshape(shape)
 
 
 class MaskedScatter(IndexPut):
@@ -903,8 +893,8 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     count = int(mask_data.sum())
     if count > source._data.size:
         raise RuntimeError("Number of elements of source < number of ones in mask")
-    used = Slice.apply(shape_ops.reshape(source, (-1,)), (slice(0, count), Ellipsis))
-    return MaskedScatter.apply(shape_ops.expand(input, shape), used, (mask_data, Ellipsis), True, False)
+    used = Slice.apply(source.reshape((-1,)), (slice(0, count), Ellipsis))
+    return MaskedScatter.apply(input.expand(shape), used, (mask_data, Ellipsis), True, False)
 
 
 class SliceScatter(IndexPut):
@@ -937,9 +927,23 @@ def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start=None, end=None
     return _scatter_into_view(SliceScatter, input, src, (slice(None),) * dim + (slice(start, end, step), Ellipsis))
 
 
+def select_key(x: Tensor, dim: int, index: int) -> tuple:
+    """The key of ``x.select(dim, index)``, ``(:, ..., :, index, ...)``, after PyTorch's checks."""
+    if x._data.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    dim = wrap_dim(dim, x._data.ndim)
+    extent = x._data.shape[dim]
+    index = int(index)
+    if not -extent <= index < extent:
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size {list(x._data.shape)} at dimension {dim}"
+        )
+    return (slice(None),) * dim + (index, Ellipsis)
+
+
 def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     """A copy of ``x`` with ``src`` written where ``x.select(dim, index)`` reads."""
-    return _scatter_into_view(SelectScatter, input, src, shape_ops.select_key(input, dim, index))
+    return _scatter_into_view(SelectScatter, input, src, select_key(input, dim, index))
 
 
 # -- filling slices, putting values at indices, reducing into positions -------------------------------
@@ -1068,8 +1072,6 @@ class ScatterReduceTwo(Op):
             grad_x = grad / counts
             grad_src = gather(grad_x, dim, index)
         elif reduce == "prod":
-            from .pointwise import where
-
             nonzero_x = masked_fill(x, x == 0, 1)
             others = scatter_reduce(nonzero_x, dim, index, src, "prod", include_self=ctx.include_self)
             grad_x = grad * others / nonzero_x

@@ -25,10 +25,10 @@ import numpy as np
 
 from .. import _messages
 from .._random import numpy_generator
-from .._tensor import Tensor
+from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
-from . import copy_slices, pointwise
+from . import copy_slices, indexing, pointwise
 from ._util import as_operand, cast
 
 
@@ -248,42 +248,30 @@ def copy_(target: Tensor, src) -> Tensor:
 
 
 def masked_fill_(target: Tensor, mask, value) -> Tensor:
-    from . import indexing
-
     return _inplace(target, lambda x, v: indexing.masked_fill(x, mask, v), value)
 
 
 def scatter_(target: Tensor, dim, index, src=None, *, value=None, reduce=None) -> Tensor:
-    from . import indexing
-
     return _inplace(target, lambda x, s: indexing.scatter(x, dim, index, s, value=value, reduce=reduce), src)
 
 
 def index_fill_(target: Tensor, dim: int, index, value) -> Tensor:
     """Fill the slices ``index`` along ``dim`` with ``value``."""
-    from . import indexing
-
     return _inplace(target, lambda x, v: indexing.index_fill(x, dim, index, v), value)
 
 
 def index_add_(target: Tensor, dim: int, index, source, *, alpha=1) -> Tensor:
     """Add ``alpha * source[..., i, ...]`` to slice ``index[i]`` along ``dim``."""
-    from . import indexing
-
     return _inplace(target, lambda x, s: indexing.index_add(x, dim, index, s, alpha=alpha), source)
 
 
 def index_copy_(target: Tensor, dim: int, index, source) -> Tensor:
     """Overwrite slice ``index[i]`` along ``dim`` with ``source[..., i, ...]``."""
-    from . import indexing
-
     return _inplace(target, lambda x, s: indexing.index_copy(x, dim, index, s), source)
 
 
 def masked_scatter_(target: Tensor, mask, source) -> Tensor:
     """Overwrite the elements where ``mask`` is True with ``source``'s first elements, in order."""
-    from . import indexing
-
     return _inplace(target, lambda x, s: indexing.masked_scatter(x, mask, s), source)
 
 
@@ -369,10 +357,13 @@ IN_PLACE_FORMS = (
 )  # fmt: skip
 
 
-def in_place_form(method_name: str):
-    """The method ``method_name`` (``"log_"``): ``x.log(*args, **options)`` computed, then written into ``x``."""
+def in_place_form(tensor_class, method_name: str):
+    """The method ``method_name`` (``"log_"``): ``x.log(*args, **options)`` computed, then written into ``x``.
+
+    ``tensor_class`` is ``minitorch.Tensor``, whose out-of-place method (``log``) this wraps.
+    """
     name = method_name[:-1]
-    out_of_place = getattr(Tensor, name)
+    out_of_place = getattr(tensor_class, name)
 
     def method(self: Tensor, *args, **options) -> Tensor:
         return _inplace(self, lambda x, *rest: out_of_place(x, *rest, **options), *args)
@@ -388,9 +379,9 @@ def in_place_form(method_name: str):
 IN_PLACE_VIEW_FORMS = ("squeeze_", "unsqueeze_", "t_", "transpose_", "swapdims_", "swapaxes_")
 
 
-def in_place_view_form(method_name: str):
+def in_place_view_form(tensor_class, method_name: str):
     """The method ``method_name`` (``"unsqueeze_"``): ``x`` reshaped in place like ``x.unsqueeze(...)``."""
-    out_of_place = getattr(Tensor, method_name[:-1])
+    out_of_place = getattr(tensor_class, method_name[:-1])
 
     def method(self: Tensor, *args, **options) -> Tensor:
         recording = _GradState.enabled and self._requires_grad
@@ -418,9 +409,12 @@ MODULE_FUNCTIONS = (
 )  # fmt: skip
 
 
-def module_function(name: str):
-    """``minitorch.name(input, ...)``: the in-place method ``input.name(...)`` as a function (``torch.relu_``)."""
-    method = getattr(Tensor, name)
+def module_function(tensor_class, name: str):
+    """``minitorch.name(input, ...)``: the in-place method ``input.name(...)`` as a function (``torch.relu_``).
+
+    ``tensor_class`` is ``minitorch.Tensor``, whose method this calls.
+    """
+    method = getattr(tensor_class, name)
 
     def function(input: Tensor, *args, **options) -> Tensor:
         return method(input, *args, **options)

@@ -34,10 +34,12 @@ import warnings
 import numpy as np
 
 from .. import _dtype, _messages, return_types
-from .._tensor import Tensor
+from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
 from . import pointwise, reduction, shape as shape_ops
 from ._util import array_module, broadcast_shapes, cast, check_broadcastable, check_same_device, is_number, wrap_dim
+from .indexing import Index, tril
+from .inplace import Copy
 
 
 # -- matrix products ------------------------------------------------------------------------
@@ -1092,8 +1094,6 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
         )
     n = int(n)
     if n == 0:  # the identity, connected to the input with a zero gradient (PyTorch's copy)
-        from .inplace import Copy
-
         return Copy.apply(input, input._xp.eye(rows, dtype=input._data.dtype))
     if n < 0:
         input, n = inverse(input), -n
@@ -1118,8 +1118,6 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     first, second = (shape_ops._on_device(i, input) for i in np.triu_indices(input._data.shape[0], 1))
-    from .indexing import Index
-
     difference = Index.apply(input, (first, Ellipsis)) - Index.apply(input, (second, Ellipsis))
     return reduction.norm(difference, p, dim=-1)
 
@@ -1146,8 +1144,6 @@ def _eye_like(x: Tensor, size: int) -> Tensor:
 
 def _copy_lower_to_upper(m: Tensor) -> Tensor:
     """``tril(m)`` mirrored: the strictly lower triangle copied above the diagonal."""
-    from .indexing import tril
-
     return tril(m) + tril(m, -1).mT
 
 
@@ -1392,8 +1388,6 @@ class Cholesky(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        from .indexing import tril
-
         (lower,) = ctx.saved_tensors
         phi = tril(matmul(lower.mT, grad))
         phi = phi - diag_embed(diagonal(phi, 0, -2, -1)) * 0.5
@@ -1561,11 +1555,11 @@ def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> 
 def _expm(a):
     """``exp(A) = sum_k A^k / k!`` for each matrix, by SciPy's scaling and squaring (CuPy's on a GPU)."""
     if isinstance(a, np.ndarray):
-        import scipy.linalg
+        import scipy.linalg  # SciPy is slow to import: loaded when this op first runs
 
         return np.asarray(scipy.linalg.expm(a), dtype=a.dtype)
-    import cupy
-    import cupyx.scipy.linalg
+    import cupy  # optional (the cuda extra): only on a GPU
+    import cupyx.scipy.linalg  # optional (the cuda extra): only on a GPU
 
     matrices = a.reshape((-1,) + a.shape[-2:])
     return cupy.stack([cupyx.scipy.linalg.expm(m) for m in matrices]).reshape(a.shape).astype(a.dtype)

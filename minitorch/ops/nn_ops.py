@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _messages
-from .._tensor import Tensor
+from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
 from ._util import array_module, wrap_dim
@@ -357,7 +357,7 @@ def segment_argmax(values, segment_ids, num_segments: int):
         is_maximum = values == maxima[segment_ids]
         xp.minimum.at(first_row, (segment_index, column_index), xp.where(is_maximum, row_numbers[:, None], rows))
     else:
-        import cupyx
+        import cupyx  # optional (the cuda extra): only on a GPU
 
         cupyx.scatter_max(maxima, (segment_index, column_index), values)
         is_maximum = values == maxima[segment_ids]

@@ -25,8 +25,8 @@ import math
 
 import numpy as np
 
-from .. import _dtype, _messages
-from .._tensor import Tensor
+from .. import _dtype, _messages, return_types
+from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
 from ._util import (
     array_module,
@@ -1082,8 +1082,6 @@ def frexp(input: Tensor):
         mantissa=tensor([ 0.5000, -0.7500]),
         exponent=tensor([4, 0], dtype=minitorch.int32))
     """
-    from .. import return_types
-
     _require_tensor(input, "frexp")
     if input._data.dtype.kind != "f":
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
@@ -1618,9 +1616,9 @@ class Erfinv(Op):
     def forward(ctx, x):
         # SciPy (a minitorch dependency) has the inverse; on a GPU, CuPy's copy of SciPy does
         if array_module(x) is np:
-            from scipy.special import erfinv as inverse
+            from scipy.special import erfinv as inverse  # SciPy is slow to import: loaded when this op first runs
         else:
-            from cupyx.scipy.special import erfinv as inverse
+            from cupyx.scipy.special import erfinv as inverse  # optional (the cuda extra): only on a GPU
         result = inverse(x).astype(x.dtype, copy=False)
         ctx.save_for_backward(result)
         return result
@@ -1639,10 +1637,10 @@ def erfinv(input: Tensor) -> Tensor:
 def _special_functions(xp):
     """SciPy's special functions (a minitorch dependency) for NumPy arrays; CuPy's copy of them for GPU arrays."""
     if xp is np:
-        import scipy.special
+        import scipy.special  # SciPy is slow to import: loaded when this op first runs
 
         return scipy.special
-    import cupyx.scipy.special
+    import cupyx.scipy.special  # optional (the cuda extra): only on a GPU
 
     return cupyx.scipy.special
 

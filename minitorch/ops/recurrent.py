@@ -33,7 +33,7 @@ likewise).
 
 from __future__ import annotations
 
-from .._tensor import Tensor
+from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op, _first_order_only
 from ._util import array_module
 

@@ -20,8 +20,8 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype, _messages
-from .._tensor import Tensor
+from .. import _dtype, _messages, return_types
+from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
 from . import pointwise
@@ -369,11 +369,7 @@ class MinDim(MaxDim):
 
 
 def _max_or_min(name: str, x: Tensor, dim, keepdim: bool):
-    from .. import return_types
-
     if isinstance(dim, Tensor):  # torch.max(a, b) is the elementwise maximum
-        from . import pointwise
-
         return pointwise.maximum(x, dim) if name == "max" else pointwise.minimum(x, dim)
     if dim is None:
         if keepdim:
@@ -432,8 +428,6 @@ def aminmax(input: Tensor, *, dim=None, keepdim: bool = False):
         min=tensor([-2.0000,  0.5000]),
         max=tensor([1., 3.]))
     """
-    from .. import return_types
-
     if isinstance(dim, (tuple, list)):
         raise TypeError(f"aminmax(): argument 'dim' must be int, not {type(dim).__name__}")
     if dim is None:
@@ -754,8 +748,6 @@ def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
         tensor([[0.6000, 0.8000],
                 [0.3000, 0.4000]])
     """
-    from . import pointwise
-
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
@@ -1045,15 +1037,11 @@ def cummax(input: Tensor, dim):
         >>> minitorch.tensor([1.0, 3.0, 2.0]).cummax(0).indices
         tensor([0, 1, 1])
     """
-    from .. import return_types
-
     return return_types.cummax(*_along_axis_of_0d(Cummax, input, wrap_dim(dim, input._data.ndim), "maximum"))
 
 
 def cummin(input: Tensor, dim):
     """``(values, indices)``: the running minimum along ``dim`` and where each value was found."""
-    from .. import return_types
-
     return return_types.cummin(*_along_axis_of_0d(Cummin, input, wrap_dim(dim, input._data.ndim), "minimum"))
 
 
@@ -1129,7 +1117,7 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) ->
         >>> minitorch.tensor([1.0, 3.0, 6.0, 10.0]).diff()
         tensor([2., 3., 4.])
     """
-    from .shape import cat
+    from .shape import cat  # shape.py builds on this module (via indexing): imported when first needed
 
     if input._data.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
@@ -1327,8 +1315,6 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = No
         hist=tensor([2., 1., 1.]),
         bin_edges=tensor([1., 2., 3., 4.]))
     """
-    from .. import return_types
-
     if not input.is_floating_point():
         raise NotImplementedError(_messages.not_implemented_for("histogramdd", input.dtype))
     xp, data = input._xp, input._data.reshape(-1)

@@ -17,11 +17,13 @@ import warnings
 import numpy as np
 
 from .. import _dtype, _messages
+from .._creation import zeros
 from .._shapes import broadcast_shapes as common_shape, expand_mismatch
-from .._tensor import Size, Tensor
+from .._tensor_base import Size, TensorBase as Tensor  # the class sits above the ops
 from ..autograd.function import Op
 from . import indexing
 from ._util import array_module, cast, normalize_dims, shape_argument, sizes_given, wrap_dim
+from .conversion import to
 
 
 # -- reshape and view --------------------------------------------------------------------
@@ -104,8 +106,6 @@ def reshape(input: Tensor, *sizes, shape=None) -> Tensor:
 
 def view(x: Tensor, *shape) -> Tensor:
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
-        from .conversion import to
-
         return to(x, shape[0])  # view(dtype) is only supported for same-size dtypes in PyTorch; a cast is close
     return View.apply(x, _infer_size(shape_argument(shape), x._data.size))
 
@@ -767,23 +767,9 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
     return tuple(indexing.Slice.apply(input, key) for key in pieces)
 
 
-def select_key(x: Tensor, dim: int, index: int) -> tuple:
-    """The key of ``x.select(dim, index)``, ``(:, ..., :, index, ...)``, after PyTorch's checks."""
-    if x._data.ndim == 0:
-        raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    dim = wrap_dim(dim, x._data.ndim)
-    extent = x._data.shape[dim]
-    index = int(index)
-    if not -extent <= index < extent:
-        raise IndexError(
-            f"select(): index {index} out of range for tensor of size {list(x._data.shape)} at dimension {dim}"
-        )
-    return (slice(None),) * dim + (index, Ellipsis)
-
-
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     """``x[..., index, ...]`` with ``index`` in dimension ``dim`` (a view one dimension smaller)."""
-    return indexing.Select.apply(input, select_key(input, dim, index))
+    return indexing.Select.apply(input, indexing.select_key(input, dim, index))
 
 
 def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
@@ -986,8 +972,6 @@ def block_diag(*tensors) -> Tensor:
                 f"{tensor._data.ndim} dimensions"
             )
     if not tensors:
-        from .._creation import zeros
-
         return zeros(1, 0)
     return BlockDiag.apply(*_promote_all(list(tensors)))
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import _dtype, _messages, return_types
-from .._tensor import Tensor
+from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
 from . import indexing, pointwise
 from ._util import array_module, wrap_dim
