@@ -14,7 +14,8 @@ import sys
 
 import pytest
 
-TEST_TIME_LIMIT = 20
+# A hang guard, not a speed bound: the workers' benchmark epoch took 14-21 s on a busy 2-core machine.
+TEST_TIME_LIMIT = 60
 
 
 class TimeLimitExceeded(Exception):
