@@ -11,6 +11,9 @@ from .modules import __all__ as _modules_all
 
 # isort: split
 from . import parallel  # after .modules: modules re-exports parallel.DataParallel (a circular import otherwise)
-from .parameter import Buffer, Parameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = ["Parameter", "Buffer", "functional", "init", "utils", "parallel", *_modules_all]
+__all__ = [
+    "Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "functional", "init", "utils", "parallel",
+    *_modules_all,
+]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 
+from .. import _dtype
 from .._creation import empty
 from .._tensor import Tensor
 
@@ -93,4 +94,98 @@ class Buffer(Tensor):
         return result
 
     def __init__(self, data: Tensor | None = None, *, persistent: bool = True):
+        pass
+
+
+class UninitializedTensorMixin:
+    """What uninitialized parameters and buffers share: no shape until ``materialize(shape)``.
+
+    A lazy module (``nn.LazyLinear``...) holds these until its first input tells it the sizes.
+    They may be moved and converted (``to``, ``cpu``, ``cuda``, ``float``, ``double``, ``half``), which
+    sets the device and dtype that ``materialize`` will use; reading their shape is an error.
+    """
+
+    cls_to_become: type = Tensor
+
+    def materialize(self, shape, device=None, dtype=None) -> None:
+        """Become a ``cls_to_become`` (``Parameter`` or ``Tensor``) of ``shape``, in place (same object)."""
+        device = self.device if device is None else device
+        dtype = self.dtype if dtype is None else dtype
+        self.data = empty(shape, device=device, dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually happens in "
+            "`load_state_dict` when trying to load an uninitialized parameter into an initialized one. Call "
+            "`forward` to initialize the parameters before accessing their attributes."
+        )
+
+    def size(self, dim=None):
+        return self.shape
+
+    def to(self, *args, **kwargs):
+        """The same kind of uninitialized tensor with another device or dtype (nothing to copy yet)."""
+        converted = Tensor.to(Tensor._make(self._data, self._device), *args, **kwargs)
+        if converted._data is self._data and converted._device == self._device:
+            return self
+        return type(self)(self.requires_grad, converted.device, converted.dtype)
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def cuda(self, device=None):
+        return self.to("cuda" if device is None else device)
+
+    def float(self):
+        return self.to(dtype=_dtype.float32)
+
+    def double(self):
+        return self.to(dtype=_dtype.float64)
+
+    def half(self):
+        return self.to(dtype=_dtype.float16)
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, self.device, self.dtype)
+        return memo[id(self)]
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+
+def is_lazy(param) -> bool:
+    """Whether ``param`` is an ``UninitializedParameter`` or an ``UninitializedBuffer``."""
+    return isinstance(param, UninitializedTensorMixin)
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A parameter whose shape is not known yet (``UninitializedParameter(requires_grad=True, device, dtype)``)."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad: bool = True, device=None, dtype=None):
+        return _share(cls, empty(0, device=device, dtype=dtype), requires_grad)
+
+    def __init__(self, requires_grad: bool = True, device=None, dtype=None):
+        pass
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer whose shape is not known yet (BatchNorm's running statistics in ``LazyBatchNorm2d``).
+
+    It becomes a ``Buffer`` (a tensor that ``isinstance(t, nn.Buffer)`` recognises, as PyTorch's
+    materialized buffers are).
+    """
+
+    cls_to_become = Buffer
+
+    def __new__(cls, requires_grad: bool = False, device=None, dtype=None, persistent: bool = True):
+        result = _share(cls, empty(0, device=device, dtype=dtype), requires_grad)
+        result.persistent = persistent
+        return result
+
+    def __init__(self, requires_grad: bool = False, device=None, dtype=None, persistent: bool = True):
         pass

@@ -21,11 +21,16 @@ import math
 
 from ... import _creation
 from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
 from .. import functional as F, init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
+__all__ = [
+    "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "LazyConv1d", "LazyConv2d",
+    "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",
+]
 
 
 def _ntuple(value, dims: int) -> tuple:
@@ -226,3 +231,97 @@ class ConvTranspose2d(_ConvTransposeNd):
 class ConvTranspose3d(_ConvTransposeNd):
     _dims = 3
     _functional = staticmethod(F.conv_transpose3d)
+
+
+# -- lazy convolutions: in_channels read from the first input ----------------------------------------------
+
+
+class _LazyConvNd(LazyModuleMixin):
+    """A convolution whose ``in_channels`` is the first input's channel dimension (dim 1, or 0 unbatched)."""
+
+    def __init__(self, out_channels: int, *settings, bias: bool = True, device=None, dtype=None, **options) -> None:
+        # The eager layer with no channels and no bias (either would be replaced at once), then lazy parameters.
+        super().__init__(0, 0, *settings, bias=False, device=device, dtype=dtype, **options)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Tensor, *args, **kwargs) -> None:
+        if not self.has_uninitialized_params():
+            return
+        with no_grad():
+            self.in_channels = self._in_channels_of(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            if self.transposed:
+                shape = (self.in_channels, self.out_channels // self.groups, *self.kernel_size)
+            else:
+                shape = (self.out_channels, self.in_channels // self.groups, *self.kernel_size)
+            self.weight.materialize(shape)
+            if self.bias is not None:
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
+
+    def _in_channels_of(self, input: Tensor) -> int:
+        unbatched, batched = self._dims + 1, self._dims + 2
+        if input.dim() not in (unbatched, batched):
+            raise RuntimeError(
+                f"Expected {unbatched}D (unbatched) or {batched}D (batched) input to {type(self).__name__}, but "
+                f"got input of size: {input.shape}"
+            )
+        return input.shape[1] if input.dim() == batched else input.shape[0]
+
+
+class _LazyConv(_LazyConvNd):
+    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1, groups: int = 1,
+                 bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
+        super().__init__(out_channels, kernel_size, stride, padding, dilation, groups, bias=bias,
+                         padding_mode=padding_mode, device=device, dtype=dtype)
+
+
+class _LazyConvTranspose(_LazyConvNd):
+    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0, groups: int = 1,
+                 bias: bool = True, dilation=1, padding_mode: str = "zeros", device=None, dtype=None) -> None:
+        super().__init__(out_channels, kernel_size, stride, padding, output_padding, groups, bias=bias,
+                         dilation=dilation, padding_mode=padding_mode, device=device, dtype=dtype)
+
+
+class LazyConv1d(_LazyConv, Conv1d):
+    """A ``Conv1d`` whose ``in_channels`` comes from the first input; it becomes a ``Conv1d`` then."""
+
+    cls_to_become = Conv1d
+
+
+class LazyConv2d(_LazyConv, Conv2d):
+    """A ``Conv2d`` whose ``in_channels`` comes from the first input; it becomes a ``Conv2d`` then."""
+
+    cls_to_become = Conv2d
+
+
+class LazyConv3d(_LazyConv, Conv3d):
+    """A ``Conv3d`` whose ``in_channels`` comes from the first input; it becomes a ``Conv3d`` then."""
+
+    cls_to_become = Conv3d
+
+
+class LazyConvTranspose1d(_LazyConvTranspose, ConvTranspose1d):
+    """A ``ConvTranspose1d`` whose ``in_channels`` comes from the first input."""
+
+    cls_to_become = ConvTranspose1d
+
+
+class LazyConvTranspose2d(_LazyConvTranspose, ConvTranspose2d):
+    """A ``ConvTranspose2d`` whose ``in_channels`` comes from the first input."""
+
+    cls_to_become = ConvTranspose2d
+
+
+class LazyConvTranspose3d(_LazyConvTranspose, ConvTranspose3d):
+    """A ``ConvTranspose3d`` whose ``in_channels`` comes from the first input."""
+
+    cls_to_become = ConvTranspose3d

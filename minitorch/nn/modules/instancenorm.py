@@ -17,9 +17,12 @@ import warnings
 
 from ..._tensor import Tensor
 from .. import functional as F
-from .batchnorm import _NormBase
+from .batchnorm import _LazyNormBase, _NormBase
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = [
+    "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
+    "LazyInstanceNorm3d",
+]
 
 
 class _InstanceNorm(_NormBase):
@@ -85,3 +88,36 @@ class InstanceNorm3d(_InstanceNorm):
 
     _no_batch_dims = 4
     _allowed_dims = (4, 5)
+
+
+class _LazyInstanceNorm(_LazyNormBase, _InstanceNorm):
+    """An instance norm whose ``num_features`` is the first input's dimension 1.
+
+    As in PyTorch, the lazy versions take the lazy batch norms' defaults (``affine=True``,
+    ``track_running_stats=True``), not the instance norms' (both False), and read dimension 1 of
+    an unbatched input too (so an unbatched first input is refused by the size check).
+    """
+
+
+class LazyInstanceNorm1d(_LazyInstanceNorm):
+    """An ``InstanceNorm1d`` whose ``num_features`` comes from the first input."""
+
+    cls_to_become = InstanceNorm1d
+    _no_batch_dims = InstanceNorm1d._no_batch_dims
+    _allowed_dims = InstanceNorm1d._allowed_dims
+
+
+class LazyInstanceNorm2d(_LazyInstanceNorm):
+    """An ``InstanceNorm2d`` whose ``num_features`` comes from the first input."""
+
+    cls_to_become = InstanceNorm2d
+    _no_batch_dims = InstanceNorm2d._no_batch_dims
+    _allowed_dims = InstanceNorm2d._allowed_dims
+
+
+class LazyInstanceNorm3d(_LazyInstanceNorm):
+    """An ``InstanceNorm3d`` whose ``num_features`` comes from the first input."""
+
+    cls_to_become = InstanceNorm3d
+    _no_batch_dims = InstanceNorm3d._no_batch_dims
+    _allowed_dims = InstanceNorm3d._allowed_dims

@@ -36,7 +36,7 @@ from typing import Any
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...ops.conversion import _parse_to_arguments
-from ..parameter import Buffer, Parameter
+from ..parameter import Buffer, Parameter, is_lazy
 from ._hooks import BackwardHook, RemovableHandle
 
 __all__ = ["Module"]
@@ -538,6 +538,8 @@ class Module:
                     f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like object from '
                     f"checkpoint but received {type(input_param)}"
                 )
+                continue
+            if is_lazy(param):  # a lazy module's parameter that stays uninitialized: nothing to copy
                 continue
             if input_param.shape != param.shape:
                 error_msgs.append(
