@@ -6,6 +6,8 @@ This file is the public face only; each name comes from the module that implemen
 
 from __future__ import annotations
 
+import math as _math
+
 from . import _dtype
 from ._device import device, get_default_device, set_default_device
 from ._dtype import (
@@ -30,6 +32,10 @@ from .ops import conversion, indexing, inplace, pointwise, reduction
 from .ops import shape as _shape_ops
 
 __version__ = "0.1.0"
+
+# The constants torch exports (torch.inf is math.inf; torch.newaxis is None, for indexing as in NumPy).
+inf, nan, pi, e = _math.inf, _math.nan, _math.pi, _math.e
+newaxis = None
 
 
 def is_tensor(obj) -> builtins_bool:

@@ -214,6 +214,15 @@ class device:
     def backend(self) -> Backend:
         return _BACKENDS[self.type]
 
+    # ``with torch.device("cuda"):`` -- factory functions (and layers built inside) default to this device.
+    def __enter__(self) -> device:
+        _device_contexts.append(_default_device["device"])
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exception) -> None:
+        _default_device["device"] = _device_contexts.pop()
+
 
 _DEVICE_CACHE: dict = {}
 
@@ -253,6 +262,7 @@ CPU = device("cpu")
 
 # -- the default device: where factory functions (tensor, zeros, rand...) put a tensor given no device --
 _default_device = {"device": None}  # None means the CPU
+_device_contexts: list = []  # the defaults that enclosing ``with device(...)`` blocks will restore
 
 
 def set_default_device(device) -> None:

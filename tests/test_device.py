@@ -22,7 +22,7 @@ import pytest
 
 import minitorch
 from minitorch import _device
-from tests.support import fake_cuda_backend, require_torch
+from tests.support import fake_cuda_backend, require_torch, use_fake_cuda
 
 
 @pytest.fixture
@@ -429,3 +429,33 @@ def test_importing_minitorch_does_not_import_cupy():
         cwd=str(Path(__file__).resolve().parents[1]),
     )
     assert result.stdout.strip() == "False"
+
+
+def test_a_device_is_a_context_manager_for_factory_functions_and_layers():
+    """``with torch.device(...)``: factory functions and layers built inside default to it, nested blocks restore."""
+    torch = require_torch()
+    with use_fake_cuda(2):
+        with minitorch.device("cuda:1") as chosen:
+            assert chosen == minitorch.device("cuda:1")
+            assert str(minitorch.ones(2).device) == "cuda:1"
+            assert str(minitorch.nn.Linear(2, 3).weight.device) == "cuda:1"
+            with minitorch.device("cpu"):
+                assert str(minitorch.zeros(1).device) == "cpu"
+            assert str(minitorch.get_default_device()) == "cuda:1"
+        assert str(minitorch.get_default_device()) == "cpu"
+        with pytest.raises(ValueError), minitorch.device("cuda:0"):
+            raise ValueError("a block that fails still restores the default")
+        assert str(minitorch.rand(1).device) == "cpu"
+    # PyTorch's own nesting, on the devices this machine has.
+    with torch.device("cpu"), minitorch.device("cpu"):
+        assert str(torch.get_default_device()) == str(minitorch.get_default_device()) == "cpu"
+
+
+def test_the_constants_torch_exports():
+    torch = require_torch()
+    for name in ("inf", "nan", "pi", "e", "newaxis"):
+        ours, theirs = getattr(minitorch, name), getattr(torch, name)
+        assert ours is theirs or ours == theirs or (ours != ours and theirs != theirs), name
+    x = minitorch.arange(3.0)
+    assert tuple(x[minitorch.newaxis].shape) == (1, 3)
+    assert float(minitorch.tensor([1.0]).clamp(max=minitorch.inf)) == 1.0
