@@ -33,7 +33,10 @@ from ._tensor import Tensor
 from .autograd import functional as _functional, grad as _autograd_grad
 from .autograd.grad_mode import enable_grad
 
-__all__ = ["grad", "grad_and_value", "vmap", "jacrev", "jacfwd", "hessian", "functional_call", "vjp", "jvp"]
+__all__ = [
+    "grad", "grad_and_value", "vmap", "jacrev", "jacfwd", "hessian", "functional_call", "stack_module_state", "vjp",
+    "jvp",
+]
 
 
 # -- pytrees: nested tuples, lists and dicts of tensors ------------------------------------------------
@@ -156,6 +159,25 @@ def _per_argument(in_dims, args):
     return in_dims
 
 
+def _dims_per_leaf(dims, tree, leaves) -> list:
+    """The mapped dimension of each leaf of ``tree``: one int (or None) for all, or a pytree of them like ``tree``."""
+    if dims is None or isinstance(dims, int):
+        return [dims] * len(leaves)
+    dim_leaves, _ = _flatten(dims)
+    if len(dim_leaves) == len(leaves):
+        return dim_leaves
+    if not isinstance(tree, (tuple, list, dict)):
+        raise ValueError(f"vmap: in_dims {dims} does not match the structure of an input that is a single tensor")
+    per_item = list(tree.values()) if isinstance(tree, dict) else list(tree)
+    item_dims = list(dims.values()) if isinstance(dims, dict) else list(dims)
+    if len(per_item) != len(item_dims):
+        raise ValueError(
+            f"vmap: in_dims is not compatible with the structure of `inputs`. in_dims has structure {dims} but "
+            f"inputs has {len(per_item)} entries."
+        )
+    return [dim for item, dim in zip(per_item, item_dims) for dim in _dims_per_leaf(dim, item, _flatten(item)[0])]
+
+
 def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=None):
     """``func`` mapped over dimension ``in_dims`` of its arguments; the results stacked along ``out_dims``.
 
@@ -173,22 +195,23 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
         plans = []
         for arg, dim in zip(args, dims):
             leaves, rebuild = _flatten(arg)
-            if dim is not None:
-                for leaf in leaves:
-                    if not isinstance(leaf, Tensor):
-                        raise ValueError(
-                            f"vmap({getattr(func, '__name__', 'f')}, in_dims={in_dims}, ...)(<inputs>): Got "
-                            f"in_dim={dim} for an input but the input is of type {type(leaf)}. We cannot vmap over "
-                            "non-Tensor arguments, please use None as the respective in_dim"
-                        )
-                    if not -leaf.dim() <= dim < max(leaf.dim(), 1) or leaf.dim() == 0:
-                        raise ValueError(
-                            f"vmap({getattr(func, '__name__', 'f')}, in_dims={in_dims}, ...)(<inputs>): Got in_dim="
-                            f"{dim} for some input, but that input is a Tensor of dimensionality {leaf.dim()} so "
-                            f"expected in_dim to satisfy -{leaf.dim()} <= in_dim < {leaf.dim()}."
-                        )
-                    sizes.append(leaf.shape[dim])
-            plans.append((leaves, rebuild, dim))
+            leaf_dims = _dims_per_leaf(dim, arg, leaves)
+            for leaf, dim in zip(leaves, leaf_dims):
+                if dim is not None:
+                        if not isinstance(leaf, Tensor):
+                            raise ValueError(
+                                f"vmap({getattr(func, '__name__', 'f')}, in_dims={in_dims}, ...)(<inputs>): Got "
+                                f"in_dim={dim} for an input but the input is of type {type(leaf)}. We cannot vmap over "
+                                "non-Tensor arguments, please use None as the respective in_dim"
+                            )
+                        if not -leaf.dim() <= dim < max(leaf.dim(), 1) or leaf.dim() == 0:
+                            raise ValueError(
+                                f"vmap({getattr(func, '__name__', 'f')}, in_dims={in_dims}, ...)(<inputs>): Got in_dim="
+                                f"{dim} for some input, but that input is a Tensor of dimensionality {leaf.dim()} so "
+                                f"expected in_dim to satisfy -{leaf.dim()} <= in_dim < {leaf.dim()}."
+                            )
+                        sizes.append(leaf.shape[dim])
+            plans.append((leaves, rebuild, leaf_dims))
         if not sizes:
             raise ValueError(
                 f"vmap({getattr(func, '__name__', 'f')}, in_dims={in_dims}, ...)(<inputs>): at least one input must "
@@ -202,13 +225,13 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
         results = []
         for index in range(sizes[0]):  # one call of func per slice of the mapped dimension
             call_args = [
-                rebuild([select(leaf, dim, index) for leaf in leaves]) if dim is not None else rebuild(leaves)
-                for leaves, rebuild, dim in plans
+                rebuild([leaf if dim is None else select(leaf, dim, index) for leaf, dim in zip(leaves, leaf_dims)])
+                for leaves, rebuild, leaf_dims in plans
             ]
             results.append(func(*call_args, **kwargs))
         first_leaves, rebuild = _flatten(results[0])
         per_call = [_flatten(result)[0] for result in results]
-        out_per_leaf = [out_dims] * len(first_leaves) if isinstance(out_dims, int) else list(out_dims)
+        out_per_leaf = _dims_per_leaf(out_dims, results[0], first_leaves)
         stacked = [
             stack([leaves[position] for leaves in per_call], dim=out_per_leaf[position])
             for position in range(len(first_leaves))
@@ -220,27 +243,49 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
 
 # -- Jacobians as functions ----------------------------------------------------------------------------
 def _jacobian_transform(func, argnums, has_aux, strategy):
+    """``jacrev``/``jacfwd``: the Jacobian of every output leaf with respect to every input leaf.
+
+    Inputs and outputs may be pytrees: the Jacobians are computed between their flattened leaves
+    and put back in the same structures (outputs outside, the selected arguments inside), as
+    ``torch.func`` nests them.
+    """
+
     @functools.wraps(func)
     def wrapper(*args):
         numbers = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-        aux_box = []
+        flattened = [_flatten(args[number]) for number in numbers]
+        counts = [len(leaves) for leaves, _ in flattened]
+        flat_inputs = tuple(leaf for leaves, _ in flattened for leaf in leaves)
+        aux_box, output_structure = [], []
 
-        def of_selected(*selected):
-            call = list(args)
-            for number, value in zip(numbers, selected):
-                call[number] = value
+        def of_leaves(*leaves):
+            call, start = list(args), 0
+            for number, count, (_, rebuild) in zip(numbers, counts, flattened):
+                call[number] = rebuild(list(leaves[start : start + count]))
+                start += count
             output = func(*call)
             if has_aux:
                 output, aux = output
                 aux_box.append(aux)
-            return output
+            output_leaves, rebuild_output = _flatten(output)
+            output_structure.append(rebuild_output)
+            return tuple(output_leaves)
 
-        selected = tuple(args[number] for number in numbers)
-        nested = any(value.requires_grad for value in selected)
-        result = _functional.jacobian(of_selected, selected, create_graph=nested, strategy=strategy,
-                                      vectorize=strategy == "forward-mode")
-        if isinstance(argnums, int):  # one input: drop the per-input level of the nesting
-            result = result[0] if isinstance(result[0], Tensor) else tuple(part[0] for part in result)
+        # Inside an outer transform (its inputs carry a graph) the Jacobian must stay differentiable; that
+        # needs reverse mode here. The numbers are the same Jacobian either way.
+        nested = any(leaf.requires_grad for leaf in flat_inputs)
+        rows = _functional.jacobian(of_leaves, flat_inputs, create_graph=nested,
+                                    strategy="reverse-mode" if nested else strategy,
+                                    vectorize=strategy == "forward-mode" and not nested)
+
+        def per_argument(row):
+            parts, start = [], 0
+            for count, (_, rebuild) in zip(counts, flattened):
+                parts.append(rebuild(list(row[start : start + count])))
+                start += count
+            return parts[0] if isinstance(argnums, int) else tuple(parts)
+
+        result = output_structure[0]([per_argument(row) for row in rows])
         return (result, aux_box[0]) if has_aux else result
 
     return wrapper
@@ -321,3 +366,31 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
     args = () if args is None else (args if isinstance(args, tuple) else (args,))
     with _swapped(module, merged):
         return module(*args, **(kwargs or {}))
+
+
+def stack_module_state(models) -> tuple[dict, dict]:
+    """``(params, buffers)``: each parameter and buffer of several same-shaped models, stacked along a new dim 0.
+
+    With ``functional_call`` and ``vmap`` this runs an ensemble as one call (PyTorch's model-ensembling
+    tutorial). Stacked parameters are new leaves that require grad (the models' own are left alone).
+    """
+    if len(models) == 0:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if not (all(model.training for model in models) or not any(model.training for model in models)):
+        raise RuntimeError("stack_module_state: Expected all models to have the same training/eval mode.")
+    if any(type(model) is not type(models[0]) for model in models):
+        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+    from .ops.shape import stack  # the ops sit above this module's imports: imported when first needed
+
+    def stacked_leaf(tensors, name):
+        requiring = [tensor.requires_grad for tensor in tensors]
+        if any(requiring) and not all(requiring):
+            raise RuntimeError(f"Expected {name} from each model to have the same .requires_grad")
+        result = stack(tensors)
+        return result.detach().requires_grad_() if all(requiring) else result
+
+    all_params = [dict(model.named_parameters()) for model in models]
+    all_buffers = [dict(model.named_buffers()) for model in models]
+    params = {name: stacked_leaf([each[name] for each in all_params], name) for name in all_params[0]}
+    buffers = {name: stacked_leaf([each[name] for each in all_buffers], name) for name in all_buffers[0]}
+    return params, buffers

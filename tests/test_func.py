@@ -49,6 +49,26 @@ CASES = {
     "jacrev-argnums": lambda lib: lib.func.jacrev(lambda x, y: x * y, argnums=(0, 1))(_x(lib)[0], _x(lib)[1]),
     "jacfwd": lambda lib: lib.func.jacfwd(lambda x: x.sin() * x[0])(_x(lib)[1]),
     "hessian": lambda lib: lib.func.hessian(lambda x: (x ** 3).sum() * x[0])(_x(lib)[1]),
+    # nested Jacobians, in every order (jacfwd inside another transform must stay differentiable)
+    "jacfwd-of-jacfwd": lambda lib: lib.func.jacfwd(lib.func.jacfwd(lambda x: (x.sin() * x).sum()))(_x(lib)[0]),
+    "jacrev-of-jacfwd": lambda lib: lib.func.jacrev(lib.func.jacfwd(lambda x: x.exp() * x[1]))(_x(lib)[1]),
+    "jacfwd-of-jacrev": lambda lib: lib.func.jacfwd(lib.func.jacrev(lambda x: (x ** 3).prod()))(_x(lib)[1]),
+    # pytrees: dicts and tuples in and out
+    "jacrev-dict": lambda lib: lib.func.jacrev(lambda p: (p["a"] * p["b"]).sum())(
+        {"a": _x(lib)[0], "b": _x(lib)[1]}),
+    "jacfwd-dict": lambda lib: lib.func.jacfwd(lambda p: p["a"].sin() * p["b"])({"a": _x(lib)[0], "b": _x(lib)[1]}),
+    "jacrev-tuple-out": lambda lib: lib.func.jacrev(lambda a: (a * 2, a.sum(), {"c": a.cos()}))(_x(lib)[0]),
+    "jacrev-dict-argnums": lambda lib: lib.func.jacrev(lambda p, y: p["w"] @ y, argnums=(0, 1))(
+        {"w": _x(lib)}, _x(lib)[0]),
+    "jacrev-has-aux-dict": lambda lib: lib.func.jacrev(lambda p: (p["w"].tanh(), p["w"].sum()), has_aux=True)(
+        {"w": _x(lib)[0]}),
+    "vmap-dict-in-dims": lambda lib: lib.func.vmap(lambda p, y: p["w"] * y + p["b"],
+                                                   in_dims=({"w": 0, "b": None}, None))(
+        {"w": _x(lib), "b": lib.ones(3, dtype=lib.float64)}, _x(lib)[0]),
+    "vmap-tuple-in-dims": lambda lib: lib.func.vmap(lambda pair: pair[0] * pair[1], in_dims=((0, 1),))(
+        (_x(lib), _x(lib).T.contiguous())),
+    "vmap-dict-out-dims": lambda lib: lib.func.vmap(lambda row: {"s": row * 2, "t": row.sum()},
+                                                    out_dims={"s": 1, "t": 0})(_x(lib)),
 }
 
 
@@ -101,3 +121,49 @@ def test_per_sample_gradients_recipe_matches_pytorch(torch):
         np.testing.assert_allclose(ours[name], theirs[name], rtol=1e-10, atol=1e-12)
     for mine, reference in zip(our_params, their_params):  # functional_call left the module as it was
         np.testing.assert_array_equal(mine, reference)
+
+
+def _ensemble(lib):
+    """PyTorch's model-ensembling tutorial: stack_module_state + functional_call + vmap, against a loop."""
+    models = []
+    for index in range(4):
+        model = lib.nn.Sequential(lib.nn.Linear(3, 5), lib.nn.ReLU(), lib.nn.Linear(5, 2)).double()
+        with lib.no_grad():
+            for number, param in enumerate(model.parameters()):
+                values = np.sin(np.arange(param.numel()) * (index + 1) + number).reshape(param.shape)
+                param.copy_(lib.tensor(values))
+        models.append(model)
+    params, buffers = lib.func.stack_module_state(models)
+    base = models[0]
+
+    def fmodel(params, buffers, x):
+        return lib.func.functional_call(base, (params, buffers), (x,))
+
+    minibatch = lib.tensor(np.linspace(-1, 1, 12).reshape(4, 3))
+    together = lib.func.vmap(fmodel, in_dims=(0, 0, None))(params, buffers, minibatch)
+    one_by_one = lib.stack([model(minibatch) for model in models])
+    per_model = lib.func.vmap(fmodel)(params, buffers, lib.stack([minibatch] * 4))
+    shapes = {name: (tuple(value.shape), value.requires_grad, value.is_leaf) for name, value in params.items()}
+    return together.detach().numpy(), one_by_one.detach().numpy(), per_model.detach().numpy(), shapes
+
+
+def test_model_ensembling_recipe_matches_pytorch(torch):
+    ours, theirs = _ensemble(minitorch), _ensemble(torch)
+    assert ours[3] == theirs[3]  # stacked leaves that require grad, one per parameter name
+    for mine, reference in zip(ours[:3], theirs[:3]):
+        np.testing.assert_allclose(mine, reference, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ours[0], ours[1], rtol=1e-12, atol=1e-12)  # vmap over models == the loop
+
+
+def test_stack_module_state_refuses_what_pytorch_refuses(torch):
+    for lib in (minitorch, torch):
+        with pytest.raises(RuntimeError, match="Expected at least one model"):
+            lib.func.stack_module_state([])
+        with pytest.raises(RuntimeError, match="same class"):
+            lib.func.stack_module_state([lib.nn.Linear(2, 2), lib.nn.Tanh()])
+        with pytest.raises(RuntimeError, match="same training/eval mode"):
+            lib.func.stack_module_state([lib.nn.Linear(2, 2), lib.nn.Linear(2, 2).eval()])
+        frozen = lib.nn.Linear(2, 2)
+        frozen.weight.requires_grad_(False)
+        with pytest.raises(RuntimeError, match="weight from each model to have the same .requires_grad"):
+            lib.func.stack_module_state([lib.nn.Linear(2, 2), frozen])
