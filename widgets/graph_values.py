@@ -120,7 +120,10 @@ def _formula_parts(node) -> tuple[str, str]:
     if not text:
         return "", ""
     forward, _, backward = text.partition(";")
-    return forward.strip().rstrip("."), " ".join(backward.split()).rstrip(".")
+    backward = " ".join(backward.split()).rstrip(".")
+    if not backward:  # a network op (addmm, convolution, cross-entropy) states its gradients in a later paragraph
+        backward = ", ".join(autograd_graph.derivatives(node))
+    return forward.strip().rstrip("."), backward
 
 
 def _maybe_numpy(tensor):

@@ -17,6 +17,7 @@ experiments) use; nothing here changes the graph.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -143,6 +144,33 @@ def formula(node) -> str:
     if not doc or function.__doc__ is Function.__doc__ or function.__doc__ is Op.__doc__:
         return ""
     return doc.strip().split("\n\n")[0].strip()
+
+
+# A gradient formula in an op's docstring: a code span ``d<input> = ...`` or ``d<input>[...] += ...`` that
+# uses the incoming ``grad`` (``dx = grad @ W``, ``dx_i = (softmax(x_i) - onehot(y_i)) * grad_i``).
+_DERIVATIVE = re.compile(r"``(d[A-Za-z][^`=]*?\+?= [^`]*grad[^`]*)``")
+
+
+def derivatives(node) -> list[str]:
+    """The gradient of each input, as the docstring of the op that made ``node`` writes it.
+
+    Wherever the docstring states them (after the forward formula, or in a later paragraph); an op
+    that is "the same op" as its base class under another name (``SumDim``) has its base's::
+
+        >>> import minitorch
+        >>> from minitorch.autograd import graph
+        >>> a = minitorch.tensor(2.0, requires_grad=True)
+        >>> graph.derivatives((a * a).grad_fn)
+        ['da = grad * b', 'db = grad * a']
+    """
+    function = getattr(type(node), "_forward_class", None)
+    for cls in getattr(function, "__mro__", ()):
+        if cls is Function or cls is Op:
+            break
+        found = _DERIVATIVE.findall(cls.__dict__.get("__doc__") or "")
+        if found:
+            return [" ".join(text.split()) for text in found]
+    return []
 
 
 def step_backward(

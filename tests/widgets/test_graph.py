@@ -164,6 +164,40 @@ def test_diamond_order_and_captions_match_pytorch():
     assert "AccumulateGrad" in captions[-1] and ".grad, which is now" in captions[-1]
 
 
+def test_backward_captions_give_the_derivative_of_network_ops():
+    """Linear (addmm), convolution and cross-entropy write their gradients in a paragraph of their own."""
+    import widgets
+
+    minitorch.manual_seed(0)
+    images = minitorch.randn(2, 1, 5, 5)
+    conv = nn.Conv2d(1, 2, 3)
+    linear = nn.Linear(18, 3)
+    loss = nn.functional.cross_entropy(linear(conv(images).flatten(1)), minitorch.tensor([0, 2]))
+    stepper = widgets.GraphStepper(loss)
+    forward = stepper.timeline.forward_steps
+    captions = {
+        caption.split("(")[1].split(")")[0]: caption
+        for caption in (stepper.caption(frame) for frame in range(forward + 1, stepper.frame_count))
+        if "backward of" in caption
+    }
+    assert "dx_i = (softmax(x_i) - onehot(y_i)) * grad_i" in captions["CrossEntropyLossBackward0"]
+    assert "dx = grad @ W, dW = grad^T @ x, db = grad" in captions["AddmmBackward0"]
+    assert "dx = conv_transpose(grad, w), dw = grad @ cols(x)^T, db = grad" in captions["ConvolutionBackward0"]
+    for name, caption in captions.items():  # every op of this network says how its gradient is made
+        assert " = " in caption.split("). It received")[0], name
+
+
+def test_derivatives_are_read_from_every_paragraph_and_from_the_base_op():
+    x = minitorch.randn(3, 4, requires_grad=True)
+    assert autograd_graph.derivatives((x * x).grad_fn) == ["da = grad * b", "db = grad * a"]
+    assert autograd_graph.derivatives(x.sum(dim=1).grad_fn) == autograd_graph.derivatives(x.sum().grad_fn) != []
+    assert autograd_graph.derivatives(x.index_select(0, minitorch.tensor([2, 0])).grad_fn) == [
+        "dx[..., index[i], ...] += grad[..., i, ...]"
+    ]
+    accumulate = (x * 2).grad_fn.next_functions[0][0]  # a leaf's AccumulateGrad: no op, no formula
+    assert autograd_graph.derivatives(accumulate) == []
+
+
 # -- each frame draws the right things ----------------------------------------------------------------
 def test_frames_show_nodes_as_they_are_created_and_gradients_only_once_computed():
     import widgets
