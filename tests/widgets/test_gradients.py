@@ -179,6 +179,51 @@ def test_any_run_keeps_50_evenly_spread_steps_with_the_first_and_last_and_histog
         assert monitor.series(layer, "grad_norm")[0] == recorded
 
 
+def _fake_clock_run(monkeypatch, steps: int, step_seconds: float, read_seconds: float):
+    """Train ``steps`` steps on a fake clock: each step ``step_seconds``, each tensor read ``read_seconds``."""
+    import widgets
+    from widgets import gradients
+
+    clock = {"now": 0.0}
+    monkeypatch.setattr(gradients, "_clock", lambda: clock["now"])
+    real_as_numpy = gradients._as_numpy
+
+    def slow_as_numpy(tensor):
+        clock["now"] += read_seconds
+        return real_as_numpy(tensor)
+
+    monkeypatch.setattr(gradients, "_as_numpy", slow_as_numpy)
+    model = make_model()
+    monitor = widgets.GradientMonitor(model, draw_in_notebook=False)
+
+    def step_time():
+        clock["now"] += step_seconds
+
+    train(model, steps, monitor_check=step_time)
+    return monitor
+
+
+def test_the_cost_line_reports_the_measured_slowdown_and_alarms_only_when_it_means_something(monkeypatch):
+    # A short run: its time is mostly the monitor's fixed start-up work, so no percentage and no alarm.
+    short = _fake_clock_run(monkeypatch, steps=60, step_seconds=0.001, read_seconds=0.0005)
+    assert short.overhead > short.budget  # what the old headline reported in bold
+    assert "not measurable on a run this short" in short.cost_text() and not short.over_budget()
+    assert "<b" not in short.cost_html()
+    # A long run of cheap steps: the measured slowdown, within the budget, not in bold.
+    cheap = _fake_clock_run(monkeypatch, steps=3000, step_seconds=0.01, read_seconds=0.00001)
+    spent = sum(cheap.time.spent[name] for name in ("measuring", "showing"))
+    assert cheap.slowdown == pytest.approx(spent / cheap.time.training_time)
+    # the training time left out the monitor's work: 3000 steps of 10 ms, the first interval uncounted
+    assert cheap.time.training_time == pytest.approx(2999 * 0.01, rel=1e-6)
+    assert f"slowed training by {100 * cheap.slowdown:.1f}%" in cheap.cost_text()
+    assert cheap.slowdown <= cheap.budget and "<b" not in cheap.cost_html()
+    # A long run where even 50 measured steps cost more than the budget allows: the alarm, in bold.
+    costly = _fake_clock_run(monkeypatch, steps=3000, step_seconds=0.001, read_seconds=0.01)
+    assert costly.time.training_time >= costly.MEASURABLE_TRAINING_S
+    assert costly.over_budget() and costly.cost_html().startswith("<b")
+    assert "monitoring" not in costly.status_text().lower().split(":", 1)[1]  # the status no longer carries it
+
+
 def test_the_status_says_where_the_data_stops():
     import widgets
 
