@@ -162,6 +162,7 @@ class GradientMonitor(StaticFallback):
                                clock=lambda: _clock(),
                                costs={"histograms": 2e-4 + 2e-8 * total_size, "drawing": 0.3})
         self._drawn_step = -1
+        self._status_shown_at = -math.inf
         self._widget = None
         self._ipython = None
         if draw_in_notebook:
@@ -178,6 +179,8 @@ class GradientMonitor(StaticFallback):
             self.time.step()
             self._drop_after_update_record()
             self._measuring = self.sampled.wants(self.steps_seen)
+            if self._widget is not None:
+                self._show_progress()
         self._seen.add(key)
         if self._measuring or self._previous is not None:  # else nothing to do: keep unmeasured steps cheap
             start = _clock()
@@ -295,6 +298,18 @@ class GradientMonitor(StaticFallback):
         self._drawn_step = self.history[-1].step
         self.time.charge("after the loop" if force else "showing", start, "drawing")
 
+    # The status line is text (no drawing): it follows a running loop once a second, whatever the charts' budget.
+    STATUS_EVERY_S = 1.0
+
+    def _show_progress(self) -> None:
+        """While a loop runs: say so on the controls, and bring the status line up to date once a second."""
+        start = _clock()
+        if start - self._status_shown_at < self.STATUS_EVERY_S and self._widget.controls.training:
+            return
+        self._status_shown_at = start
+        self._widget.show_status(training=True)
+        self.time.charge("showing", start)
+
     def _measure_last_step(self) -> None:
         """After the loop: measure the last step from the gradients it left (its weights are already updated)."""
         start = _clock()
@@ -328,6 +343,8 @@ class GradientMonitor(StaticFallback):
             self._take_histograms(self.history[-1], count=False, account="after the loop")
         if self.history and self._drawn_step != self.history[-1].step:
             self._maybe_draw(force=True)
+        if self._widget is not None:
+            self._widget.show_status(training=False)  # the loop is over: the controls wake up
         self.update_static()
 
     @property
@@ -367,6 +384,8 @@ class GradientMonitor(StaticFallback):
             self.history and self._drawn_step != self.history[-1].step
         ):
             self.refresh()
+        if self._widget is not None and self._widget.controls.training:
+            self._widget.show_status(training=False)  # a cell that trained nothing new ended
 
     # -- what the charts say ------------------------------------------------------------------------
     def flags(self, record: StepRecord | None = None) -> list[str]:
@@ -410,8 +429,10 @@ class GradientMonitor(StaticFallback):
 
     def status_text(self) -> str:
         """Where the data comes from and where it stops, in words."""
-        if not self.history:
+        if not self.history and not self.steps_seen:
             return "Gradient monitor: waiting for the first training step (the charts appear after backward())."
+        if not self.history:
+            return f"Gradient monitor: {self.steps_seen} steps seen; the first measurement is being taken."
         last = self.history[-1]
         stride = self.sampled.stride
         every = "every step" if stride == 1 else f"one step in {stride}, from step 1"
@@ -514,6 +535,13 @@ class _MonitorWidgets:
         if isinstance(content, dict) and content.get("type") == "ping":  # the view asks whether a kernel is here
             widget.send({"type": "pong"})
 
+    def show_status(self, training: bool) -> None:
+        """The status and cost lines as they are now, and whether a training loop is running."""
+        self.status.value = html.escape(self.monitor.status_text())
+        self.cost.value = self.monitor.cost_html()
+        if self.controls.training != training:
+            self.controls.training = training
+
     def draw(self) -> None:
         monitor = self.monitor
         self.overview.value = _overview_svg(monitor)
@@ -563,6 +591,7 @@ def _controls_class():
             layer = t.Unicode("").tag(sync=True)
             steps = t.List(t.Int()).tag(sync=True)
             step = t.Int(0).tag(sync=True)
+            training = t.Bool(False).tag(sync=True)  # a training loop is running: the kernel answers when it ends
 
         _CONTROLS_CLASS = MonitorControls
     return _CONTROLS_CLASS

@@ -224,6 +224,35 @@ def test_the_cost_line_reports_the_measured_slowdown_and_alarms_only_when_it_mea
     assert "monitoring" not in costly.status_text().lower().split(":", 1)[1]  # the status no longer carries it
 
 
+def test_while_a_loop_runs_the_status_follows_it_and_the_controls_say_training(monkeypatch):
+    """A 15 s loop of 10 ms steps on a fake clock: the status line keeps up (once a second) though drawings wait."""
+    import widgets
+    from widgets import gradients
+
+    clock = {"now": 0.0}
+    monkeypatch.setattr(gradients, "_clock", lambda: clock["now"])
+    model = make_model()
+    monitor = widgets.GradientMonitor(model, draw_in_notebook=False)
+    monitor.widget  # noqa: B018 - the widget exists, as in a notebook cell before the loop
+    parts = monitor._widget
+    parts.draw = lambda: None  # charts are not the point here (and matplotlib on a fake clock is slow)
+    seen = []
+
+    def step_and_look():
+        clock["now"] += 0.01
+        if monitor.steps_seen % 100 == 0 and monitor.steps_seen:
+            seen.append((clock["now"], parts.status.value, parts.controls.training))
+
+    train(model, 1500, monitor_check=step_and_look)
+    assert all(training for _, _, training in seen)  # "training..." on the controls throughout
+    assert not any("waiting for the first training step" in status for _, status, _ in seen)
+    for now, status, _ in seen[1:]:  # the status is never more than a second (plus a step) behind
+        shown = int(status.split(" steps seen")[0].rsplit(" ", 1)[-1])
+        assert shown >= round(now / 0.01) - 101, (now, status)
+    monitor.refresh()  # the end of the cell
+    assert not parts.controls.training and "1500 steps seen" in parts.status.value
+
+
 def test_the_status_says_where_the_data_stops():
     import widgets
 
@@ -255,7 +284,8 @@ def test_widget_shows_charts_as_svg_and_scrubs_histograms_by_step():
     controls.step = 1
     assert "2 (Linear): gradients at step 1" in parts.histograms.value
     # the controls ask the kernel to draw: the view enables them only when the kernel answers its ping
-    assert 'type: "ping"' in controls._esm and "disabled = !kernelAlive" in controls._esm
+    assert 'type: "ping"' in controls._esm and "disabled = training || !kernelAlive" in controls._esm
+    assert not controls.training  # the loop is over (refresh ran): nothing says "training..."
     sent = []
     controls.send = sent.append
     parts._on_message(controls, {"type": "ping"}, [])

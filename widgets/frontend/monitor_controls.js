@@ -3,7 +3,9 @@
 // Choosing a layer or a step asks the kernel to draw that histogram (it holds the data), so the
 // controls work only while the kernel that made the monitor runs. The view asks it once ("ping");
 // until it answers, the controls are disabled and say why: a saved notebook reopened without that
-// kernel shows the charts as they were saved, never controls that look live and do nothing.
+// kernel shows the charts as they were saved, never controls that look live and do nothing. While a
+// training loop runs, the kernel cannot answer; the Python side says so (the "training" trait) and the
+// controls say "training..." instead.
 
 function element(tag, attributes = {}, children = []) {
   const node = document.createElement(tag);
@@ -40,10 +42,16 @@ function render({ model, el }) {
     const index = steps.indexOf(model.get("step"));
     step.value = String(Math.max(0, index));
     stepLabel.textContent = steps.length ? `${model.get("step")} (${Math.max(0, index) + 1} of ${steps.length})` : "";
-    layer.disabled = step.disabled = !kernelAlive || !steps.length;
-    root.classList.toggle("mt-monitor-offline", !kernelAlive);
-    note.textContent = kernelAlive ? "" :
-      "The histograms are drawn by the running kernel: run the cells again to choose a layer or a step.";
+    const training = model.get("training");
+    layer.disabled = step.disabled = training || !kernelAlive || !steps.length;
+    root.classList.toggle("mt-monitor-offline", !training && !kernelAlive);
+    if (training) {
+      // The kernel is busy with the training loop: it answers (and the controls wake) when the cell ends.
+      note.textContent = "training\u2026 the charts follow the run; the controls wake when the cell ends.";
+    } else {
+      note.textContent = kernelAlive ? "" :
+        "The histograms are drawn by the running kernel: run the cells again to choose a layer or a step.";
+    }
   }
 
   layer.addEventListener("change", () => { model.set("layer", layer.value); model.save_changes(); });
@@ -62,7 +70,7 @@ function render({ model, el }) {
   } catch (error) {
     // a model restored from the notebook's saved state has no kernel to talk to: the controls stay disabled
   }
-  const names = ["change:layers", "change:steps", "change:layer", "change:step"];
+  const names = ["change:layers", "change:steps", "change:layer", "change:step", "change:training"];
   for (const name of names) model.on(name, show);
   show();
   return () => {
