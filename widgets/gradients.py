@@ -481,6 +481,13 @@ class GradientMonitor(StaticFallback):
             return f"<b style='color:#b91c1c'>{text}</b>"
         return f"<span style='color:#4b5563'>{text}</span>"
 
+    def static_text(self) -> str:
+        """The monitor in words, for text-only viewers: the status, the cost and the flags at the last step."""
+        flags = self.flags() if self.history else []
+        lines = [self.status_text(), self.cost_text()]
+        lines += flags or (["No vanishing or exploding gradients at the last step."] if self.history else [])
+        return "\n".join(lines)
+
     def static_html(self) -> str:
         """The charts as they are now, as HTML with inline SVG (what a saved notebook shows)."""
         if not self.history:

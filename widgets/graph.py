@@ -216,6 +216,12 @@ class GraphStepper(StaticFallback):
         if sorted(change["new"]) != sorted(self.view.collapsed):
             self._regroup(set(change["new"]))
 
+    def static_text(self) -> str:
+        """The stepper in words, for text-only viewers: what it steps through and how it ends."""
+        forward, backward = self.timeline.forward_steps, self.timeline.backward_steps
+        return (f"GraphStepper: {forward} forward steps and {backward} backward steps (open the notebook in "
+                f"JupyterLab to step through them). Last step: {self.caption(self.frame_count - 1)}")
+
     def static_html(self) -> str:
         """The whole graph after backward (or the error), for viewers without the widget."""
         last = self.frame_count - 1

@@ -3,7 +3,8 @@
     >>> import widgets
     >>> timer = widgets.DeviceTimer(operations=["elementwise"], sizes={"elementwise": [1_000, 10_000]})
     >>> timer.run(progress=False)          # doctest: +ELLIPSIS
-    <widgets.timing.DeviceTimer object at ...>
+    DeviceTimer:
+    ...
     >>> [(m.operation, m.device, m.size) for m in timer.measurements]
     [('elementwise', 'cpu', 1000), ('elementwise', 'cpu', 10000)]
 
@@ -272,15 +273,21 @@ class DeviceTimer(StaticFallback):
         return any(device.startswith("cuda") for device in self.devices)
 
     def run(self, progress: bool = True) -> DeviceTimer:
-        """Measure every point (a tqdm progress bar shows how far); an interrupt keeps what was measured."""
+        """Measure every point, showing how far it got; an interrupt keeps what was measured.
+
+        Shown on the timer's own widget when it is on screen (so a saved notebook keeps no stale progress
+        bar), else as a tqdm bar on the terminal.
+        """
         points = [(op, device, size) for op in self.operations for device in self.devices for size in self.sizes[op]]
         bar = None
-        if progress:
-            from tqdm.auto import tqdm
+        if progress and self._widget is None:
+            from tqdm import tqdm  # the terminal's bar: in a notebook the widget shows the progress itself
 
             bar = tqdm(total=len(points), desc="timing", unit="point")
         try:
-            for operation, device, size in points:
+            for number, (operation, device, size) in enumerate(points, start=1):
+                if self._widget is not None and progress:
+                    self._widget.progress.value = f"timing {number} of {len(points)}: {operation} on {device}, n={size}"
                 if (operation, device) in self.unavailable:
                     if bar is not None:
                         bar.update(1)
@@ -301,6 +308,7 @@ class DeviceTimer(StaticFallback):
             if bar is not None:
                 bar.close()
         if self._widget is not None:
+            self._widget.progress.value = ""  # done: nothing about progress stays in the output
             self._widget.draw()
             self.update_static()
         return self
@@ -400,6 +408,10 @@ class DeviceTimer(StaticFallback):
         )
         return (f"<table class='minitorch-timings' style='border-collapse:collapse;font-size:13px;margin:6px 0'>"
                 f"<tr>{header}</tr>{''.join(rows)}</table>")
+
+    def static_text(self) -> str:
+        """The timer in words, for text-only viewers: its messages (what was timed, where the GPU wins)."""
+        return "\n".join(["DeviceTimer:", *self.messages()])
 
     def static_html(self) -> str:
         """Messages, plot and table as they are now (what a saved notebook shows)."""
@@ -568,7 +580,8 @@ class _TimerWidgets:
         self.messages = w.HTML()
         self.plot = w.HTML(layout=w.Layout(width="100%", max_width="1100px"))
         self.table = w.HTML()
-        self.box = w.VBox([self.messages, self.plot, self.table], layout=w.Layout(width="100%"))
+        self.progress = w.HTML()  # "timing 5 of 12: ..." while run() measures; empty once it is done
+        self.box = w.VBox([self.progress, self.messages, self.plot, self.table], layout=w.Layout(width="100%"))
         self.box.add_class("minitorch-device-timer")
 
     def draw(self) -> None:

@@ -50,7 +50,10 @@ def test_demo_notebook_runs_and_saves_the_state_of_all_three_widgets(monkeypatch
         output for cell in notebook.cells for output in cell.get("outputs", [])
         if "application/vnd.jupyter.widget-view+json" in output.get("data", {})
     ]
-    assert len(shown) == 5  # two steppers, the monitor, the timer's progress bar and the timer
+    assert len(shown) == 4  # two steppers, the monitor and the timer (its progress shows inside it, then goes)
+    saved_text = [output["data"].get("text/plain", "") for output in shown]
+    assert not any("object at 0x" in text for text in saved_text)  # text-only viewers read words
+    assert not any("timing:" in text or "%" in text.split("\n")[0] for text in saved_text[3:])  # no stale bar
 
     state = notebook.metadata["widgets"][WIDGET_STATE]["state"]
     models = {model_id: model for model_id, model in state.items()}
