@@ -331,7 +331,12 @@ class GraphTimeline:
         arguments = {
             key: value for key, value in autograd_graph.arguments(node).items() if not isinstance(value, np.ndarray)
         }
-        for text in _wrapped([f"{key}={_short(value, 28)}" for key, value in arguments.items()], 36):
+        settings = []
+        for key, value in arguments.items():  # a settings record (a convolution's geometry) shows its fields
+            fields = getattr(value, "_asdict", None)
+            pairs = fields().items() if fields is not None else [(key, value)]
+            settings += [f"{name}={_short(item, 28)}" for name, item in pairs]
+        for text in _wrapped(settings, 36):
             item.lines.append(Line(text, "#4b5563"))
         status = Line(f"sequence number {autograd_graph.sequence_number(node)}", "#6b7280")
         if item.ran is not None:
@@ -512,8 +517,8 @@ def _destination(item) -> str:
 
 
 def _item_label(item) -> str:
-    if item.kind == "op":
-        return f"{item.node.name()} (op, #{autograd_graph.sequence_number(item.node)})"
+    if item.kind == "op":  # named by its forward step: the session-wide sequence number (#2038) means little here
+        return f"{item.node.name()} (op, forward step {item.created})"
     if item.kind == "leaf":
         return f"{item.title} (leaf)"
     base = item.title or f"output of {item.node.name()}" + (f" [{item.output_nr}]" if item.output_nr else "")
