@@ -4,8 +4,10 @@
   loop with mini-batches, loading them in parallel worker processes when asked.
 * ``minitorch.utils.safetensors``: reading and writing safetensors files (``save_file``,
   ``load_file``), the code-free weights format of model hubs, as ``safetensors.torch`` does.
+* ``minitorch.utils.benchmark``: ``Timer``, ``Measurement`` and ``Compare``, to time code as
+  ``torch.utils.benchmark`` does (warm-up, pinned threads, blocks, medians).
 """
 
-from . import data, safetensors
+from . import benchmark, data, safetensors
 
-__all__ = ["data", "safetensors"]
+__all__ = ["benchmark", "data", "safetensors"]
