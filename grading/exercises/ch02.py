@@ -187,10 +187,12 @@ exercise(
         "d(result)/d(child) at these numbers. backward then applies the chain rule from the output back: a child's "
         "gradient gains (local derivative) × (the parent's gradient), once per use.",
         "Local derivatives: a + b → (1, 1); a · b → (b, a); aⁿ → n·aⁿ⁻¹; tanh a → 1 − tanh²a; exp a → exp a. "
-        "backward sets the output's grad to 1 and visits the values in reverse topological order (a value only "
-        "after every value computed from it), adding into each child's grad (+=, never =).",
-        "Topological order: a depth-first visit that appends a value after visiting all its children (skip values "
-        "already visited), then walk that list from the end. Keep the math module's tanh and exp for the numbers.",
+        "backward sets the output's grad to 1 and lets a value pass its gradient on only once every value computed "
+        "from it has passed on its own, adding into each child's grad (+=, never =).",
+        "Count first how many times each value is used (one walk from the output through the children, one count "
+        "per use). The output is ready at once; when a ready value passes its gradient to a child, lower that "
+        "child's count, and a child whose count reaches 0 is ready in turn. Keep math.tanh and math.exp for the "
+        "numbers.",
     ],
 )
 
@@ -255,9 +257,10 @@ exercise(
         "The engine's job in two parts. The order: every node before the nodes it sends gradients to "
         "(next_functions), so that a node runs only once all its gradients have arrived. The loop: keep a "
         "gradient per node, run each node in that order, hand what it returns to its next nodes.",
-        "Order: a depth-first visit through next_functions that appends a node after all the nodes below it, "
-        "then reversed. Loop: start with d(loss)/d(loss) = 1 for the root; a node's incoming gradients are summed; "
-        "graph.call_node(node, gradient) gives one gradient per next_functions entry (None: nothing to send).",
+        "Order: count the edges that lead into each reachable node; a node whose count is 0 can come next, and "
+        "placing it lowers the counts of the nodes in its next_functions. Loop: start with d(loss)/d(loss) = 1 for "
+        "the root; a node's incoming gradients are summed; graph.call_node(node, gradient) gives one gradient per "
+        "next_functions entry (None: nothing to send).",
         "A dictionary from node to its summed gradient does the bookkeeping. At a leaf's node "
         "(graph.leaf_tensor(node) is not None) add into the tensor's .grad (it may be None the first time) "
         "instead of calling the node.",

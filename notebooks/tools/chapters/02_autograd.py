@@ -25,7 +25,9 @@ cells = [
         * write your own differentiable operation as a `minitorch.autograd.Function`, and test it with `gradcheck`;
         * take **gradients of gradients** (`create_graph=True`), up to a Hessian-vector product;
         * **build autograd yourself**: a scalar `Value` class with backward by topological sort, the engine's loop on
-          minitorch's own graphs, and the reduction that broadcasting's backward needs.
+          minitorch's own graphs, the reduction that broadcasting's backward needs, and then PyTorch's machinery on a
+          small tensor of your own: `Function.apply` with `ctx`, `AccumulateGrad`, and the engine's dependency counts
+          and ready queue, calling the nodes in PyTorch's order.
         """
     ),
     code(
@@ -1507,9 +1509,9 @@ cells = [
                 ### END SOLUTION
 
 
-        ### BEGIN SOLUTION
         def gradient_edge(tensor):
-            """Where tensor's gradient goes: its grad_fn, its leaf's AccumulateGrad, or None."""
+            """Where tensor's gradient goes next: its grad_fn, its leaf's one AccumulateGrad, or None."""
+            ### BEGIN SOLUTION
             if not tensor.requires_grad:
                 return None
             if tensor.grad_fn is not None:
@@ -1517,7 +1519,7 @@ cells = [
             if tensor.grad_accumulator is None:
                 tensor.grad_accumulator = AccumulateGrad(tensor)
             return tensor.grad_accumulator
-        ### END SOLUTION
+            ### END SOLUTION
 
 
         class Add(Function):
@@ -1894,6 +1896,9 @@ cells = [
         * You built it: local derivatives stored at each operation, a reverse topological order, gradients summed per
           node and added into the leaves, and broadcast gradients summed back to their input's shape. That is all of
           reverse-mode autodiff.
+        * And PyTorch's way of doing it: `Function.apply` runs forward and records `ctx` as the node, linked through
+          `next_functions` to the inputs' nodes or their `AccumulateGrad`; the engine counts each node's incoming
+          edges, sums its gradients in a buffer, and runs the ready node with the highest sequence number first.
 
         Next, **chapter 3**: devices, moving tensors to a GPU, and when that pays off.
         """
