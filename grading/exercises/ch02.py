@@ -435,20 +435,21 @@ exercise(
     output_type="any",
     public=[
         (_program((MUL, 0, 1)), np.array([1.5, -2.0]), _mask(True, True)),
+        (_program((MUL, 0, 0), (TANH, 1, 0), (ADD, 2, 0)), np.array([-0.4]), _mask(True)),
         (_program((MUL, 0, 1), (ADD, 2, 0)), np.array([0.8, 3.0]), _mask(True, False)),
         (_program((POW, 0, 3), (POW, 1, -2)), np.array([1.3]), _mask(True)),
-        (_program((MUL, 0, 0), (TANH, 1, 0), (ADD, 2, 0)), np.array([-0.4]), _mask(True)),
         (_program((EXP, 1, 0), (MUL, 0, 2)), np.array([0.6, -0.7]), _mask(True, False)),
         (_program((ADD, 0, 1), (EXP, 2, 0)), np.array([0.2, 0.9]), _mask(False, False)),
     ],
     labels=[
-        "a * b: forward on the inputs' arrays, a node whose next_functions are the two leaves' AccumulateGrad",
+        "a * b: forward on the inputs' arrays, a node whose next_functions are the two leaves' AccumulateGrad, "
+        "each storing the first gradient it gets and adding the next",
+        "tanh(a * a) + a: a leaf used three times has one AccumulateGrad, and the nodes take rising sequence "
+        "numbers",
         "a * b + a with b not requiring grad: b's edge is None, and Mul's backward returns None for it "
         "(ctx.needs_input_grad)",
         "(a ** 3) ** -2: the exponent is a non-tensor argument kept on ctx, and Pow's backward needs its input "
         "(save the input, not the output)",
-        "tanh(a * a) + a: a leaf used three times has one AccumulateGrad, which stores the first gradient and "
-        "adds the next",
         "a * exp(b), b not requiring grad: exp(b) needs no gradient, so it records no node",
         "exp(a + b) with no input requiring grad: nothing is recorded",
     ],
@@ -500,8 +501,8 @@ exercise(
     ],
     labels=[
         "a * b: the root's node, then the leaves",
-        "a * b + exp(a): a leaf used twice gets its gradients summed, and its AccumulateGrad runs once, as soon "
-        "as both have arrived",
+        "a * b + exp(a): exp(a), created after a * b, runs before it; a leaf used twice gets its gradients summed, "
+        "and its AccumulateGrad runs once, as soon as both have arrived",
         "c = a * b used three times (shared subgraph): c's node runs once, after every gradient for it arrived, "
         "and the gradients are summed",
         "two branches built interleaved: among the ready nodes PyTorch runs the one created last (the highest "
