@@ -1688,7 +1688,8 @@ cells = [
     md(
         """
         Your node next to minitorch's, for `tanh(a * b)` with `b` not requiring grad: the same `next_functions`
-        (an `AccumulateGrad` for `a`, `None` for `b`), and the same local gradients.
+        (an `AccumulateGrad` for `a`, `None` for `b`), and the same local gradients. (PyTorch names the node of a
+        custom `Function` `MulBackward`; its built-in ops' nodes carry a version number, `MulBackward0`.)
         """
     ),
     code(
@@ -1699,7 +1700,8 @@ cells = [
             edges = [(node and node.name(), number) for node, number in mine.grad_fn.next_functions]
             print("yours:    ", mine.grad_fn.name(), edges)
             inner = mine.grad_fn.next_functions[0][0]
-            print("           Mul sends", inner(np.ones(())), " needs_input_grad:", inner.needs_input_grad)
+            sent = [None if gradient is None else float(gradient) for gradient in inner(np.ones(()))]
+            print("           Mul sends", sent, " needs_input_grad:", inner.needs_input_grad)
         except NotImplementedError:
             print("Complete exercise 7 above first, then run this cell again.")
         a, b = minitorch.tensor(0.5, requires_grad=True), minitorch.tensor(2.0)
@@ -1707,8 +1709,8 @@ cells = [
         edges = [(node and node.name(), number) for node, number in theirs.grad_fn.next_functions]
         print("minitorch:", theirs.grad_fn.name(), edges)
         inner = theirs.grad_fn.next_functions[0][0]
-        print("           Mul sends", graph.call_node(inner, minitorch.ones(())), " needs_input_grad:",
-              inner.needs_input_grad)
+        sent = [None if grad is None else grad.item() for grad in graph.call_node(inner, minitorch.ones(()))]
+        print("           Mul sends", sent, " needs_input_grad:", inner.needs_input_grad)
         """
     ),
     md(
@@ -1841,8 +1843,9 @@ cells = [
         """
         Your engine's order next to minitorch's engine and next to your `topological_order` from exercise 5 (a valid
         order, but not necessarily PyTorch's), on `tanh(a)² + exp(b)²` with both branches' first steps created
-        first: among the ready nodes the engine always takes the newest, so it finishes the `exp(b)` branch, whose
-        nodes were created later, before it goes back to `tanh(a)`'s.
+        first: among the ready nodes the engine always takes the newest, so it goes back and forth between the two
+        branches in the reverse of the order they were built, where a depth-first walk finishes one branch before it
+        starts the other.
         """
     ),
     code(
