@@ -748,6 +748,21 @@ def test_the_engine_reference_and_the_solution_call_nodes_in_pytorchs_order(case
         np.testing.assert_array_equal(order, torch_order)
 
 
+@pytest.mark.parametrize("case_number", range(9))
+def test_minitorchs_engine_watched_by_prehooks_agrees_with_its_steps(case_number):
+    """The reference reads the order from graph.step_backward; minitorch's nodes watched as PyTorch's are agree."""
+    from grading.exercises.ch02 import _minitorch_leaves, _node_labels, _program_values, canonical_order
+
+    case = _all_cases("ch02.engine_program", "test_engine_program")[case_number]
+    leaves = _minitorch_leaves(*case[1:])
+    values = _program_values(case[0], leaves)
+    calls = []
+    for node, label in _node_labels(values, leaves).items():
+        node.register_prehook(lambda grad_outputs, label=label: calls.append(label))
+    values[-1].backward()
+    np.testing.assert_array_equal(canonical_order(calls, len(leaves)), get("ch02.engine_program").reference(*case)[2])
+
+
 def test_a_depth_first_order_differs_from_pytorchs_on_some_hidden_graph():
     """The order is what the check can tell apart: on these graphs PyTorch's is not a depth-first one."""
     differs = []
