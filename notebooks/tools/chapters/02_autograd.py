@@ -1447,12 +1447,14 @@ cells = [
                 return self.function.__name__ + "Backward"
 
             def save_for_backward(self, *arrays):
+                """Keep arrays (inputs or outputs of forward) for backward."""
                 ### BEGIN SOLUTION
                 self.saved_arrays = arrays
                 ### END SOLUTION
 
             @property
             def saved_tensors(self):
+                """What save_for_backward kept, as a tuple in the same order."""
                 ### BEGIN SOLUTION
                 return self.saved_arrays
                 ### END SOLUTION
@@ -1473,6 +1475,7 @@ cells = [
                 self.variable = variable  # the leaf
 
             def apply(self, gradient):
+                """Add gradient (an array) into the leaf's .grad; nothing flows further."""
                 ### BEGIN SOLUTION
                 leaf = self.variable
                 leaf.grad = Tensor(gradient) if leaf.grad is None else Tensor(leaf.grad.data + gradient)
