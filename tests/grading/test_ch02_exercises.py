@@ -9,8 +9,10 @@ are in test_chapter_exercises.py.
 from __future__ import annotations
 
 import collections
+import csv
 import math
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -848,3 +850,57 @@ def test_calling_minitorchs_engine_earns_nothing(name, cheat):
 
     printed = run_with_withheld(name, "02_autograd", textwrap.dedent(cheat))
     assert "withheld:" in printed and "is not available while this exercise is graded" in printed
+
+
+ENGINE_SHORTCUTS = {
+    "ch02.record_program": """
+        def record_program(program, inputs, requires_grad):
+            leaves = [minitorch.tensor(v, dtype=minitorch.float64, requires_grad=bool(f))
+                      for v, f in zip(inputs.tolist(), requires_grad.tolist())]
+            values = run_program(program, leaves)  # minitorch's Function.apply records the graph
+            return np.array(values.item()), np.zeros((len(program), 2), dtype=np.int64)
+    """,
+    "ch02.engine_program": """
+        def engine_program(program, inputs, requires_grad):
+            leaves = [minitorch.tensor(v, dtype=minitorch.float64, requires_grad=bool(f))
+                      for v, f in zip(inputs.tolist(), requires_grad.tolist())]
+            result = run_program(program, leaves)
+            result.backward()  # minitorch's engine instead of one's own
+            gradients = np.array([np.nan if t.grad is None else t.grad.item() for t in leaves])
+            return np.array(result.item()), gradients, np.arange(len(program) + len(leaves))[::-1]
+    """,
+}  # fmt: skip
+
+
+def test_the_batch_grader_scores_minitorchs_recording_and_engine_zero(tmp_path):
+    """minitorch-grade: the reference scores full marks; answers that run minitorch's own Function.apply or
+    backward lose exactly these two exercises, reported as not implemented."""
+    import shutil
+
+    import nbformat
+
+    from grading.cli import main
+    from grading.notebook import read_assignment
+    from tests.grading.conftest import require_bwrap
+
+    require_bwrap()
+    source = Path(__file__).resolve().parents[2] / "notebooks" / "source" / "02_autograd" / "02_autograd.ipynb"
+    folder = tmp_path / "submitted"
+    folder.mkdir()
+    shutil.copy(source, folder / "reference.ipynb")
+    shortcut = nbformat.read(source, as_version=4)
+    code = "\n\n".join(textwrap.dedent(body).strip() for body in ENGINE_SHORTCUTS.values())
+    shortcut.cells.append(nbformat.v4.new_code_cell(code))
+    nbformat.write(shortcut, folder / "shortcut.ipynb")
+    out = tmp_path / "out"
+    assert main([str(folder), "--source", str(source), "--out", str(out), "--jobs", "2", "--quiet"]) == 0
+    with open(out / "grades.csv", newline="") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    assignment = read_assignment(source)
+    assert float(rows["reference"]["total"]) == assignment.max_points, (out / "feedback" / "reference.md").read_text()
+    feedback = (out / "feedback" / "shortcut.md").read_text()
+    lost = sum(part.points for part in assignment.parts if part.exercise in ENGINE_SHORTCUTS)
+    assert lost == 2 and float(rows["shortcut"]["total"]) == assignment.max_points - lost, feedback
+    for exercise in ENGINE_SHORTCUTS:
+        line = next(line for line in feedback.splitlines() if line.startswith(f"- {exercise}:"))
+        assert "not implemented yet" in line or "raised NotImplementedError" in line, line
