@@ -1,6 +1,11 @@
 """Chapter 2's exercise checks reject the typical mistakes: a SiLU backward without the product rule,
 with a wrong sign or without grad_output, a one-sided or doubled numerical gradient or a flattened one,
-a Hessian-vector product that returns the gradient or only the diagonal.
+a Hessian-vector product that returns the gradient or only the diagonal; in the build-its, a Value or an
+engine loop without a topological order or that overwrites gradients, a broadcast gradient not reduced;
+in Function.apply/ctx/AccumulateGrad and the engine (exercises 7 and 8), an AccumulateGrad that replaces
+.grad, a Pow that saves its output, needs_input_grad ignored, a new AccumulateGrad per use, a depth-first
+order, gradients overwritten instead of summed, a ready queue that is not PyTorch's (checked against
+PyTorch's own graph and engine, watched with register_prehook, on the public and the hidden graphs).
 
 The checks every chapter shares (the solutions pass, the blank stubs report "not implemented yet")
 are in test_chapter_exercises.py.
