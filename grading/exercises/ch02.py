@@ -187,10 +187,12 @@ exercise(
         "d(result)/d(child) at these numbers. backward then applies the chain rule from the output back: a child's "
         "gradient gains (local derivative) × (the parent's gradient), once per use.",
         "Local derivatives: a + b → (1, 1); a · b → (b, a); aⁿ → n·aⁿ⁻¹; tanh a → 1 − tanh²a; exp a → exp a. "
-        "backward sets the output's grad to 1 and visits the values in reverse topological order (a value only "
-        "after every value computed from it), adding into each child's grad (+=, never =).",
-        "Topological order: a depth-first visit that appends a value after visiting all its children (skip values "
-        "already visited), then walk that list from the end. Keep the math module's tanh and exp for the numbers.",
+        "backward sets the output's grad to 1 and lets a value pass its gradient on only once every value computed "
+        "from it has passed on its own, adding into each child's grad (+=, never =).",
+        "Count first how many times each value is used (one walk from the output through the children, one count "
+        "per use). The output is ready at once; when a ready value passes its gradient to a child, lower that "
+        "child's count, and a child whose count reaches 0 is ready in turn. Keep math.tanh and math.exp for the "
+        "numbers.",
     ],
 )
 
@@ -255,9 +257,10 @@ exercise(
         "The engine's job in two parts. The order: every node before the nodes it sends gradients to "
         "(next_functions), so that a node runs only once all its gradients have arrived. The loop: keep a "
         "gradient per node, run each node in that order, hand what it returns to its next nodes.",
-        "Order: a depth-first visit through next_functions that appends a node after all the nodes below it, "
-        "then reversed. Loop: start with d(loss)/d(loss) = 1 for the root; a node's incoming gradients are summed; "
-        "graph.call_node(node, gradient) gives one gradient per next_functions entry (None: nothing to send).",
+        "Order: count the edges that lead into each reachable node; a node whose count is 0 can come next, and "
+        "placing it lowers the counts of the nodes in its next_functions. Loop: start with d(loss)/d(loss) = 1 for "
+        "the root; a node's incoming gradients are summed; graph.call_node(node, gradient) gives one gradient per "
+        "next_functions entry (None: nothing to send).",
         "A dictionary from node to its summed gradient does the bookkeeping. At a leaf's node "
         "(graph.leaf_tensor(node) is not None) add into the tensor's .grad (it may be None the first time) "
         "instead of calling the node.",
@@ -317,5 +320,215 @@ exercise(
         "dimension where the input has size 1 and grad does not is summed with keepdim=True, so it stays 1.",
         "sum_to_shape: count the extra leading dimensions and sum over them; then collect the positions where the "
         "target size is 1 and sum over those with keepdim=True (skip a sum over no dimensions).",
+    ],
+)
+
+
+# -- build it: Function.apply with ctx, AccumulateGrad, and the engine's ready queue -----------------
+# The same programs, on the chapter's small Tensor, with a mask saying which inputs require grad. Nodes are
+# named by the value they made: the node of step k is value len(inputs) + k, and a leaf's AccumulateGrad is the
+# leaf's own index. The references run minitorch's graph (its nodes are PyTorch's: next_functions with (None, 0)
+# for an input that needs no gradient, one AccumulateGrad per leaf, a node per step that needs a gradient);
+# tests/grading/test_ch02_exercises.py checks that PyTorch's graph and engine give the same answers.
+NO_INPUT, NO_SECOND_INPUT, NO_NODE = -1, -2, -3  # the graph's entries that are not a value's index
+FIRST_GRADIENT, SECOND_GRADIENT = 1.5, 0.25  # what record_program feeds each leaf's AccumulateGrad, in turn
+
+
+def _program_values(program, leaves):
+    values = list(leaves)
+    for op, i, j in np.asarray(program).tolist():
+        values.append(_run_program(np.array([[op, i, j]]), values))
+    return values
+
+
+def _minitorch_leaves(inputs, requires_grad):
+    return [
+        minitorch.tensor(value, dtype=minitorch.float64, requires_grad=bool(flag))
+        for value, flag in zip(np.asarray(inputs).tolist(), np.asarray(requires_grad).tolist())
+    ]
+
+
+def _node_labels(values, leaves):
+    """{node: the index of the value it belongs to}: each step's grad_fn, and each leaf's AccumulateGrad."""
+    from minitorch.autograd import graph
+
+    labels = {value.grad_fn: index for index, value in enumerate(values) if value.grad_fn is not None}
+    for node in list(labels):
+        for next_node, _ in node.next_functions:
+            leaf = None if next_node is None else graph.leaf_tensor(next_node)
+            if leaf is not None:
+                labels[next_node] = next(index for index, tensor in enumerate(leaves) if tensor is leaf)
+    return labels
+
+
+def _record_program(program, inputs, requires_grad):
+    """What Function.apply recorded, by minitorch: the result; each step's next_functions (as value indices);
+    what each step's node returns for grad_output 1; the AccumulateGrad nodes per leaf; the leaves' .grad after
+    their AccumulateGrad is called with 1.5 and then 0.25; whether sequence numbers rise in creation order."""
+    from minitorch.autograd import graph
+
+    leaves = _minitorch_leaves(inputs, requires_grad)
+    values = _program_values(program, leaves)
+    labels = _node_labels(values, leaves)
+    edges = np.full((len(values) - len(leaves), 2), NO_SECOND_INPUT, dtype=np.int64)
+    local = np.full(edges.shape, np.nan)
+    for row, value in enumerate(values[len(leaves) :]):
+        node = value.grad_fn
+        if node is None:
+            edges[row] = NO_NODE
+            continue
+        gradients = graph.call_node(node, minitorch.ones_like(value))
+        for column, ((next_node, _), gradient) in enumerate(zip(node.next_functions, gradients)):
+            edges[row, column] = NO_INPUT if next_node is None else labels[next_node]
+            local[row, column] = np.nan if gradient is None else gradient.item()
+    accumulators = np.zeros(len(leaves), dtype=np.int64)
+    accumulated = np.full((len(leaves), 2), np.nan)
+    for node, index in labels.items():
+        if graph.leaf_tensor(node) is not None:
+            accumulators[index] += 1
+            accumulated[index] = FIRST_GRADIENT, FIRST_GRADIENT + SECOND_GRADIENT
+    numbers = [graph.sequence_number(value.grad_fn) for value in values if value.grad_fn is not None]
+    rising = bool(all(earlier < later for earlier, later in zip(numbers, numbers[1:])))
+    return np.array(values[-1].item()), edges, local, accumulators, accumulated, np.array(rising)
+
+
+def canonical_order(labels, leaf_count):
+    """The order of node calls, with each run of AccumulateGrad calls (labels below leaf_count) sorted.
+
+    PyTorch gives every AccumulateGrad the same, highest sequence number (UINT64_MAX), so leaves that become
+    ready together run before any other node but in an order its heap leaves open: only the set is fixed.
+    """
+    order, run = [], []
+    for label in list(labels) + [None]:
+        if label is not None and label < leaf_count:
+            run.append(label)
+            continue
+        order += sorted(run)
+        run = []
+        if label is not None:
+            order.append(label)
+    return np.array(order, dtype=np.int64)
+
+
+def _engine_program(program, inputs, requires_grad):
+    """The result, the inputs' .grad (nan where None) and the order minitorch's engine calls the nodes in."""
+    from minitorch.autograd import graph
+
+    leaves = _minitorch_leaves(inputs, requires_grad)
+    values = _program_values(program, leaves)
+    labels = _node_labels(values, leaves)
+    calls = [labels[step.node] for step in graph.step_backward(values[-1])]
+    gradients = np.array([np.nan if leaf.grad is None else leaf.grad.item() for leaf in leaves])
+    return np.array(values[-1].item()), gradients, canonical_order(calls, len(leaves))
+
+
+def _mask(*flags):
+    return np.array(flags, dtype=bool)
+
+
+exercise(
+    "ch02.record_program",
+    function="record_program",
+    withheld=(*AUTOGRAD_ENGINE, "minitorch.autograd.Function.apply"),
+    reference=_record_program,
+    input_type="numpy",
+    output_type="any",
+    public=[
+        (_program((MUL, 0, 1)), np.array([1.5, -2.0]), _mask(True, True)),
+        (_program((MUL, 0, 0), (TANH, 1, 0), (ADD, 2, 0)), np.array([-0.4]), _mask(True)),
+        (_program((MUL, 0, 1), (ADD, 2, 0)), np.array([0.8, 3.0]), _mask(True, False)),
+        (_program((POW, 0, 3), (POW, 1, -2)), np.array([1.3]), _mask(True)),
+        (_program((EXP, 1, 0), (MUL, 0, 2)), np.array([0.6, -0.7]), _mask(True, False)),
+        (_program((ADD, 0, 1), (EXP, 2, 0)), np.array([0.2, 0.9]), _mask(False, False)),
+    ],
+    labels=[
+        "a * b: forward on the inputs' arrays, a node whose next_functions are the two leaves' AccumulateGrad, "
+        "each storing the first gradient it gets and adding the next",
+        "tanh(a * a) + a: a leaf used three times has one AccumulateGrad, and the nodes take rising sequence "
+        "numbers",
+        "a * b + a with b not requiring grad: b's edge is None, and Mul's backward returns None for it "
+        "(ctx.needs_input_grad)",
+        "(a ** 3) ** -2: the exponent is a non-tensor argument kept on ctx, and Pow's backward needs its input "
+        "(save the input, not the output)",
+        "a * exp(b), b not requiring grad: exp(b) needs no gradient, so it records no node",
+        "exp(a + b) with no input requiring grad: nothing is recorded",
+    ],
+    outputs=(
+        "result",
+        "next_functions of each step's node",
+        "what each node returns for grad_output 1",
+        "AccumulateGrad nodes per leaf",
+        ".grad after AccumulateGrad(1.5) then AccumulateGrad(0.25)",
+        "sequence numbers rise in creation order",
+    ),
+    rtol=1e-9,
+    atol=1e-12,
+    hints=[
+        "apply does three things: work out which inputs need a gradient; run forward on the inputs' arrays with a "
+        "fresh ctx; and, only when some input needs a gradient, make ctx the result's grad_fn, linked to where "
+        "each tensor input's gradient must go next. A leaf's gradient goes to its AccumulateGrad, the same node "
+        "for every use of that leaf.",
+        "needs_input_grad[k] is True exactly when argument k is a Tensor with requires_grad. A tensor input's "
+        "edge is (None, 0) when it needs no gradient, (its grad_fn, 0) when it has one, and otherwise (its "
+        "accumulator, 0). In backward, an input with needs_input_grad False gets None. AccumulateGrad: "
+        ".grad = g the first time, .grad = .grad + g afterwards.",
+        "In apply: ctx = Context(cls, args); set ctx.needs_input_grad; result = Tensor(cls.forward(ctx, ...)) "
+        "with each Tensor argument replaced by its .data; if any input needs a gradient, fill "
+        "ctx.next_functions (tensor arguments only) and ctx.sequence_nr (the next number of sequence_numbers), "
+        "then set the result's requires_grad and grad_fn. Make a leaf's accumulator once and keep it in "
+        "leaf.grad_accumulator. Pow keeps the exponent as an attribute of ctx.",
+    ],
+)
+
+
+exercise(
+    "ch02.engine_program",
+    function="engine_program",
+    withheld=AUTOGRAD_ENGINE,
+    reference=_engine_program,
+    input_type="numpy",
+    output_type="any",
+    public=[
+        (_program((MUL, 0, 1)), np.array([1.5, -2.0]), _mask(True, True)),
+        (_program((MUL, 0, 1), (EXP, 0, 0), (ADD, 2, 3)), np.array([0.3, -1.1]), _mask(True, True)),
+        (_program((MUL, 0, 1), (TANH, 2, 0), (MUL, 2, 3), (ADD, 4, 2)), np.array([0.7, 0.4]), _mask(True, True)),
+        (
+            _program((TANH, 0, 0), (EXP, 1, 0), (MUL, 2, 2), (MUL, 3, 3), (ADD, 4, 5)),
+            np.array([0.5, -0.3]),
+            _mask(True, True),
+        ),
+        (_program((EXP, 1, 0), (MUL, 0, 2), (ADD, 3, 0)), np.array([0.6, 0.2]), _mask(True, False)),
+    ],
+    labels=[
+        "a * b: the root's node, then the leaves",
+        "a * b + exp(a): exp(a), created after a * b, runs before it; a leaf used twice gets its gradients summed, "
+        "and its AccumulateGrad runs once, as soon as both have arrived",
+        "c = a * b used three times (shared subgraph): c's node runs once, after every gradient for it arrived, "
+        "and the gradients are summed",
+        "two branches built interleaved: among the ready nodes PyTorch runs the one created last (the highest "
+        "sequence number), which a depth-first order does not follow",
+        "b does not require grad: exp(b) has no node, and b gets no .grad",
+    ],
+    outputs=(
+        "result",
+        "the inputs' .grad (nan where None)",
+        "order of node calls (PyTorch's: of the ready nodes, the one with the highest sequence_nr first)",
+    ),
+    rtol=1e-9,
+    atol=1e-12,
+    hints=[
+        "A node may run only when every gradient meant for it has arrived: count, before running anything, how "
+        "many edges lead into each node reachable from the root. Then keep the nodes that are ready (their count "
+        "has reached 0) and run them one at a time; running a node hands a gradient to each next node and lowers "
+        "its count.",
+        "Which ready node first? PyTorch's CPU engine keeps them in a priority queue on sequence_nr and takes the "
+        "highest: the node created last (AccumulateGrad's sequence number is the largest of all, so a leaf's "
+        "gradient is stored as soon as it is complete). Gradients for the same node from several uses are added "
+        "in a buffer, never replaced.",
+        "Walk the graph once from tensor.grad_fn through next_functions to fill a dict node -> count (any walk "
+        "order will do; visit each node's edges once). Start a buffer dict with the root's gradient (ones), and a "
+        "heapq of (-sequence_nr, a tie-breaking counter, node) holding the root. Loop: pop, call the node on its "
+        "buffered gradient, and for each (next node, gradient) pair that is not None add into the next node's "
+        "buffer, lower its count, push it when the count is 0.",
     ],
 )

@@ -37,6 +37,20 @@ QUESTIONS = [
         "gradients on to its inputs. Reverse topological order guarantees every consumer has run first.",
     ),
     choice(
+        "Several nodes have received all their gradients (they are ready). Which does PyTorch's engine on the CPU run "
+        "next?",
+        [
+            "the one a depth-first walk from the root reaches first",
+            "the one that became ready first",
+            "the one created last in the forward pass: the highest sequence number",
+            "the one with the fewest inputs",
+        ],
+        "c",
+        "The ready queue is a priority queue on each node's sequence_nr, taken from a counter at creation, highest "
+        "first; AccumulateGrad nodes have the largest number of all, so a leaf's .grad is written as soon as it is "
+        "complete. The dependency counts decide when a node is ready; the sequence numbers, which ready node runs.",
+    ),
+    choice(
         "Where is `minitorch.no_grad()` the right tool?",
         [
             "inside a custom Function's forward",

@@ -1,6 +1,11 @@
 """Chapter 2's exercise checks reject the typical mistakes: a SiLU backward without the product rule,
 with a wrong sign or without grad_output, a one-sided or doubled numerical gradient or a flattened one,
-a Hessian-vector product that returns the gradient or only the diagonal.
+a Hessian-vector product that returns the gradient or only the diagonal; in the build-its, a Value or an
+engine loop without a topological order or that overwrites gradients, a broadcast gradient not reduced;
+in Function.apply/ctx/AccumulateGrad and the engine (exercises 7 and 8), an AccumulateGrad that replaces
+.grad, a Pow that saves its output, needs_input_grad ignored, a new AccumulateGrad per use, a depth-first
+order, gradients overwritten instead of summed, a ready queue that is not PyTorch's (checked against
+PyTorch's own graph and engine, watched with register_prehook, on the public and the hidden graphs).
 
 The checks every chapter shares (the solutions pass, the blank stubs report "not implemented yet")
 are in test_chapter_exercises.py.
@@ -8,14 +13,19 @@ are in test_chapter_exercises.py.
 
 from __future__ import annotations
 
+import collections
+import csv
 import math
+import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import minitorch
 from grading import check
-from tests.grading.chapter_notebooks import solutions
+from grading.registry import get
+from tests.grading.chapter_notebooks import NOTEBOOK_IMPORTS, graded_cells, solutions
 from tests.support import require_torch
 
 SOLUTIONS = solutions("02_autograd")
@@ -464,3 +474,438 @@ def test_broadcast_written_differently_passes_and_gradchecks(capsys):
     a = minitorch.randn(2, 1, 3, dtype=minitorch.float64, requires_grad=True)
     b = minitorch.randn(4, 1, dtype=minitorch.float64, requires_grad=True)
     assert minitorch.autograd.gradcheck(SOLUTIONS["BroadcastMul"].apply, (a, b))
+
+
+# -- build it: Function.apply with ctx, AccumulateGrad, and the engine's ready queue ------------------
+# Variants are the chapter's own cells (exercise 4's run_program, exercises 7 and 8) run in a fresh namespace,
+# with one mistake written into the source or one engine put in place of the learner's backward. The engines
+# below reach the graph only as the learner's does: next_functions, sequence_nr and calling a node.
+def _chapter_engine(replace=None, engine=None):
+    cells = graded_cells("02_autograd", "source", "solution")
+    source = "\n\n".join(cells[grade_id] for grade_id in ("value_class", "function_apply", "engine"))
+    for old, new in (replace or {}).items():
+        assert source.count(old) == 1, old
+        source = source.replace(old, new)
+    names = dict(NOTEBOOK_IMPORTS)
+    exec(compile(source, "<chapter 2, exercises 7 and 8, a variant>", "exec"), names)
+    if engine is not None:
+        names["backward"] = engine
+    return names
+
+
+def _first_failure(capsys) -> str:
+    return [line for line in capsys.readouterr().out.splitlines() if "FAILED" in line][0]
+
+
+RECORD_MISTAKES = {
+    "AccumulateGrad replaces .grad instead of adding": (
+        {"leaf.grad = Tensor(gradient) if leaf.grad is None else Tensor(leaf.grad.data + gradient)":
+         "leaf.grad = Tensor(gradient)"},
+        ".grad after AccumulateGrad(1.5) then AccumulateGrad(0.25)"),
+    "Pow saves its output instead of its input": (
+        {"ctx.save_for_backward(x)\n        return x**exponent":
+         "y = x**exponent\n        ctx.save_for_backward(y)\n        return y"},
+        "save the input, not the output"),
+    "Mul ignores needs_input_grad": (
+        {"return (grad_output * b if needs_a else None), (grad_output * a if needs_b else None)":
+         "return grad_output * b, grad_output * a"},
+        "ctx.needs_input_grad"),
+    "apply records every input, ignoring needs_input_grad": (
+        {"if any(ctx.needs_input_grad):": "if True:",
+         "    if not tensor.requires_grad:\n        return None\n": ""},
+        "next_functions of each step's node"),
+    "a new AccumulateGrad for every use of a leaf": (
+        {"if tensor.grad_accumulator is None:\n        tensor.grad_accumulator = AccumulateGrad(tensor)\n"
+         "    return tensor.grad_accumulator": "return AccumulateGrad(tensor)"},
+        "AccumulateGrad nodes per leaf"),
+    "no sequence numbers": (
+        {"ctx.sequence_nr = next(sequence_numbers)": "pass"}, "sequence numbers rise in creation order"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("mistake", sorted(RECORD_MISTAKES))
+def test_record_mistakes_fail_with_feedback_naming_them(mistake, capsys):
+    replace, words = RECORD_MISTAKES[mistake]
+    with pytest.raises(AssertionError):
+        check("ch02.record_program", _chapter_engine(replace)["record_program"])
+    assert words in _first_failure(capsys)
+
+
+APPLY_WRITTEN_DIFFERENTLY = """
+    @classmethod
+    def apply(cls, *arguments):
+        needs, arrays, edges = [], [], []
+        for argument in arguments:
+            if not isinstance(argument, Tensor):
+                needs.append(False)
+                arrays.append(argument)
+                continue
+            needs.append(bool(argument.requires_grad))
+            arrays.append(argument.data)
+            if not argument.requires_grad:
+                edges.append((None, 0))
+            elif argument.grad_fn is not None:
+                edges.append((argument.grad_fn, 0))
+            else:
+                argument.grad_accumulator = argument.grad_accumulator or AccumulateGrad(argument)
+                edges.append((argument.grad_accumulator, 0))
+        ctx = Context(cls, arguments)
+        ctx.needs_input_grad = tuple(needs)
+        output = Tensor(cls.forward(ctx, *arrays))
+        if True in needs:
+            ctx.next_functions, ctx.sequence_nr = tuple(edges), next(sequence_numbers)
+            output.grad_fn, output.requires_grad = ctx, True
+        return output
+"""
+
+
+def test_record_written_differently_passes(capsys):
+    cells = graded_cells("02_autograd", "source", "solution")["function_apply"]
+    start = cells.index("    @classmethod\n    def apply(cls, *arguments):")
+    end = cells.index("### END SOLUTION", start) + len("### END SOLUTION")
+    accumulate = (
+        "leaf.grad = Tensor(gradient) if leaf.grad is None else Tensor(leaf.grad.data + gradient)\n        return ()"
+    )
+    names = _chapter_engine({
+        cells[start:end]: APPLY_WRITTEN_DIFFERENTLY.strip("\n"),
+        accumulate: "previous = np.zeros(()) if leaf.grad is None else leaf.grad.data\n"
+                    "        leaf.grad = Tensor(previous + gradient)\n        return ()",
+        "self.saved_arrays = arrays": "self.__dict__['kept'] = list(arrays)",
+        "return self.saved_arrays": "return tuple(self.kept)",
+    })  # fmt: skip
+    check("ch02.record_program", names["record_program"])
+    assert "all 6 public cases pass" in capsys.readouterr().out
+
+
+def depth_first_push(tensor):
+    """Runs a node as soon as one gradient reaches it, and again for the next: never waits for all of them."""
+
+    def push(node, gradient):
+        for (next_node, _), sent in zip(node.next_functions, node(gradient)):
+            if next_node is not None and sent is not None:
+                push(next_node, sent)
+
+    push(tensor.grad_fn, np.ones_like(tensor.data))
+
+
+def depth_first_topological(tensor):
+    """Correct gradients, in a reverse post-order of a depth-first walk: a valid order, not PyTorch's."""
+    order, seen = [], set()
+
+    def visit(node):
+        if node is None or node in seen:
+            return
+        seen.add(node)
+        for next_node, _ in node.next_functions:
+            visit(next_node)
+        order.append(node)
+
+    visit(tensor.grad_fn)
+    buffers = {tensor.grad_fn: np.ones_like(tensor.data)}
+    for node in reversed(order):
+        for (next_node, _), sent in zip(node.next_functions, node(buffers.pop(node))):
+            if next_node is not None and sent is not None:
+                buffers[next_node] = buffers[next_node] + sent if next_node in buffers else sent
+
+
+def _counted(tensor):
+    waiting, stack, seen = {}, [tensor.grad_fn], {tensor.grad_fn}
+    while stack:
+        for next_node, _ in stack.pop().next_functions:
+            if next_node is not None:
+                waiting[next_node] = waiting.get(next_node, 0) + 1
+                if next_node not in seen:
+                    seen.add(next_node)
+                    stack.append(next_node)
+    return waiting
+
+
+def _queue_engine(take, *, overwrite=False):
+    """An engine with dependency counts whose ready queue hands out take(ready) (and removes it)."""
+
+    def engine(tensor):
+        waiting, ready = _counted(tensor), [tensor.grad_fn]
+        buffers = {tensor.grad_fn: np.ones_like(tensor.data)}
+        while ready:
+            node = take(ready)
+            ready.remove(node)
+            for (next_node, _), sent in zip(node.next_functions, node(buffers.pop(node))):
+                if next_node is None:
+                    continue
+                if sent is not None:
+                    keep = next_node in buffers and not overwrite
+                    buffers[next_node] = buffers[next_node] + sent if keep else sent
+                waiting[next_node] -= 1
+                if waiting[next_node] == 0:
+                    ready.append(next_node)
+
+    return engine
+
+
+def newest_first(ready):
+    return max(ready, key=lambda node: node.sequence_nr)
+
+
+ENGINE_MISTAKES = {
+    "depth-first: a node runs before all its gradients arrived": (
+        {"engine": depth_first_push}, "its AccumulateGrad runs once, as soon as both have arrived"),
+    "a depth-first topological order instead of the ready queue": (
+        {"engine": depth_first_topological}, "a depth-first order does not follow"),
+    "gradients from two uses overwritten instead of summed": (
+        {"engine": _queue_engine(newest_first, overwrite=True)}, "output 2 (the inputs' .grad (nan where None))"),
+    "a first-in first-out queue": ({"engine": _queue_engine(lambda ready: ready[0])}, "highest sequence_nr"),
+    "the oldest ready node first": (
+        {"engine": _queue_engine(lambda ready: min(ready, key=lambda node: node.sequence_nr))}, "highest sequence_nr"),
+    "apply ignores needs_input_grad": (
+        {"replace": RECORD_MISTAKES["apply records every input, ignoring needs_input_grad"][0]},
+        "b gets no .grad"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("mistake", sorted(ENGINE_MISTAKES))
+def test_engine_mistakes_fail_with_feedback_naming_them(mistake, capsys):
+    variant, words = ENGINE_MISTAKES[mistake]
+    with pytest.raises(AssertionError):
+        check("ch02.engine_program", _chapter_engine(**variant)["engine_program"])
+    assert words in _first_failure(capsys)
+
+
+def test_engine_written_differently_passes(capsys):
+    """Counts by recursion, the ready nodes in a plain list, the newest taken with max: PyTorch's rule still."""
+
+    def engine(tensor):
+        waiting, visited = collections.Counter(), set()
+
+        def count(node):
+            visited.add(node)
+            for next_node, _ in node.next_functions:
+                if next_node is not None:
+                    waiting[next_node] += 1
+                    if next_node not in visited:
+                        count(next_node)
+
+        count(tensor.grad_fn)
+        buffers = collections.defaultdict(lambda: 0.0, {tensor.grad_fn: np.ones_like(tensor.data)})
+        ready = [tensor.grad_fn]
+        while ready:
+            node = max(ready, key=lambda candidate: candidate.sequence_nr)
+            ready.remove(node)
+            for (next_node, _), sent in zip(node.next_functions, node(buffers.pop(node))):
+                if next_node is not None:
+                    buffers[next_node] = buffers[next_node] + (0.0 if sent is None else sent)
+                    waiting[next_node] -= 1
+                    if not waiting[next_node]:
+                        ready.append(next_node)
+
+    check("ch02.engine_program", _chapter_engine(engine=engine)["engine_program"])
+    assert "all 5 public cases pass" in capsys.readouterr().out
+
+
+def _all_cases(exercise_name: str, grade_id: str) -> list[tuple]:
+    """The public cases and the notebook's hidden ones."""
+    from grading.checks import collecting
+
+    names = dict(_chapter_engine())
+    with collecting() as collected:
+        exec(graded_cells("02_autograd", "source", "grade")[grade_id], names)
+    hidden = [case for name, cases in collected.hidden if name == exercise_name for case in cases]
+    assert hidden, grade_id
+    return [*get(exercise_name).public, *hidden]
+
+
+def _torch_program(torch, program, inputs, requires_grad):
+    leaves = [
+        torch.tensor(value, dtype=torch.float64, requires_grad=bool(flag))
+        for value, flag in zip(inputs.tolist(), requires_grad.tolist())
+    ]
+    return leaves, SOLUTIONS["program_values"](program, leaves)
+
+
+def _torch_labels(values, leaf_count):
+    labels = {value.grad_fn: index for index, value in enumerate(values) if value.grad_fn is not None}
+    for node in list(labels):
+        for next_node, _ in node.next_functions:
+            if next_node is not None and type(next_node).__name__ == "AccumulateGrad":
+                labels[next_node] = [value is next_node.variable for value in values[:leaf_count]].index(True)
+    return labels
+
+
+@pytest.mark.parametrize("case_number", range(9))
+def test_the_engine_reference_and_the_solution_call_nodes_in_pytorchs_order(case_number):
+    """PyTorch's own engine, watched with grad_fn.register_prehook, on the public and the hidden graphs."""
+    torch = require_torch()
+    from grading.exercises.ch02 import canonical_order
+
+    cases = _all_cases("ch02.engine_program", "test_engine_program")
+    assert len(cases) == 9
+    program, inputs, requires_grad = cases[case_number]
+    leaves, values = _torch_program(torch, program, inputs, requires_grad)
+    calls = []
+    for node, label in _torch_labels(values, len(leaves)).items():
+        node.register_prehook(lambda grad_outputs, label=label: calls.append(label))
+    values[-1].backward()
+    torch_order = canonical_order(calls, len(leaves))
+    torch_gradients = [np.nan if leaf.grad is None else leaf.grad.item() for leaf in leaves]
+
+    case = cases[case_number]
+    for answer in (get("ch02.engine_program").reference(*case), SOLUTIONS["engine_program"](*case)):
+        result, gradients, order = answer
+        np.testing.assert_allclose(result, values[-1].item(), rtol=1e-12)
+        np.testing.assert_allclose(gradients, torch_gradients, rtol=1e-12)
+        np.testing.assert_array_equal(order, torch_order)
+
+
+@pytest.mark.parametrize("case_number", range(9))
+def test_minitorchs_engine_watched_by_prehooks_agrees_with_its_steps(case_number):
+    """The reference reads the order from graph.step_backward; minitorch's nodes watched as PyTorch's are agree."""
+    from grading.exercises.ch02 import _minitorch_leaves, _node_labels, _program_values, canonical_order
+
+    case = _all_cases("ch02.engine_program", "test_engine_program")[case_number]
+    leaves = _minitorch_leaves(*case[1:])
+    values = _program_values(case[0], leaves)
+    calls = []
+    for node, label in _node_labels(values, leaves).items():
+        node.register_prehook(lambda grad_outputs, label=label: calls.append(label))
+    values[-1].backward()
+    np.testing.assert_array_equal(canonical_order(calls, len(leaves)), get("ch02.engine_program").reference(*case)[2])
+
+
+def test_a_depth_first_order_differs_from_pytorchs_on_some_hidden_graph():
+    """The order is what the check can tell apart: on these graphs PyTorch's is not a depth-first one."""
+    differs = []
+    for case in _all_cases("ch02.engine_program", "test_engine_program"):
+        expected = get("ch02.engine_program").reference(*case)[2]
+        depth_first = _chapter_engine(engine=depth_first_topological)["engine_program"](*case)[2]
+        differs.append(not np.array_equal(expected, depth_first))
+    assert sum(differs[:5]) >= 1 and sum(differs[5:]) >= 2, differs
+
+
+@pytest.mark.parametrize("case_number", range(10))
+def test_the_recorded_graph_is_pytorchs(case_number):
+    """next_functions, what each node returns for 1, AccumulateGrad per leaf and sequence numbers, from torch."""
+    torch = require_torch()
+    cases = _all_cases("ch02.record_program", "test_record_program")
+    assert len(cases) == 10
+    program, inputs, requires_grad = cases[case_number]
+    leaves, values = _torch_program(torch, program, inputs, requires_grad)
+    labels = _torch_labels(values, len(leaves))
+    edges = np.full((len(program), 2), -2)
+    local = np.full((len(program), 2), np.nan)
+    for row, value in enumerate(values[len(leaves) :]):
+        if value.grad_fn is None:
+            edges[row] = -3
+            continue
+        sent = value.grad_fn(torch.ones((), dtype=torch.float64))
+        sent = sent if isinstance(sent, tuple) else (sent,)
+        for column, ((next_node, _), gradient) in enumerate(zip(value.grad_fn.next_functions, sent)):
+            edges[row, column] = -1 if next_node is None else labels[next_node]
+            local[row, column] = np.nan if gradient is None else gradient.item()
+    counts = [sum(type(node).__name__ == "AccumulateGrad" and label == k for node, label in labels.items())
+              for k in range(len(leaves))]  # fmt: skip
+    numbers = [value.grad_fn._sequence_nr() for value in values if value.grad_fn is not None]
+
+    case = cases[case_number]
+    for answer in (get("ch02.record_program").reference(*case), SOLUTIONS["record_program"](*case)):
+        np.testing.assert_allclose(answer[0], values[-1].item(), rtol=1e-12)
+        np.testing.assert_array_equal(answer[1], edges)
+        np.testing.assert_allclose(answer[2], local, rtol=1e-12)
+        np.testing.assert_array_equal(answer[3], counts)
+        assert bool(answer[5]) == all(a < b for a, b in zip(numbers, numbers[1:]))
+
+
+def test_pytorch_gives_accumulate_grad_the_highest_sequence_number_and_stores_then_adds():
+    torch = require_torch()
+    leaf = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
+    node = (leaf * 2).grad_fn
+    accumulator = node.next_functions[0][0]
+    assert accumulator._sequence_nr() == 2**64 - 1 == SOLUTIONS["AccumulateGrad"].sequence_nr
+    accumulator(torch.tensor(1.5, dtype=torch.float64))
+    accumulator(torch.tensor(0.25, dtype=torch.float64))
+    assert leaf.grad.item() == 1.75 == get("ch02.record_program").reference(
+        np.array([[1, 0, 0]]), np.array([0.5]), np.array([True]))[4][0, 1]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "name, cheat",
+    [
+        (
+            "ch02.engine_program",
+            """
+            from grading.exercises.ch02 import _minitorch_leaves, _program_values
+
+            def cheat(program, inputs, requires_grad):
+                leaves = _minitorch_leaves(inputs, requires_grad)
+                values = _program_values(program, leaves)
+                values[-1].backward()
+                return values[-1].detach(), leaves[0].grad, leaves[1].grad
+            """,
+        ),
+        (
+            "ch02.record_program",
+            """
+            def cheat(program, inputs, requires_grad):
+                x = minitorch.tensor(inputs, requires_grad=True)
+                minitorch.autograd.grad(x.sum(), x)
+            """,
+        ),
+    ],
+)
+def test_calling_minitorchs_engine_earns_nothing(name, cheat):
+    from tests.grading.withheld_support import run_with_withheld
+
+    printed = run_with_withheld(name, "02_autograd", textwrap.dedent(cheat))
+    assert "withheld:" in printed and "is not available while this exercise is graded" in printed
+
+
+ENGINE_SHORTCUTS = {
+    "ch02.record_program": """
+        def record_program(program, inputs, requires_grad):
+            leaves = [minitorch.tensor(v, dtype=minitorch.float64, requires_grad=bool(f))
+                      for v, f in zip(inputs.tolist(), requires_grad.tolist())]
+            values = run_program(program, leaves)  # minitorch's Function.apply records the graph
+            return np.array(values.item()), np.zeros((len(program), 2), dtype=np.int64)
+    """,
+    "ch02.engine_program": """
+        def engine_program(program, inputs, requires_grad):
+            leaves = [minitorch.tensor(v, dtype=minitorch.float64, requires_grad=bool(f))
+                      for v, f in zip(inputs.tolist(), requires_grad.tolist())]
+            result = run_program(program, leaves)
+            result.backward()  # minitorch's engine instead of one's own
+            gradients = np.array([np.nan if t.grad is None else t.grad.item() for t in leaves])
+            return np.array(result.item()), gradients, np.arange(len(program) + len(leaves))[::-1]
+    """,
+}  # fmt: skip
+
+
+def test_the_batch_grader_scores_minitorchs_recording_and_engine_zero(tmp_path):
+    """minitorch-grade: the reference scores full marks; answers that run minitorch's own Function.apply or
+    backward lose exactly these two exercises, reported as not implemented."""
+    import shutil
+
+    import nbformat
+
+    from grading.cli import main
+    from grading.notebook import read_assignment
+    from tests.grading.conftest import require_bwrap
+
+    require_bwrap()
+    source = Path(__file__).resolve().parents[2] / "notebooks" / "source" / "02_autograd" / "02_autograd.ipynb"
+    folder = tmp_path / "submitted"
+    folder.mkdir()
+    shutil.copy(source, folder / "reference.ipynb")
+    shortcut = nbformat.read(source, as_version=4)
+    code = "\n\n".join(textwrap.dedent(body).strip() for body in ENGINE_SHORTCUTS.values())
+    shortcut.cells.append(nbformat.v4.new_code_cell(code))
+    nbformat.write(shortcut, folder / "shortcut.ipynb")
+    out = tmp_path / "out"
+    assert main([str(folder), "--source", str(source), "--out", str(out), "--jobs", "2", "--quiet"]) == 0
+    with open(out / "grades.csv", newline="") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    assignment = read_assignment(source)
+    assert float(rows["reference"]["total"]) == assignment.max_points, (out / "feedback" / "reference.md").read_text()
+    feedback = (out / "feedback" / "shortcut.md").read_text()
+    lost = sum(part.points for part in assignment.parts if part.exercise in ENGINE_SHORTCUTS)
+    assert lost == 2 and float(rows["shortcut"]["total"]) == assignment.max_points - lost, feedback
+    for exercise in ENGINE_SHORTCUTS:
+        line = next(line for line in feedback.splitlines() if line.startswith(f"- {exercise}:"))
+        assert "not implemented yet" in line or "raised NotImplementedError" in line, line

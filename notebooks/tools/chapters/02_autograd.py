@@ -25,7 +25,9 @@ cells = [
         * write your own differentiable operation as a `minitorch.autograd.Function`, and test it with `gradcheck`;
         * take **gradients of gradients** (`create_graph=True`), up to a Hessian-vector product;
         * **build autograd yourself**: a scalar `Value` class with backward by topological sort, the engine's loop on
-          minitorch's own graphs, and the reduction that broadcasting's backward needs.
+          minitorch's own graphs, the reduction that broadcasting's backward needs, and then PyTorch's machinery on a
+          small tensor of your own: `Function.apply` with `ctx`, `AccumulateGrad`, and the engine's dependency counts
+          and ready queue, calling the nodes in PyTorch's order.
         """
     ),
     code(
@@ -1321,6 +1323,563 @@ cells = [
     ),
     md(
         """
+        ## 14. Build it: `Function`, `ctx` and the engine, PyTorch's way
+
+        Exercise 5 walked minitorch's graph in *a* topological order, calling nodes minitorch had recorded. Two pieces
+        were still minitorch's: the recording (`Function.apply`, `ctx`, `AccumulateGrad`) and the scheduling
+        (which node runs when). Now you write both, on a small tensor of your own, and your engine must call the
+        nodes **in PyTorch's order**, not just in some valid one.
+
+        How PyTorch's engine schedules, from its source (`torch/csrc/autograd/engine.h` and `engine.cpp`): before
+        running anything it counts, for every node reachable from the root, how many edges lead into it
+        (`compute_dependencies`). Each node gets an *input buffer*, where the gradients from all of its uses are
+        **added up**. When a node has run,
+        every next node's count goes down by one; a node whose count reaches 0 has received every gradient it will
+        ever get and goes into the **ready queue**. On the CPU that queue is a priority queue (`ReadyQueue`, a
+        `std::priority_queue` ordered by `CompareNodeTaskTime`, which compares `fn_->sequence_nr()` when two tasks
+        have the same reentrant depth): it hands out the ready node with the **highest sequence number**,
+        the number each node takes from a global counter when it is created, so the node created last runs first.
+        `AccumulateGrad` nodes get the largest number there is (`UINT64_MAX`), so a leaf's `.grad` is written as soon
+        as its gradient is complete; several leaves that become ready together share that number, and run in an
+        order the heap leaves open.
+
+        The chapter's tensor is deliberately small: a NumPy array (`data`) and the fields autograd needs
+        (`requires_grad`, `grad`, `grad_fn`, and a leaf's cached `grad_accumulator`). As in minitorch's `Op`,
+        `forward` and `backward` work on the arrays; `Function.apply` wraps them into tensors and records the graph.
+        Your code reaches a tensor only through those fields and `Tensor(array)`, so another tensor class with the
+        same fields can take its place later without a change to what you write.
+
+        ### Exercise 7 · `Function.apply`, `ctx` and `AccumulateGrad`
+
+        In the cell below, complete:
+
+        * `Context.save_for_backward(*arrays)` and the property `saved_tensors` (what forward saved, in order);
+        * `Function.apply(*arguments)`: set `ctx.needs_input_grad` (one bool per argument: a `Tensor` that requires
+          grad), run `forward` on the arguments with each `Tensor` replaced by its array (numbers such as an exponent
+          pass unchanged), wrap the result in a `Tensor`, and, when at least one input needs a gradient, **record**:
+          `ctx.next_functions` holds one pair `(node, 0)` per tensor argument (its `grad_fn`; for a leaf that requires
+          grad its `AccumulateGrad`, one per leaf, made once and kept in `leaf.grad_accumulator`; `None` for an
+          input that needs no gradient), `ctx.sequence_nr` the next number of `sequence_numbers`, and the result
+          `requires_grad=True` with `grad_fn = ctx`. When no input needs a gradient, nothing is recorded;
+        * `AccumulateGrad.apply(gradient)`: the first gradient becomes the leaf's `.grad` (a `Tensor`), later ones
+          are added to it, as PyTorch does; it returns `()`, since nothing flows further;
+        * `Mul` and `Pow`: forward saves what backward needs, and backward returns `None` for an input whose
+          `ctx.needs_input_grad` is False (PyTorch's own ops do not compute what nobody asked for). `Pow`'s exponent
+          is a number, not a tensor: keep it on `ctx`, and return `None` for it. `Add`, `Tanh` and `Exp` are
+          written for you as examples.
+
+        `record_program(program, inputs, requires_grad)` (written for you, at the end of the cell) runs a program on
+        your tensors (input `k` requires grad when `requires_grad[k]` is True) and reports what `apply` recorded: the
+        result; for each step, where its node's `next_functions` lead (a value's index: the inputs first, then one per
+        step; `-1` for `None`, `-2` where the op has no second input, `-3` for a step with no node); what each node
+        returns when called with gradient 1; the number of `AccumulateGrad` nodes per leaf; each leaf's `.grad` after
+        its `AccumulateGrad` is called with 1.5 and then 0.25; and whether the sequence numbers rise in creation
+        order. The check compares all of it with minitorch's graph of the same program.
+        """
+    ),
+    solution(
+        '''
+        import heapq
+        import itertools
+
+
+        class Tensor:
+            """The chapter's small tensor: an array, and the fields autograd needs (the names PyTorch uses)."""
+
+            def __init__(self, data, requires_grad=False):
+                self.data = np.asarray(data, dtype=np.float64)
+                self.requires_grad = requires_grad
+                self.grad = None  # a Tensor, once backward has reached this leaf
+                self.grad_fn = None  # the node that made this tensor: None for a leaf
+                self.grad_accumulator = None  # a leaf's AccumulateGrad, made at its first use (PyTorch caches it too)
+
+            def __add__(self, other):
+                return Add.apply(self, other)
+
+            def __mul__(self, other):
+                return Mul.apply(self, other)
+
+            def __pow__(self, exponent):
+                return Pow.apply(self, exponent)
+
+            def tanh(self):
+                return Tanh.apply(self)
+
+            def exp(self):
+                return Exp.apply(self)
+
+            def backward(self):
+                backward(self)  # your engine, exercise 8
+
+            def __repr__(self):
+                node = f", grad_fn={self.grad_fn.name()}" if self.grad_fn is not None else ""
+                return f"Tensor({self.data}{node})"
+
+
+        class Node:
+            """A node of the backward graph: the engine calls it with the gradient of its output."""
+
+            sequence_nr = 0  # the creation order: among the ready nodes, PyTorch's engine runs the highest first
+            next_functions = ()  # one (node or None, 0) per tensor input: where that input's gradient goes
+
+            def name(self):
+                return type(self).__name__
+
+            def register_prehook(self, hook):
+                """hook(grad_outputs) runs just before the node does (PyTorch's grad_fn.register_prehook)."""
+                self.__dict__.setdefault("pre_hooks", []).append(hook)
+
+            def __call__(self, *grad_outputs):
+                for hook in self.__dict__.get("pre_hooks", ()):
+                    hook(grad_outputs)
+                return self.apply(*grad_outputs)
+
+
+        class Context(Node):
+            """ctx: what forward keeps for backward and, once apply has recorded it, the result's grad_fn."""
+
+            def __init__(self, function, arguments):
+                self.function = function  # the Function subclass whose backward this node runs
+                self.is_tensor = tuple(isinstance(argument, Tensor) for argument in arguments)
+                self.needs_input_grad = (False,) * len(arguments)  # apply sets the real ones
+
+            def name(self):
+                return self.function.__name__ + "Backward"
+
+            def save_for_backward(self, *arrays):
+                """Keep arrays (inputs or outputs of forward) for backward."""
+                ### BEGIN SOLUTION
+                self.saved_arrays = arrays
+                ### END SOLUTION
+
+            @property
+            def saved_tensors(self):
+                """What save_for_backward kept, as a tuple in the same order."""
+                ### BEGIN SOLUTION
+                return self.saved_arrays
+                ### END SOLUTION
+
+            def apply(self, grad_output):
+                """backward gives one gradient per argument of forward; the graph has edges for the tensor ones."""
+                gradients = self.function.backward(self, grad_output)
+                gradients = gradients if isinstance(gradients, tuple) else (gradients,)
+                return tuple(gradient for gradient, is_tensor in zip(gradients, self.is_tensor) if is_tensor)
+
+
+        class AccumulateGrad(Node):
+            """A leaf's node: the gradient that reaches it goes into the leaf's .grad."""
+
+            sequence_nr = 2**64 - 1  # PyTorch's UINT64_MAX: a leaf's .grad is written as soon as it is complete
+
+            def __init__(self, variable):
+                self.variable = variable  # the leaf
+
+            def apply(self, gradient):
+                """Add gradient (an array) into the leaf's .grad; nothing flows further."""
+                ### BEGIN SOLUTION
+                leaf = self.variable
+                leaf.grad = Tensor(gradient) if leaf.grad is None else Tensor(leaf.grad.data + gradient)
+                return ()
+                ### END SOLUTION
+
+
+        sequence_numbers = itertools.count()  # PyTorch's global counter: each recorded node takes the next number
+
+
+        class Function:
+            """An operation: forward and backward on arrays; apply runs forward on tensors and records the node."""
+
+            @staticmethod
+            def forward(ctx, *arguments):
+                raise NotImplementedError
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                raise NotImplementedError
+
+            @classmethod
+            def apply(cls, *arguments):
+                """cls.forward on the arguments' arrays, as a Tensor; recorded when an input needs a gradient."""
+                ### BEGIN SOLUTION
+                ctx = Context(cls, arguments)
+                ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in arguments)
+                result = Tensor(cls.forward(ctx, *(a.data if isinstance(a, Tensor) else a for a in arguments)))
+                if any(ctx.needs_input_grad):
+                    ctx.next_functions = tuple((gradient_edge(a), 0) for a in arguments if isinstance(a, Tensor))
+                    ctx.sequence_nr = next(sequence_numbers)
+                    result.requires_grad, result.grad_fn = True, ctx
+                return result
+                ### END SOLUTION
+
+
+        def gradient_edge(tensor):
+            """Where tensor's gradient goes next: its grad_fn, its leaf's one AccumulateGrad, or None."""
+            ### BEGIN SOLUTION
+            if not tensor.requires_grad:
+                return None
+            if tensor.grad_fn is not None:
+                return tensor.grad_fn
+            if tensor.grad_accumulator is None:
+                tensor.grad_accumulator = AccumulateGrad(tensor)
+            return tensor.grad_accumulator
+            ### END SOLUTION
+
+
+        class Add(Function):
+            """y = a + b;  da = grad,  db = grad (None for an input that needs no gradient)."""
+
+            @staticmethod
+            def forward(ctx, a, b):
+                return a + b
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                return tuple(grad_output if needed else None for needed in ctx.needs_input_grad)
+
+
+        class Tanh(Function):
+            """y = tanh(x);  dx = grad * (1 - y**2): cheapest from the output, so forward saves y."""
+
+            @staticmethod
+            def forward(ctx, x):
+                y = np.tanh(x)
+                ctx.save_for_backward(y)
+                return y
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                (y,) = ctx.saved_tensors
+                return grad_output * (1 - y**2)
+
+
+        class Exp(Function):
+            """y = exp(x);  dx = grad * y: forward saves its output here too."""
+
+            @staticmethod
+            def forward(ctx, x):
+                y = np.exp(x)
+                ctx.save_for_backward(y)
+                return y
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                (y,) = ctx.saved_tensors
+                return grad_output * y
+
+
+        class Mul(Function):
+            """y = a * b;  da = grad * b,  db = grad * a."""
+
+            @staticmethod
+            def forward(ctx, a, b):
+                ### BEGIN SOLUTION
+                ctx.save_for_backward(a, b)
+                return a * b
+                ### END SOLUTION
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                ### BEGIN SOLUTION
+                a, b = ctx.saved_tensors
+                needs_a, needs_b = ctx.needs_input_grad
+                return (grad_output * b if needs_a else None), (grad_output * a if needs_b else None)
+                ### END SOLUTION
+
+
+        class Pow(Function):
+            """y = x ** n for a number n;  dx = grad * n * x ** (n - 1)."""
+
+            @staticmethod
+            def forward(ctx, x, exponent):
+                ### BEGIN SOLUTION
+                ctx.exponent = exponent
+                ctx.save_for_backward(x)
+                return x**exponent
+                ### END SOLUTION
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                ### BEGIN SOLUTION
+                (x,) = ctx.saved_tensors
+                return grad_output * ctx.exponent * x ** (ctx.exponent - 1), None
+                ### END SOLUTION
+
+
+        def program_values(program, values):
+            """Every value of the program on these inputs, the inputs first (run_program keeps only the last)."""
+            values = list(values)
+            for step in program:
+                values.append(run_program(step[None], values))
+            return values
+
+
+        def node_labels(values, leaf_count):
+            """{node: the index of its value}: each value's grad_fn, and each leaf's AccumulateGrad (its leaf's)."""
+            labels = {value.grad_fn: index for index, value in enumerate(values) if value.grad_fn is not None}
+            for node in list(labels):
+                for next_node, _ in node.next_functions:
+                    if isinstance(next_node, AccumulateGrad):
+                        labels[next_node] = next(k for k in range(leaf_count) if values[k] is next_node.variable)
+            return labels
+
+
+        def record_program(program, inputs, requires_grad):
+            """What apply recorded for the program: the six outputs the exercise's text lists."""
+            leaves = [Tensor(value, requires_grad=flag) for value, flag in zip(inputs.tolist(), requires_grad.tolist())]
+            values = program_values(program, leaves)
+            labels = node_labels(values, len(leaves))
+            edges = np.full((len(program), 2), -2)  # -2: the op has no second input
+            local = np.full((len(program), 2), np.nan)  # nan: None, or no such input
+            for row, value in enumerate(values[len(leaves) :]):
+                if value.grad_fn is None:
+                    edges[row] = -3  # no node: no input needed a gradient
+                    continue
+                sent = value.grad_fn(np.ones(()))
+                for column, ((next_node, _), gradient) in enumerate(zip(value.grad_fn.next_functions, sent)):
+                    edges[row, column] = -1 if next_node is None else labels[next_node]
+                    local[row, column] = np.nan if gradient is None else gradient
+            counts = np.zeros(len(leaves), dtype=np.int64)
+            accumulated = np.full((len(leaves), 2), np.nan)
+            for node, index in labels.items():
+                if isinstance(node, AccumulateGrad):
+                    counts[index] += 1
+                    if counts[index] == 1:  # feed the leaf's (first) accumulator twice
+                        node(np.array(1.5))
+                        accumulated[index, 0] = node.variable.grad.data
+                        node(np.array(0.25))
+                        accumulated[index, 1] = node.variable.grad.data
+            numbers = [value.grad_fn.sequence_nr for value in values if value.grad_fn is not None]
+            rising = all(earlier < later for earlier, later in zip(numbers, numbers[1:]))
+            return np.array(values[-1].data), edges, local, counts, accumulated, np.array(rising)
+        ''',
+        "function_apply",
+    ),
+    tests(
+        """
+        check("ch02.record_program", record_program)
+        ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
+        ADD, MUL, POW, TANH, EXP = range(5)  # the program's steps, as above
+
+        check_hidden(
+            "ch02.record_program",
+            record_program,
+            [
+                (
+                    np.array([[MUL, 0, 1], [POW, 3, -1], [ADD, 4, 2], [TANH, 5, 0], [MUL, 6, 3]]),
+                    np.array([0.9, -0.6, 1.4]),
+                    np.array([True, False, True]),
+                ),
+                (np.array([[ADD, 0, 0], [EXP, 1, 0], [MUL, 1, 2], [POW, 3, 2]]), np.array([0.3]), np.array([True])),
+                (
+                    np.array([[TANH, 1, 0], [EXP, 2, 0], [MUL, 3, 0], [ADD, 4, 1]]),
+                    np.array([-0.8, 0.5]),
+                    np.array([False, True]),
+                ),
+                (
+                    np.array([[MUL, 1, 2], [ADD, 3, 0], [POW, 4, 3]]),
+                    np.array([0.4, 1.2, -0.5]),
+                    np.array([True, False, False]),
+                ),
+            ],
+        )
+        ### END HIDDEN TESTS
+        """,
+        "test_record_program",
+    ),
+    md(
+        """
+        Your node next to minitorch's, for `tanh(a * b)` with `b` not requiring grad: the same `next_functions`
+        (an `AccumulateGrad` for `a`, `None` for `b`), and the same local gradients. (PyTorch names the node of a
+        custom `Function` `MulBackward`; its built-in ops' nodes carry a version number, `MulBackward0`.)
+        """
+    ),
+    code(
+        """
+        try:
+            a, b = Tensor(0.5, requires_grad=True), Tensor(2.0)
+            mine = (a * b).tanh()
+            edges = [(node and node.name(), number) for node, number in mine.grad_fn.next_functions]
+            print("yours:    ", mine.grad_fn.name(), edges)
+            inner = mine.grad_fn.next_functions[0][0]
+            sent = [None if gradient is None else float(gradient) for gradient in inner(np.ones(()))]
+            print("           Mul sends", sent, " needs_input_grad:", inner.needs_input_grad)
+        except NotImplementedError:
+            print("Complete exercise 7 above first, then run this cell again.")
+        a, b = minitorch.tensor(0.5, requires_grad=True), minitorch.tensor(2.0)
+        theirs = (a * b).tanh()
+        edges = [(node and node.name(), number) for node, number in theirs.grad_fn.next_functions]
+        print("minitorch:", theirs.grad_fn.name(), edges)
+        inner = theirs.grad_fn.next_functions[0][0]
+        sent = [None if grad is None else grad.item() for grad in graph.call_node(inner, minitorch.ones(()))]
+        print("           Mul sends", sent, " needs_input_grad:", inner.needs_input_grad)
+        """
+    ),
+    md(
+        """
+        ### Exercise 8 · The engine: dependency counts and a ready queue
+
+        Write `backward(tensor)`, the engine behind your `Tensor.backward()`, for a 0-d `tensor`, as PyTorch's does it:
+
+        1. count, for every node reachable from `tensor.grad_fn` through `next_functions` (entries that are `None`
+           lead nowhere), how many edges lead into it;
+        2. keep a buffer per node, where the gradients for it are **added up**, and start with the root's: ones of the
+           tensor's shape;
+        3. keep the ready nodes (those whose count is 0; at first only the root) in a priority queue and always take
+           the one with the **highest** `sequence_nr`; call it on its buffered gradient (`node(gradient)` returns one
+           gradient per entry of its `next_functions`; an `AccumulateGrad` returns `()` and fills `.grad`), then hand
+           each gradient to its next node's buffer and lower that node's count; a node whose count reaches 0 is
+           ready.
+
+        A node never runs before every gradient for it has arrived: that is what the counts are for. A depth-first
+        walk does not know it; a topological order from one gives correct gradients, but calls the nodes in an order
+        PyTorch does not, and the check compares the order too.
+
+        `engine_program(program, inputs, requires_grad)` (written for you) builds the program's graph with your
+        exercise 7 (so finish that first), registers a pre-hook on every node that records the node's value index
+        when it is called (as you would with `grad_fn.register_prehook` in PyTorch), runs `result.backward()` and
+        returns the result, the inputs' `.grad` (`nan` where it is `None`) and the order of the calls, with each run
+        of `AccumulateGrad` calls sorted (PyTorch does not fix their order among themselves). The check compares it
+        with minitorch's engine, which follows PyTorch's order.
+        """
+    ),
+    solution(
+        '''
+        def backward(tensor):
+            """Run every node below tensor once, in PyTorch's order, with the sum of the gradients sent to it."""
+            ### BEGIN SOLUTION
+            root = tensor.grad_fn
+            waiting, seen, stack = {}, {root}, [root]
+            while stack:
+                node = stack.pop()
+                for next_node, _ in node.next_functions:
+                    if next_node is None:
+                        continue
+                    waiting[next_node] = waiting.get(next_node, 0) + 1
+                    if next_node not in seen:
+                        seen.add(next_node)
+                        stack.append(next_node)
+            buffers = {root: np.ones_like(tensor.data)}
+            arrivals = itertools.count()
+            ready = [(-root.sequence_nr, next(arrivals), root)]
+            while ready:
+                _, _, node = heapq.heappop(ready)
+                sent = node(buffers.pop(node))
+                for (next_node, _), gradient in zip(node.next_functions, sent):
+                    if next_node is None:
+                        continue
+                    if gradient is not None:
+                        buffers[next_node] = buffers[next_node] + gradient if next_node in buffers else gradient
+                    waiting[next_node] -= 1
+                    if waiting[next_node] == 0:
+                        heapq.heappush(ready, (-next_node.sequence_nr, next(arrivals), next_node))
+            ### END SOLUTION
+
+
+        def canonical_order(calls, leaf_count):
+            """The calls, each run of AccumulateGrad calls (labels below leaf_count) sorted: PyTorch leaves it open."""
+            order, run = [], []
+            for label in calls + [None]:
+                if label is not None and label < leaf_count:
+                    run.append(label)
+                    continue
+                order += sorted(run)
+                run = []
+                if label is not None:
+                    order.append(label)
+            return np.array(order, dtype=np.int64)
+
+
+        def engine_program(program, inputs, requires_grad):
+            """(result, the inputs' .grad with nan for None, the order your engine called the nodes in)."""
+            leaves = [Tensor(value, requires_grad=flag) for value, flag in zip(inputs.tolist(), requires_grad.tolist())]
+            values = program_values(program, leaves)
+            calls = []
+            for node, label in node_labels(values, len(leaves)).items():
+                node.register_prehook(lambda grad_outputs, label=label: calls.append(label))
+            values[-1].backward()
+            gradients = np.array([np.nan if leaf.grad is None else float(leaf.grad.data) for leaf in leaves])
+            return np.array(values[-1].data), gradients, canonical_order(calls, len(leaves))
+        ''',
+        "engine",
+    ),
+    tests(
+        """
+        check("ch02.engine_program", engine_program)
+        ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
+        ADD, MUL, POW, TANH, EXP = range(5)  # the program's steps, as above
+
+        check_hidden(
+            "ch02.engine_program",
+            engine_program,
+            [
+                (
+                    np.array([[MUL, 0, 1], [EXP, 2, 0], [TANH, 2, 0], [MUL, 4, 3], [ADD, 5, 2], [MUL, 6, 0]]),
+                    np.array([0.4, -0.9]),
+                    np.array([True, True]),
+                ),
+                (
+                    np.array([[EXP, 0, 0], [TANH, 1, 0], [MUL, 2, 2], [POW, 3, 2], [MUL, 4, 3], [ADD, 5, 6]]),
+                    np.array([0.2, 1.3]),
+                    np.array([True, True]),
+                ),
+                (
+                    np.array([[TANH, 2, 0], [MUL, 0, 3], [EXP, 1, 0], [MUL, 4, 5], [ADD, 6, 0], [ADD, 7, 4]]),
+                    np.array([0.6, -0.4, 1.1]),
+                    np.array([True, True, False]),
+                ),
+                (
+                    np.array([[ADD, 0, 0], [MUL, 1, 1], [TANH, 2, 0], [EXP, 2, 0], [MUL, 4, 3], [MUL, 5, 3]]),
+                    np.array([-0.3]),
+                    np.array([True]),
+                ),
+            ],
+        )
+        ### END HIDDEN TESTS
+        """,
+        "test_engine_program",
+    ),
+    md(
+        """
+        Your engine's order next to minitorch's engine and next to your `topological_order` from exercise 5 (a valid
+        order, but not necessarily PyTorch's), on `tanh(a)² + exp(b)²` with both branches' first steps created
+        first: among the ready nodes the engine always takes the newest, so it goes back and forth between the two
+        branches in the reverse of the order they were built, where a depth-first walk finishes one branch before it
+        starts the other.
+        """
+    ),
+    code(
+        """
+        interleaved = np.array([[TANH, 0, 0], [EXP, 1, 0], [MUL, 2, 2], [MUL, 3, 3], [ADD, 4, 5]])
+        names = ["a", "b", "tanh(a)", "exp(b)", "tanh(a)²", "exp(b)²", "sum"]
+        tensors = [minitorch.tensor(value, requires_grad=True) for value in (0.5, -0.3)]
+        values = program_values(interleaved, tensors)
+        name_of = {value.grad_fn: name for value, name in zip(values, names) if value.grad_fn is not None}
+
+
+        def node_name(node):
+            leaf = graph.leaf_tensor(node)
+            return name_of[node] if leaf is None else names[[tensor is leaf for tensor in tensors].index(True)]
+
+
+        steps = graph.step_backward(values[-1], retain_graph=True)
+        print("minitorch's engine:     ", [node_name(step.node) for step in steps])
+        try:
+            print("your topological_order: ", [node_name(node) for node in topological_order(values[-1].grad_fn)])
+        except NotImplementedError:
+            print("your topological_order:  (exercise 5 is not done yet)")
+        try:
+            _, _, order = engine_program(interleaved, np.array([0.5, -0.3]), np.array([True, True]))
+            print("your engine:            ", [names[label] for label in order])
+        except NotImplementedError:
+            print("your engine:             (complete exercises 7 and 8 above first, then run this cell again)")
+        """
+    ),
+    md(
+        """
         ## Summary
 
         * `requires_grad=True` makes minitorch **record** every operation on a tensor; each result's `grad_fn` is a node
@@ -1343,6 +1902,9 @@ cells = [
         * You built it: local derivatives stored at each operation, a reverse topological order, gradients summed per
           node and added into the leaves, and broadcast gradients summed back to their input's shape. That is all of
           reverse-mode autodiff.
+        * And PyTorch's way of doing it: `Function.apply` runs forward and records `ctx` as the node, linked through
+          `next_functions` to the inputs' nodes or their `AccumulateGrad`; the engine counts each node's incoming
+          edges, sums its gradients in a buffer, and runs the ready node with the highest sequence number first.
 
         Next, **chapter 3**: devices, moving tensors to a GPU, and when that pays off.
         """
