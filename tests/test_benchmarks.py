@@ -74,3 +74,17 @@ def test_unknown_workload_is_refused_with_the_names_that_exist():
     completed = _run("--only", "no_such_workload", timeout=60)
     assert completed.returncode == 2
     assert "small_ops" in completed.stderr and "matmul_1024" in completed.stderr
+
+
+def test_chapter_times_runs_a_chapter_and_writes_its_time(tmp_path):
+    """``benchmarks/chapter_times.py`` (the measurement behind the course's 30-second promise) works end to end."""
+    output = tmp_path / "times.json"
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "chapter_times.py"), "00_welcome", "--edition", "release",
+         "--json", str(output)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    runs = json.loads(output.read_text())["runs"]
+    assert [(run["chapter"], run["edition"]) for run in runs] == [("00_welcome", "release")]
+    assert runs[0]["seconds"] > 0 and "1 runs" in result.stdout
