@@ -13,20 +13,61 @@ The rules (PyTorch's ``torch/_tensor_str.py``, with its default print options):
 * Lines wrap at 80 characters. The suffix names what differs from the defaults: the
   device, the dtype, and the autograd state (``grad_fn=<MulBackward0>`` or
   ``requires_grad=True``).
+
+The numbers above are the defaults of ``set_printoptions`` (``precision``, ``threshold``,
+``edgeitems``, ``linewidth``, ``sci_mode``, ``profile``), which changes them for every print after it,
+as ``torch.set_printoptions`` does:
+
+    >>> import minitorch
+    >>> minitorch.set_printoptions(precision=2)
+    >>> minitorch.tensor([1.12345])
+    tensor([1.12])
+    >>> minitorch.set_printoptions(profile="default")
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 
 from . import _dtype
 
-LINE_WIDTH = 80
-PRECISION = 4
-THRESHOLD = 1000  # more elements than this are summarised
-EDGE_ITEMS = 3  # entries kept at each end of a summarised dimension
+
+@dataclasses.dataclass
+class _PrintOptions:
+    precision: int = 4
+    threshold: float = 1000  # more elements than this are summarised
+    edgeitems: int = 3  # entries kept at each end of a summarised dimension
+    linewidth: int = 80
+    sci_mode: bool | None = None  # None: chosen from the values
+
+
+PRINT_OPTS = _PrintOptions()
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None,
+                     sci_mode=None) -> None:
+    """Change how tensors print from now on (``torch.set_printoptions``).
+
+    ``profile``: ``"default"``, ``"short"`` (2 decimals, 2 edge items) or ``"full"`` (never summarise),
+    then any other argument given overrides it. ``sci_mode`` True or False forces or forbids
+    scientific notation; None (what every call without it sets) lets the values decide.
+    """
+    if profile is not None:
+        presets = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, math.inf, 3, 80)}
+        if profile in presets:
+            PRINT_OPTS.precision, PRINT_OPTS.threshold, PRINT_OPTS.edgeitems, PRINT_OPTS.linewidth = presets[profile]
+    if precision is not None:
+        PRINT_OPTS.precision = precision
+    if threshold is not None:
+        PRINT_OPTS.threshold = threshold
+    if edgeitems is not None:
+        PRINT_OPTS.edgeitems = edgeitems
+    if linewidth is not None:
+        PRINT_OPTS.linewidth = linewidth
+    PRINT_OPTS.sci_mode = sci_mode
 
 
 class _Formatter:
@@ -50,13 +91,18 @@ class _Formatter:
         self.int_mode = bool(np.all(nonzero_finite == np.ceil(nonzero_finite)))
         if self.int_mode:
             self.sci_mode = largest / smallest > 1000.0 or largest > 1.0e8
+            if PRINT_OPTS.sci_mode is not None:
+                self.sci_mode = PRINT_OPTS.sci_mode
             if not self.sci_mode:  # whole numbers print as "12." : one more character than the digits
                 widths = [len(f"{value:.0f}") + 1 for value in nonzero_finite.tolist()]
                 self.max_width = max([self.max_width, *widths])
                 return
         else:
             self.sci_mode = largest / smallest > 1000.0 or largest > 1.0e8 or smallest < 1.0e-4
-        pattern = f"{{:.{PRECISION}e}}" if self.sci_mode else f"{{:.{PRECISION}f}}"
+            if PRINT_OPTS.sci_mode is not None:
+                self.sci_mode = PRINT_OPTS.sci_mode
+        precision = PRINT_OPTS.precision
+        pattern = f"{{:.{precision}e}}" if self.sci_mode else f"{{:.{precision}f}}"
         widths = [len(pattern.format(value)) for value in nonzero_finite.tolist()]
         self.max_width = max([self.max_width, *widths])
 
@@ -64,22 +110,25 @@ class _Formatter:
         if not self.floating:
             text = str(value)
         elif self.sci_mode:
-            text = f"{value:{self.max_width}.{PRECISION}e}"
+            text = f"{value:{self.max_width}.{PRINT_OPTS.precision}e}"
         elif self.int_mode:
             text = f"{value:.0f}"
             if not (math.isinf(value) or math.isnan(value)):
                 text += "."
         else:
-            text = f"{value:.{PRECISION}f}"
+            text = f"{value:.{PRINT_OPTS.precision}f}"
         return " " * (self.max_width - len(text)) + text
 
 
 def _summarized(array: np.ndarray) -> np.ndarray:
-    """The entries a summarised print shows: the first and last EDGE_ITEMS along every dimension."""
+    """The entries a summarised print shows: the first and last ``edgeitems`` along every dimension."""
+    edge = PRINT_OPTS.edgeitems
     if array.ndim == 0:
         return array
-    if array.shape[0] > 2 * EDGE_ITEMS:
-        parts = [array[:EDGE_ITEMS], array[-EDGE_ITEMS:]]
+    if array.ndim > 1 and not edge:
+        return array[(slice(0, 0),) * array.ndim]
+    if array.shape[0] > 2 * edge:
+        parts = [array[:edge], array[-edge:]]
     else:
         parts = [array]
     pieces = [np.stack([_summarized(row) for row in part]) for part in parts if part.shape[0] > 0]
@@ -90,11 +139,14 @@ def _summarized(array: np.ndarray) -> np.ndarray:
 
 def _vector_str(array: np.ndarray, indent: int, summarize: bool, formatter: _Formatter) -> str:
     element_length = formatter.max_width + 2  # the element, a comma and a space
-    per_line = max(1, int(math.floor((LINE_WIDTH - indent) / element_length)))
+    per_line = max(1, int(math.floor((PRINT_OPTS.linewidth - indent) / element_length)))
     values = array.tolist()
-    if summarize and array.shape[0] > 2 * EDGE_ITEMS:
-        data = [formatter.format(v) for v in values[:EDGE_ITEMS]] + [" ..."]
-        data += [formatter.format(v) for v in values[-EDGE_ITEMS:]]
+    edge = PRINT_OPTS.edgeitems
+    if summarize and not edge:
+        data = ["..."]
+    elif summarize and array.shape[0] > 2 * edge:
+        data = [formatter.format(v) for v in values[:edge]] + [" ..."]
+        data += [formatter.format(v) for v in values[-edge:]]
     else:
         data = [formatter.format(v) for v in values]
     lines = [", ".join(data[i : i + per_line]) for i in range(0, len(data), per_line)]
@@ -106,10 +158,11 @@ def _tensor_str(array: np.ndarray, indent: int, summarize: bool, formatter: _For
         return formatter.format(array.item())
     if array.ndim == 1:
         return _vector_str(array, indent, summarize, formatter)
-    if summarize and array.shape[0] > 2 * EDGE_ITEMS:
-        rows = [_tensor_str(array[i], indent + 1, summarize, formatter) for i in range(EDGE_ITEMS)]
+    edge = PRINT_OPTS.edgeitems
+    if summarize and array.shape[0] > 2 * edge:
+        rows = [_tensor_str(array[i], indent + 1, summarize, formatter) for i in range(edge)]
         rows.append("...")
-        rows += [_tensor_str(array[i], indent + 1, summarize, formatter) for i in range(-EDGE_ITEMS, 0)]
+        rows += [_tensor_str(array[i], indent + 1, summarize, formatter) for i in range(len(array) - edge, len(array))]
     else:
         rows = [_tensor_str(row, indent + 1, summarize, formatter) for row in array]
     # Rows of a matrix are separated by one newline, matrices of a 3-d tensor by two, and so on.
@@ -118,21 +171,24 @@ def _tensor_str(array: np.ndarray, indent: int, summarize: bool, formatter: _For
 
 def format_values(array: np.ndarray, indent: int) -> str:
     """The bracketed body of the repr, for a non-empty array."""
-    summarize = array.size > THRESHOLD
+    summarize = array.size > PRINT_OPTS.threshold
     formatter = _Formatter(_summarized(array) if summarize else array)
     return _tensor_str(array, indent, summarize, formatter)
 
 
 def _add_suffixes(text: str, suffixes: list, indent: int) -> str:
     # PyTorch counts the last line as 2 characters longer than it is; copied so lines break where its do.
+    # A suffix is measured as PyTorch spells it (``dtype=torch.float64``), so the same program breaks its lines
+    # in the same places under both libraries.
     last_line_length = len(text) - text.rfind("\n") + 1
     for suffix in suffixes:
-        if last_line_length + len(suffix) + 2 > LINE_WIDTH:
+        length = len(suffix.replace("minitorch.", "torch."))
+        if last_line_length + length + 2 > PRINT_OPTS.linewidth:
             text += ",\n" + " " * indent + suffix
-            last_line_length = indent + len(suffix)
+            last_line_length = indent + length
         else:
             text += ", " + suffix
-            last_line_length += len(suffix) + 2
+            last_line_length += length + 2
     return text + ")"
 
 
@@ -151,6 +207,8 @@ def tensor_repr(tensor) -> str:
             suffixes.append(f"size={tuple(array.shape)}")
     else:
         body = format_values(array, indent)
+        if not PRINT_OPTS.edgeitems:
+            suffixes.append(f"size={tuple(array.shape)}")
     if not has_default_dtype:
         suffixes.append(f"dtype={dtype!r}")
     if tensor.grad_fn is not None:
