@@ -133,6 +133,7 @@ from . import distributed  # process groups and collectives (mpi4py is imported 
 from . import nn
 from .serialization import load, save
 from . import utils
+from . import testing  # assert_close
 from ._dlpack import from_dlpack
 from . import vision
 from . import onnx  # export to ONNX (needs the `onnx` package only when export runs)
