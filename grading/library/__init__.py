@@ -50,7 +50,7 @@ import numpy as np
 # the modules that register pieces, in course order (imported on first use)
 PIECE_MODULES = ("grading.library.tensor",)
 
-YOURS, BLANK, FAILING = "yours", "still blank", "does not pass its public checks yet"
+YOURS, BLANK, FAILING = "yours", "is still blank", "does not pass its public checks yet"
 MISSING, UNCHECKED = "was not found", "cannot be checked here"
 
 
@@ -243,7 +243,7 @@ def my_library(chapter: str, namespace: dict | None = None) -> dict[str, str]:
             table[name] = f"comes in chapter {int(entry.chapter[:2])}"
         else:
             found = find(name, namespace if entry.chapter == chapter else None)
-            table[name] = YOURS if found.status == YOURS else f"minitorch's ({_why(found)})"
+            table[name] = YOURS if found.status == YOURS else f"minitorch's: yours {_why(found)}"
         lines.append(f"  {name.ljust(width)}  {table[name]}")
     yours = sum(status == YOURS for status in table.values())
     built = sum(not status.startswith("comes in") for status in table.values())
