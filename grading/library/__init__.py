@@ -30,7 +30,8 @@ Registering a piece is one call (see ``grading/library/tensor.py`` for chapter 1
 ``cells`` are the solution cells to run, in order, to rebuild the piece from the saved notebook (the
 piece's own cell last, the cells it builds on first); ``checks`` maps each exercise that must pass to the
 notebook function that exercise checks (a report built on the piece); ``fallback`` is minitorch's
-equivalent, with the same interface. A module of pieces is listed in ``PIECE_MODULES`` below.
+equivalent, with the same interface. Every module of this package is imported on first use, so a new
+chapter's pieces go in a module of their own here (``grading/library/engine.py``, say) or beside chapter 1's.
 """
 
 from __future__ import annotations
@@ -47,8 +48,12 @@ from typing import Any
 
 import numpy as np
 
-# the modules that register pieces, in course order (imported on first use)
-PIECE_MODULES = ("grading.library.tensor",)
+
+def _piece_modules() -> list[str]:
+    """Every module of this package: each registers its chapter's pieces when imported (on first use)."""
+    folder = Path(__file__).parent
+    return [f"{__name__}.{path.stem}" for path in sorted(folder.glob("*.py")) if not path.stem.startswith("_")]
+
 
 YOURS, BLANK, FAILING = "yours", "is still blank", "does not pass its public checks yet"
 MISSING, UNCHECKED = "was not found", "cannot be checked here"
@@ -91,7 +96,7 @@ def piece(name: str, *, chapter: str, cells, checks: Mapping[str, str], fallback
 
 def pieces() -> dict[str, Piece]:
     """Every registered piece, in course order."""
-    for module in PIECE_MODULES:
+    for module in _piece_modules():
         importlib.import_module(module)
     return dict(sorted(_PIECES.items(), key=lambda item: item[1].chapter))
 

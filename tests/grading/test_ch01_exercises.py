@@ -694,3 +694,43 @@ def test_block_matmul_written_differently_passes(capsys):
     minitorch_class = strided.MinitorchStridedTensor
     check("ch01.block_matmul", lambda *case: strided.matmul_report(minitorch_class, matmul_blocks, *case))
     assert "all 3 public cases pass" in capsys.readouterr().out
+
+
+# -- the withheld pieces: minitorch's own strided tensor and kernels earn nothing in the batch grader -----------
+def test_minitorchs_own_pieces_handed_in_score_zero_and_the_reference_full(tmp_path):
+    """A submission whose pieces are minitorch's equivalents (grading/library's fallbacks) calls the withheld
+    minitorch functions (from_numpy, expand, broadcast_shapes, matmul) while its exercises are graded."""
+    import csv
+    import shutil
+
+    import nbformat
+
+    from grading.cli import main
+    from tests.grading.chapter_notebooks import COURSE
+    from tests.grading.conftest import TEST_LIMITS, require_bwrap
+
+    require_bwrap()
+    source = COURSE / "source" / "01_tensors" / "01_tensors.ipynb"
+    folder = tmp_path / "submitted"
+    folder.mkdir()
+    shutil.copy(source, folder / "reference.ipynb")
+    shortcut = nbformat.read(source, as_version=4)
+    shortcut.cells.append(nbformat.v4.new_code_cell(
+        "from grading.library import tensor as library_pieces\n"
+        "class StridedTensor(library_pieces.MinitorchStridedTensor):\n"
+        "    pass\n"
+        "broadcast_shapes = library_pieces.minitorch_broadcast_shapes\n"
+        "broadcast_index = library_pieces.minitorch_broadcast_index\n"
+        "tensor_map, tensor_zip = library_pieces.minitorch_map, library_pieces.minitorch_zip\n"
+        "tensor_reduce, matmul_blocks = library_pieces.minitorch_reduce, library_pieces.minitorch_matmul\n"
+    ))  # fmt: skip
+    nbformat.write(shortcut, folder / "shortcut.ipynb")
+    out = tmp_path / "out"
+    assert main([str(folder), "--source", str(source), "--out", str(out), "--quiet", *TEST_LIMITS]) == 0
+    with open(out / "grades.csv", newline="") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    built = ["strided_views", "view_and_contiguous", "broadcasting", "kernels_loop", "kernels_vectorised",
+             "block_matmul"]  # fmt: skip
+    assert float(rows["reference"]["total"]) == 12
+    assert all(float(rows["shortcut"][f"ch01.{name}"]) == 0 for name in built), rows["shortcut"]
+    assert float(rows["shortcut"]["total"]) == 4  # the four exercises that rebuild nothing

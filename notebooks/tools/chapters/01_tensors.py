@@ -771,6 +771,7 @@ cells = [
                 ### END SOLUTION
 
             def is_contiguous(self):
+                """True when the elements sit row after row (PyTorch's rule: size-1 dimensions do not count)."""
                 ### BEGIN SOLUTION
                 expected = contiguous_strides(self.shape)
                 pairs = zip(self.shape, self.strides, expected)
@@ -778,6 +779,7 @@ cells = [
                 ### END SOLUTION
 
             def permute(self, *dims):
+                """The view whose dimension i is this tensor's dimension dims[i]."""
                 ### BEGIN SOLUTION
                 shape = [self.shape[d] for d in dims]
                 strides = [self.strides[d] for d in dims]
@@ -785,6 +787,7 @@ cells = [
                 ### END SOLUTION
 
             def transpose(self, dim0, dim1):
+                """The view with dimensions dim0 and dim1 swapped."""
                 ### BEGIN SOLUTION
                 dims = list(range(len(self.shape)))
                 dims[dim0], dims[dim1] = dims[dim1], dims[dim0]
@@ -806,6 +809,7 @@ cells = [
                 ### END SOLUTION
 
             def expand(self, *sizes):
+                """The view stretched to `sizes` (-1 keeps a size; new dimensions are added on the left), no copy."""
                 ### BEGIN SOLUTION
                 added = len(sizes) - len(self.shape)
                 shape, strides = [], []
@@ -831,6 +835,7 @@ cells = [
                 ### END SOLUTION
 
             def as_strided(self, shape, strides, offset):
+                """The view of the same storage with exactly this shape, these strides and this storage offset."""
                 ### BEGIN SOLUTION
                 return StridedTensor(self.storage, shape, strides, offset)
                 ### END SOLUTION
@@ -1156,12 +1161,14 @@ cells = [
 
 
         def tensor_map(fn, out, a):
+            """out[i] = fn(a[i]) for every index i of out, all at once (a broadcast to out's shape)."""
             ### BEGIN SOLUTION
             out.storage[positions_at(out, out.shape)] = fn(a.storage[positions_at(a, out.shape)])
             ### END SOLUTION
 
 
         def tensor_zip(fn, out, a, b):
+            """out[i] = fn(a[i], b[i]) for every index i of out, all at once (a and b broadcast)."""
             ### BEGIN SOLUTION
             shape = out.shape
             values_a, values_b = a.storage[positions_at(a, shape)], b.storage[positions_at(b, shape)]
@@ -1170,6 +1177,7 @@ cells = [
 
 
         def tensor_reduce(fn, out, a, dim):
+            """out (size 1 along dim, holding the start value) = fn folded over dimension dim of a, all at once."""
             ### BEGIN SOLUTION
             where = positions_at(out, out.shape)
             folded = fn.reduce(a.storage[positions_at(a, a.shape)], axis=dim, keepdims=True)
