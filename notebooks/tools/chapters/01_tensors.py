@@ -956,7 +956,8 @@ cells = [
 
         Strided = use("StridedTensor")
         storage = np.arange(24.0)
-        for name, tensor_class in [("yours    ", Strided), ("minitorch", MinitorchStridedTensor)]:
+        mine = "yours    " if Strided is not MinitorchStridedTensor else "(blank)  "
+        for name, tensor_class in [(mine, Strided), ("minitorch", MinitorchStridedTensor)]:
             picked = tensor_class(storage, (2, 3, 4)).permute(2, 0, 1)[1:4:2, :, 1:]
             print(name, "shape", picked.shape, "strides", picked.strides, "offset", picked.offset,
                   "contiguous", picked.is_contiguous(), "values", picked.numpy().reshape(-1).tolist())
