@@ -226,9 +226,9 @@ KERNEL_WITHHELD = (
 )
 
 
-def _kernels_reference(*case):
+def _kernels_reference(*case, vectorised=False):
     kernels = (strided.minitorch_map, strided.minitorch_zip, strided.minitorch_reduce)
-    return strided.kernels_report(Minitorch, *kernels, *case)
+    return strided.kernels_report(Minitorch, *kernels, *case, vectorised=vectorised)
 
 
 KERNEL_CASES = [
@@ -270,12 +270,12 @@ exercise(
     "ch01.kernels_vectorised",
     function="kernels_vectorised_report",
     withheld=KERNEL_WITHHELD,
-    reference=_kernels_reference,
+    reference=lambda *case: _kernels_reference(*case, vectorised=True),
     input_type="numpy",
     output_type="any",
     public=KERNEL_CASES,
     labels=KERNEL_LABELS,
-    outputs=strided.KERNEL_OUTPUTS,
+    outputs=strided.VECTORISED_KERNEL_OUTPUTS,
     hints=[
         "The loops of the last exercise compute a position for every index. NumPy can compute all the positions "
         "at once as an array of out's shape (index arrays), and then storage[positions] reads every input value "

@@ -333,32 +333,69 @@ def _fresh_out(tensor_class, shape, fill):
     return reversed_tensor.permute(*range(len(shape) - 1, -1, -1))
 
 
+VECTORISED_KERNEL_OUTPUTS = KERNEL_OUTPUTS + (
+    "single elements read or written one at a time (a vectorised kernel reads and writes whole index arrays: 0)",
+)
+
+
+class CountingStorage(np.ndarray):
+    """A storage (a NumPy array, sharing the memory) that counts the reads and writes of single elements
+    (``storage[k]``, ``storage[k] = v``): a Python loop over elements makes one per element, a vectorised
+    kernel none (``storage[positions]`` with an index array is one step)."""
+
+    single_accesses = 0
+
+    def __getitem__(self, key):
+        if _single(key):
+            CountingStorage.single_accesses += 1
+        return super().__getitem__(key)
+
+    def __setitem__(self, key, value):
+        if _single(key):
+            CountingStorage.single_accesses += 1
+        super().__setitem__(key, value)
+
+
+def _single(key) -> bool:
+    keys = key if isinstance(key, tuple) else (key,)
+    return all(isinstance(part, (int, np.integer)) for part in keys)
+
+
 def kernels_report(tensor_class, tensor_map, tensor_zip, tensor_reduce, a_storage, a_shape, a_perm, a_offset,
-                   b_storage, b_shape, dim):  # fmt: skip
+                   b_storage, b_shape, dim, *, vectorised=False):  # fmt: skip
     """Map, zip and reduce on strided inputs, written into strided outs (outputs named in KERNEL_OUTPUTS).
 
     ``tensor_class`` builds the inputs and the outs (minitorch's strided tensor in the checks, so a kernel is
-    judged on its own); the values are read back through each out's positions.
+    judged on its own); the values are read back through each out's positions. With ``vectorised``, the
+    storages count single-element accesses (VECTORISED_KERNEL_OUTPUTS' last output).
     """
     a = _strided_input(tensor_class, np.asarray(a_storage, dtype=np.float64), a_shape, a_perm, a_offset)
     b = tensor_class(np.asarray(b_storage, dtype=np.float64), _ints(b_shape))
     shape = tuple(a.shape)
+    dim = int(dim)
+    reduced_shape = shape[:dim] + (1,) + shape[dim + 1 :]
+    mapped, added, multiplied = (_fresh_out(tensor_class, shape, 0.0) for _ in range(3))
+    # a sum starts from out's values (0.5 here, so that a kernel that ignores them is seen), a max from -inf
+    summed, largest = _fresh_out(tensor_class, reduced_shape, 0.5), _fresh_out(tensor_class, reduced_shape, -np.inf)
+    tensors = (a, b, mapped, added, multiplied, summed, largest)
+    if vectorised:
+        for tensor in tensors:
+            tensor.storage = tensor.storage.view(CountingStorage)
+    CountingStorage.single_accesses = 0
+    tensor_map(np.square, mapped, a)
+    tensor_zip(np.add, added, a, b)
+    tensor_zip(np.multiply, multiplied, a, b)
+    tensor_reduce(np.add, summed, a, dim)
+    tensor_reduce(np.maximum, largest, a, dim)
+    singles = CountingStorage.single_accesses
+    for tensor in tensors:
+        tensor.storage = np.asarray(tensor.storage).view(np.ndarray)
 
     def read(out):
         return np.asarray(out.storage[out.positions()], dtype=np.float64)
 
-    mapped = _fresh_out(tensor_class, shape, 0.0)
-    tensor_map(np.square, mapped, a)
-    added, multiplied = _fresh_out(tensor_class, shape, 0.0), _fresh_out(tensor_class, shape, 0.0)
-    tensor_zip(np.add, added, a, b)
-    tensor_zip(np.multiply, multiplied, a, b)
-    dim = int(dim)
-    reduced_shape = shape[:dim] + (1,) + shape[dim + 1 :]
-    # a sum starts from out's values (0.5 here, so that a kernel that ignores them is seen), a max from -inf
-    summed, largest = _fresh_out(tensor_class, reduced_shape, 0.5), _fresh_out(tensor_class, reduced_shape, -np.inf)
-    tensor_reduce(np.add, summed, a, dim)
-    tensor_reduce(np.maximum, largest, a, dim)
-    return read(mapped), read(added), read(multiplied), read(summed), read(largest), mapped.storage.copy()
+    report = (read(mapped), read(added), read(multiplied), read(summed), read(largest), np.array(mapped.storage))
+    return report + (np.int64(singles),) if vectorised else report
 
 
 MATMUL_OUTPUTS = ("the product's shape", "the product's strides (a new contiguous tensor)", "the product's values")

@@ -525,9 +525,11 @@ def test_broadcasting_written_differently_passes(capsys):
 def _kernels(cell: str, **replaced):
     names = _fresh(cell)
     names.update(replaced)
-    kernels = ("map_loop", "zip_loop", "reduce_loop") if cell == "ch01-kernels-loop" else (
-        "tensor_map", "tensor_zip", "tensor_reduce")
-    return lambda *case: strided.kernels_report(strided.MinitorchStridedTensor, *(names[k] for k in kernels), *case)
+    vectorised = cell != "ch01-kernels-loop"
+    kernels = ("tensor_map", "tensor_zip", "tensor_reduce") if vectorised else ("map_loop", "zip_loop", "reduce_loop")
+    return lambda *case: strided.kernels_report(
+        strided.MinitorchStridedTensor, *(names[k] for k in kernels), *case, vectorised=vectorised
+    )
 
 
 def _loop_position_without_offset(tensor, index):
@@ -570,6 +572,12 @@ def _fast_reduce_restarting(fn, out, a, dim):
 
 
 LOOP, FAST = "ch01-kernels-loop", "ch01-kernels-fast"
+
+
+def _loops_as_vectorised(*case):
+    names = _fresh(LOOP)
+    loops = (names["map_loop"], names["zip_loop"], names["reduce_loop"])
+    return strided.kernels_report(strided.MinitorchStridedTensor, *loops, *case, vectorised=True)
 KERNEL_MISTAKES = {
     "loop: the input's storage offset ignored": (
         "ch01.kernels_loop", _kernels(LOOP, position_in=_loop_position_without_offset), "map: out = a * a"),
@@ -580,6 +588,8 @@ KERNEL_MISTAKES = {
         "ch01.kernels_loop", _kernels(LOOP, reduce_loop=_loop_reduce_last_dim), "reduce:"),
     "vectorised: the strides ignored (memory order)": (
         "ch01.kernels_vectorised", _kernels(FAST, positions_at=_fast_positions_in_memory_order), "map: out = a * a"),
+    "vectorised: the loops handed in (correct values, one element at a time)": (
+        "ch01.kernels_vectorised", _loops_as_vectorised, "single elements read or written one at a time"),
     "vectorised: reduce ignores out's start value": (
         "ch01.kernels_vectorised", _kernels(FAST, tensor_reduce=_fast_reduce_restarting), "reduce: sum over dim"),
 }  # fmt: skip
@@ -638,7 +648,8 @@ def test_kernels_written_differently_pass(capsys):
     minitorch_class = strided.MinitorchStridedTensor
     loops, vectorised = (map_loop, zip_loop, reduce_loop), (tensor_map, tensor_zip, tensor_reduce)
     check("ch01.kernels_loop", lambda *case: strided.kernels_report(minitorch_class, *loops, *case))
-    check("ch01.kernels_vectorised", lambda *case: strided.kernels_report(minitorch_class, *vectorised, *case))
+    check("ch01.kernels_vectorised",
+          lambda *case: strided.kernels_report(minitorch_class, *vectorised, *case, vectorised=True))  # fmt: skip
     assert capsys.readouterr().out.count("public cases pass") == 2
 
 

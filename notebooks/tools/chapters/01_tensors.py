@@ -1140,7 +1140,8 @@ cells = [
         every index of out's shape, are one integer array (its offset, plus for each of its own dimensions of size
         above 1 the matching `np.indices` grid times the stride). Then `storage[positions]` reads every value and
         `out.storage[positions] = values` writes every result, each in one step. These three are the kernels of
-        your library.
+        your library. The check counts the single elements your kernels read or write one at a time
+        (`storage[k]`): a vectorised kernel has none.
         """
     ),
     solution(
@@ -1189,7 +1190,7 @@ cells = [
 
         # What the check runs (already written).
         def kernels_vectorised_report(*case):
-            return kernels_report(MinitorchStridedTensor, tensor_map, tensor_zip, tensor_reduce, *case)
+            return kernels_report(MinitorchStridedTensor, tensor_map, tensor_zip, tensor_reduce, *case, vectorised=True)
         ''',
         "ch01-kernels-fast",
     ),
