@@ -131,6 +131,8 @@ LEARNER_GRADING_FILES = (
     "__init__.py", "_runner.py", "checks.py", "compare.py", "registry.py", "devices.py", "exercises/__init__.py",
     "review.py", "review_questions/__init__.py",
     *sorted(f"review_questions/{path.name}" for path in (Path(__file__).parent / "review_questions").glob("ch*.py")),
+    # the learner's own library: its mechanism, its reports and minitorch's equivalents of its pieces
+    *sorted(f"library/{path.name}" for path in (Path(__file__).parent / "library").glob("*.py")),
 )  # fmt: skip
 
 

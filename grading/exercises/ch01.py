@@ -93,3 +93,235 @@ exercise(
     hint="Compare labels as a column (labels[:, None], shape (n, 1)) with minitorch.arange(num_classes) as a row: "
     "the comparison broadcasts to (n, num_classes). Then .float() turns True/False into 1.0/0.0.",
 )
+
+
+# -- build it: a strided tensor on flat storage, its kernels ----------------------------------------------------
+# The references run the same reports as the notebook (grading/library/tensor.py, learner-side) on minitorch's
+# strided tensor: every stride, offset and value comes from a minitorch.Tensor viewing the same storage.
+from grading.library import tensor as strided  # noqa: E402
+
+Minitorch = strided.MinitorchStridedTensor
+
+
+def _storage(size: int, seed: int) -> np.ndarray:
+    return randn(size, seed=seed)
+
+
+exercise(
+    "ch01.strided_views",
+    function="strided_views_report",
+    withheld=(
+        "minitorch.Tensor.stride", "minitorch.Tensor.is_contiguous", "minitorch.Tensor.permute",
+        "minitorch.Tensor.transpose", "minitorch.Tensor.expand", "minitorch.Tensor.__getitem__",
+        "minitorch.Tensor.data_ptr", "minitorch.from_numpy",
+    ),
+    reference=lambda *case: strided.views_report(Minitorch, *case),
+    input_type="numpy",
+    output_type="any",
+    public=[
+        (_storage(24, 140), np.array([2, 3, 4]), np.array([1, 0, 2]), np.array([[0, 3, 2], [1, 2, 1], [0, 4, 3]]),
+         np.array([3, 2]), np.array([1, 6]), 2, np.array([4, 3, 2])),
+        (_storage(30, 141), np.array([5, 6]), np.array([1, 0]), np.array([[1, 6, 2], [0, 5, 1]]),
+         np.array([1, 4]), np.array([9, 2]), 3, np.array([2, 3, -1])),
+        (_storage(40, 142), np.array([2, 1, 4, 5]), np.array([3, 1, 0, 2]),
+         np.array([[1, 5, 1], [0, 1, 1], [0, 2, 1], [1, 4, 2]]),
+         np.array([2, 1, 3]), np.array([3, 7, 1]), 1, np.array([2, 2, 4, 3])),
+    ],
+    labels=[
+        "a 2x3x4 tensor: permute, then slices with steps, then a transpose; as_strided over the storage",
+        "a 5x6 matrix: its transpose sliced; a size-1 dimension expanded (-1 keeps a size)",
+        "four dimensions with a size-1 one: is_contiguous ignores size-1 dimensions; expand adds a dimension",
+    ],
+    outputs=strided.VIEWS_OUTPUTS,
+    hints=[
+        "A view never moves a number: it is the same storage read with another shape, other strides and another "
+        "storage offset. Each method returns a new StridedTensor on self.storage; only those three change.",
+        "position(index) = offset + sum over d of index[d] * strides[d]. Contiguous strides: the last is 1, each "
+        "earlier one is the product of the sizes after it. Permuting dimensions permutes sizes and strides "
+        "together; slice start:stop:step of dimension d moves the offset by start * strides[d], multiplies "
+        "strides[d] by step and leaves len(range(start, stop, step)) entries; expand gives every stretched or new "
+        "dimension the stride 0. Contiguous means each stride of a dimension of size above 1 is the contiguous one.",
+        "positions(): np.indices(self.shape) gives one grid of indices per dimension; combine the grids with the "
+        "strides as position() does, in one expression. index(position): undo the contiguous strides from the "
+        "first dimension to the last (// and %). __getitem__ gets a tuple of slice objects: slice.indices(size) "
+        "clamps start and stop as Python does. as_strided takes the new shape, strides and offset as they are.",
+    ],
+)  # fmt: skip
+
+exercise(
+    "ch01.view_and_contiguous",
+    function="view_and_contiguous_report",
+    withheld=(
+        "minitorch.Tensor.view", "minitorch.Tensor.reshape", "minitorch.Tensor.contiguous",
+        "minitorch.Tensor.is_contiguous", "minitorch.Tensor.stride", "minitorch.from_numpy",
+    ),
+    reference=lambda *case: strided.view_report(Minitorch, *case),
+    input_type="numpy",
+    output_type="any",
+    public=[
+        (_storage(26, 150), np.array([2, 3, 4]), np.array([0, 1, 2]), 2, np.array([6, 4])),
+        (_storage(15, 151), np.array([3, 4]), np.array([1, 0]), 3, np.array([12])),
+        (_storage(30, 152), np.array([2, 3, 4]), np.array([1, 0, 2]), 5, np.array([3, 2, 2, 2])),
+        (_storage(24, 153), np.array([2, 3, 4]), np.array([0, 2, 1]), 0, np.array([2, 12])),
+    ],
+    labels=[
+        "a contiguous tensor at offset 2 viewed as 6x4: the view keeps the offset",
+        "a transposed matrix cannot be flattened by view: PyTorch's RuntimeError, word for word",
+        "a permuted tensor whose last dimension is still contiguous: splitting it is a valid view",
+        "the last two dimensions swapped: merging them spans two contiguous subspaces (refused)",
+    ],
+    outputs=strided.VIEW_OUTPUTS,
+    hints=[
+        "view reuses the storage, so it must find strides that reach every element in the order the new shape "
+        "reads them. That works when the old dimensions can be grouped into runs that are contiguous among "
+        "themselves and each run is made of whole new dimensions. contiguous() copies the values, in index order, "
+        "into a fresh storage, unless the tensor is contiguous already.",
+        "Walk the old dimensions from the last: dimension d-1 continues the run of d when strides[d-1] equals "
+        "strides[d] * shape[d] (a size-1 dimension never breaks a run). Within a run whose innermost stride is s, "
+        "the new dimensions that cover it get strides s, s * (their last size), ... from the right. If the product "
+        "of the new sizes covering a run is not the run's element count, raise RuntimeError with PyTorch's text.",
+        "Keep three counters while walking from the right: the old run's element count, the new sizes' product "
+        "and the new dimension you are at; close a run when it ends (or at dimension 0) and then check the two "
+        "counts agree. contiguous(): positions() read in row-major order is exactly the copy's storage; the copy "
+        "has offset 0 and contiguous strides.",
+    ],
+)  # fmt: skip
+
+exercise(
+    "ch01.broadcasting",
+    function="broadcasting_report_of_mine",
+    withheld=("minitorch.broadcast_shapes", "minitorch.broadcast_tensors", "minitorch.Tensor.expand"),
+    reference=lambda a, b: strided.broadcasting_report(strided.minitorch_broadcast_shapes,
+                                                       strided.minitorch_broadcast_index, a, b),
+    input_type="numpy",
+    output_type="any",
+    public=[
+        (np.array([3, 1, 4]), np.array([2, 4])),
+        (np.array([5]), np.array([3, 1])),
+        (np.array([2, 3]), np.array([4, 3])),
+        (np.array([4, 1, 3]), np.array([1, 2, 1])),
+    ],
+    labels=[
+        "shapes of different lengths: align them from the right",
+        "a vector against a column: both are stretched",
+        "3 and 4 cannot be matched: PyTorch's RuntimeError names both sizes and the dimension",
+        "size 1 on both sides, in different dimensions",
+    ],
+    outputs=strided.BROADCAST_OUTPUTS,
+    hints=[
+        "Broadcasting compares shapes from the right: a missing dimension counts as size 1, and a size-1 dimension "
+        "is stretched to the other size. Reading a stretched tensor at an index of the big shape means ignoring "
+        "the dimensions it does not have and reading position 0 along its size-1 dimensions.",
+        "Pad the shorter shape with 1s on the left; the result's size is the other size where one is 1, and an "
+        "error where the sizes differ and neither is 1 (PyTorch counts the dimension in the padded shapes). "
+        "broadcast_index: the small shape's dimension d is the big shape's dimension d + (len(big) - len(small)).",
+        "broadcast_shapes: one loop over the padded pairs, building the list of sizes. broadcast_index: one "
+        "tuple built by a comprehension over the small shape's dimensions, choosing 0 or the big index's entry.",
+    ],
+)  # fmt: skip
+
+KERNEL_WITHHELD = (
+    "minitorch.Tensor.expand", "minitorch.broadcast_tensors", "minitorch.Tensor.copy_", "minitorch.Tensor.sum",
+    "minitorch.Tensor.amax", "minitorch.Tensor.contiguous",
+)
+
+
+def _kernels_reference(*case, vectorised=False):
+    kernels = (strided.minitorch_map, strided.minitorch_zip, strided.minitorch_reduce)
+    return strided.kernels_report(Minitorch, *kernels, *case, vectorised=vectorised)
+
+
+KERNEL_CASES = [
+    (randn(30, seed=160), np.array([2, 3, 4]), np.array([2, 0, 1]), 3, randn(4, seed=161), np.array([4, 1, 1]), 1),
+    (randn(12, seed=162), np.array([3, 3]), np.array([1, 0]), 2, randn(3, seed=163), np.array([3]), 0),
+    (randn(20, seed=164), np.array([2, 2, 3]), np.array([0, 2, 1]), 0, randn(6, seed=165), np.array([2, 3, 1]), 2),
+]
+KERNEL_LABELS = [
+    "a permuted 2x3x4 tensor at offset 3; b is a column broadcast over the rest; reduce over dimension 1",
+    "a transposed 3x3 matrix; b is a row; reduce over dimension 0",
+    "b has as many dimensions as a, with a size-1 one; reduce over the last dimension",
+]
+
+exercise(
+    "ch01.kernels_loop",
+    function="kernels_loop_report",
+    withheld=KERNEL_WITHHELD,
+    reference=_kernels_reference,
+    input_type="numpy",
+    output_type="any",
+    public=KERNEL_CASES,
+    labels=KERNEL_LABELS,
+    outputs=strided.KERNEL_OUTPUTS,
+    hints=[
+        "A kernel visits every element of out once, by its ordinal 0, 1, 2, ... in row-major order. For each it "
+        "needs the index (the ordinal unravelled over out's shape), then each input's position: the input's own "
+        "index under broadcasting, then offset plus index times strides. Write into out's storage at out's "
+        "position, never at the ordinal: out may be a strided view itself.",
+        "index from ordinal: the last index is ordinal % shape[-1], then divide by shape[-1] and go on to the "
+        "left. reduce: out has size 1 along dim and already holds the start value; for each out element, loop k "
+        "over a.shape[dim] with the index's dim set to k and fold with out = fn(out, a[...]).",
+        "Write three small helpers first (the index of an ordinal, the position of an index in a tensor, and your "
+        "broadcast_index), then each kernel is one loop over ordinals of a few lines; reduce has an inner loop "
+        "over the reduced dimension.",
+    ],
+)
+
+exercise(
+    "ch01.kernels_vectorised",
+    function="kernels_vectorised_report",
+    withheld=KERNEL_WITHHELD,
+    reference=lambda *case: _kernels_reference(*case, vectorised=True),
+    input_type="numpy",
+    output_type="any",
+    public=KERNEL_CASES,
+    labels=KERNEL_LABELS,
+    outputs=strided.VECTORISED_KERNEL_OUTPUTS,
+    hints=[
+        "The loops of the last exercise compute a position for every index. NumPy can compute all the positions "
+        "at once as an array of out's shape (index arrays), and then storage[positions] reads every input value "
+        "in one step and storage[positions] = values writes every output in one step.",
+        "np.indices(shape) gives one grid per dimension of the big shape. An input's positions are its offset "
+        "plus, for each of its own dimensions of size above 1, the big shape's grid of the matching dimension "
+        "times that stride (size-1 and missing dimensions contribute nothing: broadcasting).",
+        "One helper, positions of a tensor read at every index of a shape, serves all three kernels. reduce: "
+        "read a's values at its own positions (an array of a's shape), fold them along dim with fn.reduce(..., "
+        "axis=dim, keepdims=True), combine with out's current values by fn, and write at out's positions.",
+    ],
+)
+
+
+def _matmul_reference(*case):
+    return strided.matmul_report(Minitorch, strided.minitorch_matmul, *case)
+
+
+exercise(
+    "ch01.block_matmul",
+    function="block_matmul_report",
+    withheld=("minitorch.matmul", "minitorch.mm", "minitorch.Tensor.matmul", "minitorch.Tensor.__matmul__",
+              "minitorch.Tensor.mm"),
+    reference=_matmul_reference,
+    input_type="numpy",
+    output_type="any",
+    public=[
+        (randn(16, seed=170), np.array([4, 4]), 0, randn(16, seed=171), np.array([4, 4]), 2),
+        (randn(35, seed=172), np.array([7, 5]), 1, randn(42, seed=173), np.array([7, 6]), 3),
+        (randn(12, seed=174), np.array([3, 4]), 0, randn(20, seed=175), np.array([4, 5]), 8),
+    ],
+    labels=[
+        "4x4 by 4x4 in 2x2 blocks",
+        "a transposed 5x7 (a strided view) by 7x6 in 3x3 blocks: the sizes are not multiples of the block",
+        "a block larger than the matrices: one block",
+    ],
+    outputs=strided.MATMUL_OUTPUTS,
+    hints=[
+        "C = A B splits into blocks: the (I, J) block of C is the sum over K of A's (I, K) block times B's (K, J) "
+        "block. A block is small enough to stay in a cache (a GPU's shared memory), which is why real kernels "
+        "work this way.",
+        "C[i0:i1, j0:j1] += A[i0:i1, k0:k1] @ B[k0:k1, j0:j1] for every i0, j0, k0 in steps of the block size, "
+        "each block cut short at the matrix's edge. Read A's and B's blocks through their strides and offsets "
+        "(A may be a transposed view); C is a new contiguous tensor of shape (n, m), made with type(a).",
+        "Compute each input's positions as a 2-D index array once; a block of values is storage[positions[rows, "
+        "columns]] with slices for rows and columns. Three nested loops over block starts; the product of two "
+        "small blocks may use @ on those NumPy arrays. Accumulate into C's storage seen as an (n, m) array.",
+    ],
+)

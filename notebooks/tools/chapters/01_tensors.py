@@ -19,7 +19,10 @@ cells = [
         * use **broadcasting** to combine tensors of different shapes without loops;
         * select entries with **indexing**: slices, index tensors and boolean masks;
         * move data between NumPy and minitorch without copying (the **NumPy bridge**);
-        * explain, with a measurement, why tensors and not Python lists.
+        * explain, with a measurement, why tensors and not Python lists;
+        * build the machine yourself: a **strided tensor** on flat storage (views, `view`, `contiguous`,
+          broadcasting as index arithmetic) and the **kernels** that compute on it (map, zip, reduce, a matrix
+          product by blocks): the first pieces of **your own minitorch**, which later chapters build on.
         """
     ),
     code(
@@ -659,6 +662,691 @@ cells = [
     ),
     md(
         """
+        ## 9. Build it: your own strided tensor
+
+        So far NumPy kept the numbers and did the index arithmetic. Now you build that machine yourself: a tensor
+        as PyTorch stores one, a flat **storage** (one 1-D array of numbers) read through
+
+        * a **shape**: the size of each dimension;
+        * **strides**: how many storage entries one step along each dimension moves;
+        * a **storage offset**: where element `[0, 0, ...]` sits in the storage.
+
+        The element at `index` sits at `storage[offset + index[0] * strides[0] + index[1] * strides[1] + ...]`.
+        Every view is new values of these three, on the same storage: no number moves. PyTorch shows them as
+        `.shape`, `.stride()` and `.storage_offset()`:
+        """
+    ),
+    code(
+        """
+        numbers = minitorch.arange(24.0).reshape(2, 3, 4)
+        picked = numbers.permute(2, 0, 1)[1:4:2, :, 1:]          # a slice of a permuted view: a view of a view
+        base_address = numbers.data_ptr()
+        print("shape", tuple(picked.shape), " strides", picked.stride(),
+              " storage offset", (picked.data_ptr() - base_address) // picked.element_size(),
+              " contiguous:", picked.is_contiguous())
+        """
+    ),
+    md(
+        """
+        (minitorch has no `.storage_offset()` yet; the offset is the distance between the two tensors' addresses,
+        `data_ptr()`, in elements.)
+
+        Your `StridedTensor` below is the same machine. The constructor and `numpy()` are given; write the rest,
+        one idea per method. Each method that makes a view returns a **new** `StridedTensor` on `self.storage`.
+
+        * `contiguous_strides(shape)`: the strides of a tensor stored row after row;
+        * `position(index)` (index to storage position) and `index(position)` (back, for a contiguous tensor);
+        * `positions()`: the storage position of every element, as an integer array of the tensor's shape, with
+          NumPy index arrays (no Python loop over elements);
+        * `is_contiguous()`: PyTorch's rule (a dimension of size 1 is never stepped along, so its stride does not
+          matter);
+        * the views: `permute(*dims)`, `transpose(dim0, dim1)`, slicing `t[start:stop:step, ...]` (positive steps,
+          as in PyTorch), `expand(*sizes)` (`-1` keeps a size; stretched and new dimensions get stride 0) and
+          `as_strided(shape, strides, offset)`;
+        * `view(*shape)` and `contiguous()`: checked by the second exercise below.
+
+        The checks build a chain of views (permute, slice, transpose; `as_strided` then `expand`) on hidden shapes
+        and compare each step's shape, strides, storage offset, `is_contiguous()` and values with minitorch's,
+        whose strides the tests compare with PyTorch's. A failure names the step and the property.
+        """
+    ),
+    solution(
+        '''
+        from grading.library.tensor import view_report, views_report
+
+        VIEW_ERROR = (
+            "view size is not compatible with input tensor's size and stride (at least one dimension spans across two "
+            "contiguous subspaces). Use .reshape(...) instead."
+        )
+
+
+        def contiguous_strides(shape):
+            """The strides of a tensor of `shape` stored row after row (the last dimension moves fastest)."""
+            ### BEGIN SOLUTION
+            strides, step = [], 1
+            for size in reversed(shape):
+                strides.append(step)
+                step *= max(size, 1)
+            return tuple(reversed(strides))
+            ### END SOLUTION
+
+
+        class StridedTensor:
+            """A tensor as PyTorch stores one: a flat storage read through shape, strides and a storage offset."""
+
+            def __init__(self, storage, shape, strides=None, offset=0):
+                self.storage = storage                       # a 1-D NumPy array: the numbers, in memory order
+                self.shape = tuple(int(size) for size in shape)
+                self.strides = tuple(int(s) for s in strides) if strides is not None else contiguous_strides(self.shape)
+                self.offset = int(offset)
+
+            def numpy(self):
+                """The values, as a NumPy array of this tensor's shape (read through positions())."""
+                return self.storage[self.positions()]
+
+            def position(self, index):
+                """The storage position of the element at `index` (a tuple with one entry per dimension)."""
+                ### BEGIN SOLUTION
+                return self.offset + sum(i * s for i, s in zip(index, self.strides))
+                ### END SOLUTION
+
+            def index(self, position):
+                """The index of the element at storage `position`, for a contiguous tensor."""
+                ### BEGIN SOLUTION
+                index, rest = [], position - self.offset
+                for stride in contiguous_strides(self.shape):
+                    index.append(rest // stride)
+                    rest = rest % stride
+                return tuple(index)
+                ### END SOLUTION
+
+            def positions(self):
+                """The storage position of every element: an integer array of this tensor's shape."""
+                ### BEGIN SOLUTION
+                grids = np.indices(self.shape, dtype=np.int64)
+                positions = np.full(self.shape, self.offset, dtype=np.int64)
+                for grid, stride in zip(grids, self.strides):
+                    positions += grid * stride
+                return positions
+                ### END SOLUTION
+
+            def is_contiguous(self):
+                """True when the elements sit row after row (PyTorch's rule: size-1 dimensions do not count)."""
+                ### BEGIN SOLUTION
+                expected = contiguous_strides(self.shape)
+                pairs = zip(self.shape, self.strides, expected)
+                return all(size == 1 or stride == want for size, stride, want in pairs)
+                ### END SOLUTION
+
+            def permute(self, *dims):
+                """The view whose dimension i is this tensor's dimension dims[i]."""
+                ### BEGIN SOLUTION
+                shape = [self.shape[d] for d in dims]
+                strides = [self.strides[d] for d in dims]
+                return StridedTensor(self.storage, shape, strides, self.offset)
+                ### END SOLUTION
+
+            def transpose(self, dim0, dim1):
+                """The view with dimensions dim0 and dim1 swapped."""
+                ### BEGIN SOLUTION
+                dims = list(range(len(self.shape)))
+                dims[dim0], dims[dim1] = dims[dim1], dims[dim0]
+                return self.permute(*dims)
+                ### END SOLUTION
+
+            def __getitem__(self, slices):
+                """t[a:b:c, d:e, ...]: `slices` is a tuple of slice objects, one per leading dimension."""
+                ### BEGIN SOLUTION
+                if not isinstance(slices, tuple):
+                    slices = (slices,)
+                shape, strides, offset = list(self.shape), list(self.strides), self.offset
+                for d, cut in enumerate(slices):
+                    start, stop, step = cut.indices(shape[d])
+                    offset += start * strides[d]
+                    shape[d] = len(range(start, stop, step))
+                    strides[d] *= step
+                return StridedTensor(self.storage, shape, strides, offset)
+                ### END SOLUTION
+
+            def expand(self, *sizes):
+                """The view stretched to `sizes` (-1 keeps a size; new dimensions are added on the left), no copy."""
+                ### BEGIN SOLUTION
+                added = len(sizes) - len(self.shape)
+                shape, strides = [], []
+                for d, size in enumerate(sizes):
+                    if d < added:
+                        shape.append(size)
+                        strides.append(0)
+                        continue
+                    old_size, old_stride = self.shape[d - added], self.strides[d - added]
+                    if size in (-1, old_size):
+                        shape.append(old_size)
+                        strides.append(old_stride)
+                    elif old_size == 1:
+                        shape.append(size)
+                        strides.append(0)
+                    else:
+                        raise RuntimeError(
+                            f"The expanded size of the tensor ({size}) must match the existing size ({old_size}) at "
+                            f"non-singleton dimension {d}.  Target sizes: {list(sizes)}.  "
+                            f"Tensor sizes: {list(self.shape)}"
+                        )
+                return StridedTensor(self.storage, shape, strides, self.offset)
+                ### END SOLUTION
+
+            def as_strided(self, shape, strides, offset):
+                """The view of the same storage with exactly this shape, these strides and this storage offset."""
+                ### BEGIN SOLUTION
+                return StridedTensor(self.storage, shape, strides, offset)
+                ### END SOLUTION
+
+            def view(self, *shape):
+                """The same elements in the same order with a new shape, without copying (PyTorch's rule)."""
+                ### BEGIN SOLUTION
+                strides = [0] * len(shape)
+                new_d = len(shape) - 1
+                run_stride = self.strides[-1] if self.strides else 1
+                old_count = new_count = 1
+                for d in range(len(self.shape) - 1, -1, -1):
+                    old_count *= self.shape[d]
+                    run_ends = d == 0 or (self.shape[d - 1] != 1 and self.strides[d - 1] != old_count * run_stride)
+                    if run_ends:
+                        while new_d >= 0 and (new_count < old_count or shape[new_d] == 1):
+                            strides[new_d] = new_count * run_stride
+                            new_count *= shape[new_d]
+                            new_d -= 1
+                        if new_count != old_count:
+                            raise RuntimeError(VIEW_ERROR)
+                        if d > 0:
+                            run_stride, old_count, new_count = self.strides[d - 1], 1, 1
+                if new_d != -1:
+                    raise RuntimeError(VIEW_ERROR)
+                return StridedTensor(self.storage, shape, strides, self.offset)
+                ### END SOLUTION
+
+            def contiguous(self):
+                """This tensor if it is contiguous, else a copy of its values in a fresh, row-ordered storage."""
+                ### BEGIN SOLUTION
+                if self.is_contiguous():
+                    return self
+                return StridedTensor(self.storage[self.positions()].reshape(-1), self.shape)
+                ### END SOLUTION
+
+
+        # What the two checks run on your class (already written).
+        def strided_views_report(*case):
+            return views_report(StridedTensor, *case)
+
+
+        def view_and_contiguous_report(*case):
+            return view_report(StridedTensor, *case)
+        ''',
+        "ch01-strided",
+    ),
+    tests(
+        """
+        check("ch01.strided_views", strided_views_report)
+        ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
+        check_hidden(
+            "ch01.strided_views",
+            strided_views_report,
+            [
+                (randn(60, seed=1400), np.array([3, 4, 5]), np.array([2, 0, 1]),
+                 np.array([[1, 5, 2], [0, 3, 1], [1, 4, 2]]),
+                 np.array([2, 1, 3]), np.array([1, 0, 5]), 4, np.array([2, 2, 6, 3])),
+                (randn(12, seed=1401), np.array([12]), np.array([0]), np.array([[2, 11, 3]]),
+                 np.array([3, 1]), np.array([1, 4]), 0, np.array([3, 5])),
+                (randn(48, seed=1402), np.array([2, 2, 3, 4]), np.array([0, 3, 2, 1]),
+                 np.array([[0, 2, 1], [1, 4, 2], [0, 3, 2], [0, 1, 1]]), np.array([1, 2, 2]), np.array([1, 12, 1]), 5,
+                 np.array([3, -1, 2, 2])),
+            ],
+        )
+        ### END HIDDEN TESTS
+        """,
+        "ch01-strided-tests",
+        points=2,
+    ),
+    md(
+        """
+        ### view and contiguous
+
+        `view(*shape)` must find strides that read the same elements in the same order with the new shape, and no
+        copy. That is possible when the old dimensions fall into **runs** that are contiguous among themselves
+        (dimension `d-1` continues the run of `d` when `strides[d-1] == strides[d] * shape[d]`) and each run is made
+        of whole new dimensions. Otherwise PyTorch refuses with its message (your `VIEW_ERROR` above, word for word).
+        `contiguous()` returns the tensor itself when it is contiguous, else a copy of its values, in index order,
+        into a fresh storage. Both are methods of your class above; this check runs them on permuted views.
+        """
+    ),
+    tests(
+        """
+        check("ch01.view_and_contiguous", view_and_contiguous_report)
+        ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
+        check_hidden(
+            "ch01.view_and_contiguous",
+            view_and_contiguous_report,
+            [
+                (randn(40, seed=1500), np.array([2, 4, 5]), np.array([1, 0, 2]), 0, np.array([4, 2, 5])),
+                (randn(40, seed=1501), np.array([2, 4, 5]), np.array([1, 0, 2]), 0, np.array([8, 5])),
+                (randn(33, seed=1502), np.array([5, 6]), np.array([1, 0]), 3, np.array([2, 3, 5])),
+                (randn(30, seed=1503), np.array([1, 3, 8]), np.array([2, 1, 0]), 6, np.array([4, 2, 3])),
+                (randn(16, seed=1504), np.array([2, 2, 4]), np.array([0, 1, 2]), 0, np.array([16])),
+            ],
+        )
+        ### END HIDDEN TESTS
+        """,
+        "ch01-view-tests",
+        points=2,
+    ),
+    md(
+        """
+        From here on the chapter uses *your* tensor wherever it can. `use("StridedTensor")` hands out your class
+        if it passes its public checks, and minitorch's otherwise, saying so in one line; so does every later
+        chapter that asks for a piece of your library. Your tensor and minitorch's, on a view of a view:
+        """
+    ),
+    code(
+        """
+        from grading.library import my_library, use
+        from grading.library.tensor import MinitorchStridedTensor
+
+        Strided = use("StridedTensor")
+        storage = np.arange(24.0)
+        mine = "yours    " if Strided is not MinitorchStridedTensor else "(blank)  "
+        for name, tensor_class in [(mine, Strided), ("minitorch", MinitorchStridedTensor)]:
+            picked = tensor_class(storage, (2, 3, 4)).permute(2, 0, 1)[1:4:2, :, 1:]
+            print(name, "shape", picked.shape, "strides", picked.strides, "offset", picked.offset,
+                  "contiguous", picked.is_contiguous(), "values", picked.numpy().reshape(-1).tolist())
+        """
+    ),
+    md(
+        """
+        ### Broadcasting, as index arithmetic
+
+        Section 4's rule, written out. `broadcast_shapes(shape_a, shape_b)` gives the shape two tensors broadcast to,
+        or raises PyTorch's `RuntimeError` ("The size of tensor a (3) must match the size of tensor b (4) at
+        non-singleton dimension 1"). `broadcast_index(index, big_shape, shape)` says which element of a tensor of
+        `shape` broadcasting reads at `index` of the big shape. Kernels need exactly this to read stretched inputs.
+        """
+    ),
+    solution(
+        '''
+        from grading.library.tensor import broadcasting_report
+
+
+        def broadcast_shapes(shape_a, shape_b):
+            """The shape tensors of shapes shape_a and shape_b broadcast to (PyTorch's RuntimeError if none)."""
+            ### BEGIN SOLUTION
+            ndim = max(len(shape_a), len(shape_b))
+            a = (1,) * (ndim - len(shape_a)) + tuple(shape_a)
+            b = (1,) * (ndim - len(shape_b)) + tuple(shape_b)
+            shape = []
+            for d, (size_a, size_b) in enumerate(zip(a, b)):
+                if size_a != size_b and 1 not in (size_a, size_b):
+                    raise RuntimeError(
+                        f"The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) at "
+                        f"non-singleton dimension {d}"
+                    )
+                shape.append(size_b if size_a == 1 else size_a)
+            return tuple(shape)
+            ### END SOLUTION
+
+
+        def broadcast_index(index, big_shape, shape):
+            """The index into a tensor of `shape` that broadcasting reads at `index` of `big_shape`."""
+            ### BEGIN SOLUTION
+            skipped = len(big_shape) - len(shape)
+            return tuple(0 if size == 1 else index[skipped + d] for d, size in enumerate(shape))
+            ### END SOLUTION
+
+
+        # What the check runs (already written).
+        def broadcasting_report_of_mine(shape_a, shape_b):
+            return broadcasting_report(broadcast_shapes, broadcast_index, shape_a, shape_b)
+        ''',
+        "ch01-broadcast",
+    ),
+    tests(
+        """
+        check("ch01.broadcasting", broadcasting_report_of_mine)
+        ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
+        check_hidden(
+            "ch01.broadcasting",
+            broadcasting_report_of_mine,
+            [
+                (np.array([2, 1, 3, 1]), np.array([4, 1, 5])),
+                (np.array([1]), np.array([2, 2])),
+                (np.array([6, 2]), np.array([3, 6, 1])),
+                (np.array([2, 5, 3]), np.array([5, 4])),
+            ],
+        )
+        ### END HIDDEN TESTS
+        """,
+        "ch01-broadcast-tests",
+    ),
+    md(
+        """
+        ## 10. Build it: kernels on the storage
+
+        A **kernel** computes every element of an output from elements of its inputs. Three shapes of kernel cover
+        most of a tensor library: **map** (`out = fn(a)`, elementwise), **zip** (`out = fn(a, b)`, with broadcasting)
+        and **reduce** (`out` = `fn` folded along one dimension of `a`). Each writes into an `out` tensor that the
+        caller made, and `out` may itself be a strided view: write at out's positions, never at the ordinal.
+
+        First the index arithmetic as a plain loop, one element at a time: for each ordinal `0, 1, 2, ...` of out,
+        its index, then each input's index (through `broadcast_index`) and storage position. (A Python loop over
+        elements is slow, and the course otherwise forbids it; here, on tiny tensors, the loop *is* the lesson.)
+        `fn` is a NumPy function such as `np.add`; `reduce`'s `out` has size 1 along `dim` and already holds the start
+        value to fold into (-inf for a max; the check starts a sum at 0.5). The checks hand your kernels minitorch's
+        strided tensors (permuted, at an offset), so a kernel is judged on its own.
+        """
+    ),
+    solution(
+        '''
+        import math
+
+        from grading.library.tensor import MinitorchStridedTensor, kernels_report
+
+
+        def index_of_ordinal(ordinal, shape):
+            """The index of the `ordinal`-th element of `shape` in row-major order."""
+            ### BEGIN SOLUTION
+            index = []
+            for size in reversed(shape):
+                index.append(ordinal % size)
+                ordinal //= size
+            return tuple(reversed(index))
+            ### END SOLUTION
+
+
+        def position_in(tensor, index):
+            """The storage position of `index` in a strided tensor (storage, shape, strides, offset)."""
+            ### BEGIN SOLUTION
+            return tensor.offset + sum(i * s for i, s in zip(index, tensor.strides))
+            ### END SOLUTION
+
+
+        def map_loop(fn, out, a):
+            """out[i] = fn(a[i]) for every index i of out (a broadcast to out's shape)."""
+            ### BEGIN SOLUTION
+            for ordinal in range(math.prod(out.shape)):
+                index = index_of_ordinal(ordinal, out.shape)
+                value = a.storage[position_in(a, broadcast_index(index, out.shape, a.shape))]
+                out.storage[position_in(out, index)] = fn(value)
+            ### END SOLUTION
+
+
+        def zip_loop(fn, out, a, b):
+            """out[i] = fn(a[i], b[i]) for every index i of out (a and b broadcast to out's shape)."""
+            ### BEGIN SOLUTION
+            for ordinal in range(math.prod(out.shape)):
+                index = index_of_ordinal(ordinal, out.shape)
+                value_a = a.storage[position_in(a, broadcast_index(index, out.shape, a.shape))]
+                value_b = b.storage[position_in(b, broadcast_index(index, out.shape, b.shape))]
+                out.storage[position_in(out, index)] = fn(value_a, value_b)
+            ### END SOLUTION
+
+
+        def reduce_loop(fn, out, a, dim):
+            """out (size 1 along dim, holding the start value) = fn folded over dimension dim of a."""
+            ### BEGIN SOLUTION
+            for ordinal in range(math.prod(out.shape)):
+                index = list(index_of_ordinal(ordinal, out.shape))
+                where = position_in(out, index)
+                for k in range(a.shape[dim]):
+                    index[dim] = k
+                    out.storage[where] = fn(out.storage[where], a.storage[position_in(a, index)])
+            ### END SOLUTION
+
+
+        # What the check runs (already written).
+        def kernels_loop_report(*case):
+            return kernels_report(MinitorchStridedTensor, map_loop, zip_loop, reduce_loop, *case)
+        ''',
+        "ch01-kernels-loop",
+    ),
+    tests(
+        """
+        check("ch01.kernels_loop", kernels_loop_report)
+        ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
+        check_hidden(
+            "ch01.kernels_loop",
+            kernels_loop_report,
+            [
+                (randn(40, seed=1600), np.array([3, 2, 5]), np.array([1, 2, 0]), 5,
+                 randn(5, seed=1601), np.array([5, 1]), 2),
+                (randn(8, seed=1602), np.array([2, 2, 2]), np.array([2, 1, 0]), 0,
+                 randn(2, seed=1603), np.array([2, 1, 1]), 0),
+                (randn(9, seed=1604), np.array([7]), np.array([0]), 2, randn(1, seed=1605), np.array([1]), 0),
+            ],
+        )
+        ### END HIDDEN TESTS
+        """,
+        "ch01-kernels-loop-tests",
+    ),
+    md(
+        """
+        ### The same kernels, vectorised
+
+        The loop computes one position at a time. NumPy computes them all at once: an input's positions, read at
+        every index of out's shape, are one integer array (its offset, plus for each of its own dimensions of size
+        above 1 the matching `np.indices` grid times the stride). Then `storage[positions]` reads every value and
+        `out.storage[positions] = values` writes every result, each in one step. These three are the kernels of
+        your library. The check counts the single elements your kernels read or write one at a time
+        (`storage[k]`): a vectorised kernel has none.
+        """
+    ),
+    solution(
+        '''
+        # (imported again: a later chapter reruns this cell alone to take your kernels from the saved notebook)
+        from grading.library.tensor import MinitorchStridedTensor, kernels_report  # noqa: F811
+
+
+        def positions_at(tensor, shape):
+            """The storage position of the element of `tensor` that broadcasting reads at every index of `shape`."""
+            ### BEGIN SOLUTION
+            skipped = len(shape) - len(tensor.shape)
+            grids = np.indices(shape, dtype=np.int64)
+            positions = np.full(shape, tensor.offset, dtype=np.int64)
+            for d, (size, stride) in enumerate(zip(tensor.shape, tensor.strides)):
+                if size != 1:
+                    positions += grids[skipped + d] * stride
+            return positions
+            ### END SOLUTION
+
+
+        def tensor_map(fn, out, a):
+            """out[i] = fn(a[i]) for every index i of out, all at once (a broadcast to out's shape)."""
+            ### BEGIN SOLUTION
+            out.storage[positions_at(out, out.shape)] = fn(a.storage[positions_at(a, out.shape)])
+            ### END SOLUTION
+
+
+        def tensor_zip(fn, out, a, b):
+            """out[i] = fn(a[i], b[i]) for every index i of out, all at once (a and b broadcast)."""
+            ### BEGIN SOLUTION
+            shape = out.shape
+            values_a, values_b = a.storage[positions_at(a, shape)], b.storage[positions_at(b, shape)]
+            out.storage[positions_at(out, shape)] = fn(values_a, values_b)
+            ### END SOLUTION
+
+
+        def tensor_reduce(fn, out, a, dim):
+            """out (size 1 along dim, holding the start value) = fn folded over dimension dim of a, all at once."""
+            ### BEGIN SOLUTION
+            where = positions_at(out, out.shape)
+            folded = fn.reduce(a.storage[positions_at(a, a.shape)], axis=dim, keepdims=True)
+            out.storage[where] = fn(out.storage[where], folded)
+            ### END SOLUTION
+
+
+        # What the check runs (already written).
+        def kernels_vectorised_report(*case):
+            return kernels_report(MinitorchStridedTensor, tensor_map, tensor_zip, tensor_reduce, *case, vectorised=True)
+        ''',
+        "ch01-kernels-fast",
+    ),
+    tests(
+        """
+        check("ch01.kernels_vectorised", kernels_vectorised_report)
+        ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
+        check_hidden(
+            "ch01.kernels_vectorised",
+            kernels_vectorised_report,
+            [
+                (randn(40, seed=1700), np.array([3, 2, 5]), np.array([1, 2, 0]), 5,
+                 randn(5, seed=1701), np.array([5, 1]), 2),
+                (randn(8, seed=1702), np.array([2, 2, 2]), np.array([2, 1, 0]), 0,
+                 randn(2, seed=1703), np.array([2, 1, 1]), 0),
+                (randn(70, seed=1704), np.array([4, 4, 4]), np.array([0, 2, 1]), 6,
+                 randn(16, seed=1705), np.array([4, 1, 4]), 1),
+            ],
+        )
+        ### END HIDDEN TESTS
+        """,
+        "ch01-kernels-fast-tests",
+    ),
+    md(
+        """
+        How much the vectorised version saves, measured here on a transposed 60×50 input (your kernels if they pass
+        their checks, minitorch's otherwise):
+        """
+    ),
+    code(
+        """
+        fast_map = use("tensor_map")
+        source = MinitorchStridedTensor(np.random.default_rng(0).standard_normal(3000), (50, 60)).transpose(0, 1)
+        target = MinitorchStridedTensor(np.zeros(3000), (60, 50))
+        try:
+            map_loop(np.square, target, source)
+        except NotImplementedError:
+            print("write map_loop above (and run its cell) to time it against the vectorised map")
+        else:
+            loop_seconds = min(timeit.repeat(lambda: map_loop(np.square, target, source), number=1, repeat=3))
+            fast_seconds = min(timeit.repeat(lambda: fast_map(np.square, target, source), number=1, repeat=3))
+            print(f"map over 3000 elements: loop {1000 * loop_seconds:.2f} ms, "
+                  f"vectorised {1000 * fast_seconds:.3f} ms, {loop_seconds / fast_seconds:.0f}x faster")
+        """
+    ),
+    md(
+        """
+        ### A matrix product by blocks
+
+        `matmul_blocks(a, b, block_size)` multiplies two strided 2-D tensors (`a` may be a transposed view) into a
+        **new contiguous** tensor, one block at a time: the `(I, J)` block of the product is the sum over `K` of
+        `a`'s `(I, K)` block times `b`'s `(K, J)` block. Fast matrix-product kernels (BLAS on a CPU, CUDA on a GPU)
+        work this way, so that each block stays in a fast memory (a cache, a GPU's shared memory) while it is used
+        many times. Make the result with `type(a)(storage, shape)`, so it is the same kind of tensor as `a`; the
+        product of two small blocks may use `@` on NumPy arrays.
+        """
+    ),
+    solution(
+        '''
+        from grading.library.tensor import MinitorchStridedTensor, matmul_report
+
+
+        def matmul_blocks(a, b, block_size):
+            """a (n, k) @ b (k, m) as a new contiguous tensor, computed block by block."""
+            ### BEGIN SOLUTION
+            (n, k), m = a.shape, b.shape[1]
+            product = type(a)(np.zeros(n * m, dtype=a.storage.dtype), (n, m))
+            rows, columns = np.indices(a.shape)
+            a_positions = a.offset + rows * a.strides[0] + columns * a.strides[1]
+            rows, columns = np.indices(b.shape)
+            b_positions = b.offset + rows * b.strides[0] + columns * b.strides[1]
+            grid = product.storage.reshape(n, m)  # a view of the product's storage
+            for i in range(0, n, block_size):
+                for j in range(0, m, block_size):
+                    for p in range(0, k, block_size):
+                        block_a = a.storage[a_positions[i:i + block_size, p:p + block_size]]
+                        block_b = b.storage[b_positions[p:p + block_size, j:j + block_size]]
+                        grid[i:i + block_size, j:j + block_size] += block_a @ block_b
+            return product
+            ### END SOLUTION
+
+
+        # What the check runs (already written).
+        def block_matmul_report(*case):
+            return matmul_report(MinitorchStridedTensor, matmul_blocks, *case)
+        ''',
+        "ch01-matmul",
+    ),
+    tests(
+        """
+        check("ch01.block_matmul", block_matmul_report)
+        ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
+        check_hidden(
+            "ch01.block_matmul",
+            block_matmul_report,
+            [
+                (randn(30, seed=1800), np.array([5, 6]), 0, randn(18, seed=1801), np.array([6, 3]), 4),
+                (randn(24, seed=1802), np.array([3, 8]), 1, randn(15, seed=1803), np.array([3, 5]), 2),
+                (randn(1, seed=1804), np.array([1, 1]), 0, randn(4, seed=1805), np.array([1, 4]), 1),
+            ],
+        )
+        ### END HIDDEN TESTS
+        """,
+        "ch01-matmul-tests",
+    ),
+    md(
+        """
+        ### The pieces add up
+
+        A linear layer's forward pass, `x @ w + b`, on nothing but your library: your tensor holds the numbers,
+        `matmul_blocks` multiplies, `tensor_zip` adds the bias with broadcasting and `tensor_reduce` sums the rows.
+        Each piece is yours if it passes its checks and minitorch's otherwise (the lines below say which); the
+        last line compares with minitorch's own `x @ w + b`.
+        """
+    ),
+    code(
+        """
+        Tensor = use("StridedTensor")
+        my_matmul, my_zip, my_reduce = use("matmul_blocks"), use("tensor_zip"), use("tensor_reduce")
+
+        rng = np.random.default_rng(1)
+        x_values, w_values, b_values = rng.standard_normal((4, 3)), rng.standard_normal((5, 3)), rng.standard_normal(5)
+        x = Tensor(x_values.reshape(-1).copy(), (4, 3))
+        w = Tensor(w_values.reshape(-1).copy(), (5, 3)).transpose(0, 1)       # (3, 5): a transposed view
+        b = Tensor(b_values.copy(), (5,))
+        product = my_matmul(x, w, 2)
+        layer = Tensor(np.zeros(20), (4, 5))
+        my_zip(np.add, layer, product, b)
+        row_sums = Tensor(np.zeros(4), (4, 1))
+        my_reduce(np.add, row_sums, layer, 1)
+
+        expected = minitorch.tensor(x_values) @ minitorch.tensor(w_values).T + minitorch.tensor(b_values)
+        print("largest difference from minitorch's x @ w.T + b:", float(np.abs(layer.numpy() - expected.numpy()).max()))
+        print("row sums:", row_sums.numpy().reshape(-1).round(4).tolist())
+        """
+    ),
+    md(
+        """
+        ### Your library so far
+
+        Every chapter ends with this cell: the pieces of your own minitorch, and whether each one is yours (it
+        passes its public checks) or still minitorch's. Later chapters take your pieces from this notebook once it
+        is saved (`use("StridedTensor")`), so save it before moving on.
+        """
+    ),
+    code(
+        """
+        my_library("01_tensors")
+        """
+    ),
+    md(
+        """
         ## Summary
 
         * A tensor is a grid of numbers with a **shape**, a **dtype** (default `float32` for floats, `int64` for
@@ -673,6 +1361,11 @@ cells = [
           writes into the original.
         * **The NumPy bridge**: `from_numpy` and `.numpy()` share memory, `minitorch.tensor(array)` copies.
         * Whole-tensor operations are orders of magnitude faster and smaller than Python lists: never loop over entries.
+        * You built the machine: a **strided tensor** is a flat storage plus shape, strides and a storage offset;
+          every view is new values of those three; `view` works when the old dimensions form contiguous runs of
+          whole new dimensions; kernels turn indices into storage positions (one at a time in a loop, or all at
+          once with NumPy index arrays); a matrix product works block by block. These are the first pieces of your
+          own minitorch (`use("StridedTensor")`, `my_library(...)`).
 
         Where to read more: `minitorch/_tensor.py` (the Tensor class), `minitorch/_dtype.py` (promotion),
         `minitorch/_creation.py` (factories), `minitorch/ops/shape.py` and `minitorch/ops/indexing.py`.
