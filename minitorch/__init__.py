@@ -134,6 +134,7 @@ from . import nn
 from .serialization import load, save
 from . import utils
 from . import testing  # assert_close
+from . import special  # torch.special's names
 from ._dlpack import from_dlpack
 from . import vision
 from . import onnx  # export to ONNX (needs the `onnx` package only when export runs)
