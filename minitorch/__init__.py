@@ -135,6 +135,8 @@ from .serialization import load, save
 from . import utils
 from . import testing  # assert_close
 from . import special  # torch.special's names
+from . import amp  # GradScaler
+from .cuda import amp as _cuda_amp  # noqa: F401 - minitorch.cuda.amp, the deprecated home of GradScaler
 from ._dlpack import from_dlpack
 from . import vision
 from . import onnx  # export to ONNX (needs the `onnx` package only when export runs)
