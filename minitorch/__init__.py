@@ -12,6 +12,7 @@ from . import _dtype
 from ._device import device, get_default_device, set_default_device
 from ._threads import get_num_threads, set_num_threads
 from ._tensor_str import set_printoptions
+from ._type_info import finfo, iinfo
 from ._dtype import (
     bool, double, float, float16, float32, float64, get_default_dtype, half, int, int8, int16, int32, int64,
     long, promote_types, set_default_dtype, short, uint8,

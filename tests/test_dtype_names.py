@@ -49,3 +49,23 @@ def test_message_builders_say_what_pytorch_says():
     assert _error(lambda: torch.nn.functional.conv1d(torch.ones(1, 1, 3), double_weight)) == (
         _messages.expected_scalar_type(f32, f64)
     )
+
+
+def test_finfo_and_iinfo_as_pytorch():
+    """The limits of every dtype, their printing, equality and the errors for the wrong kind of dtype."""
+    torch = require_torch()
+    for name in ("float16", "float32", "float64"):
+        ours, theirs = minitorch.finfo(getattr(minitorch, name)), torch.finfo(getattr(torch, name))
+        for field in ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype"):
+            assert getattr(ours, field) == getattr(theirs, field), (name, field)
+        assert repr(ours) == repr(theirs) and ours == minitorch.finfo(getattr(minitorch, name))
+    assert repr(minitorch.finfo()) == repr(torch.finfo())
+    for name in ("uint8", "int8", "int16", "int32", "int64"):
+        ours, theirs = minitorch.iinfo(getattr(minitorch, name)), torch.iinfo(getattr(torch, name))
+        assert (ours.bits, ours.max, ours.min, ours.dtype) == (theirs.bits, theirs.max, theirs.min, theirs.dtype)
+        assert repr(ours) == repr(theirs)
+    for lib in (minitorch, torch):
+        with pytest.raises(TypeError, match="requires a floating point input type"):
+            lib.finfo(lib.int32)
+        with pytest.raises(TypeError, match="requires an integer input type"):
+            lib.iinfo(lib.float32)
