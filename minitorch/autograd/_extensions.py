@@ -70,9 +70,9 @@ def collect_across_devices(args, want_arrays: bool):
     for arg in args:
         if isinstance(arg, Tensor) and arg._base is not None and arg._base_history is not arg._base.grad_fn:
             refresh_if_stale(arg)
-    requires_grad = any(isinstance(a, Tensor) and a._requires_grad for a in args)
+    needs_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
     inputs = [a._data if isinstance(a, Tensor) else a for a in args] if want_arrays else args
-    return device, args, inputs, requires_grad and _GradState.enabled
+    return device, args, inputs, needs_grad
 
 
 def common_device(tensors):
@@ -105,6 +105,32 @@ def raise_device_mismatch(first, second):
         "Expected all tensors to be on the same device, but found at least two devices, "
         f"{first} and {second}!"
     )
+
+
+def returned_by_function(value, device, args):
+    """An output of a custom ``Function``'s forward, which returns Tensors: an input returned as it is
+    gets an identity of its own (same memory and version counter); ``None`` stays ``None``."""
+    if value is not None and any(value is arg for arg in args):
+        return Tensor._make(value._data, device, version_counter=value._version_counter)
+    return value
+
+
+_CONSTANT_VERSION = [0]
+
+
+def saved_otherwise(value, raw_outputs, outputs):
+    """``SavedTensor``'s fields for a saved value that is not a differentiable output nor an input of the
+    op: a non-differentiable output, a Tensor made in a ``Function``'s forward, an array computed in an
+    ``Op``'s forward (a mask, a norm), a Python number or setting, or ``None``."""
+    for output_nr, raw in enumerate(raw_outputs):
+        if value is raw:  # an output without grad_fn (integer, or marked non-differentiable)
+            return "constant", outputs[output_nr], output_nr, outputs[output_nr]._version_counter
+    if isinstance(value, Tensor):
+        return "input", value, value._output_nr, value._version_counter
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        constant = Tensor._make(value, outputs[0]._device)
+        return "constant", constant, 0, constant._version_counter
+    return "constant", value, 0, _CONSTANT_VERSION
 
 
 def marked_non_differentiable(ctx, value) -> bool:

@@ -27,6 +27,7 @@ points, each marked with a comment.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 from typing import NamedTuple
@@ -57,14 +58,13 @@ class BackwardStep(NamedTuple):
     leaf: object = None
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool = False, inputs=None) -> None:
-    """Add the gradient of ``tensors`` with respect to the graph's leaves into each leaf's ``.grad``.
+_step = functools.partial(tuple.__new__, BackwardStep)  # Speed only: BackwardStep(...) without its Python __new__
 
-    ``grad_tensors`` weights each output (needed unless it is a scalar); ``retain_graph``
-    keeps saved tensors for another backward (default: ``create_graph``); ``create_graph``
-    records the backward pass itself so the gradients can be differentiated again;
-    ``inputs`` limits which tensors receive gradients.
-    """
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool = False, inputs=None) -> None:
+    """Add the gradient of ``tensors`` with respect to the graph's leaves into each leaf's ``.grad``
+    (PyTorch's arguments: ``grad_tensors`` weight non-scalar outputs, ``retain_graph`` keeps saved tensors,
+    ``create_graph`` records the backward pass, ``inputs`` limits which tensors receive gradients)."""
     if isinstance(tensors, Tensor) and grad_tensors is None and inputs is None and not create_graph \
             and tensors._requires_grad and tensors._data.size == 1 and tensors._base is None:  # loss.backward()
         ones = tensors._data.copy()
@@ -79,13 +79,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
 
 
 def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs=None, accumulate: bool = True):
-    """Yield a ``BackwardStep`` per node run; the caller drains it.
-
-    ``roots`` are output tensors and ``grad_roots`` the gradients that start the walk.
-    With ``inputs`` given, only the part of the graph that leads to them runs, and
-    (when ``accumulate`` is False, as in ``autograd.grad``) their gradients are captured
-    and returned by the generator (``StopIteration.value``) instead of added to ``.grad``.
-    """
+    """Walk back from ``roots`` (output tensors, starting from ``grad_roots``), yielding a ``BackwardStep`` per node.
+    With ``inputs``, only what leads to them runs, and their gradients are returned (``StopIteration.value``)."""
     buffers = {}  # node -> the gradients it has received so far, one slot per output of its op
     for root, grad in zip(roots, grad_roots):
         _add_to_buffer(buffers, root.grad_fn or leaf_accumulator(root), root._output_nr, grad)
@@ -113,7 +108,7 @@ def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs
                     _extensions.run_pre_hooks(node, grad_outputs)  # grad_fn.register_prehook
                 if accumulate and grad_outputs[0] is not None:
                     node.accumulate(grad_outputs[0], create_graph)
-                yield BackwardStep(node, tuple(grad_outputs), (), node.variable)
+                yield _step((node, tuple(grad_outputs), (), node.variable))
                 continue
 
             grad_inputs = _call_node(node, grad_outputs)
@@ -125,7 +120,7 @@ def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs
                     dependencies[next_node] -= 1
                     if dependencies[next_node] == 0:
                         ready.push(next_node)
-            yield BackwardStep(node, tuple(grad_outputs), grad_inputs)
+            yield _step((node, tuple(grad_outputs), grad_inputs, None))
     finally:
         _GradState.enabled = previous_mode
         _extensions.walks.callbacks.pop()
@@ -227,12 +222,8 @@ def _validate_gradient(node, index, grad, meta):
 
 
 def _drain(steps):
-    """Run a backward generator to the end and return what it returns.
-
-    NumPy warns about inf and NaN (``0 * inf``) where PyTorch stays silent; gradients at a
-    function's singular points meet them naturally, so the whole walk runs with NumPy's
-    floating-point warnings off (one switch per backward, not one per op).
-    """
+    """Run a backward generator to the end and return what it returns."""
+    # NumPy warns about inf and NaN (0 * inf) where PyTorch stays silent: off for the whole walk.
     with _numpy.errstate(all="ignore"):
         while True:
             try:

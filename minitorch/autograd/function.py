@@ -121,8 +121,9 @@ class Function:
     def apply(cls, *args):
         """Run ``forward`` on ``args`` and, if any input requires grad, record the node for backward."""
         # 1. Collect the inputs: their device, what forward receives, whether to record a node.
-        device, args, inputs, record = _collect_inputs(args, cls._forward_takes_arrays)
-        ctx = _new_node(cls, args) if record else _ForwardOnlyContext()
+        device, args, inputs, needs_grad = _collect_inputs(args, cls._forward_takes_arrays)
+        record = _GradState.enabled and True in needs_grad
+        ctx = cls._node_class(needs_grad) if record else _ForwardOnlyContext()
         # 2. Run forward.
         raw = cls._run_forward(ctx, inputs, device)
         # 3. Wrap what forward returned as Tensors and, when recording, connect the node to the graph.
@@ -163,10 +164,10 @@ class Op(Function):
 
 # -- step 1: collect the inputs and decide whether to record -------------------------------------
 def _collect_inputs(args, want_arrays: bool):
-    """``(device, args, inputs, record)``: the device the tensors share (CPU when there are none),
-    ``args``, what ``forward`` receives (each tensor's array for an ``Op``), and whether to record
-    a node: some input requires grad and recording is on (``no_grad`` turns it off)."""
-    device, requires_grad, arrays = None, False, []
+    """``(device, args, inputs, needs_grad)``: the device the tensors share (CPU when there are none),
+    ``args``, what ``forward`` receives (each tensor's array for an ``Op``), and for each argument
+    whether it requires grad: a node is recorded when one does and recording is on."""
+    device, needs_grad, arrays = None, [], []
     for arg in args:
         if isinstance(arg, Tensor):
             if arg._base is not None and arg._base_history is not arg._base.grad_fn:
@@ -174,18 +175,12 @@ def _collect_inputs(args, want_arrays: bool):
             if device is not None and arg._device is not device:
                 return _extensions.collect_across_devices(args, want_arrays)  # 0-d CPU tensors join, else the error
             device = arg._device
-            requires_grad = requires_grad or arg._requires_grad
+            needs_grad.append(arg._requires_grad)
             arrays.append(arg._data)
         else:
+            needs_grad.append(False)
             arrays.append(arg)
-    return device or _CPU, args, arrays if want_arrays else args, requires_grad and _GradState.enabled
-
-
-def _new_node(cls, args):
-    """The node (``ctx``) of a call that records: it knows which inputs need a gradient before forward runs."""
-    ctx = cls._node_class()
-    ctx._needs_input_grad = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
-    return ctx
+    return device or _CPU, args, arrays if want_arrays else args, tuple(needs_grad)
 
 
 # -- step 3: wrap the outputs and connect the node -------------------------------------------
@@ -199,15 +194,10 @@ def _wrap_outputs(cls, raw, device, args):
 
 
 def _wrap_output(cls, value, device, args, index):
-    """One output of ``forward`` as a Tensor: a view shares its base's version counter; an input
-    returned as it is gets an identity of its own."""
-    if isinstance(value, Tensor):  # a Function's forward returned a Tensor
-        if any(value is arg for arg in args):  # it returned an input: give the output its own identity
-            return Tensor._make(value._data, device, version_counter=value._version_counter)
-        return value
-    if value is None:
-        return None
-    if isinstance(value, _numpy_scalar):  # NumPy gives 0-d results as scalars (np.float64); a tensor holds an array
+    """One output of ``forward`` as a Tensor (a NumPy scalar becomes a 0-d array first)."""
+    if value is None or isinstance(value, Tensor):
+        return _extensions.returned_by_function(value, device, args)  # a custom Function's forward gives Tensors
+    if isinstance(value, _numpy_scalar):
         value = _as_numpy_array(value)
     if cls.is_view and index == 0:  # it shares its base's memory, so its version counter too
         base = args[0]
@@ -265,28 +255,14 @@ _WRAPPED_NUMBER_TYPES = (int, float, bool, complex)
 
 
 def _saved_tensor(value, args, inputs, raw_outputs, outputs):
-    """One saved value as a ``SavedTensor``: one of the op's outputs, one of its inputs, or a constant."""
-    if value is None:
-        return None
+    """One saved value as a ``SavedTensor``: one of the op's outputs or inputs, else a constant."""
     for output_nr, raw in enumerate(raw_outputs):
-        if value is raw:
-            output = outputs[output_nr]
-            if output.grad_fn is None:  # a non-differentiable output: save it as a plain constant
-                return SavedTensor("constant", output, output_nr, output._version_counter)
-            return SavedTensor("output", output._data, output_nr, output._version_counter)
+        if value is raw and outputs[output_nr].grad_fn is not None:  # only its array: the node never holds its output
+            return SavedTensor("output", outputs[output_nr]._data, output_nr, outputs[output_nr]._version_counter)
     for position, given in enumerate(inputs):
         if value is given and isinstance(args[position], Tensor):
-            tensor = args[position]
-            return SavedTensor("input", tensor, tensor._output_nr, tensor._version_counter)
-    if isinstance(value, Tensor):
-        return SavedTensor("input", value, value._output_nr, value._version_counter)
-    if hasattr(value, "shape") and hasattr(value, "dtype"):  # an array computed in forward (a mask, a norm...)
-        value = Tensor._make(value, outputs[0]._device)
-        return SavedTensor("constant", value, 0, value._version_counter)
-    return SavedTensor("constant", value, 0, _CONSTANT_VERSION)  # a Python number or other setting
-
-
-_CONSTANT_VERSION = [0]
+            return SavedTensor("input", args[position], args[position]._output_nr, args[position]._version_counter)
+    return SavedTensor(*_extensions.saved_otherwise(value, raw_outputs, outputs))  # a mask, a number, None...
 
 
 def once_differentiable(backward):

@@ -129,8 +129,9 @@ class BackwardNode(Node):
     _non_differentiable = ()
     _tensor_positions = None  # which arguments are inputs, when some are not (numbers, settings)
 
-    def __init__(self):
+    def __init__(self, needs_input_grad: tuple):
         self._sequence_number = next(_sequence_counter)
+        self._needs_input_grad = needs_input_grad  # per argument of the call: does it require grad?
 
     # -- what forward calls -------------------------------------------------------------------
     def save_for_backward(self, *values) -> None:
@@ -157,8 +158,6 @@ class BackwardNode(Node):
         return tuple([self._unpack(saved) for saved in self._saved or ()])
 
     def _unpack(self, saved):
-        if saved is None:
-            return None
         if saved.version_counter[0] != saved.version:
             _extensions.raise_modified_in_place(self, saved)  # PyTorch's message, naming the op and versions
         if saved.kind == "output":
