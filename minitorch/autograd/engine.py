@@ -115,10 +115,11 @@ def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs
             if not keep_graph:
                 node._release_saved()
             for (next_node, output_nr), grad in zip(node.next_functions, grad_inputs):  # pass each gradient on
-                if next_node in dependencies:  # (None, and nodes pruned by ``inputs``, are not)
+                remaining = dependencies.get(next_node)  # (None, and nodes pruned by ``inputs``, have none)
+                if remaining is not None:
                     _add_to_buffer(buffers, next_node, output_nr, grad)
-                    dependencies[next_node] -= 1
-                    if dependencies[next_node] == 0:
+                    dependencies[next_node] = remaining - 1
+                    if remaining == 1:
                         ready.push(next_node)
             yield _step((node, tuple(grad_outputs), grad_inputs, None))
     finally:
