@@ -11,45 +11,36 @@ The walk:
    (its *dependencies*): a node may run only once all gradients for it have arrived.
 2. Keep the nodes whose gradients are complete in a priority queue. Like PyTorch, run
    the most recently created one first (highest sequence number).
-3. Run a node: ``grad_inputs = node.backward(grad_outputs)``. Reduce each gradient to
-   its input's shape (undoing broadcasting: the one place this happens) and dtype,
-   then add it into the buffer of the node it flows to.
-4. At a leaf, the ``AccumulateGrad`` node adds the gradient into ``leaf.grad``.
-5. Unless ``retain_graph`` is set, free each node's saved tensors once it has run.
-6. When every node has run, call the functions queued with ``queue_callback`` during
-   the walk (``DistributedDataParallel`` waits there for its gradient all-reduces).
+3. Run a node: ``grad_inputs = node.apply(*grad_outputs)``, one gradient per input of
+   its op; a gradient whose shape or dtype differs from its input's is brought back to
+   them (``_validate_gradient``: undoing broadcasting happens there and nowhere else).
+4. Pass each gradient on: add it into the buffer of the node it flows to, which is ready
+   once its last edge has delivered.
+5. At a leaf, the ``AccumulateGrad`` node adds the gradient into ``leaf.grad``.
+6. Unless ``retain_graph`` is set, free each node's saved tensors once it has run.
+
+What PyTorch adds around this loop (``autograd.grad``'s capture and ``inputs=``, tensor and
+node hooks, ``queue_callback``, anomaly mode, the checks of what a backward returned, zeros
+for outputs that received no gradient) is in ``_extensions.py``; the loop calls it at named
+points, each marked with a comment.
 """
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
-import threading
-import warnings
 from typing import NamedTuple
+
+import numpy as _numpy
 
 from .._dtype import from_numpy_dtype
 from .._shapes import is_expandable
-from .._tensor_base import TensorBase as Tensor  # isinstance only: the engine knows no Tensor methods
-from .function import AccumulateGrad
+from .._tensor_base import TensorBase as Tensor  # isinstance and _make: the engine knows no Tensor methods
+from . import _extensions
+from ._extensions import queue_callback  # noqa: F401  (DistributedDataParallel imports it from here)
 from .grad_mode import _AnomalyState, _GradState
-
-# The callbacks queued by ``queue_callback``: one list per backward pass now running on this thread
-# (a backward started inside a hook is nested and gets its own list).
-_final_callbacks = threading.local()
-
-
-def queue_callback(callback) -> None:
-    """Call ``callback()`` once the backward pass now running has walked its whole graph.
-
-    PyTorch's ``Variable._execution_engine.queue_callback``: a hook that fires in the middle of
-    backward (a gradient hook) uses it to finish something at the end, after every gradient has
-    been accumulated: ``DistributedDataParallel`` waits there for the all-reduces it launched.
-    """
-    stack = getattr(_final_callbacks, "stack", None)
-    if not stack:
-        raise RuntimeError("Final callbacks can only be installed during backward pass.")
-    stack[-1].append(callback)
+from .node import AccumulateGrad, leaf_accumulator
 
 
 class BackwardStep(NamedTuple):
@@ -67,72 +58,104 @@ class BackwardStep(NamedTuple):
     leaf: object = None
 
 
+_step = functools.partial(tuple.__new__, BackwardStep)  # Speed only: BackwardStep(...) without its Python __new__
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool = False, inputs=None) -> None:
+    """Add the gradient of ``tensors`` with respect to the graph's leaves into each leaf's ``.grad``
+    (PyTorch's arguments: ``grad_tensors`` weight non-scalar outputs, ``retain_graph`` keeps saved tensors,
+    ``create_graph`` records the backward pass, ``inputs`` limits which tensors receive gradients)."""
+    if isinstance(tensors, Tensor) and grad_tensors is None and inputs is None and not create_graph \
+            and tensors._requires_grad and tensors._data.size == 1 and tensors._base is None:  # loss.backward()
+        ones = tensors._data.copy()
+        ones.fill(1)  # the walk starts from d loss / d loss = 1
+        roots, grad_roots, retain_graph = (tensors,), (Tensor._make(ones, tensors._device),), bool(retain_graph)
+    else:  # several outputs, given gradients, inputs=, create_graph, a view, or an error to report
+        roots, grad_roots, retain_graph, inputs = _extensions.backward_arguments(
+            tensors, grad_tensors, retain_graph, create_graph, inputs)
+    results = _drain(run_backward(roots, grad_roots, retain_graph, create_graph, inputs))
+    if inputs is not None:
+        _extensions.keep_grads_of_inputs(inputs, results)  # backward(inputs=...): non-leaf inputs get .grad too
+
+
 def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs=None, accumulate: bool = True):
-    """Yield a ``BackwardStep`` per node run; the caller drains it.
-
-    ``roots`` are output tensors and ``grad_roots`` the gradients that start the walk.
-    With ``inputs`` given, only the part of the graph that leads to them runs, and
-    (when ``accumulate`` is False, as in ``autograd.grad``) their gradients are captured
-    and returned by the generator (``StopIteration.value``) instead of added to ``.grad``.
-
-    The main loop is the module docstring's walk: take the next ready node and its
-    gradients; at a leaf add them into ``.grad``; otherwise run the node's backward and
-    pass each gradient on to the node of that input, which is ready once all have arrived.
-    """
-    captured = _capture_points(inputs)  # (node, output_nr) of each requested input -> its positions
-    results = [None] * (len(inputs) if inputs is not None else 0)
-    buffers = {}  # node -> list of gradients received so far, one slot per output of that node
-    root_nodes = []
+    """Walk back from ``roots`` (output tensors, starting from ``grad_roots``), yielding a ``BackwardStep`` per node.
+    With ``inputs``, only what leads to them runs, and their gradients are returned (``StopIteration.value``)."""
+    buffers = {}  # node -> the gradients it has received so far, one slot per output of its op
     for root, grad in zip(roots, grad_roots):
-        node = root.grad_fn if root.grad_fn is not None else root._grad_accumulator()
-        _add_to_buffer(buffers, node, root._output_nr, grad)
-        root_nodes.append(node)
-    dependencies, needed = _count_dependencies(root_nodes, captured if inputs is not None else None)
-    ready = _ReadyNodes(root_nodes, dependencies)
+        _add_to_buffer(buffers, root.grad_fn or leaf_accumulator(root), root._output_nr, grad)
+    dependencies = _count_dependencies(list(buffers))
+    capture = None
+    if inputs is not None:  # autograd.grad, backward(inputs=): only what leads to them; keep their gradients
+        capture = _extensions.Capture(inputs, list(buffers), dependencies)
+        dependencies = capture.dependencies
+    ready = _ReadyNodes([node for node in buffers if node not in dependencies])
 
     previous_mode, _GradState.enabled = _GradState.enabled, create_graph  # record backward only if asked
-    callbacks = _open_callbacks()
+    queued = []  # what queue_callback adds during this walk (one list per walk running on this thread)
+    _extensions.walks.callbacks.append(queued)
     try:
         while ready.heap:
             node = ready.pop()
-            grad_outputs = _take_gradients(buffers, node)
-            if captured:
-                _capture(captured, results, node, grad_outputs)
-            if needed is not None and node not in needed:
-                continue
+            grad_outputs = buffers.pop(node)
+            if node._tensor_pre_hooks is not None or (type(node) is AccumulateGrad and node.variable._backward_hooks):
+                _extensions.run_tensor_hooks(node, grad_outputs)  # tensor.register_hook: may replace a gradient
+            if capture is not None and not capture.wants(node, grad_outputs):
+                continue  # autograd.grad took its gradient, or the node leads to no requested input
 
             if type(node) is AccumulateGrad:  # a leaf: add the gradient into its .grad
-                _accumulate(node, grad_outputs, accumulate, create_graph)
-                yield BackwardStep(node, tuple(grad_outputs), (), node.variable)
+                if node._pre_hooks:
+                    _extensions.run_pre_hooks(node, grad_outputs)  # grad_fn.register_prehook
+                if accumulate and grad_outputs[0] is not None:
+                    node.accumulate(grad_outputs[0], create_graph)
+                yield _step((node, tuple(grad_outputs), (), node.variable))
                 continue
 
-            grad_inputs = _run_node(node, grad_outputs, keep_graph)
-            _pass_on(node, grad_inputs, buffers, dependencies, needed, ready)
-            yield BackwardStep(node, tuple(grad_outputs), grad_inputs)
+            grad_inputs = _call_node(node, grad_outputs)
+            if not keep_graph:
+                node._release_saved()
+            for (next_node, output_nr), grad in zip(node.next_functions, grad_inputs):  # pass each gradient on
+                remaining = dependencies.get(next_node)  # (None, and nodes pruned by ``inputs``, have none)
+                if remaining is not None:
+                    _add_to_buffer(buffers, next_node, output_nr, grad)
+                    dependencies[next_node] = remaining - 1
+                    if remaining == 1:
+                        ready.push(next_node)
+            yield _step((node, tuple(grad_outputs), grad_inputs, None))
     finally:
         _GradState.enabled = previous_mode
-        _final_callbacks.stack.pop()
-    # Only a walk that reached its end runs them (a stepper that stops half-way does not).
-    for callback in callbacks:
-        callback()
-    return results
+        _extensions.walks.callbacks.pop()
+    if queued:
+        _extensions.run_callbacks(queued)  # only a walk that reached its end runs them
+    return capture.results if capture is not None else []
 
 
-# -- the walk's steps -------------------------------------------------------------------------------
+def _count_dependencies(root_nodes) -> dict:
+    """How many edges lead into each node reachable from ``root_nodes``."""
+    dependencies = {}
+    stack, visited = list(root_nodes), set()
+    while stack:
+        node = stack.pop()
+        if node in visited:
+            continue
+        visited.add(node)
+        for next_node, _ in node.next_functions:
+            if next_node is not None:
+                dependencies[next_node] = dependencies.get(next_node, 0) + 1
+                stack.append(next_node)
+    return dependencies
+
+
 class _ReadyNodes:
     """The nodes whose gradients are complete: a heap, latest-created node first (PyTorch's order),
     ties (leaf accumulators share one number) in the order they became ready."""
 
     __slots__ = ("heap", "_arrivals")
 
-    def __init__(self, root_nodes, dependencies):
-        self.heap = []
-        self._arrivals = itertools.count()
-        seen = set()
-        for node in root_nodes:
-            if id(node) not in seen and dependencies.get(node, 0) == 0:
-                seen.add(id(node))
-                self.push(node)
+    def __init__(self, nodes):
+        self.heap, self._arrivals = [], itertools.count()
+        for node in nodes:
+            self.push(node)
 
     def push(self, node) -> None:
         heapq.heappush(self.heap, (-node._sequence_number, next(self._arrivals), node))
@@ -141,195 +164,51 @@ class _ReadyNodes:
         return heapq.heappop(self.heap)[2]
 
 
-def _open_callbacks() -> list:
-    """A fresh list for ``queue_callback`` during this walk (nested walks each get their own)."""
-    callbacks = []
-    if not hasattr(_final_callbacks, "stack"):
-        _final_callbacks.stack = []
-    _final_callbacks.stack.append(callbacks)
-    return callbacks
-
-
-def _capture_points(inputs) -> dict:
-    """For ``autograd.grad``: where each requested input's gradient will arrive, ``(node, output_nr)``."""
-    captured = {}
-    for position, tensor in enumerate(inputs or ()):
-        key = (tensor.grad_fn, tensor._output_nr) if tensor.grad_fn is not None else (tensor._grad_accumulator(), 0)
-        captured.setdefault(key, []).append(position)
-    return captured
-
-
-def _take_gradients(buffers, node) -> list:
-    """The gradients ``node`` received, one per output, after the tensors' own hooks (``register_hook``)."""
-    grad_outputs = buffers.pop(node)
-    if node._tensor_pre_hooks is not None or (type(node) is AccumulateGrad and node.variable._backward_hooks):
-        for output_nr, grad in enumerate(grad_outputs):
-            if grad is not None:
-                grad_outputs[output_nr] = _run_tensor_hooks(node, output_nr, grad, type(node) is AccumulateGrad)
-    return grad_outputs
-
-
-def _capture(captured, results, node, grad_outputs) -> None:
-    """Keep the gradients of the requested inputs (``autograd.grad`` returns them)."""
-    for output_nr, grad in enumerate(grad_outputs):
-        for position in captured.get((node, output_nr), ()):
-            results[position] = grad
-
-
-def _accumulate(node, grad_outputs, accumulate: bool, create_graph: bool) -> None:
-    """A leaf's step: its node's pre-hooks, then ``leaf.grad += grad`` (unless ``autograd.grad`` only captures)."""
-    for hook in node._pre_hooks:  # grad_fn.register_prehook on an AccumulateGrad node
-        replaced = hook(tuple(grad_outputs))
-        if replaced is not None:
-            grad_outputs[:] = list(replaced)
-    if accumulate and grad_outputs[0] is not None:
-        node.accumulate(grad_outputs[0], create_graph)
-
-
-def _run_node(node, grad_outputs, keep_graph: bool) -> tuple:
-    """One node's backward (``_call_node``); then, unless the graph is kept, free what it saved."""
-    if grad_outputs[0] is None and all(grad is None for grad in grad_outputs):
-        grad_inputs = (None,) * len(node.next_functions)  # nothing flowed here: pass nothing on
-    else:
-        grad_inputs = _call_node(node, grad_outputs)
-    if not keep_graph:
-        node._release_saved()
-    return grad_inputs
-
-
-def _pass_on(node, grad_inputs, buffers, dependencies, needed, ready) -> None:
-    """Add each gradient into the buffer of the node it flows to; a node whose last edge this was is ready."""
-    for (next_node, output_nr), grad in zip(node.next_functions, grad_inputs):
-        if next_node is None or (needed is not None and next_node not in needed):
-            continue
-        if grad is not None:
-            _add_to_buffer(buffers, next_node, output_nr, grad)
-        remaining = dependencies[next_node] - 1
-        dependencies[next_node] = remaining
-        if remaining == 0:
-            if next_node not in buffers:
-                _add_to_buffer(buffers, next_node, 0, None)
-            ready.push(next_node)
-
-
-def _count_dependencies(root_nodes, captured):
-    """How many edges lead into each node; with ``captured``, also the nodes that lead to an input."""
-    dependencies = {}
-    order = []
-    stack = list(root_nodes)
-    visited = set()
-    while stack:
-        node = stack.pop()
-        if node in visited:
-            continue
-        visited.add(node)
-        order.append(node)
-        for next_node, _ in node.next_functions:
-            if next_node is not None:
-                dependencies[next_node] = dependencies.get(next_node, 0) + 1
-                if next_node not in visited:
-                    stack.append(next_node)
-    if captured is None:
-        return dependencies, None
-    targets = {node for node, _ in captured}
-    needed = set()
-    # A node is needed if it is a target or leads to a needed node; settle by repeated passes
-    # in reverse discovery order (children were discovered after their parents).
-    changed = True
-    while changed:
-        changed = False
-        for node in reversed(order):
-            if node in needed:
-                continue
-            if node in targets or any(n is not None and n in needed for n, _ in node.next_functions):
-                needed.add(node)
-                changed = True
-    # Only edges between needed nodes count as dependencies.
-    dependencies = {}
-    for node in order:
-        if node in needed:
-            for next_node, _ in node.next_functions:
-                if next_node is not None and next_node in needed:
-                    dependencies[next_node] = dependencies.get(next_node, 0) + 1
-    return dependencies, needed
-
-
-def _add_to_buffer(buffers, node, output_nr, grad):
+def _add_to_buffer(buffers, node, output_nr, grad) -> None:
+    """Add ``grad`` into the slot of output ``output_nr`` of ``node`` (gradients from several uses add up)."""
     slots = buffers.get(node)
     if slots is None:
-        slots = [None] * (len(node._output_meta) if node._output_meta is not None else 1)
-        buffers[node] = slots
+        slots = buffers[node] = [None] * (len(node._output_meta) if node._output_meta is not None else 1)
     if grad is not None:
         slots[output_nr] = grad if slots[output_nr] is None else slots[output_nr] + grad
 
 
-def _run_tensor_hooks(node, output_nr, grad, is_leaf_node):
-    """Hooks from ``tensor.register_hook`` run on the tensor's gradient before it is used.
+def _call_node(node, grad_outputs) -> tuple:
+    """``node``'s backward on the gradients it received: one gradient per entry of ``next_functions``."""
+    if grad_outputs[0] is None and all(grad is None for grad in grad_outputs):
+        return (None,) * len(node.next_functions)  # nothing flowed here: pass nothing on
+    if node._pre_hooks:
+        grad_outputs = _extensions.run_pre_hooks(node, grad_outputs)  # grad_fn.register_prehook
+    if len(grad_outputs) > 1 and node.materialize_grads and any(grad is None for grad in grad_outputs):
+        grad_outputs = _extensions.zeros_for_missing(node, grad_outputs)  # zeros where an output got no gradient
 
-    A non-leaf tensor's hooks live on the node that made it (keyed by output number); a
-    leaf's live on the leaf itself, which its ``AccumulateGrad`` node holds.
-    """
-    if is_leaf_node:
-        hooks = node.variable._backward_hooks
-    else:
-        all_hooks = node._tensor_pre_hooks
-        hooks = all_hooks.get(output_nr) if all_hooks else None
-    if hooks:
-        for hook in list(hooks.values()):
-            replaced = hook(grad)
-            if replaced is not None:
-                grad = replaced
-    return grad
+    grad_inputs = node.apply(*grad_outputs)
+    if not isinstance(grad_inputs, tuple):
+        grad_inputs = (grad_inputs,)
+    if node._tensor_positions is not None and len(grad_inputs) == len(node._needs_input_grad):
+        grad_inputs = [grad_inputs[p] for p in node._tensor_positions]  # one per argument: keep the inputs'
+    elif len(grad_inputs) != len(node._input_meta):
+        _extensions.raise_wrong_count(node, grad_inputs)  # PyTorch's error
 
-
-def _call_node(node, grad_outputs):
-    """Run one node's backward and check what it returned: count, shape, dtype, NaN."""
-    for hook in node._pre_hooks:
-        replaced = hook(tuple(grad_outputs))
-        if replaced is not None:
-            grad_outputs[:] = list(replaced)
-    if len(grad_outputs) > 1 and node.materialize_grads and any(g is None for g in grad_outputs):
-        grad_outputs = _zeros_for_missing(node, grad_outputs)
-
-    results = node.apply(*grad_outputs)
-    if not isinstance(results, tuple):
-        results = (results,)
-    positions = node._tensor_positions
-    expected = len(node._needs_input_grad)
-    if len(results) != expected:
-        if positions is None or len(results) != len(positions):
-            raise RuntimeError(
-                f"function {node.name()} returned an incorrect number of gradients "
-                f"(expected {expected}, got {len(results)})"
-            )
-    elif positions is not None:
-        results = tuple(results[p] for p in positions)
-
-    grad_inputs = []
-    for index, (grad, meta) in enumerate(zip(results, node._input_meta)):
+    checked = []
+    for index, (grad, meta) in enumerate(zip(grad_inputs, node._input_meta)):
         if grad is None or meta is None:
-            grad_inputs.append(None)
-        elif not isinstance(grad, Tensor):
-            raise TypeError(
-                f"function {node.name()} returned a gradient of type {type(grad).__name__} at index {index}; "
-                "expected a Tensor or None"
-            )
-        elif grad._data.shape != meta[0] or grad._data.dtype != meta[1]:
-            grad_inputs.append(_validate_gradient(node, index, grad, meta))
-        else:
-            grad_inputs.append(grad)
-
+            grad = None  # an input that needs no gradient gets none
+        elif not isinstance(grad, Tensor) or grad._data.shape != meta[0] or grad._data.dtype != meta[1]:
+            grad = _validate_gradient(node, index, grad, meta)
+        checked.append(grad)
     if _AnomalyState.enabled:
-        _check_for_nan(node, grad_inputs)
-    for hook in node._post_hooks:
-        replaced = hook(tuple(grad_inputs), tuple(grad_outputs))
-        if replaced is not None:
-            grad_inputs = list(replaced)
-    return tuple(grad_inputs)
+        _extensions.check_for_nan(node, checked)  # detect_anomaly
+    if node._post_hooks:
+        checked = _extensions.run_post_hooks(node, checked, grad_outputs)  # grad_fn.register_hook
+    return tuple(checked)
 
 
 def _validate_gradient(node, index, grad, meta):
-    """Reduce a gradient to its input's shape (undo broadcasting) and cast it to its dtype."""
+    """Bring a gradient back to its input's shape (undo broadcasting: sum over the broadcast axes) and dtype."""
+    if not isinstance(grad, Tensor):
+        raise TypeError(f"function {node.name()} returned a gradient of type {type(grad).__name__} at index {index}; "
+                        "expected a Tensor or None")
     shape, numpy_dtype = meta
     if grad._data.shape != shape:
         if not is_expandable(shape, grad._data.shape):
@@ -343,26 +222,12 @@ def _validate_gradient(node, index, grad, meta):
     return grad
 
 
-def _zeros_for_missing(node, grad_outputs):
-    from .._creation import zeros  # ops sit above autograd: imported when first needed
-
-    meta = node._output_meta
-    filled = list(grad_outputs)
-    for output_nr, grad in enumerate(filled):
-        if grad is None and meta is not None and meta[output_nr] is not None:
-            shape, numpy_dtype = meta[output_nr]
-            filled[output_nr] = zeros(shape, dtype=from_numpy_dtype(numpy_dtype), device=node._device)
-    return filled
-
-
-def _check_for_nan(node, grad_inputs):
-    for index, grad in enumerate(grad_inputs):
-        if grad is not None and grad._data.dtype.kind == "f" and bool(grad._xp.isnan(grad._data).any()):
-            trace = getattr(node, "_forward_trace", None)
-            if trace:
-                warnings.warn(
-                    f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{trace}",
-                    RuntimeWarning,
-                    stacklevel=2,
-                )
-            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {index}th output.")
+def _drain(steps):
+    """Run a backward generator to the end and return what it returns."""
+    # NumPy warns about inf and NaN (0 * inf) where PyTorch stays silent: off for the whole walk.
+    with _numpy.errstate(all="ignore"):
+        while True:
+            try:
+                next(steps)
+            except StopIteration as finished:
+                return finished.value

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from .._dtype import from_numpy_dtype
+from ._extensions import make_root_grads
 from .engine import BackwardStep, _call_node, run_backward
 from .function import AccumulateGrad, Function, Node, Op
 from .grad_mode import set_grad_enabled
@@ -180,9 +181,7 @@ def step_backward(
 
     Draining it is exactly ``tensor.backward(gradient, retain_graph, create_graph)``.
     """
-    from . import _make_root_grads  # defined in autograd/__init__.py, which imports this module
-
-    roots = _make_root_grads((tensor,), None if gradient is None else (gradient,), create_graph)
+    roots = make_root_grads((tensor,), None if gradient is None else (gradient,), create_graph)
     return run_backward((tensor,), roots, retain_graph or create_graph, create_graph)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import weakref
 
-from .function import _RemovableHandle
+from ._extensions import RemovableHandle as _RemovableHandle
 
 _hook_ids = itertools.count()
 

@@ -70,25 +70,31 @@ class SGD(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """Update every parameter that has a gradient; return the closure's loss (if one is given)."""
-        loss = self._evaluate_closure(closure)
+        loss = self._evaluate_closure(closure) if closure is not None else None
         for group in self.param_groups:
-            lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
-            weight_decay = group["weight_decay"]
             for param in group["params"]:
                 if param.grad is None:
                     continue
-                grad = param.grad if not group["maximize"] else -param.grad
-                if weight_decay != 0:
-                    grad = grad.add(param, alpha=weight_decay)
-                if momentum != 0:
-                    state = self.state[param]
-                    buffer = state.get("momentum_buffer")
-                    if buffer is None:
-                        # The first step starts the buffer at the gradient itself (no dampening).
-                        buffer = grad.detach().clone()
-                        state["momentum_buffer"] = buffer
-                    else:
-                        buffer.mul_(momentum).add_(grad, alpha=1 - dampening)
-                    grad = grad.add(buffer, alpha=momentum) if group["nesterov"] else buffer
-                param.add_(grad, alpha=-lr)
+                grad = param.grad
+                if group["maximize"] or group["weight_decay"] != 0 or group["momentum"] != 0:
+                    grad = self._direction(param, grad, group)  # the options beyond the learning rate
+                param.add_(grad, alpha=-group["lr"])
         return loss
+
+    def _direction(self, param, grad, group):
+        """The step's direction with ``maximize``, ``weight_decay`` and ``momentum`` (PyTorch's order)."""
+        if group["maximize"]:
+            grad = -grad
+        if group["weight_decay"] != 0:
+            grad = grad.add(param, alpha=group["weight_decay"])
+        if group["momentum"] == 0:
+            return grad
+        momentum, state = group["momentum"], self.state[param]
+        buffer = state.get("momentum_buffer")
+        if buffer is None:
+            # The first step starts the buffer at the gradient itself (no dampening).
+            buffer = grad.detach().clone()
+            state["momentum_buffer"] = buffer
+        else:
+            buffer.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
+        return grad.add(buffer, alpha=momentum) if group["nesterov"] else buffer

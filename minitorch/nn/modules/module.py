@@ -231,19 +231,10 @@ class Module:
     # -- attribute access: where the registration happens ---------------------------------
     def __getattr__(self, name: str) -> Any:
         # Only called when normal lookup fails: parameters, buffers and modules live in the dicts.
-        dictionary = self.__dict__
-        if "_parameters" in dictionary:
-            parameters = dictionary["_parameters"]
-            if name in parameters:
-                return parameters[name]
-        if "_buffers" in dictionary:
-            buffers = dictionary["_buffers"]
-            if name in buffers:
-                return buffers[name]
-        if "_modules" in dictionary:
-            modules = dictionary["_modules"]
-            if name in modules:
-                return modules[name]
+        for kind in ("_parameters", "_buffers", "_modules"):
+            found = self.__dict__.get(kind)
+            if found is not None and name in found:
+                return found[name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name: str, value: Any) -> None:

@@ -1,0 +1,426 @@
+"""What PyTorch adds around the plain core of autograd, called from it at named points.
+
+The core (``node.py``, ``Function.apply`` in ``function.py``, the loop of ``engine.py``) holds
+the idea: record a node per op, walk the nodes backwards, add gradients into leaves. Every
+line here is something PyTorch does besides, and each is reached from the core through one
+guarded call with a comment naming it, so a reader of the core sees where it happens and
+skips it:
+
+* recording (``Function.apply``): a view brought up to date, 0-d CPU tensors joining an op on
+  another device, outputs marked non-differentiable, several outputs, the forward traceback
+  that anomaly mode keeps;
+* saved tensors: PyTorch's errors for a second backward and for a tensor changed in place;
+* the engine: ``backward()``'s other arguments, ``autograd.grad``'s capture and ``inputs=``,
+  tensor and node hooks, ``queue_callback``, zeros for outputs that received no gradient,
+  the checks of what a backward returned, anomaly mode's NaN check.
+
+The recording of the ONNX exporter (``onnx/_trace.py``) wraps ``Function.apply`` itself while
+it traces, so it needs no point here.
+"""
+
+from __future__ import annotations
+
+import threading
+import traceback
+import warnings
+
+from .._device import CPU as _CPU
+from .._dtype import from_numpy_dtype
+from .._tensor_base import TensorBase as Tensor  # isinstance and _make: the graph knows no Tensor methods
+from .grad_mode import _GradState
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``: ``handle.remove()`` takes the hook off again."""
+
+    def __init__(self, hooks, hook, key=None):
+        self.hooks, self.hook, self.key = hooks, hook, key
+
+    def remove(self) -> None:
+        try:
+            if self.key is None:
+                self.hooks.remove(self.hook)
+            else:
+                del self.hooks[self.key]
+        except (ValueError, KeyError):
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.remove()
+
+
+# -- recording: Function.apply -------------------------------------------------------------------
+def refresh_if_stale(view) -> None:
+    """A view whose base was written in place after the view's history was recorded reads its
+    history again from the base's current one (``ops/copy_slices.py``), if recording.
+    A view made without recording keeps none (PyTorch's rule)."""
+    if _GradState.enabled and not view._view_made_without_grad:
+        from ..ops.copy_slices import refresh_view  # ops sit above autograd: imported when first needed
+
+        refresh_view(view)
+
+
+def collect_across_devices(args, want_arrays: bool):
+    """``_collect_inputs`` for tensors on several devices: 0-d CPU tensors join the others' device
+    (``_join_devices``), anything else raises PyTorch's device mismatch error."""
+    device, args = _join_devices(args)
+    for arg in args:
+        if isinstance(arg, Tensor) and arg._base is not None and arg._base_history is not arg._base.grad_fn:
+            refresh_if_stale(arg)
+    needs_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+    inputs = [a._data if isinstance(a, Tensor) else a for a in args] if want_arrays else args
+    return device, args, inputs, needs_grad
+
+
+def common_device(tensors):
+    """The one device that ``tensors`` share, or PyTorch's error naming the first two that differ.
+
+    PyTorch's one exception: a 0-d CPU tensor acts like a Python number and may join an op
+    on any device (``x_on_gpu * torch.tensor(2.0)``); the result stays on the other device.
+    """
+    device = None
+    for tensor in tensors:
+        if isinstance(tensor, Tensor) and not (tensor._data.ndim == 0 and tensor._device is _CPU):
+            if device is None:
+                device = tensor._device
+            elif tensor._device is not device:
+                raise_device_mismatch(device, tensor._device)
+    return device if device is not None else _CPU
+
+
+def _join_devices(args):
+    """Move 0-d CPU tensors to the device of the other tensors (differentiably), or raise the mismatch."""
+    device = common_device(args)
+    from ..ops.conversion import to  # ops sit above autograd: imported when first needed
+
+    moved = tuple(to(a, device) if isinstance(a, Tensor) and a._device is not device else a for a in args)
+    return device, moved
+
+
+def raise_device_mismatch(first, second):
+    raise RuntimeError(
+        "Expected all tensors to be on the same device, but found at least two devices, "
+        f"{first} and {second}!"
+    )
+
+
+def returned_by_function(value, device, args):
+    """An output of a custom ``Function``'s forward, which returns Tensors: an input returned as it is
+    gets an identity of its own (same memory and version counter); ``None`` stays ``None``."""
+    if value is not None and any(value is arg for arg in args):
+        return Tensor._make(value._data, device, version_counter=value._version_counter)
+    return value
+
+
+_CONSTANT_VERSION = [0]
+
+
+def saved_otherwise(value, raw_outputs, outputs):
+    """``SavedTensor``'s fields for a saved value that is not a differentiable output nor an input of the
+    op: a non-differentiable output, a Tensor made in a ``Function``'s forward, an array computed in an
+    ``Op``'s forward (a mask, a norm), a Python number or setting, or ``None``."""
+    for output_nr, raw in enumerate(raw_outputs):
+        if value is raw:  # an output without grad_fn (integer, or marked non-differentiable)
+            return "constant", outputs[output_nr], output_nr, outputs[output_nr]._version_counter
+    if isinstance(value, Tensor):
+        return "input", value, value._output_nr, value._version_counter
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        constant = Tensor._make(value, outputs[0]._device)
+        return "constant", constant, 0, constant._version_counter
+    return "constant", value, 0, _CONSTANT_VERSION
+
+
+def marked_non_differentiable(ctx, value) -> bool:
+    """Whether forward passed this output to ``ctx.mark_non_differentiable``."""
+    return any(value is marked for marked in ctx._non_differentiable)
+
+
+def remember_outputs(ctx, outputs) -> None:
+    """The shape and dtype of each output of an op with several, for zeros where one receives no gradient."""
+    ctx._output_meta = tuple(None if o is None else (o._data.shape, o._data.dtype) for o in outputs)
+
+
+def remember_forward_trace(ctx) -> None:
+    """Anomaly mode: the stack of the forward call, shown if this node's backward produces NaN."""
+    ctx._forward_trace = "".join(traceback.format_stack()[:-3])
+
+
+# -- saved tensors -------------------------------------------------------------------------------
+def raise_saved_tensors_freed():
+    raise RuntimeError(
+        "Trying to backward through the graph a second time (or directly access saved tensors after they "
+        "have already been freed). Saved intermediate values of the graph are freed when you call "
+        ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+        "graph a second time or if you need to access saved tensors after calling backward."
+    )
+
+
+def raise_modified_in_place(node, saved):
+    value = saved.value
+    data = value._data if isinstance(value, Tensor) else value
+    raise RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace operation: "
+        f"[{_type_string(data, node)}{list(data.shape)}], which is output {saved.output_nr} of "
+        f"{node.name() if saved.kind == 'output' else _producer_name(value)}, is at version "
+        f"{saved.version_counter[0]}; expected version {saved.version} instead. Hint: the backtrace "
+        "further above can help find the operation that failed to compute its gradient; enable "
+        "minitorch.autograd.set_detect_anomaly(True) to see it."
+    )
+
+
+def _producer_name(tensor) -> str:
+    grad_fn = getattr(tensor, "grad_fn", None)
+    return grad_fn.name() if grad_fn is not None else "a leaf tensor (AsStridedBackward0)"
+
+
+def _type_string(data, node) -> str:
+    device_part = "cuda." if getattr(node, "_device", None) is not None and node._device.type == "cuda" else ""
+    return f"torch.{device_part}{from_numpy_dtype(data.dtype).type_name}Tensor "
+
+
+# -- backward()'s other arguments ------------------------------------------------------------------
+_CREATE_GRAPH_CYCLE_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient "
+    "which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you "
+    "have to use this function, make sure to reset the .grad fields of your parameters to None after use to break "
+    "the cycle and avoid the leak."
+)
+
+
+def backward_arguments(tensors, grad_tensors, retain_graph, create_graph, inputs):
+    """``(roots, grad_roots, retain_graph, inputs)`` for the engine, from ``backward()``'s arguments as
+    PyTorch takes them: one tensor or several, given gradients or none, ``inputs=``."""
+    outputs = as_tuple(tensors)
+    requested = as_tuple(inputs)
+    bring_views_up_to_date(outputs, requested)
+    if create_graph:
+        # leaf.grad gets a grad_fn whose graph reaches back to the leaf: a cycle only the collector frees.
+        warnings.warn(_CREATE_GRAPH_CYCLE_WARNING, UserWarning, stacklevel=4)
+    roots = make_root_grads(outputs, as_tuple(grad_tensors), create_graph)
+    if requested is not None and len(requested) == 0:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    return outputs, roots, create_graph if retain_graph is None else retain_graph, requested
+
+
+def keep_grads_of_inputs(requested, results) -> None:
+    """``backward(inputs=...)``: non-leaf tensors named in ``inputs`` receive their gradient in ``.grad`` too."""
+    for tensor, grad in zip(requested, results):
+        if tensor.grad_fn is not None and grad is not None:
+            tensor._grad = grad if tensor._grad is None else tensor._grad + grad
+
+
+def as_tuple(value):
+    if value is None:
+        return None
+    if isinstance(value, Tensor):
+        return (value,)
+    return tuple(value)
+
+
+def make_root_grads(outputs, grad_outputs, create_graph: bool):
+    """The gradients that start the walk: given ones, or 1 for a scalar output."""
+    grad_outputs = grad_outputs if grad_outputs is not None else (None,) * len(outputs)
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError("grad can be implicitly created only for scalar outputs" if not grad_outputs else
+                           f"got {len(grad_outputs)} tensors in grad_outputs and {len(outputs)} in outputs")
+    roots = []
+    for index, (output, grad) in enumerate(zip(outputs, grad_outputs)):
+        if not output.requires_grad:
+            raise RuntimeError(f"element {index} of tensors does not require grad and does not have a grad_fn")
+        if grad is None:
+            if output._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            data = output._data
+            roots.append(Tensor._make(output._xp.ones(data.shape, data.dtype), output._device))  # a fresh leaf
+            continue
+        if not isinstance(grad, Tensor):
+            from .._creation import tensor as make_tensor  # ops sit above autograd: imported when first needed
+
+            grad = make_tensor(grad, dtype=output.dtype, device=output.device)
+        elif grad.shape != output.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{index}] has a shape of {grad.shape} and output[{index}] has a shape "
+                f"of {output.shape}."
+            )
+        elif grad.device != output.device:
+            raise RuntimeError(
+                f"invalid gradient at index {index} - expected device {output.device} but got {grad.device}"
+            )
+        roots.append(grad if create_graph else grad.detach())
+    return roots
+
+
+def bring_views_up_to_date(*groups) -> None:
+    """A view whose base was written in place since its history was recorded is read again first
+    (``ops/copy_slices.py``); ops do it for their inputs, this does it for backward's own arguments."""
+    for group in groups:
+        for tensor in group or ():
+            if getattr(tensor, "_base", None) is not None and tensor._base_history is not tensor._base.grad_fn:
+                refresh_if_stale(tensor)
+
+
+# -- autograd.grad and inputs=: capture the requested gradients, skip what leads nowhere ----------------
+class Capture:
+    """The walk of ``autograd.grad`` (and ``backward(inputs=...)``): which nodes lead to the requested
+    inputs (``needed``), the dependencies counted over those nodes only, and the gradients that arrive
+    at each requested input (``results``, in the order of ``inputs``)."""
+
+    def __init__(self, inputs, root_nodes, all_dependencies):
+        self.points = {}  # (node, output_nr) where a requested input's gradient arrives -> its positions
+        for position, tensor in enumerate(inputs):
+            key = (tensor.grad_fn, tensor._output_nr) if tensor.grad_fn is not None else (tensor._grad_accumulator(), 0)
+            self.points.setdefault(key, []).append(position)
+        self.results = [None] * len(inputs)
+        order = _discovery_order(root_nodes)
+        self.needed = _leading_to({node for node, _ in self.points}, order)
+        self.dependencies = {}  # only edges between needed nodes count
+        for node in order:
+            if node in self.needed:
+                for next_node, _ in node.next_functions:
+                    if next_node is not None and next_node in self.needed:
+                        self.dependencies[next_node] = self.dependencies.get(next_node, 0) + 1
+
+    def wants(self, node, grad_outputs) -> bool:
+        """Keep the gradients of requested inputs; whether ``node`` leads on to one and must run."""
+        for output_nr, grad in enumerate(grad_outputs):
+            for position in self.points.get((node, output_nr), ()):
+                self.results[position] = grad
+        return node in self.needed
+
+
+def _discovery_order(root_nodes) -> list:
+    order, stack, visited = [], list(root_nodes), set()
+    while stack:
+        node = stack.pop()
+        if node in visited:
+            continue
+        visited.add(node)
+        order.append(node)
+        stack.extend(n for n, _ in node.next_functions if n is not None and n not in visited)
+    return order
+
+
+def _leading_to(targets, order) -> set:
+    """The nodes that are targets or lead to one; settled by repeated passes in reverse discovery
+    order (children were discovered after their parents)."""
+    needed, changed = set(), True
+    while changed:
+        changed = False
+        for node in reversed(order):
+            if node not in needed and (node in targets or any(n is not None and n in needed
+                                                               for n, _ in node.next_functions)):
+                needed.add(node)
+                changed = True
+    return needed
+
+
+# -- hooks -------------------------------------------------------------------------------------------
+def run_tensor_hooks(node, grad_outputs) -> None:
+    """Hooks from ``tensor.register_hook`` run on the tensor's gradient before it is used (in place in
+    ``grad_outputs``). A non-leaf tensor's hooks live on the node that made it (keyed by output number);
+    a leaf's live on the leaf itself, which its ``AccumulateGrad`` node holds."""
+    leaf = getattr(node, "variable", None)
+    for output_nr, grad in enumerate(grad_outputs):
+        if grad is None:
+            continue
+        if leaf is not None:
+            hooks = leaf._backward_hooks
+        else:
+            hooks = node._tensor_pre_hooks.get(output_nr) if node._tensor_pre_hooks else None
+        for hook in list(hooks.values()) if hooks else ():
+            replaced = hook(grad)
+            if replaced is not None:
+                grad = replaced
+        grad_outputs[output_nr] = grad
+
+
+def run_pre_hooks(node, grad_outputs):
+    """``grad_fn.register_prehook``: each hook sees the gradients a node received and may replace them."""
+    for hook in node._pre_hooks:
+        replaced = hook(tuple(grad_outputs))
+        if replaced is not None:
+            grad_outputs[:] = list(replaced)
+    return grad_outputs
+
+
+def run_post_hooks(node, grad_inputs, grad_outputs):
+    """``grad_fn.register_hook``: each hook sees what a node's backward returned and may replace it."""
+    for hook in node._post_hooks:
+        replaced = hook(tuple(grad_inputs), tuple(grad_outputs))
+        if replaced is not None:
+            grad_inputs = list(replaced)
+    return grad_inputs
+
+
+def run_post_accumulate_hooks(leaf) -> None:
+    """``tensor.register_post_accumulate_grad_hook``: called with the leaf once its ``.grad`` is updated."""
+    for hook in leaf._post_accumulate_hooks:
+        hook(leaf)
+
+
+# -- queue_callback ------------------------------------------------------------------------------------
+class _Walks(threading.local):
+    """The callback lists of the backward walks running on this thread (a backward started inside a
+    hook is nested and gets its own list)."""
+
+    def __init__(self):
+        self.callbacks = []
+
+
+walks = _Walks()
+
+
+def queue_callback(callback) -> None:
+    """Call ``callback()`` once the backward pass now running has walked its whole graph.
+
+    PyTorch's ``Variable._execution_engine.queue_callback``: a hook that fires in the middle of
+    backward (a gradient hook) uses it to finish something at the end, after every gradient has
+    been accumulated: ``DistributedDataParallel`` waits there for the all-reduces it launched.
+    """
+    if not walks.callbacks:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    walks.callbacks[-1].append(callback)
+
+
+def run_callbacks(callbacks) -> None:
+    for callback in callbacks:
+        callback()
+
+
+# -- what a node's backward received and returned ------------------------------------------------------
+def zeros_for_missing(node, grad_outputs):
+    """Zeros for the outputs that received no gradient, so ``backward`` sees a tensor for each
+    (unless it called ``ctx.set_materialize_grads(False)``)."""
+    from .._creation import zeros  # ops sit above autograd: imported when first needed
+
+    meta = node._output_meta
+    filled = list(grad_outputs)
+    for output_nr, grad in enumerate(filled):
+        if grad is None and meta is not None and meta[output_nr] is not None:
+            shape, numpy_dtype = meta[output_nr]
+            filled[output_nr] = zeros(shape, dtype=from_numpy_dtype(numpy_dtype), device=node._device)
+    return filled
+
+
+def raise_wrong_count(node, results) -> None:
+    expected = len(node._needs_input_grad)
+    raise RuntimeError(
+        f"function {node.name()} returned an incorrect number of gradients (expected {expected}, got {len(results)})"
+    )
+
+
+def check_for_nan(node, grad_inputs) -> None:
+    """Anomaly mode: the first NaN in a gradient raises, naming the node and warning with its forward traceback."""
+    for index, grad in enumerate(grad_inputs):
+        if grad is not None and grad._data.dtype.kind == "f" and bool(grad._xp.isnan(grad._data).any()):
+            trace = getattr(node, "_forward_trace", None)
+            if trace:
+                warnings.warn(
+                    f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{trace}",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {index}th output.")
