@@ -115,6 +115,9 @@ def compare(
             if mismatch is not None:
                 return mismatch
             continue
+        not_finite = _not_finite(want, have, label)
+        if not_finite is not None:
+            return not_finite
         wrong = _wrong_entries(want, have, rtol, atol)
         if wrong.any():
             count, total = int(wrong.sum()), wrong.size
@@ -138,6 +141,37 @@ def _above_bound(bound: np.ndarray, have: np.ndarray, atol: float, label: str) -
     where = f" at index {index}" if index else ""
     detail = f"{label}{_scalar_text(have[index])}{where} is above the target {_scalar_text(bound[index])}"
     return Mismatch("above", detail, f"{label}above the target")
+
+
+def _not_finite(want: np.ndarray, have: np.ndarray, label: str) -> Mismatch | None:
+    """NaN (or an infinity) where the reference is finite, reported as such and where it first is.
+
+    Not as a "largest difference": a NaN is no tolerance problem but an undefined operation (inf - inf,
+    0 / 0, inf / inf), most often after an exp() that overflowed, and the learner should hear that.
+    """
+    if have.dtype.kind not in "fc":
+        return None
+    with np.errstate(all="ignore"):
+        finite_want = np.isfinite(want) if want.dtype.kind in "fc" else np.ones(want.shape, dtype=bool)
+        nan = np.isnan(have) & finite_want
+        infinite = np.isinf(have) & finite_want
+    bad = nan if nan.any() else infinite
+    if not bad.any():
+        return None
+    index = tuple(int(i) for i in np.argwhere(bad)[0])
+    where = f"at index {index}" if index else "in the output"
+    if nan.any():
+        what, why = "NaN", (
+            "NaN (not a number) comes from an undefined operation such as inf - inf, 0 / 0 or inf / inf, "
+            "most often after exp() overflowed; it is not a matter of tolerance"
+        )
+    else:
+        what, why = "inf", "a value overflowed its dtype (exp() of a large number, say)"
+    detail = (
+        f"{label}{what} in {int(bad.sum())} of {bad.size} entries where the reference is finite; first {where}: "
+        f"expected {_scalar_text(want[index])}, got {_scalar_text(have[index])}. {why[0].upper()}{why[1:]}"
+    )
+    return Mismatch("values", detail, f"{label}{what} where the reference is finite")
 
 
 def _wrong_entries(want: np.ndarray, have: np.ndarray, rtol: float, atol: float) -> np.ndarray:
