@@ -104,7 +104,7 @@ def run_case(exercise: registry.Exercise, function, case: tuple) -> CaseResult:
         return CaseResult(FAILED, problem, problem, expected, got)
     mismatch = type_mismatch(exercise, kinds) or compare(
         expected, got, rtol=exercise.rtol, atol=exercise.atol, check_dtype=exercise.check_dtype,
-        at_most=exercise.at_most,
+        at_most=exercise.at_most, texts=exercise.text_outputs,
     )
     if mismatch is not None:
         return CaseResult(

@@ -109,13 +109,13 @@ exercise(
 # The notebook builds the same nested model on the learner's Module and the reference builds it on
 # minitorch.nn.Module: a chain Chain(first=Affine, gain=Parameter, rest=Chain(...)), with layer sizes from
 # ``sizes``, values from ``values`` (cycled), and, when ``share`` is 1, the innermost chain reusing the first
-# Affine layer (shared weights, listed once by named_parameters). Names are compared as CRC-32 codes (the
-# graded answers are arrays); the notebook prints the names themselves next to minitorch's.
-import zlib  # noqa: E402
-
+# Affine layer (shared weights, listed once by named_parameters). The graded answers are arrays, so the names
+# travel as rows of UTF-8 bytes (grading.compare.encode_texts) and a wrong list is reported as the two lists of
+# names; the notebook also prints the names themselves next to minitorch's.
 import numpy as np  # noqa: E402
 
 import minitorch.nn as nn  # noqa: E402
+from grading.compare import encode_texts  # noqa: E402
 
 
 def model_classes(base):
@@ -174,7 +174,8 @@ def chain_modules(model):
 
 
 def name_codes(names):
-    return np.array([zlib.crc32(name.encode()) for name in names], dtype=np.int64)
+    """The names as the notebook's name_codes encodes them: a row of 64 UTF-8 bytes each, zero-padded."""
+    return encode_texts(list(names))
 
 
 def module_report(base, sizes, values, new_values, share):
@@ -210,12 +211,13 @@ exercise(
         "the innermost layer is the first layer again (shared weights): listed once, under its first name",
     ],
     outputs=(
-        "named_parameters() names, as codes",
-        "state_dict() keys, as codes",
+        "named_parameters() names",
+        "state_dict() keys",
         "parameters() values",
         "values after load_state_dict",
         "training flags after eval(), then train()",
     ),
+    text_outputs=(1, 2),
     hints=[
         "A module keeps two dictionaries, its own parameters and its child modules, filled when an attribute is "
         "assigned. Everything else (listing, saving, loading, switching modes) walks those dictionaries, "

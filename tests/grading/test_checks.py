@@ -271,3 +271,18 @@ def test_hints_come_one_step_at_a_time(capsys, monkeypatch):
 def test_a_cell_ending_with_check_or_summary_shows_the_report_once():
     assert hasattr(check("demo.relu", relu), "_ipython_display_")
     assert hasattr(summary("demo"), "_ipython_display_")
+
+
+def test_texts_are_compared_and_reported_as_texts():
+    from grading.compare import decode_texts, encode_texts
+
+    names = ["gain", "first.weight", "rest.first.bias"]
+    assert decode_texts(encode_texts(names)) == names
+    same = compare([encode_texts(names)], [encode_texts(list(names))], rtol=0, atol=0, check_dtype=True, texts=(1,))
+    assert same is None
+    mismatch = compare([encode_texts(names)], [encode_texts(["gain", "weight"])], rtol=0, atol=0, check_dtype=True,
+                       texts=(1,))
+    assert mismatch.detail == "expected ['gain', 'first.weight', 'rest.first.bias'], got ['gain', 'weight']"
+    assert mismatch.safe_detail == "wrong names"
+    # without texts=, the same arrays are numbers: a different count of names is a wrong shape
+    assert compare([encode_texts(names)], [encode_texts(["gain"])], rtol=0, atol=0, check_dtype=True).kind == "shape"
