@@ -83,30 +83,6 @@ exercise(
     ],
 )
 
-exercise(
-    "ch07.normalize",
-    function="normalize",
-    reference=lambda image, mean, std: TF.normalize(image, mean.tolist(), std.tolist()),
-    public=[
-        (
-            randn(3, 4, 5, seed=720),
-            np.array([0.1, 0.2, 0.3], dtype=np.float32),
-            np.array([0.5, 2.0, 1.5], dtype=np.float32),
-        ),
-        (randn(1, 8, 8, seed=721), np.array([0.5], dtype=np.float32), np.array([0.5], dtype=np.float32)),
-        (randn(2, 2, 3, 3, seed=722), np.array([-1.0, 1.0], dtype=np.float32), np.array([0.25, 4.0], dtype=np.float32)),
-    ],
-    hints=[
-        "Normalize works channel by channel: each channel has its own mean and standard deviation, applied to "
-        "every pixel of that channel.",
-        "out[c, h, w] = (image[c, h, w] − mean[c]) / std[c]; mean and std have shape (C,), the image (..., C, H, "
-        "W).",
-        "Give mean and std the shape (C, 1, 1) (reshape, view, or indexing with None) so broadcasting lines them "
-        "up with the channel axis, whatever the leading dimensions are.",
-    ],
-)
-
-
 # -- build it: convolution's backward (col2im) and max pooling's backward ---------------------------------
 def _conv2d_forward_backward(x, weight, bias, grad_output, stride, padding):
     """y = F.conv2d(...) and the gradients of sum(y * grad_output), by minitorch's autograd."""
@@ -208,5 +184,30 @@ exercise(
         "Expose the windows as in exercise 3; compare with the windows' maxima kept with keepdim=True, so the "
         "comparison broadcasts; reshape back to the cropped shape and place it into a tensor of zeros of x's "
         "shape.",
+    ],
+)
+
+
+# -- exercise 6: the Normalize transform (after the two backward exercises, as the chapter numbers them) ----
+exercise(
+    "ch07.normalize",
+    function="normalize",
+    reference=lambda image, mean, std: TF.normalize(image, mean.tolist(), std.tolist()),
+    public=[
+        (
+            randn(3, 4, 5, seed=720),
+            np.array([0.1, 0.2, 0.3], dtype=np.float32),
+            np.array([0.5, 2.0, 1.5], dtype=np.float32),
+        ),
+        (randn(1, 8, 8, seed=721), np.array([0.5], dtype=np.float32), np.array([0.5], dtype=np.float32)),
+        (randn(2, 2, 3, 3, seed=722), np.array([-1.0, 1.0], dtype=np.float32), np.array([0.25, 4.0], dtype=np.float32)),
+    ],
+    hints=[
+        "Normalize works channel by channel: each channel has its own mean and standard deviation, applied to "
+        "every pixel of that channel.",
+        "out[c, h, w] = (image[c, h, w] − mean[c]) / std[c]; mean and std have shape (C,), the image (..., C, H, "
+        "W).",
+        "Give mean and std the shape (C, 1, 1) (reshape, view, or indexing with None) so broadcasting lines them "
+        "up with the channel axis, whatever the leading dimensions are.",
     ],
 )
