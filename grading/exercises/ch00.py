@@ -15,10 +15,9 @@ exercise(
     reference=lambda n: minitorch.arange(n) ** 2,
     public=[(5,), (1,), (12,)],
     hints=[
-        "Make all the numbers 0, 1, ..., n-1 at once as a tensor, then square the whole tensor in one operation: "
-        "no Python loop over the numbers.",
-        "The answer is the tensor [0², 1², ..., (n-1)²], with n entries, in the integer dtype of the range "
-        "(int64).",
+        "Make all the numbers 0, 1, ..., n-1 at once as a tensor, then square the whole tensor in one operation: no "
+        "Python loop over the numbers.",
+        "The answer is the tensor [0², 1², ..., (n-1)²], with n entries, in the integer dtype of the range (int64).",
         "minitorch has a function that makes a range of integers (the chapter used it); an arithmetic operator "
         "applies to every entry of a tensor.",
     ],
@@ -34,8 +33,8 @@ exercise(
     ],
     atol=1e-4,  # float32 rounds C * 9 / 5 and C * 1.8 differently, by a few millionths of a degree
     hints=[
-        "A temperature conversion is one arithmetic formula, and arithmetic on a tensor applies to every entry: "
-        "write it once for the whole tensor.",
+        "A temperature conversion is one arithmetic formula, and arithmetic on a tensor applies to every entry: write "
+        "it once for the whole tensor.",
         "F = C × 9/5 + 32 (0 °C is 32 °F, 100 °C is 212 °F).",
         "Multiply, then add, with the tensor you are given on the left; the result keeps the shape and the float "
         "dtype of the input.",
@@ -60,7 +59,7 @@ exercise(
         "Tensors have reduction methods that collapse all their entries into one value; you need three of them.",
         "sum = x₁ + ... + xₙ, mean = sum / n, max = the largest entry. Each comes back as a 0-d tensor, not as a "
         "Python number.",
-        "Call the three reductions as methods of x and return them as a tuple in the order sum, mean, max; no "
-        ".item() is needed.",
+        "Call the three reductions as methods of x and return them as a tuple in the order sum, mean, max; no .item() "
+        "is needed.",
     ],
 )

@@ -41,12 +41,12 @@ exercise(
         (randn(2, 3, 4, seed=407), randn(6, 4, seed=408), randn(6, seed=409)),
     ],
     hints=[
-        "A linear layer multiplies every input row by the weight matrix and adds the bias; every leading "
-        "dimension of x is a batch dimension and stays as it is.",
-        "y = x Wᵀ + b, where W has shape (out_features, in_features) (PyTorch's layout), so it is transposed, and"
-        " b of shape (out_features,) broadcasts over the rows.",
-        "The @ operator multiplies over the last dimension of x whatever comes before it; .T (or transpose) turns"
-        " W around; addition broadcasts the bias.",
+        "A linear layer multiplies every input row by the weight matrix and adds the bias; every leading dimension of "
+        "x is a batch dimension and stays as it is.",
+        "y = x Wᵀ + b, where W has shape (out_features, in_features) (PyTorch's layout), so it is transposed, and b "
+        "of shape (out_features,) broadcasts over the rows.",
+        "The @ operator multiplies over the last dimension of x whatever comes before it; .T (or transpose) turns W "
+        "around; addition broadcasts the bias.",
     ],
 )
 
@@ -60,10 +60,10 @@ exercise(
         (randn(2, 2, seed=416), randn(3, 2, seed=417), randn(3, seed=418), randn(1, 3, seed=419), randn(1, seed=420)),
     ],
     hints=[
-        "Two linear layers with a ReLU between them: the output of the first, made non-negative, is the input of "
-        "the second.",
-        "h = relu(x W₁ᵀ + b₁), out = h W₂ᵀ + b₂. No activation after the last layer: the loss decides what the "
-        "raw scores mean.",
+        "Two linear layers with a ReLU between them: the output of the first, made non-negative, is the input of the "
+        "second.",
+        "h = relu(x W₁ᵀ + b₁), out = h W₂ᵀ + b₂. No activation after the last layer: the loss decides what the raw "
+        "scores mean.",
         "Your linear_forward of exercise 1 can do both layers; minitorch has a relu function (or clamp at 0).",
     ],
 )
@@ -220,14 +220,14 @@ exercise(
     text_outputs=(1, 2),
     hints=[
         "A module keeps two dictionaries, its own parameters and its child modules, filled when an attribute is "
-        "assigned. Everything else (listing, saving, loading, switching modes) walks those dictionaries, "
-        "recursing into the children.",
-        "Names are paths: a child's parameter is called child_name + '.' + its name inside the child, at any "
-        "depth. PyTorch's order: the module's own parameters first, then each child's in the order the children "
-        "were assigned. A parameter reachable twice is listed once, under the first name found; state_dict keeps "
-        "every path. train(mode) sets the flag here and in every child; eval() is train(False).",
-        "In __setattr__, look at the type of the value (nn.Parameter, Module) to pick the dictionary, and still "
-        "set the attribute normally. A generator with a prefix argument walks the tree; a set of ids remembers "
-        "what was already listed. Loading copies values into the existing parameters without recording a graph.",
+        "assigned. Everything else (listing, saving, loading, switching modes) walks those dictionaries, recursing "
+        "into the children.",
+        "Names are paths: a child's parameter is called child_name + '.' + its name inside the child, at any depth. "
+        "PyTorch's order: the module's own parameters first, then each child's in the order the children were "
+        "assigned. A parameter reachable twice is listed once, under the first name found; state_dict keeps every "
+        "path. train(mode) sets the flag here and in every child; eval() is train(False).",
+        "In __setattr__, look at the type of the value (nn.Parameter, Module) to pick the dictionary, and still set "
+        "the attribute normally. A generator with a prefix argument walks the tree; a set of ids remembers what was "
+        "already listed. Loading copies values into the existing parameters without recording a graph.",
     ],
 )

@@ -58,13 +58,13 @@ exercise(
         (randn(5, 4, seed=505, scale=300.0), _labels(5, 4, seed=506)),
     ],
     hints=[
-        "Cross-entropy is the negative log of the probability the softmax gives the correct class, averaged over "
-        "the batch. Computed naively, exp() of large logits overflows float32 (above about 88): work with "
-        "logarithms and shift each row first.",
-        "loss_i = log Σ_k exp(z_ik) − z_i,y_i, and log Σ_k exp(z_k) = m + log Σ_k exp(z_k − m) for any m; choose "
-        "m = the row's maximum so every exponential is at most 1. The loss is the mean of loss_i.",
-        "amax over the class dimension with keepdim=True gives m; exp, sum and log do the rest; indexing with a "
-        "range of row numbers and the targets (or gather) picks the target logit of each row.",
+        "Cross-entropy is the negative log of the probability the softmax gives the correct class, averaged over the "
+        "batch. Computed naively, exp() of large logits overflows float32 (above about 88): work with logarithms and "
+        "shift each row first.",
+        "loss_i = log Σ_k exp(z_ik) − z_i,y_i, and log Σ_k exp(z_k) = m + log Σ_k exp(z_k − m) for any m; choose m = "
+        "the row's maximum so every exponential is at most 1. The loss is the mean of loss_i.",
+        "amax over the class dimension with keepdim=True gives m; exp, sum and log do the rest; indexing with a range "
+        "of row numbers and the targets (or gather) picks the target logit of each row.",
     ],
 )
 
@@ -129,13 +129,13 @@ exercise(
         ),
     ],
     hints=[
-        "Adam keeps two running averages per parameter, of the gradient and of its square, and steps by their "
-        "ratio: large where gradients agree, small where they are noisy. Both averages start at 0, so early on "
-        "they are corrected for that bias.",
-        "m ← β₁m + (1 − β₁)g, v ← β₂v + (1 − β₂)g², m̂ = m/(1 − β₁ᵗ), v̂ = v/(1 − β₂ᵗ), p ← p − lr · m̂/(√v̂ + "
-        "ε), with t the step number (1 for the first) and ε outside the square root.",
-        "Write the five formulas one per line in that order, with tensor arithmetic. Return the new parameter and"
-        " the new m and v: the uncorrected averages are what the next step needs.",
+        "Adam keeps two running averages per parameter, of the gradient and of its square, and steps by their ratio: "
+        "large where gradients agree, small where they are noisy. Both averages start at 0, so early on they are "
+        "corrected for that bias.",
+        "m ← β₁m + (1 − β₁)g, v ← β₂v + (1 − β₂)g², m̂ = m/(1 − β₁ᵗ), v̂ = v/(1 − β₂ᵗ), p ← p − lr · m̂/(√v̂ + ε), "
+        "with t the step number (1 for the first) and ε outside the square root.",
+        "Write the five formulas one per line in that order, with tensor arithmetic. Return the new parameter and the "
+        "new m and v: the uncorrected averages are what the next step needs.",
     ],
 )
 
@@ -147,10 +147,10 @@ exercise(
     output_type="any",
     check_dtype=False,
     hints=[
-        "The learning rate follows half a cosine wave: it starts at base_lr, falls slowly, then faster, then "
-        "slowly again, and ends at min_lr after total_steps.",
-        "cos goes from 1 to −1 as its angle goes from 0 to π: map the step to the angle π · step / total_steps, "
-        "and rescale (1 + cos) / 2, which goes from 1 to 0, onto the range from min_lr to base_lr.",
+        "The learning rate follows half a cosine wave: it starts at base_lr, falls slowly, then faster, then slowly "
+        "again, and ends at min_lr after total_steps.",
+        "cos goes from 1 to −1 as its angle goes from 0 to π: map the step to the angle π · step / total_steps, and "
+        "rescale (1 + cos) / 2, which goes from 1 to 0, onto the range from min_lr to base_lr.",
         "The math module has cos and pi; the answer is a plain Python float. Check your formula at step 0, "
         "total_steps / 2 and total_steps.",
     ],
@@ -191,15 +191,15 @@ exercise(
     rtol=1e-9,
     atol=1e-12,
     hints=[
-        "Forward computes the mean cross-entropy stably (shift each row by its maximum). Backward needs the "
-        "loss's derivative with respect to each logit: derive it on paper first, as the text asks, for one "
-        "sample, then account for the mean over the batch and for grad_output.",
-        "For one sample, L = log Σ_k exp(z_k) − z_y. Differentiate each of the two terms with respect to one "
-        "logit z_j (the second term depends on z_j only when j = y), and write the first in terms of the softmax."
-        " Then: the mean divides by the batch size, and the chain rule multiplies by grad_output.",
+        "Forward computes the mean cross-entropy stably (shift each row by its maximum). Backward needs the loss's "
+        "derivative with respect to each logit: derive it on paper first, as the text asks, for one sample, then "
+        "account for the mean over the batch and for grad_output.",
+        "For one sample, L = log Σ_k exp(z_k) − z_y. Differentiate each of the two terms with respect to one logit "
+        "z_j (the second term depends on z_j only when j = y), and write the first in terms of the softmax. Then: the "
+        "mean divides by the batch size, and the chain rule multiplies by grad_output.",
         "In forward, save what backward needs with ctx.save_for_backward (the softmax probabilities are cheap to "
-        "keep; minitorch.nn.functional.one_hot builds a one-hot of the targets, cast to the logits' dtype). "
-        "backward returns one gradient per input of forward: None for the targets.",
+        "keep; minitorch.nn.functional.one_hot builds a one-hot of the targets, cast to the logits' dtype). backward "
+        "returns one gradient per input of forward: None for the targets.",
     ],
 )
 

@@ -39,13 +39,13 @@ exercise(
         (randn(4, 5, seed=604), _integers(0, 3, 4, seed=605), np.array([2], dtype=np.int64)),
     ],
     hints=[
-        "collate turns a list of samples, each (features, label), into one batch with the same structure: all the"
-        " features in one tensor, all the labels in another.",
-        "With B samples of features of shape S, the batch's features have shape (B, *S), sample i at position i "
-        "along a new first dimension; the labels become one int64 tensor of shape (B,).",
-        "Separate the two parts of the samples (zip(*samples), or two comprehensions); one minitorch function "
-        "stacks tensors along a new dimension (cat would glue them end to end instead); minitorch.tensor makes a "
-        "tensor of Python ints. Return a tuple.",
+        "collate turns a list of samples, each (features, label), into one batch with the same structure: all the "
+        "features in one tensor, all the labels in another.",
+        "With B samples of features of shape S, the batch's features have shape (B, *S), sample i at position i along "
+        "a new first dimension; the labels become one int64 tensor of shape (B,).",
+        "Separate the two parts of the samples (zip(*samples), or two comprehensions); one minitorch function stacks "
+        "tensors along a new dimension (cat would glue them end to end instead); minitorch.tensor makes a tensor of "
+        "Python ints. Return a tuple.",
     ],
 )
 
@@ -61,13 +61,12 @@ exercise(
     reference=_batches_as_tensors,
     public=[(10, 3, False), (10, 3, True), (8, 4, True), (5, 8, False)],
     hints=[
-        "Walk through the indices 0, 1, 2, ... in order and hand them out in groups of batch_size; a generator "
-        "yields each group as soon as it is full.",
+        "Walk through the indices 0, 1, 2, ... in order and hand them out in groups of batch_size; a generator yields "
+        "each group as soon as it is full.",
         "num_samples indices make ⌊num_samples / batch_size⌋ full batches and one shorter batch of the remaining "
-        "num_samples mod batch_size indices, when that remainder is not 0. drop_last=True drops the shorter "
-        "batch.",
-        "Keep a list that grows by one index at a time; yield it when its length reaches batch_size and start a "
-        "new one. After the loop, decide whether what is left is yielded.",
+        "num_samples mod batch_size indices, when that remainder is not 0. drop_last=True drops the shorter batch.",
+        "Keep a list that grows by one index at a time; yield it when its length reaches batch_size and start a new "
+        "one. After the loop, decide whether what is left is yielded.",
     ],
 )
 
@@ -209,15 +208,15 @@ exercise(
     outputs=("batch sizes", "features, batch after batch", "labels, batch after batch", "weights, batch after batch"),
     hints=[
         "Three parts, as in section 2: a sampler decides the order of the indices (0, 1, 2, ... or a permutation "
-        "drawn from the generator), batching cuts that order into lists of batch_size (the short last list only "
-        "when drop_last is False), and collate turns each list of samples into one batch with the structure of a "
-        "sample. The DataLoader draws one number from the generator at the start of every epoch (the base seed "
-        "its workers get, section 6) before it shuffles: draw it too, or your order differs from its.",
+        "drawn from the generator), batching cuts that order into lists of batch_size (the short last list only when "
+        "drop_last is False), and collate turns each list of samples into one batch with the structure of a sample. "
+        "The DataLoader draws one number from the generator at the start of every epoch (the base seed its workers "
+        "get, section 6) before it shuffles: draw it too, or your order differs from its.",
         "collate looks at the first sample: a tensor: stack them all along a new dim 0; a Python int: one int64 "
-        "tensor; a Python float: one float64 tensor (default_collate's rule); a dict: a dict that collates each "
-        "key over the samples; a tuple or list: collate each position over the samples.",
+        "tensor; a Python float: one float64 tensor (default_collate's rule); a dict: a dict that collates each key "
+        "over the samples; a tuple or list: collate each position over the samples.",
         "collate is naturally recursive (it calls itself on each key or position). The base seed is drawn as the "
-        "exercise text says; the permutation comes from minitorch.randperm with the same generator. Then reuse "
-        "the idea of exercise 2 over that order, yielding one collated batch per list of indices.",
+        "exercise text says; the permutation comes from minitorch.randperm with the same generator. Then reuse the "
+        "idea of exercise 2 over that order, yielding one collated batch per list of indices.",
     ],
 )

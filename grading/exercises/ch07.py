@@ -30,10 +30,10 @@ exercise(
     hints=[
         "Cut every window the kernel visits out of the (padded) image and lay each one out as a column: then the "
         "whole convolution is one matrix product between the flattened weight and those columns, plus the bias.",
-        "Columns of shape (N, C·kh·kw, L), with L = H_out·W_out windows; the weight flattened to (O, C·kh·kw); "
-        "their product is (N, O, L). H_out = ⌊(H + 2·padding − kh) / stride⌋ + 1, likewise W_out.",
-        "F.unfold makes the columns from the kernel size, stride and padding; shape the bias so it broadcasts "
-        "over the windows; reshape the product to (N, O, H_out, W_out).",
+        "Columns of shape (N, C·kh·kw, L), with L = H_out·W_out windows; the weight flattened to (O, C·kh·kw); their "
+        "product is (N, O, L). H_out = ⌊(H + 2·padding − kh) / stride⌋ + 1, likewise W_out.",
+        "F.unfold makes the columns from the kernel size, stride and padding; shape the bias so it broadcasts over "
+        "the windows; reshape the product to (N, O, H_out, W_out).",
     ],
 )
 
@@ -52,13 +52,13 @@ exercise(
     public=[(28, 5, 1, 2, 1), (32, 3, 2, 1, 1), (10, 3, 1, 0, 2), (7, 2, 2, 0, 1)],
     output_type="any",
     hints=[
-        "Count the positions a window can take: it starts at the first pixel of the padded input and moves by "
-        "stride until it would stick out.",
-        "A kernel of k taps with dilation d spans d·(k − 1) + 1 pixels; the padded input has size + 2·padding. "
-        "The number of positions is the room left after the first position, divided by the stride and rounded "
-        "down, plus one for the first position.",
-        "Use integer (floor) division so the answer is an int, and check your formula on a case you can count by "
-        "hand (size 5, kernel 3, stride 1, no padding: 3 positions).",
+        "Count the positions a window can take: it starts at the first pixel of the padded input and moves by stride "
+        "until it would stick out.",
+        "A kernel of k taps with dilation d spans d·(k − 1) + 1 pixels; the padded input has size + 2·padding. The "
+        "number of positions is the room left after the first position, divided by the stride and rounded down, plus "
+        "one for the first position.",
+        "Use integer (floor) division so the answer is an int, and check your formula on a case you can count by hand "
+        "(size 5, kernel 3, stride 1, no padding: 3 positions).",
     ],
 )
 
@@ -73,13 +73,12 @@ exercise(
         (randn(1, 2, 5, 7, seed=711),),
     ],
     hints=[
-        "Each output pixel is the largest of a 2 × 2 window, and the windows do not overlap: if every window's "
-        "four pixels had their own axes, one reduction would do it. A row or column left over at an odd edge is "
-        "dropped, as F.max_pool2d does.",
+        "Each output pixel is the largest of a 2 × 2 window, and the windows do not overlap: if every window's four "
+        "pixels had their own axes, one reduction would do it. A row or column left over at an odd edge is dropped, "
+        "as F.max_pool2d does.",
         "An image of H × W (both even after cropping) is the same numbers as an array of (H/2) × 2 × (W/2) × 2: "
         "window (i, j) holds the entries [i, a, j, b] for a, b in {0, 1}.",
-        "Crop with slicing, reshape (no copy of values needed), then reduce with amax over the two axes of size "
-        "2.",
+        "Crop with slicing, reshape (no copy of values needed), then reduce with amax over the two axes of size 2.",
     ],
 )
 
@@ -132,17 +131,16 @@ exercise(
     rtol=1e-9,
     atol=1e-10,
     hints=[
-        "Forward is im2col: one matrix product between the flattened weight (O, C·kh·kw) and the columns of "
-        "windows (N, C·kh·kw, L), plus the bias. So backward is that product's backward, then the columns' "
-        "gradient goes back to the image: col2im, where a pixel that sits in several windows collects the "
-        "gradients of all of them.",
-        "Per sample n: Y_n = W X_n + b, with X_n the columns. Differentiate with respect to W, X_n and b as you "
-        "did for a matrix product in earlier chapters (derive each on paper: which factor, transposed, multiplies"
-        " G_n = grad_output_n reshaped to (O, L)). The weight and the bias are shared by all samples and windows:"
-        " their gradients sum over both. The columns' gradient goes through fold.",
-        "F.fold(columns, output_size=(H, W), kernel_size=..., stride=..., padding=...) is col2im. In forward, "
-        "save the columns and the weight with ctx.save_for_backward and the numbers (height, width, stride, "
-        "padding) as attributes of ctx; in backward, reshape the weight's gradient to the weight's shape.",
+        "Forward is im2col: one matrix product between the flattened weight (O, C·kh·kw) and the columns of windows "
+        "(N, C·kh·kw, L), plus the bias. So backward is that product's backward, then the columns' gradient goes back "
+        "to the image: col2im, where a pixel that sits in several windows collects the gradients of all of them.",
+        "Per sample n: Y_n = W X_n + b, with X_n the columns. Differentiate with respect to W, X_n and b as you did "
+        "for a matrix product in earlier chapters (derive each on paper: which factor, transposed, multiplies G_n = "
+        "grad_output_n reshaped to (O, L)). The weight and the bias are shared by all samples and windows: their "
+        "gradients sum over both. The columns' gradient goes through fold.",
+        "F.fold(columns, output_size=(H, W), kernel_size=..., stride=..., padding=...) is col2im. In forward, save "
+        "the columns and the weight with ctx.save_for_backward and the numbers (height, width, stride, padding) as "
+        "attributes of ctx; in backward, reshape the weight's gradient to the weight's shape.",
     ],
 )
 
@@ -182,8 +180,7 @@ exercise(
         "For window (i, j): the gradient at a pixel of the window is grad_output[i, j] if that pixel equals the "
         "window's maximum, else 0.",
         "Expose the windows as in exercise 3; compare with the windows' maxima kept with keepdim=True, so the "
-        "comparison broadcasts; reshape back to the cropped shape and place it into a tensor of zeros of x's "
-        "shape.",
+        "comparison broadcasts; reshape back to the cropped shape and place it into a tensor of zeros of x's shape.",
     ],
 )
 
@@ -203,11 +200,10 @@ exercise(
         (randn(2, 2, 3, 3, seed=722), np.array([-1.0, 1.0], dtype=np.float32), np.array([0.25, 4.0], dtype=np.float32)),
     ],
     hints=[
-        "Normalize works channel by channel: each channel has its own mean and standard deviation, applied to "
-        "every pixel of that channel.",
-        "out[c, h, w] = (image[c, h, w] − mean[c]) / std[c]; mean and std have shape (C,), the image (..., C, H, "
-        "W).",
-        "Give mean and std the shape (C, 1, 1) (reshape, view, or indexing with None) so broadcasting lines them "
-        "up with the channel axis, whatever the leading dimensions are.",
+        "Normalize works channel by channel: each channel has its own mean and standard deviation, applied to every "
+        "pixel of that channel.",
+        "out[c, h, w] = (image[c, h, w] − mean[c]) / std[c]; mean and std have shape (C,), the image (..., C, H, W).",
+        "Give mean and std the shape (C, 1, 1) (reshape, view, or indexing with None) so broadcasting lines them up "
+        "with the channel axis, whatever the leading dimensions are.",
     ],
 )

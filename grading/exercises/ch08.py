@@ -72,8 +72,8 @@ exercise(
     hints=[
         "An embedding table is a matrix whose row i is the vector of id i: looking up ids is picking rows.",
         "out[..., :] = weight[indices[...], :]: the result has shape indices.shape + (embedding_dim,).",
-        "Indexing a tensor with an integer tensor picks rows and keeps the index tensor's shape in front; no loop"
-        " over the ids is needed.",
+        "Indexing a tensor with an integer tensor picks rows and keeps the index tensor's shape in front; no loop "
+        "over the ids is needed.",
     ],
 )
 
@@ -83,8 +83,8 @@ exercise(
     reference=_rnn_cell,
     public=[_cell_case(1, 2, seed=810), _cell_case(1, 5, seed=820)],
     hints=[
-        "One step of an RNN mixes the new input and the previous hidden state through two linear maps, adds their"
-        " biases, and squashes the sum.",
+        "One step of an RNN mixes the new input and the previous hidden state through two linear maps, adds their "
+        "biases, and squashes the sum.",
         "h' = tanh(x W_ihᵀ + b_ih + h W_hhᵀ + b_hh), with weights in PyTorch's layout (rows = hidden units).",
         "Two matrix products with transposed weights, two biases that broadcast over the batch, one tanh.",
     ],
@@ -102,10 +102,10 @@ exercise(
     outputs=("h_new", "c_new"),
     withheld=_LSTM_PIECES,
     hints=[
-        "All four gates come from one pair of matrix products: the input's and the previous hidden state's, each "
-        "with its bias. Cut the result into four equal blocks of hidden_size columns.",
-        "PyTorch's order of the blocks is i, f, g, o. i, f, o go through the sigmoid, g through tanh; then c' = f"
-        " ⊙ c + i ⊙ g and h' = o ⊙ tanh(c').",
+        "All four gates come from one pair of matrix products: the input's and the previous hidden state's, each with "
+        "its bias. Cut the result into four equal blocks of hidden_size columns.",
+        "PyTorch's order of the blocks is i, f, g, o. i, f, o go through the sigmoid, g through tanh; then c' = f ⊙ c "
+        "+ i ⊙ g and h' = o ⊙ tanh(c').",
         "chunk cuts a tensor into equal blocks along a dimension; minitorch has sigmoid and tanh. Return (h_new, "
         "c_new) in that order.",
     ],
@@ -119,8 +119,8 @@ exercise(
     hints=[
         "A GRU has three blocks of gates: reset r, update z and the candidate n. Keep the input's and the hidden "
         "state's products apart, because the reset gate scales only the hidden state's part of the candidate.",
-        "Split gi = x W_ihᵀ + b_ih and gh = h W_hhᵀ + b_hh into three blocks each (r, z, n in PyTorch's order). r"
-        " = σ(gi_r + gh_r), z = σ(gi_z + gh_z), n = tanh(gi_n + r ⊙ gh_n), h' = (1 − z) ⊙ n + z ⊙ h.",
+        "Split gi = x W_ihᵀ + b_ih and gh = h W_hhᵀ + b_hh into three blocks each (r, z, n in PyTorch's order). r = "
+        "σ(gi_r + gh_r), z = σ(gi_z + gh_z), n = tanh(gi_n + r ⊙ gh_n), h' = (1 − z) ⊙ n + z ⊙ h.",
         "Two matrix products, chunk(3, dim=1) on each, then the four formulas in order.",
     ],
 )
@@ -177,19 +177,19 @@ exercise(
     atol=1e-10,
     withheld=_LSTM_PIECES + _AUTOGRAD_ENTRY_POINTS,
     hints=[
-        "Run the forward loop and keep, for every step, what its backward will need: h and c before the step, the"
-        " four activated gates and tanh(c) after it. Then walk the steps in reverse order, carrying two gradients"
-        " from each step to the one before it: one for h_prev and one for c_prev. The weights are shared by every"
-        " step, so their gradients add up over the steps.",
+        "Run the forward loop and keep, for every step, what its backward will need: h and c before the step, the "
+        "four activated gates and tanh(c) after it. Then walk the steps in reverse order, carrying two gradients from "
+        "each step to the one before it: one for h_prev and one for c_prev. The weights are shared by every step, so "
+        "their gradients add up over the steps.",
         "Derive the step's backward on paper first, as the text asks, in this order: h = o ⊙ tanh(c) gives the "
         "gradients of o and of c; c reaches the loss two ways (through h and through the next step), so its two "
-        "contributions add; c = f ⊙ c_prev + i ⊙ g gives those of f, i, g and c_prev; each gate's nonlinearity (σ"
-        " or tanh, whose derivatives you can write with their outputs) gives the gradient before it; the "
-        "pre-activations = x W_ihᵀ + b_ih + h_prev W_hhᵀ + b_hh give x, h_prev, both weights and both biases. At "
-        "each step, the gradient arriving at h is grad_output[t] plus what step t + 1 sent back.",
-        "Store the per-step pieces in Python lists during the forward loop, then loop over "
-        "reversed(range(steps)). Put the four pre-activation gradients side by side in i, f, g, o order (cat "
-        "along dim 1) so one matrix product handles all four blocks; stack makes the (time, ...) outputs. Start "
-        "the carried gradients at zeros of h0's shape; what is left in them after step 0 is grad_h0 and grad_c0.",
+        "contributions add; c = f ⊙ c_prev + i ⊙ g gives those of f, i, g and c_prev; each gate's nonlinearity (σ or "
+        "tanh, whose derivatives you can write with their outputs) gives the gradient before it; the pre-activations "
+        "= x W_ihᵀ + b_ih + h_prev W_hhᵀ + b_hh give x, h_prev, both weights and both biases. At each step, the "
+        "gradient arriving at h is grad_output[t] plus what step t + 1 sent back.",
+        "Store the per-step pieces in Python lists during the forward loop, then loop over reversed(range(steps)). "
+        "Put the four pre-activation gradients side by side in i, f, g, o order (cat along dim 1) so one matrix "
+        "product handles all four blocks; stack makes the (time, ...) outputs. Start the carried gradients at zeros "
+        "of h0's shape; what is left in them after step 0 is grad_h0 and grad_c0.",
     ],
 )

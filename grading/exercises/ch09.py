@@ -85,12 +85,12 @@ exercise(
     reference=_split_heads,
     public=[(randn(2, 3, 8, seed=920), 2), (randn(1, 5, 12, seed=921), 3), (randn(2, 4, 6, seed=922), 1)],
     hints=[
-        "Each position's embed features are num_heads groups of head_dim features side by side; a head should see"
-        " its own group at every position, so the head axis must come before the length axis.",
-        "(batch, length, embed) → (batch, length, num_heads, head_dim) with head_dim = embed / num_heads → "
-        "(batch, num_heads, length, head_dim).",
-        "One reshape (or view) cuts the last dimension in two; one transpose or permute swaps the length and head"
-        " axes. No data needs to move by hand.",
+        "Each position's embed features are num_heads groups of head_dim features side by side; a head should see its "
+        "own group at every position, so the head axis must come before the length axis.",
+        "(batch, length, embed) → (batch, length, num_heads, head_dim) with head_dim = embed / num_heads → (batch, "
+        "num_heads, length, head_dim).",
+        "One reshape (or view) cuts the last dimension in two; one transpose or permute swaps the length and head "
+        "axes. No data needs to move by hand.",
     ],
 )
 
@@ -107,10 +107,10 @@ exercise(
     public=[(randn(2, 2, 3, 4, seed=923),), (randn(1, 3, 5, 2, seed=924),), (randn(2, 1, 4, 6, seed=925),)],
     hints=[
         "merge_heads undoes split_heads: put every position's heads back side by side in one feature vector.",
-        "(batch, num_heads, length, head_dim) → (batch, length, num_heads, head_dim) → (batch, length, num_heads "
-        "· head_dim).",
-        "Undo the two steps of split_heads in reverse order. After a transpose the tensor is not contiguous, so "
-        "use reshape (or .contiguous() before view).",
+        "(batch, num_heads, length, head_dim) → (batch, length, num_heads, head_dim) → (batch, length, num_heads · "
+        "head_dim).",
+        "Undo the two steps of split_heads in reverse order. After a transpose the tensor is not contiguous, so use "
+        "reshape (or .contiguous() before view).",
     ],
 )
 
@@ -134,10 +134,10 @@ exercise(
     rtol=1e-4,
     atol=1e-4,
     hints=[
-        "Each position gets a vector of sines and cosines of the position at geometrically spaced frequencies: "
-        "fast ones tell neighbours apart, slow ones tell far-apart positions apart.",
-        "For position p and pair i = 0 .. d_model/2 − 1: angle = p / 10000^(2i / d_model); feature 2i is "
-        "sin(angle), feature 2i + 1 is cos(angle).",
+        "Each position gets a vector of sines and cosines of the position at geometrically spaced frequencies: fast "
+        "ones tell neighbours apart, slow ones tell far-apart positions apart.",
+        "For position p and pair i = 0 .. d_model/2 − 1: angle = p / 10000^(2i / d_model); feature 2i is sin(angle), "
+        "feature 2i + 1 is cos(angle).",
         "Build the (length, d_model/2) table of angles by broadcasting a column of positions against a row of "
         "frequencies, then fill the even and the odd columns (slicing with step 2). Return float32.",
     ],

@@ -39,9 +39,9 @@ exercise(
         "accuracy is the fraction of rows where that holds.",
         "Row i is correct when fewer than k classes score strictly higher than the label's own score, logits[i, "
         "labels[i]]; accuracy = (number of correct rows) / N, a float32 0-d tensor.",
-        "Pick each row's label score (gather, or indexing with a range of rows), compare it with the whole row by"
-        " broadcasting, count per row, then average the booleans as floats. (topk gives the same answer when "
-        "scores have no ties.)",
+        "Pick each row's label score (gather, or indexing with a range of rows), compare it with the whole row by "
+        "broadcasting, count per row, then average the booleans as floats. (topk gives the same answer when scores "
+        "have no ties.)",
     ],
 )
 
@@ -63,12 +63,12 @@ exercise(
         (np.array([1, 1], dtype=np.int64), np.array([1, 1], dtype=np.int64), 4),
     ],
     hints=[
-        "A confusion matrix counts, for every pair (true class, predicted class), how many samples fall in it: "
-        "row = true label, column = prediction.",
-        "M[a, b] = number of samples i with labels[i] = a and predictions[i] = b; the matrix is (C, C), int64, "
-        "and its entries sum to N.",
-        "One-hot vectors turn counting pairs into a matrix product; another way is a flat index a · C + b counted"
-        " with bincount and reshaped. No loop over the samples is needed.",
+        "A confusion matrix counts, for every pair (true class, predicted class), how many samples fall in it: row = "
+        "true label, column = prediction.",
+        "M[a, b] = number of samples i with labels[i] = a and predictions[i] = b; the matrix is (C, C), int64, and "
+        "its entries sum to N.",
+        "One-hot vectors turn counting pairs into a matrix product; another way is a flat index a · C + b counted "
+        "with bincount and reshaped. No loop over the samples is needed.",
     ],
 )
 
@@ -100,12 +100,12 @@ exercise(
     rtol=1e-4,
     atol=1e-5,
     hints=[
-        "The penultimate features are what the pretrained network computes just before its last layer: run the "
-        "whole network except its final Linear.",
-        "features = classifier without its last layer, applied to the output of the convolutional part: 84 "
-        "numbers per image, in evaluation mode and without recording a graph.",
-        "models.lenet5(weights='DEFAULT') loads the shipped weights; a Sequential can be sliced like a list; "
-        "eval() and minitorch.no_grad() make it inference.",
+        "The penultimate features are what the pretrained network computes just before its last layer: run the whole "
+        "network except its final Linear.",
+        "features = classifier without its last layer, applied to the output of the convolutional part: 84 numbers "
+        "per image, in evaluation mode and without recording a graph.",
+        "models.lenet5(weights='DEFAULT') loads the shipped weights; a Sequential can be sliced like a list; eval() "
+        "and minitorch.no_grad() make it inference.",
     ],
 )
 
@@ -124,11 +124,11 @@ exercise(
     public=[(2,), (10,), (7,)],
     output_type="any",
     hints=[
-        "Transfer learning: keep the pretrained layers fixed and train only a new head for the new classes. "
-        "Freezing is turning off requires_grad on the parameters you keep.",
-        "trainable = the number of entries of the parameters with requires_grad True; after the swap that is the "
-        "new head's, in_features · num_classes + num_classes.",
-        "Order matters: freeze the whole model first, then put a new Linear in the place of the last layer of the"
-        " classifier (new parameters require grad). Count with numel() over the parameters that require grad.",
+        "Transfer learning: keep the pretrained layers fixed and train only a new head for the new classes. Freezing "
+        "is turning off requires_grad on the parameters you keep.",
+        "trainable = the number of entries of the parameters with requires_grad True; after the swap that is the new "
+        "head's, in_features · num_classes + num_classes.",
+        "Order matters: freeze the whole model first, then put a new Linear in the place of the last layer of the "
+        "classifier (new parameters require grad). Count with numel() over the parameters that require grad.",
     ],
 )

@@ -71,12 +71,12 @@ exercise(
     rtol=1e-4,
     atol=1e-6,
     hints=[
-        "A layer's gradient norm measures how big its update will be: one number per layer with parameters, from "
-        "all its parameters' gradients together (weight and bias).",
-        "norm(layer) = √(Σ over the layer's parameters Σ over entries g²). Layers without parameters (the "
-        "activation, the container itself) are skipped.",
-        "Visit the modules in order; ask each only for its own parameters (the recurse argument of parameters());"
-        " stack the norms into one tensor.",
+        "A layer's gradient norm measures how big its update will be: one number per layer with parameters, from all "
+        "its parameters' gradients together (weight and bias).",
+        "norm(layer) = √(Σ over the layer's parameters Σ over entries g²). Layers without parameters (the activation, "
+        "the container itself) are skipped.",
+        "Visit the modules in order; ask each only for its own parameters (the recurse argument of parameters()); "
+        "stack the norms into one tensor.",
     ],
 )
 
@@ -98,8 +98,8 @@ exercise(
     hints=[
         "Both initialisations draw from a uniform distribution on [−a, a] chosen so the weights have a target "
         "standard deviation that keeps the signal's scale through the layers.",
-        "Uniform on [−a, a] has standard deviation a / √3. Xavier: std = gain · √(2 / (fan_in + fan_out)). "
-        "Kaiming (mode fan_in): std = gain / √fan_in.",
+        "Uniform on [−a, a] has standard deviation a / √3. Xavier: std = gain · √(2 / (fan_in + fan_out)). Kaiming "
+        "(mode fan_in): std = gain / √fan_in.",
         "Turn each standard deviation into its bound with the first relation; the math module gives sqrt. Return "
         "(xavier_bound, kaiming_bound) as two Python numbers.",
     ],
@@ -130,12 +130,12 @@ exercise(
     atol=1e-6,
     hints=[
         "Clipping by the total norm treats all the gradients as one long vector: if that vector is longer than "
-        "max_norm, scale every gradient by the same factor so the total norm becomes max_norm; if not, leave them"
-        " alone.",
-        "total = √(Σ of every squared entry of both gradients), measured before clipping; factor = min(1, "
-        "max_norm / (total + 10⁻⁶)). Return the two scaled gradients and the total norm.",
-        "Compute the total from both gradients, the factor with clamp (or min), multiply each gradient by it. The"
-        " factor stays a tensor: no .item() needed.",
+        "max_norm, scale every gradient by the same factor so the total norm becomes max_norm; if not, leave them "
+        "alone.",
+        "total = √(Σ of every squared entry of both gradients), measured before clipping; factor = min(1, max_norm / "
+        "(total + 10⁻⁶)). Return the two scaled gradients and the total norm.",
+        "Compute the total from both gradients, the factor with clamp (or min), multiply each gradient by it. The "
+        "factor stays a tensor: no .item() needed.",
     ],
 )
 
@@ -161,8 +161,8 @@ exercise(
         (randn(2, 3, seed=1134), _mask((2, 3), 0.5, seed=1135), 0.5, False),
     ],
     hints=[
-        "In training, dropout zeroes some entries (here: those where keep_mask is False) and scales the kept ones"
-        " up, so each output's expected value equals its input. In evaluation it does nothing.",
+        "In training, dropout zeroes some entries (here: those where keep_mask is False) and scales the kept ones up, "
+        "so each output's expected value equals its input. In evaluation it does nothing.",
         "training: out = x ⊙ keep_mask / (1 − p); evaluation: out = x.",
         "One branch on training; the mask (bool) multiplies like 0 and 1, or use where.",
     ],
@@ -208,16 +208,15 @@ exercise(
     rtol=1e-8,
     atol=1e-10,
     hints=[
-        "Forward: per feature (column), the batch mean and the biased variance (divide by N), the normalised x̂, "
-        "then the scale γ and the shift β. Backward: β and γ are easy (sums over the batch); for x, remember that"
-        " the mean and the variance depend on every x in the column, so each x gets three contributions: directly"
-        " through x̂, through the variance, and through the mean.",
-        "Derive x's gradient on paper first, as the text asks, in this order: from the gradient of y to that of "
-        "x̂ (through γ); from x̂ = (x − μ)/√(σ² + ε) to the gradients of σ², then of μ (which receives from x̂ "
-        "and from σ²); finally x, with one term from each of x̂, σ² and μ. The β and γ gradients sum over the "
-        "batch.",
-        "Compute μ, σ², the inverse standard deviation and x̂ once and reuse them in backward; means over the "
-        "batch with keepdim=True (or 1-d per-feature tensors that broadcast) keep the shapes lined up. Check your"
-        " formula on the first public case: with γ = 1 and a constant grad_output, x's gradient is 0.",
+        "Forward: per feature (column), the batch mean and the biased variance (divide by N), the normalised x̂, then "
+        "the scale γ and the shift β. Backward: β and γ are easy (sums over the batch); for x, remember that the mean "
+        "and the variance depend on every x in the column, so each x gets three contributions: directly through x̂, "
+        "through the variance, and through the mean.",
+        "Derive x's gradient on paper first, as the text asks, in this order: from the gradient of y to that of x̂ "
+        "(through γ); from x̂ = (x − μ)/√(σ² + ε) to the gradients of σ², then of μ (which receives from x̂ and from "
+        "σ²); finally x, with one term from each of x̂, σ² and μ. The β and γ gradients sum over the batch.",
+        "Compute μ, σ², the inverse standard deviation and x̂ once and reuse them in backward; means over the batch "
+        "with keepdim=True (or 1-d per-feature tensors that broadcast) keep the shapes lined up. Check your formula "
+        "on the first public case: with γ = 1 and a constant grad_output, x's gradient is 0.",
     ],
 )

@@ -28,12 +28,12 @@ exercise(
         (randn(9, 2, seed=1203), 4),
     ],
     hints=[
-        "Cut the batch into consecutive pieces of equal size along dimension 0, as chunk does: all pieces full "
-        "except perhaps the last.",
-        "size = ⌈rows / num_chunks⌉; the pieces start at rows 0, size, 2·size, ... below rows, so there may be "
-        "fewer than num_chunks of them (4 rows in 3 chunks: 2 + 2).",
-        "Rounding up in integers: −(−a // b). A range with a step gives the start rows; slicing gives each piece."
-        " Return a tuple.",
+        "Cut the batch into consecutive pieces of equal size along dimension 0, as chunk does: all pieces full except "
+        "perhaps the last.",
+        "size = ⌈rows / num_chunks⌉; the pieces start at rows 0, size, 2·size, ... below rows, so there may be fewer "
+        "than num_chunks of them (4 rows in 3 chunks: 2 + 2).",
+        "Rounding up in integers: −(−a // b). A range with a step gives the start rows; slicing gives each piece. "
+        "Return a tuple.",
     ],
 )
 
@@ -52,12 +52,12 @@ exercise(
         (randn(1, seed=1209).reshape(()), randn(1, seed=1210).reshape(()), randn(1, seed=1211).reshape(())),
     ],
     hints=[
-        "Gathering is the inverse of scatter: put the replicas' outputs back together along the batch dimension, "
-        "in replica order.",
-        "Concatenate along dim 0. Special case: when every output is 0-d (a loss per replica), there is no "
-        "dimension to concatenate along, so the result is a vector with one entry per replica.",
-        "minitorch.cat takes a list; test dim() of the outputs for the special case, and give each a dimension of"
-        " size 1 there.",
+        "Gathering is the inverse of scatter: put the replicas' outputs back together along the batch dimension, in "
+        "replica order.",
+        "Concatenate along dim 0. Special case: when every output is 0-d (a loss per replica), there is no dimension "
+        "to concatenate along, so the result is a vector with one entry per replica.",
+        "minitorch.cat takes a list; test dim() of the outputs for the special case, and give each a dimension of "
+        "size 1 there.",
     ],
 )
 
@@ -77,8 +77,8 @@ exercise(
         (randn(4, 3, 3, seed=1214), np.array([3, 3, 3, 1], dtype=np.int64)),
     ],
     hints=[
-        "Each replica's gradient is of the mean loss over its own rows; the gradient of the mean over all rows "
-        "weighs each replica by its share of the rows.",
+        "Each replica's gradient is of the mean loss over its own rows; the gradient of the mean over all rows weighs "
+        "each replica by its share of the rows.",
         "g = Σ_k n_k g_k / N, with N = Σ_k n_k; the plain average only when all chunks have the same size.",
         "Turn chunk_sizes into weights in the gradients' dtype, give them trailing dimensions of size 1 so they "
         "broadcast over one gradient's shape, multiply and reduce over the replica axis.",
@@ -103,12 +103,12 @@ exercise(
     ],
     hints=[
         "Data parallelism on one layer: cut the batch (and grad_output) into the pieces of exercise 1, let each "
-        "replica compute its output and its own weight and bias gradients, then put the outputs back together and"
-        " combine the gradients.",
-        "The text gives each replica's formulas. Combine: outputs are concatenated along the batch; the replicas'"
-        " gradients are summed (one loss over the whole batch, so a sum, not an average).",
-        "One loop over the pieces (there are only num_replicas of them); collect the outputs in a list and "
-        "accumulate the two gradients; compute them with the formulas, not with backward().",
+        "replica compute its output and its own weight and bias gradients, then put the outputs back together and "
+        "combine the gradients.",
+        "The text gives each replica's formulas. Combine: outputs are concatenated along the batch; the replicas' "
+        "gradients are summed (one loss over the whole batch, so a sum, not an average).",
+        "One loop over the pieces (there are only num_replicas of them); collect the outputs in a list and accumulate "
+        "the two gradients; compute them with the formulas, not with backward().",
     ],
 )
 
@@ -128,15 +128,15 @@ exercise(
         (randn(4, 8, seed=1225),),
     ],
     hints=[
-        "Simulate the ring: every rank holds W chunks of its buffer; in each step every rank sends one chunk to "
-        "the next rank. Work on copies, and compute all the sends of a step from the values before that step, "
-        "because they happen at the same time.",
-        "Two phases of W − 1 steps, exactly as the text lists them: reduce-scatter (the receiver adds what it "
-        "gets to its copy of that chunk) and all-gather (the receiver replaces its copy). Which chunk rank k "
-        "sends in step s is given in the text for each phase.",
-        "Keep a list of lists, chunks[rank][c], from tensor_split of each rank's buffer; in each step first "
-        "collect what every rank sends (cloned), then apply it at the receivers; at the end concatenate each "
-        "rank's chunks and stack the ranks.",
+        "Simulate the ring: every rank holds W chunks of its buffer; in each step every rank sends one chunk to the "
+        "next rank. Work on copies, and compute all the sends of a step from the values before that step, because "
+        "they happen at the same time.",
+        "Two phases of W − 1 steps, exactly as the text lists them: reduce-scatter (the receiver adds what it gets to "
+        "its copy of that chunk) and all-gather (the receiver replaces its copy). Which chunk rank k sends in step s "
+        "is given in the text for each phase.",
+        "Keep a list of lists, chunks[rank][c], from tensor_split of each rank's buffer; in each step first collect "
+        "what every rank sends (cloned), then apply it at the receivers; at the end concatenate each rank's chunks "
+        "and stack the ranks.",
     ],
 )
 
@@ -158,11 +158,11 @@ exercise(
         (np.arange(12, dtype=np.int64), 4, 1, True),
     ],
     hints=[
-        "Every rank must get the same number of samples, so first make the list's length a multiple of the number"
-        " of ranks, then deal the entries out like cards.",
-        "Without drop_last: pad to ⌈N / W⌉ · W entries by repeating the list from its beginning; with drop_last: "
-        "cut to ⌊N / W⌋ · W entries. Rank r gets the entries at positions r, r + W, r + 2W, ...",
-        "Repeating a tensor (repeat, or cat of copies) then slicing to the length pads it; slicing with a start "
-        "and a step deals it out.",
+        "Every rank must get the same number of samples, so first make the list's length a multiple of the number of "
+        "ranks, then deal the entries out like cards.",
+        "Without drop_last: pad to ⌈N / W⌉ · W entries by repeating the list from its beginning; with drop_last: cut "
+        "to ⌊N / W⌋ · W entries. Rank r gets the entries at positions r, r + W, r + 2W, ...",
+        "Repeating a tensor (repeat, or cat of copies) then slicing to the length pads it; slicing with a start and a "
+        "step deals it out.",
     ],
 )

@@ -33,12 +33,12 @@ exercise(
     rtol=1e-9,
     atol=1e-9,
     hints=[
-        "SciPy's optimisers ask for the value and the gradient of a function at a NumPy point; autograd can "
-        "supply the gradient if the point becomes a leaf tensor.",
-        "Return (f(x), ∇f(x)): f as a Python float, ∇f as a float64 NumPy array of x's shape. f is the rosenbrock"
-        " function the notebook defines, computed with tensor operations.",
-        "Make a float64 tensor from x that requires grad, evaluate the function, run backward, and convert the "
-        "value and the leaf's gradient back to Python and NumPy.",
+        "SciPy's optimisers ask for the value and the gradient of a function at a NumPy point; autograd can supply "
+        "the gradient if the point becomes a leaf tensor.",
+        "Return (f(x), ∇f(x)): f as a Python float, ∇f as a float64 NumPy array of x's shape. f is the rosenbrock "
+        "function the notebook defines, computed with tensor operations.",
+        "Make a float64 tensor from x that requires grad, evaluate the function, run backward, and convert the value "
+        "and the leaf's gradient back to Python and NumPy.",
     ],
 )
 
@@ -67,12 +67,11 @@ exercise(
     rtol=1e-5,
     atol=1e-6,
     hints=[
-        "Write the step once against the module lib you are given (minitorch or torch): every name comes from lib"
-        " or is a tensor method, so the same code runs on both libraries.",
+        "Write the step once against the module lib you are given (minitorch or torch): every name comes from lib or "
+        "is a tensor method, so the same code runs on both libraries.",
         "loss = cross_entropy(x Wᵀ + b, labels); W' = W − lr · ∂loss/∂W, b' = b − lr · ∂loss/∂b.",
-        "Make weight and bias fresh leaves that require grad, get both gradients with lib.autograd.grad, and step"
-        " under lib.no_grad(). Return (new weight, new bias, loss before the step), all three detached from any "
-        "graph.",
+        "Make weight and bias fresh leaves that require grad, get both gradients with lib.autograd.grad, and step "
+        "under lib.no_grad(). Return (new weight, new bias, loss before the step), all three detached from any graph.",
     ],
 )
 

@@ -36,15 +36,15 @@ exercise(
     rtol=1e-5,
     atol=1e-5,
     hints=[
-        "Deployment in three moves: rebuild the model in minitorch from the arrays, export it to ONNX with a "
-        "batch axis that may change size, then run the exported file in ONNX Runtime on the images. The answer is"
-        " what ONNX Runtime returns.",
-        "The model is Linear(64, H), ReLU, Linear(H, 10), with H read from the weights' shapes. The export traces"
-        " one example input; naming the inputs and outputs and marking their axis 0 as dynamic lets the file "
-        "accept any batch size.",
-        "The export and session calls of section 3 are the pattern: export into an in-memory buffer (io.BytesIO) "
-        "instead of a file, open the buffer's bytes in an InferenceSession on the CPU provider, and feed the "
-        "images under the input name you chose.",
+        "Deployment in three moves: rebuild the model in minitorch from the arrays, export it to ONNX with a batch "
+        "axis that may change size, then run the exported file in ONNX Runtime on the images. The answer is what ONNX "
+        "Runtime returns.",
+        "The model is Linear(64, H), ReLU, Linear(H, 10), with H read from the weights' shapes. The export traces one "
+        "example input; naming the inputs and outputs and marking their axis 0 as dynamic lets the file accept any "
+        "batch size.",
+        "The export of section 2 and the session of section 4 are the pattern: export into an in-memory buffer "
+        "(io.BytesIO) instead of a file, open the buffer's bytes in an InferenceSession on the CPU provider, and feed "
+        "the images under the input name you chose.",
     ],
 )
 
@@ -68,12 +68,12 @@ exercise(
     rtol=1e-5,
     atol=1e-6,
     hints=[
-        "A classifier's scores become a label and a confidence: the label is the class with the largest score, "
-        "the confidence is its softmax probability.",
-        "p = softmax(scores) per row, computed stably (subtract each row's maximum before exp); label = argmax_j "
-        "p_j as int64; confidence = max_j p_j as float32.",
-        "NumPy's max, exp, sum (with keepdims=True so the shapes broadcast) and argmax along axis 1; cast the two"
-        " results with astype.",
+        "A classifier's scores become a label and a confidence: the label is the class with the largest score, the "
+        "confidence is its softmax probability.",
+        "p = softmax(scores) per row, computed stably (subtract each row's maximum before exp); label = argmax_j p_j "
+        "as int64; confidence = max_j p_j as float32.",
+        "NumPy's max, exp, sum (with keepdims=True so the shapes broadcast) and argmax along axis 1; cast the two "
+        "results with astype.",
     ],
 )
 
@@ -88,10 +88,10 @@ exercise(
     rtol=1e-5,
     atol=1e-5,
     hints=[
-        "cumsum has no ONNX mapping, but a running total is a matrix product: entry j of the result sums the "
-        "entries 0..j, which is x times a triangular matrix of ones.",
+        "cumsum has no ONNX mapping, but a running total is a matrix product: entry j of the result sums the entries "
+        "0..j, which is x times a triangular matrix of ones.",
         "out[:, j] = Σ_{k ≤ j} x[:, k] = (x T)[:, j] with T[k, j] = 1 when k ≤ j, else 0: which triangle is that?",
-        "Build T in the module's forward from the input's size, in x's dtype, so it exports as part of the graph;"
-        " export and run the module in ONNX Runtime as in exercise 1.",
+        "Build T in the module's forward from the input's size, in x's dtype, so it exports as part of the graph; "
+        "export and run the module in ONNX Runtime as in exercise 1.",
     ],
 )
