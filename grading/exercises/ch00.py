@@ -14,6 +14,11 @@ exercise(
     function="squares",
     reference=lambda n: minitorch.arange(n) ** 2,
     public=[(5,), (1,), (12,)],
+    labels=[
+        "n = 5",
+        "n = 1: just 0",
+        "n = 12",
+    ],
     hints=[
         "Make all the numbers 0, 1, ..., n-1 at once as a tensor, then square the whole tensor in one operation: no "
         "Python loop over the numbers.",
@@ -32,6 +37,10 @@ exercise(
         (randn(3, 4, seed=100, scale=20.0),),
     ],
     atol=1e-4,  # float32 rounds C * 9 / 5 and C * 1.8 differently, by a few millionths of a degree
+    labels=[
+        "0, 100, −40 and 37 °C",
+        "a (3, 4) tensor of temperatures",
+    ],
     hints=[
         "A temperature conversion is one arithmetic formula, and arithmetic on a tensor applies to every entry: write "
         "it once for the whole tensor.",
@@ -54,6 +63,10 @@ exercise(
     public=[
         (np.array([1.0, 2.0, 3.0, 10.0], dtype=np.float32),),
         (randn(4, 5, seed=101),),
+    ],
+    labels=[
+        "four numbers",
+        "a (4, 5) tensor: every entry counts",
     ],
     hints=[
         "Tensors have reduction methods that collapse all their entries into one value; you need three of them.",

@@ -40,6 +40,11 @@ exercise(
         (randn(1, 5, seed=404), randn(3, 5, seed=405), randn(3, seed=406)),
         (randn(2, 3, 4, seed=407), randn(6, 4, seed=408), randn(6, seed=409)),
     ],
+    labels=[
+        "a batch of 4 rows, 3 features in, 2 out",
+        "a single row",
+        "a 3-d input (2, 3, 4): the leading dimensions stay as they are",
+    ],
     hints=[
         "A linear layer multiplies every input row by the weight matrix and adds the bias; every leading dimension of "
         "x is a batch dimension and stays as it is.",
@@ -58,6 +63,10 @@ exercise(
     public=[
         (randn(5, 4, seed=411), randn(8, 4, seed=412), randn(8, seed=413), randn(3, 8, seed=414), randn(3, seed=415)),
         (randn(2, 2, seed=416), randn(3, 2, seed=417), randn(3, seed=418), randn(1, 3, seed=419), randn(1, seed=420)),
+    ],
+    labels=[
+        "8 hidden units, 3 outputs",
+        "one output: still no activation after the last layer",
     ],
     hints=[
         "Two linear layers with a ReLU between them: the output of the first, made non-negative, is the input of the "
@@ -94,6 +103,10 @@ exercise(
     ],
     outputs=("new_weight", "new_bias", "loss"),
     answer_check=_detached_update,
+    labels=[
+        "2 outputs, learning rate 0.1",
+        "one output, 16 samples: the loss is a mean over every entry",
+    ],
     hints=[
         "Autograd needs leaves to fill: weight and bias must require grad before the forward pass. After "
         "backward, their .grad holds dL/dweight and dL/dbias, and the step moves each against its gradient.",

@@ -57,6 +57,11 @@ exercise(
         # logits in the hundreds: exp() overflows float32 (above about 88), so only the stable form survives
         (randn(5, 4, seed=505, scale=300.0), _labels(5, 4, seed=506)),
     ],
+    labels=[
+        "4 samples, 3 classes",
+        "6 samples, 10 classes, larger logits",
+        "logits in the hundreds: exp() overflows float32 unless each row's largest logit is subtracted first",
+    ],
     hints=[
         "Cross-entropy is the negative log of the probability the softmax gives the correct class, averaged over the "
         "batch. Computed naively, exp() of large logits overflows float32 (above about 88): work with logarithms and "
@@ -76,6 +81,10 @@ exercise(
     public=[
         (randn(5, seed=511), randn(5, seed=512), np.zeros(5, dtype=np.float32), 0.1, 0.9),
         (randn(3, 4, seed=513), randn(3, 4, seed=514), randn(3, 4, seed=515, scale=0.5), 0.01, 0.8),
+    ],
+    labels=[
+        "the first step, from a zero velocity",
+        "a velocity already built up: it is decayed by the momentum, not by the learning rate",
     ],
     hints=[
         "The velocity is a running sum of past gradients, each step's decayed by the momentum factor; the step "
@@ -128,6 +137,11 @@ exercise(
             0.01,
         ),
     ],
+    labels=[
+        "the first step (t = 1) from zero moments: the bias correction matters most here",
+        "step 7, moments already built up",
+        "tiny gradients and a large eps: eps is added after the square root",
+    ],
     hints=[
         "Adam keeps two running averages per parameter, of the gradient and of its square, and steps by their ratio: "
         "large where gradients agree, small where they are noisy. Both averages start at 0, so early on they are "
@@ -146,6 +160,13 @@ exercise(
     public=[(0, 100, 0.1, 0.0), (25, 100, 0.1, 0.0), (50, 100, 0.1, 0.001), (100, 100, 0.1, 0.001), (7, 10, 1.0, 0.5)],
     output_type="any",
     check_dtype=False,
+    labels=[
+        "step 0: base_lr",
+        "a quarter of the way",
+        "half-way, with min_lr above 0",
+        "the last step: min_lr",
+        "10 steps from 1.0 down to 0.5",
+    ],
     hints=[
         "The learning rate follows half a cosine wave: it starts at base_lr, falls slowly, then faster, then slowly "
         "again, and ends at min_lr after total_steps.",

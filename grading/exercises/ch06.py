@@ -38,6 +38,11 @@ exercise(
         (randn(6, 2, 4, seed=602), _integers(0, 5, 6, seed=603), np.array([5, 1, 2, 3, 0], dtype=np.int64)),
         (randn(4, 5, seed=604), _integers(0, 3, 4, seed=605), np.array([2], dtype=np.int64)),
     ],
+    labels=[
+        "3 samples of 3 features",
+        "5 samples of shape (2, 4): stacked along a new first dimension",
+        "a single sample: still a batch of 1",
+    ],
     hints=[
         "collate turns a list of samples, each (features, label), into one batch with the same structure: all the "
         "features in one tensor, all the labels in another.",
@@ -60,6 +65,12 @@ exercise(
     function="batches_as_tensors",
     reference=_batches_as_tensors,
     public=[(10, 3, False), (10, 3, True), (8, 4, True), (5, 8, False)],
+    labels=[
+        "10 in batches of 3: the last batch holds the 1 left over",
+        "drop_last=True: the short last batch is dropped",
+        "8 in batches of 4 with drop_last: nothing to drop",
+        "a batch size larger than the dataset: one short batch",
+    ],
     hints=[
         "Walk through the indices 0, 1, 2, ... in order and hand them out in groups of batch_size; a generator yields "
         "each group as soon as it is full.",
@@ -84,6 +95,11 @@ exercise(
     function="train_val_split",
     reference=_train_val_split,
     public=[(10, 0.2, 0), (1797, 0.2, 1), (7, 0.5, 42)],
+    labels=[
+        "10 samples, 20% for validation",
+        "1797 samples: int() rounds the validation size down (359)",
+        "7 samples, half: 3 for validation, 4 for training",
+    ],
     hints=[
         "Shuffle the indices 0 .. num_samples-1 once, with a generator seeded by seed (so the split is the same every "
         "run), then cut the shuffled list in two.",
@@ -119,6 +135,11 @@ exercise(
     ],
     rtol=1e-4,
     atol=1e-5,
+    labels=[
+        "statistics of the training features, applied to other features",
+        "two constant training columns: their spread is 0, divide by 1 there",
+        "a single sample to transform, training features far from 0",
+    ],
     hints=[
         "Standardize with statistics of the training set only: for every feature (column), subtract its mean and "
         "divide by its spread, and apply those same two numbers to whichever features you are given.",

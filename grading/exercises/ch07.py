@@ -27,6 +27,11 @@ exercise(
     ],
     rtol=1e-4,
     atol=1e-5,
+    labels=[
+        "padding 1, 3 channels in, 4 out",
+        "stride 2 and a 3 x 2 kernel: windows that skip pixels",
+        "a 1 x 1 kernel",
+    ],
     hints=[
         "Cut every window the kernel visits out of the (padded) image and lay each one out as a column: then the "
         "whole convolution is one matrix product between the flattened weight and those columns, plus the bias.",
@@ -51,6 +56,12 @@ exercise(
     reference=_conv_output_size,
     public=[(28, 5, 1, 2, 1), (32, 3, 2, 1, 1), (10, 3, 1, 0, 2), (7, 2, 2, 0, 1)],
     output_type="any",
+    labels=[
+        "padding 2 keeps the size of a 5-tap kernel's input",
+        "stride 2: round down",
+        "dilation 2: 3 taps span 5 pixels",
+        "a last window that would stick out is not counted",
+    ],
     hints=[
         "Count the positions a window can take: it starts at the first pixel of the padded input and moves by stride "
         "until it would stick out.",
@@ -71,6 +82,11 @@ exercise(
         (randn(2, 3, 4, 6, seed=710),),
         (np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4),),
         (randn(1, 2, 5, 7, seed=711),),
+    ],
+    labels=[
+        "even sizes, a batch of 2 with 3 channels",
+        "one 4 x 4 image",
+        "odd height and width: the last row and column are dropped",
     ],
     hints=[
         "Each output pixel is the largest of a 2 × 2 window, and the windows do not overlap: if every window's four "
@@ -198,6 +214,11 @@ exercise(
         ),
         (randn(1, 8, 8, seed=721), np.array([0.5], dtype=np.float32), np.array([0.5], dtype=np.float32)),
         (randn(2, 2, 3, 3, seed=722), np.array([-1.0, 1.0], dtype=np.float32), np.array([0.25, 4.0], dtype=np.float32)),
+    ],
+    labels=[
+        "3 channels",
+        "one channel",
+        "a batch of images (2, 2, 3, 3): mean and std go with the channel axis, not the first one",
     ],
     hints=[
         "Normalize works channel by channel: each channel has its own mean and standard deviation, applied to every "

@@ -69,6 +69,10 @@ exercise(
         (randn(10, 4, seed=801), _ids((5,), 10, seed=802)),
         (randn(7, 3, seed=803), _ids((2, 3), 7, seed=804)),
     ],
+    labels=[
+        "a vector of 5 ids",
+        "a (2, 3) table of ids: the result is (2, 3, embedding_dim)",
+    ],
     hints=[
         "An embedding table is a matrix whose row i is the vector of id i: looking up ids is picking rows.",
         "out[..., :] = weight[indices[...], :]: the result has shape indices.shape + (embedding_dim,).",
@@ -82,6 +86,10 @@ exercise(
     function="rnn_cell",
     reference=_rnn_cell,
     public=[_cell_case(1, 2, seed=810), _cell_case(1, 5, seed=820)],
+    labels=[
+        "a batch of 2",
+        "a batch of 5",
+    ],
     hints=[
         "One step of an RNN mixes the new input and the previous hidden state through two linear maps, adds their "
         "biases, and squashes the sum.",
@@ -116,6 +124,10 @@ exercise(
     function="gru_cell",
     reference=_gru_cell,
     public=[_cell_case(3, 2, seed=850), _cell_case(3, 5, seed=860)],
+    labels=[
+        "a batch of 2: the three gate blocks in PyTorch's order r, z, n",
+        "a batch of 5",
+    ],
     hints=[
         "A GRU has three blocks of gates: reset r, update z and the candidate n. Keep the input's and the hidden "
         "state's products apart, because the reset gate scales only the hidden state's part of the candidate.",

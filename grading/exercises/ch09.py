@@ -84,6 +84,11 @@ exercise(
     function="split_heads",
     reference=_split_heads,
     public=[(randn(2, 3, 8, seed=920), 2), (randn(1, 5, 12, seed=921), 3), (randn(2, 4, 6, seed=922), 1)],
+    labels=[
+        "2 heads",
+        "3 heads of 4 features",
+        "1 head: head_dim is the whole embedding",
+    ],
     hints=[
         "Each position's embed features are num_heads groups of head_dim features side by side; a head should see its "
         "own group at every position, so the head axis must come before the length axis.",
@@ -105,6 +110,11 @@ exercise(
     function="merge_heads",
     reference=_merge_heads,
     public=[(randn(2, 2, 3, 4, seed=923),), (randn(1, 3, 5, 2, seed=924),), (randn(2, 1, 4, 6, seed=925),)],
+    labels=[
+        "2 heads",
+        "3 heads",
+        "1 head",
+    ],
     hints=[
         "merge_heads undoes split_heads: put every position's heads back side by side in one feature vector.",
         "(batch, num_heads, length, head_dim) → (batch, length, num_heads, head_dim) → (batch, length, num_heads · "
@@ -133,6 +143,11 @@ exercise(
     # float32 angles up to ~50 radians carry rounding errors of a few 1e-6; a wrong formula is off by far more.
     rtol=1e-4,
     atol=1e-4,
+    labels=[
+        "4 positions, 4 features",
+        "10 positions, 8 features",
+        "32 positions: large angles, float32",
+    ],
     hints=[
         "Each position gets a vector of sines and cosines of the position at geometrically spaced frequencies: fast "
         "ones tell neighbours apart, slow ones tell far-apart positions apart.",

@@ -34,6 +34,11 @@ exercise(
         (randn(20, 10, seed=1002), _labels(20, 10, 1003), 3),
         (randn(6, 4, seed=1004), _labels(6, 4, 1005), 4),
     ],
+    labels=[
+        "k = 1: plain accuracy",
+        "k = 3 of 10 classes",
+        "k = 4 of 4 classes: every label is in the top k",
+    ],
     hints=[
         "A prediction counts as correct when the true label is among the k classes with the largest scores; the "
         "accuracy is the fraction of rows where that holds.",
@@ -61,6 +66,11 @@ exercise(
         (np.array([0, 2, 2, 1, 0], dtype=np.int64), np.array([0, 1, 2, 1, 2], dtype=np.int64), 3),
         (_labels(50, 10, 1010), _labels(50, 10, 1011), 10),
         (np.array([1, 1], dtype=np.int64), np.array([1, 1], dtype=np.int64), 4),
+    ],
+    labels=[
+        "5 samples, 3 classes",
+        "50 samples, 10 classes",
+        "2 samples, 4 classes: classes that never occur keep rows and columns of 0",
     ],
     hints=[
         "A confusion matrix counts, for every pair (true class, predicted class), how many samples fall in it: row = "
@@ -99,6 +109,10 @@ exercise(
     public=[(_digit_images(),), (randn(3, 1, 28, 28, seed=1020),)],
     rtol=1e-4,
     atol=1e-5,
+    labels=[
+        "six test digits",
+        "random images",
+    ],
     hints=[
         "The penultimate features are what the pretrained network computes just before its last layer: run the whole "
         "network except its final Linear.",
@@ -123,6 +137,11 @@ exercise(
     reference=_freeze_all_but_head,
     public=[(2,), (10,), (7,)],
     output_type="any",
+    labels=[
+        "2 classes",
+        "10 classes",
+        "7 classes",
+    ],
     hints=[
         "Transfer learning: keep the pretrained layers fixed and train only a new head for the new classes. Freezing "
         "is turning off requires_grad on the parameters you keep.",

@@ -70,6 +70,10 @@ exercise(
     ],
     rtol=1e-4,
     atol=1e-6,
+    labels=[
+        "2 layers, 2 outputs",
+        "one output",
+    ],
     hints=[
         "A layer's gradient norm measures how big its update will be: one number per layer with parameters, from all "
         "its parameters' gradients together (weight and bias).",
@@ -95,6 +99,11 @@ exercise(
     public=[(64, 32, 1.0), (256, 256, math.sqrt(2.0)), (3, 100, 5.0 / 3.0)],
     output_type="any",
     check_dtype=False,
+    labels=[
+        "gain 1",
+        "gain √2 (ReLU), fan_in = fan_out",
+        "gain 5/3 (tanh), fan_out much larger than fan_in",
+    ],
     hints=[
         "Both initialisations draw from a uniform distribution on [−a, a] chosen so the weights have a target "
         "standard deviation that keeps the signal's scale through the layers.",
@@ -128,6 +137,11 @@ exercise(
     ],
     rtol=1e-5,
     atol=1e-6,
+    labels=[
+        "a total norm of about 3.7 above max_norm 1: both gradients are scaled",
+        "a total norm below max_norm: the gradients are left as they are",
+        "a total norm of about 13 above max_norm 2.5",
+    ],
     hints=[
         "Clipping by the total norm treats all the gradients as one long vector: if that vector is longer than "
         "max_norm, scale every gradient by the same factor so the total norm becomes max_norm; if not, leave them "
@@ -159,6 +173,11 @@ exercise(
         (randn(4, 5, seed=1130), _mask((4, 5), 0.5, seed=1131), 0.5, True),
         (randn(3, 6, seed=1132), _mask((3, 6), 0.8, seed=1133), 0.2, True),
         (randn(2, 3, seed=1134), _mask((2, 3), 0.5, seed=1135), 0.5, False),
+    ],
+    labels=[
+        "p = 0.5 in training",
+        "p = 0.2: the kept values are divided by 1 − p",
+        "training False: the input, unchanged",
     ],
     hints=[
         "In training, dropout zeroes some entries (here: those where keep_mask is False) and scales the kept ones up, "

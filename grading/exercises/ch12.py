@@ -27,6 +27,12 @@ exercise(
         (randn(4, 2, seed=1202), 3),
         (randn(9, 2, seed=1203), 4),
     ],
+    labels=[
+        "6 rows in 3 chunks of 2",
+        "5 rows in 3 chunks: 2 + 2 + 1",
+        "4 rows in 3 chunks: only 2 pieces of 2",
+        "9 rows in 4 chunks: 3 + 3 + 3, only 3 pieces",
+    ],
     hints=[
         "Cut the batch into consecutive pieces of equal size along dimension 0, as chunk does: all pieces full except "
         "perhaps the last.",
@@ -50,6 +56,11 @@ exercise(
         (randn(2, 4, seed=1204), randn(2, 4, seed=1205), randn(1, 4, seed=1206)),
         (randn(3, seed=1207), randn(2, seed=1208)),
         (randn(1, seed=1209).reshape(()), randn(1, seed=1210).reshape(()), randn(1, seed=1211).reshape(())),
+    ],
+    labels=[
+        "three outputs of 2, 2 and 1 rows",
+        "two 1-d outputs",
+        "three 0-d outputs (a loss per replica): a vector of 3",
     ],
     hints=[
         "Gathering is the inverse of scatter: put the replicas' outputs back together along the batch dimension, in "
@@ -76,6 +87,11 @@ exercise(
         (randn(2, 5, seed=1213), np.array([3, 2], dtype=np.int64)),
         (randn(4, 3, 3, seed=1214), np.array([3, 3, 3, 1], dtype=np.int64)),
     ],
+    labels=[
+        "3 replicas",
+        "2 replicas",
+        "4 replicas",
+    ],
     hints=[
         "Each replica's gradient is of the mean loss over its own rows; the gradient of the mean over all rows weighs "
         "each replica by its share of the rows.",
@@ -100,6 +116,10 @@ exercise(
     public=[
         (randn(6, 4, seed=1215), randn(3, 4, seed=1216), randn(3, seed=1217), randn(6, 3, seed=1218), 2),
         (randn(5, 3, seed=1219), randn(2, 3, seed=1220), randn(2, seed=1221), randn(5, 2, seed=1222), 3),
+    ],
+    labels=[
+        "2 replicas of 3 rows",
+        "5 rows on 3 replicas: pieces of 2, 2 and 1",
     ],
     hints=[
         "Data parallelism on one layer: cut the batch (and grad_output) into the pieces of exercise 1, let each "
@@ -126,6 +146,11 @@ exercise(
         (randn(2, 6, seed=1223),),
         (randn(3, 7, seed=1224),),
         (randn(4, 8, seed=1225),),
+    ],
+    labels=[
+        "2 ranks",
+        "3 ranks, 7 entries: chunks of different sizes",
+        "4 ranks",
     ],
     hints=[
         "Simulate the ring: every rank holds W chunks of its buffer; in each step every rank sends one chunk to the "
@@ -156,6 +181,12 @@ exercise(
         (np.random.default_rng(1226).permutation(10).astype(np.int64), 3, 0, False),
         (np.random.default_rng(1227).permutation(10).astype(np.int64), 4, 3, True),
         (np.arange(12, dtype=np.int64), 4, 1, True),
+    ],
+    labels=[
+        "10 indices, 4 ranks, rank 2: padded to 12 from the beginning",
+        "3 ranks, rank 0: padded to 12",
+        "drop_last=True: cut to 8",
+        "12 indices on 4 ranks with drop_last: nothing to cut",
     ],
     hints=[
         "Every rank must get the same number of samples, so first make the list's length a multiple of the number of "

@@ -32,6 +32,11 @@ exercise(
     output_type="any",
     rtol=1e-9,
     atol=1e-9,
+    labels=[
+        "2 variables",
+        "3 variables",
+        "5 variables",
+    ],
     hints=[
         "SciPy's optimisers ask for the value and the gradient of a function at a NumPy point; autograd can supply "
         "the gradient if the point becomes a leaf tensor.",
@@ -66,6 +71,10 @@ exercise(
     ],
     rtol=1e-5,
     atol=1e-6,
+    labels=[
+        "3 classes, learning rate 0.5",
+        "5 classes, learning rate 0.1",
+    ],
     hints=[
         "Write the step once against the module lib you are given (minitorch or torch): every name comes from lib or "
         "is a tensor method, so the same code runs on both libraries.",
@@ -97,6 +106,10 @@ exercise(
     input_type="numpy",
     rtol=1e-5,
     atol=1e-6,
+    labels=[
+        "5 hidden units, 2 outputs",
+        "a single row, 8 hidden units",
+    ],
     hints=[
         "The arrays arrive as NumPy arrays, as read from an .npz file. Rebuild the network they came from, load "
         "them into it, and run it on x.",

@@ -35,6 +35,10 @@ exercise(
     output_type="any",
     rtol=1e-5,
     atol=1e-5,
+    labels=[
+        "5 images through 32 hidden units",
+        "64 images: the batch axis must be dynamic",
+    ],
     hints=[
         "Deployment in three moves: rebuild the model in minitorch from the arrays, export it to ONNX with a batch "
         "axis that may change size, then run the exported file in ONNX Runtime on the images. The answer is what ONNX "
@@ -67,6 +71,10 @@ exercise(
     output_type="any",
     rtol=1e-5,
     atol=1e-6,
+    labels=[
+        "6 rows of 10 scores",
+        "4 rows of 5 scores",
+    ],
     hints=[
         "A classifier's scores become a label and a confidence: the label is the class with the largest score, the "
         "confidence is its softmax probability.",
@@ -87,6 +95,10 @@ exercise(
     output_type="any",
     rtol=1e-5,
     atol=1e-5,
+    labels=[
+        "4 rows of 6",
+        "a single column",
+    ],
     hints=[
         "cumsum has no ONNX mapping, but a running total is a matrix product: entry j of the result sums the entries "
         "0..j, which is x times a triangular matrix of ones.",
