@@ -197,7 +197,7 @@ def _not_finite(want: np.ndarray, have: np.ndarray, label: str) -> Mismatch | No
     if not bad.any():
         return None
     index = tuple(int(i) for i in np.argwhere(bad)[0])
-    where = f"at index {index}" if index else "in the output"
+    where = f"at index {index}"
     if nan.any():
         what, why = "NaN", (
             "NaN (not a number) comes from an undefined operation such as inf - inf, 0 / 0 or inf / inf, "
@@ -205,10 +205,14 @@ def _not_finite(want: np.ndarray, have: np.ndarray, label: str) -> Mismatch | No
         )
     else:
         what, why = "inf", "a value overflowed its dtype (exp() of a large number, say)"
-    detail = (
-        f"{label}{what} in {int(bad.sum())} of {bad.size} entries where the reference is finite; first {where}: "
-        f"expected {_scalar_text(want[index])}, got {_scalar_text(have[index])}. {why[0].upper()}{why[1:]}"
-    )
+    if bad.size == 1:
+        found = f"got {what} where the reference is finite (expected {_scalar_text(want[index])})"
+    else:
+        found = (
+            f"{what} in {int(bad.sum())} of {bad.size} entries where the reference is finite; first {where}: "
+            f"expected {_scalar_text(want[index])}, got {_scalar_text(have[index])}"
+        )
+    detail = f"{label}{found}. {why[0].upper()}{why[1:]}"
     return Mismatch("values", detail, f"{label}{what} where the reference is finite")
 
 

@@ -286,3 +286,16 @@ def test_texts_are_compared_and_reported_as_texts():
     assert mismatch.safe_detail == "wrong names"
     # without texts=, the same arrays are numbers: a different count of names is a wrong shape
     assert compare([encode_texts(names)], [encode_texts(["gain"])], rtol=0, atol=0, check_dtype=True).kind == "shape"
+
+
+def test_nan_and_inf_are_named_not_measured():
+    want = np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32)
+    nan = compare([want], [np.array([[1.0, np.nan], [np.nan, 4.0]], dtype=np.float32)], rtol=1e-5, atol=1e-6,
+                  check_dtype=True)
+    assert nan.detail.startswith("NaN in 2 of 4 entries where the reference is finite; first at index (0, 1)")
+    assert nan.safe_detail == "NaN where the reference is finite" and "largest difference" not in nan.detail
+    inf = compare([want], [np.array([[1.0, 2.0], [3.0, np.inf]], dtype=np.float32)], rtol=1e-5, atol=1e-6,
+                  check_dtype=True)
+    assert "inf in 1 of 4 entries" in inf.detail and "overflowed" in inf.detail
+    # where the reference itself is NaN, a NaN answer is right
+    assert compare([np.array([np.nan])], [np.array([np.nan])], rtol=0, atol=0, check_dtype=True) is None
