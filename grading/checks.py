@@ -13,10 +13,13 @@ In a chapter notebook::
 
 ``check`` reports and never raises, so "Restart Kernel and Run All" runs every cell of a chapter
 whatever state its exercises are in: a pass is one line; a failure is one red report of the *first*
-failing public case (what was wrong, the inputs' shapes and dtypes, the expected and returned shapes,
-the first hint step), with no traceback into this package and no full input arrays; a blank exercise
-(a stub that raises ``NotImplementedError`` or returns None) says "not implemented yet". ``hint(name)``
-reveals an exercise's hints one step at a time (the idea, then the formula, then a code sketch).
+failing public case (which case and what it tests, what was wrong, the inputs' shapes and dtypes, the
+expected and returned shapes) that ends by pointing at ``hint("chNN.name")``, never quoting a hint step
+(a step shown unasked gives away what the learner was about to work out); there is no traceback into
+this package and no full input array. A blank exercise (a stub that raises ``NotImplementedError`` or
+returns None) says "not implemented yet" and names the function the learner writes: the one whose stub
+raised, which is not always the function the check calls (a given wrapper may call it). ``hint(name)``
+reveals an exercise's hints one step at a time (the idea, then the formula, then a sketch).
 
 The grade never depends on the visible check. ``check_hidden(name, function, cases)`` is for the
 instructor's source notebook only, between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS`` (the
@@ -57,6 +60,7 @@ class CaseResult:
     safe_detail: str = ""  # what went wrong, without quoting the case (hidden cases)
     expected: list = field(default_factory=list)
     got: list = field(default_factory=list)
+    blank: str = ""  # NOT_IMPLEMENTED: the learner's function whose stub raised (``Module.forward``), if known
 
 
 @contextmanager
@@ -81,8 +85,9 @@ def run_case(exercise: registry.Exercise, function, case: tuple) -> CaseResult:
     try:
         with quiet():
             result = function(*arguments)
-    except NotImplementedError:
-        return CaseResult(NOT_IMPLEMENTED, "raises NotImplementedError", "raises NotImplementedError")
+    except NotImplementedError as error:
+        blank = _raising_learner_function(error)
+        return CaseResult(NOT_IMPLEMENTED, "raises NotImplementedError", "raises NotImplementedError", blank=blank)
     except Exception as error:  # the learner's bug: report it in one line, with the line it came from
         where = _learner_frame(error)
         message = f"raised {type(error).__name__}: {error}{where}"
@@ -99,7 +104,7 @@ def run_case(exercise: registry.Exercise, function, case: tuple) -> CaseResult:
         return CaseResult(FAILED, problem, problem, expected, got)
     mismatch = type_mismatch(exercise, kinds) or compare(
         expected, got, rtol=exercise.rtol, atol=exercise.atol, check_dtype=exercise.check_dtype,
-        at_most=exercise.at_most,
+        at_most=exercise.at_most, texts=exercise.text_outputs,
     )
     if mismatch is not None:
         return CaseResult(
@@ -147,8 +152,7 @@ def type_mismatch(exercise: registry.Exercise, kinds: list[str]) -> Mismatch | N
     return None
 
 
-def _learner_frame(error: BaseException) -> str:
-    """' (in relu, line 3: return x @ w)': the innermost frame outside minitorch and grading."""
+def _package_dirs() -> list[str]:
     package_dirs = [str(Path(__file__).resolve().parent)]
     try:
         import minitorch
@@ -156,6 +160,31 @@ def _learner_frame(error: BaseException) -> str:
         package_dirs.append(str(Path(minitorch.__file__).resolve().parent))
     except ImportError:
         pass
+    return package_dirs
+
+
+def _raising_learner_function(error: BaseException) -> str:
+    """The qualified name of the function whose own code raised ``error`` (``SoftmaxCrossEntropy.forward``)
+    when that function is the learner's (outside minitorch and grading), else ''.
+
+    The frame that raised, not the function the check called: a given wrapper (the notebook's
+    ``causal_softmax_on_two_devices``) calls the learner's ``causal_softmax``, whose stub is what raises.
+    A NotImplementedError raised inside minitorch or grading (a piece withheld while grading) names nobody.
+    """
+    trace = error.__traceback__
+    if trace is None:
+        return ""
+    while trace.tb_next is not None:
+        trace = trace.tb_next
+    code = trace.tb_frame.f_code
+    if any(code.co_filename.startswith(directory) for directory in _package_dirs()):
+        return ""
+    return getattr(code, "co_qualname", code.co_name).split(".<locals>.")[-1]  # as the learner's cell spells it
+
+
+def _learner_frame(error: BaseException) -> str:
+    """' (in relu, line 3: return x @ w)': the innermost frame outside minitorch and grading."""
+    package_dirs = _package_dirs()
     frames = [
         frame
         for frame in traceback.extract_tb(error.__traceback__)
@@ -247,10 +276,8 @@ def check(name: str, function) -> str:
     _results[name] = status
     total = len(results)
     if status == NOT_IMPLEMENTED:
-        print(
-            f"{name}: not implemented yet. Write {exercise.function} in the cell above, run that cell, "
-            "then run this one again."
-        )
+        blank = next((result.blank for result in results if result.blank), exercise.function)
+        print(f"{name}: not implemented yet. Write {blank} in the cell above, run that cell, then run this one again.")
         return _raise_or(_Status(status), f"{name}: not implemented yet")
     if status == PASSED:
         _say(f"{name}: all {total} public cases pass", _GREEN)
@@ -269,12 +296,23 @@ def check(name: str, function) -> str:
     if len(failing) > 1:
         more = len(failing) - 1
         lines.append(f"    ({more} more public case{'s fail' if more > 1 else ' fails'} too; fix this one first)")
-    steps = _hint_steps(exercise)
-    if steps:
-        more = f' (hint("{name}") shows the {len(steps)} steps one by one)' if len(steps) > 1 else ""
-        lines.append(f"    hint: {steps[0]}{more}")
+    lines.extend(_hint_pointer(name, exercise))
     _say("\n".join(lines), _RED)
     return _raise_or(_Status(status), f"{name}: {len(failing)} of {total} public cases failed")
+
+
+def _hint_pointer(name: str, exercise: registry.Exercise) -> list[str]:
+    """Where help is, never the help itself: a step printed unasked would do the learner's thinking."""
+    steps = _hint_steps(exercise)
+    if not steps:
+        return []
+    shown = _hints_shown.get(name, 0)
+    if shown >= len(steps):
+        return [f'    stuck? hint("{name}", 1) to hint("{name}", {len(steps)}) show the {len(steps)} hint steps again']
+    return [
+        f'    stuck? hint("{name}") shows hint step {shown + 1} of {len(steps)} (the idea, then the formula, then a '
+        "sketch); call it again for the next step"
+    ]
 
 
 def _raise_or(status: str, message: str) -> str:

@@ -87,20 +87,58 @@ class Mismatch:
         return self.detail
 
 
+TEXT_WIDTH = 64  # bytes per text in an encoded array of texts
+
+
+def encode_texts(texts) -> np.ndarray:
+    """Short texts (parameter names) as an array an answer may hold: one row of UTF-8 bytes per text, padded
+    with zeros to ``TEXT_WIDTH``. :func:`compare` reads such an output back as texts when told to."""
+    rows = [text.encode("utf-8") for text in texts]
+    if any(len(row) > TEXT_WIDTH for row in rows):
+        raise ValueError(f"texts are at most {TEXT_WIDTH} bytes long")
+    encoded = np.zeros((len(rows), TEXT_WIDTH), dtype=np.uint8)
+    for index, row in enumerate(rows):
+        encoded[index, : len(row)] = np.frombuffer(row, dtype=np.uint8)
+    return encoded
+
+
+def decode_texts(array: np.ndarray) -> list[str] | None:
+    """The texts of an array made by :func:`encode_texts`, or None when it is not one."""
+    if array.dtype != np.uint8 or array.ndim != 2 or array.shape[1] != TEXT_WIDTH:
+        return None
+    return [bytes(row).rstrip(b"\0").decode("utf-8", "replace") for row in array]
+
+
+def _text_mismatch(want: np.ndarray, have: np.ndarray, label: str) -> Mismatch | None:
+    """Names compared as names: 'expected ['gain', 'first.weight'], got [...]', never as byte differences."""
+    wanted, had = decode_texts(want), decode_texts(have)
+    if wanted is not None and had is not None:
+        if wanted == had:
+            return None
+        return Mismatch("values", f"{label}expected {wanted}, got {had}", f"{label}wrong names")
+    return None  # not an encoded array: compared as numbers (its shape or dtype says what is wrong)
+
+
 def compare(
     expected: list[np.ndarray], got: list[np.ndarray], *, rtol: float, atol: float, check_dtype: bool,
-    at_most: bool = False,
+    at_most: bool = False, texts: tuple[int, ...] = (),
 ):
     """None when ``got`` matches ``expected`` (same count, shapes, dtypes and close values), else a Mismatch.
 
     ``at_most``: the expected values are bounds to reach, not answers to equal (a validation loss to get
     below, say): an entry passes when it is at most its bound plus ``atol``; nan never passes.
+    ``texts``: the positions (from 1) of outputs that hold texts encoded by :func:`encode_texts`; they are
+    compared and reported as lists of texts.
     """
     if len(expected) != len(got):
         detail = f"expected {len(expected)} output(s), got {len(got)}"
         return Mismatch("count", detail, detail)
     for position, (want, have) in enumerate(zip(expected, got)):
         label = f"output {position + 1}: " if len(expected) > 1 else ""
+        if position + 1 in texts:
+            mismatch = _text_mismatch(want, have, label)
+            if mismatch is not None:
+                return mismatch
         if want.shape != have.shape:
             return Mismatch(
                 "shape",
@@ -115,6 +153,9 @@ def compare(
             if mismatch is not None:
                 return mismatch
             continue
+        not_finite = _not_finite(want, have, label)
+        if not_finite is not None:
+            return not_finite
         wrong = _wrong_entries(want, have, rtol, atol)
         if wrong.any():
             count, total = int(wrong.sum()), wrong.size
@@ -138,6 +179,41 @@ def _above_bound(bound: np.ndarray, have: np.ndarray, atol: float, label: str) -
     where = f" at index {index}" if index else ""
     detail = f"{label}{_scalar_text(have[index])}{where} is above the target {_scalar_text(bound[index])}"
     return Mismatch("above", detail, f"{label}above the target")
+
+
+def _not_finite(want: np.ndarray, have: np.ndarray, label: str) -> Mismatch | None:
+    """NaN (or an infinity) where the reference is finite, reported as such and where it first is.
+
+    Not as a "largest difference": a NaN is no tolerance problem but an undefined operation (inf - inf,
+    0 / 0, inf / inf), most often after an exp() that overflowed, and the learner should hear that.
+    """
+    if have.dtype.kind not in "fc":
+        return None
+    with np.errstate(all="ignore"):
+        finite_want = np.isfinite(want) if want.dtype.kind in "fc" else np.ones(want.shape, dtype=bool)
+        nan = np.isnan(have) & finite_want
+        infinite = np.isinf(have) & finite_want
+    bad = nan if nan.any() else infinite
+    if not bad.any():
+        return None
+    index = tuple(int(i) for i in np.argwhere(bad)[0])
+    where = f"at index {index}"
+    if nan.any():
+        what, why = "NaN", (
+            "NaN (not a number) comes from an undefined operation such as inf - inf, 0 / 0 or inf / inf, "
+            "most often after exp() overflowed; it is not a matter of tolerance"
+        )
+    else:
+        what, why = "inf", "a value overflowed its dtype (exp() of a large number, say)"
+    if bad.size == 1:
+        found = f"got {what} where the reference is finite (expected {_scalar_text(want[index])})"
+    else:
+        found = (
+            f"{what} in {int(bad.sum())} of {bad.size} entries where the reference is finite; first {where}: "
+            f"expected {_scalar_text(want[index])}, got {_scalar_text(have[index])}"
+        )
+    detail = f"{label}{found}. {why[0].upper()}{why[1:]}"
+    return Mismatch("values", detail, f"{label}{what} where the reference is finite")
 
 
 def _wrong_entries(want: np.ndarray, have: np.ndarray, rtol: float, atol: float) -> np.ndarray:

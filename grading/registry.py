@@ -59,6 +59,7 @@ class Exercise:
     answer_check: Callable[[Any], str | None] | None = None  # the raw answer's properties (a leaf, ...)
     mutates_inputs: bool = False  # True only where writing into an input is the point of the exercise
     at_most: bool = False  # the reference gives bounds to reach (a loss), not values to equal
+    text_outputs: tuple[int, ...] = ()  # positions (from 1) of outputs holding texts (grading.compare.encode_texts)
 
     @property
     def chapter(self) -> str:
@@ -87,6 +88,7 @@ def exercise(
     answer_check: Callable[[Any], str | None] | None = None,
     mutates_inputs: bool = False,
     at_most: bool = False,
+    text_outputs: Sequence[int] = (),
 ) -> Exercise:
     """Register an exercise (see the module docstring); returns the entry.
 
@@ -98,6 +100,8 @@ def exercise(
     unchanged (unless ``mutates_inputs``: writing into an input is the exercise). With ``at_most``, the
     reference's answer is a bound and each output passes when it is at most that bound (plus ``atol``):
     a validation loss that a training run must reach, say, where no two correct runs agree exactly.
+    ``text_outputs`` lists the outputs (from 1) that hold texts encoded by ``grading.compare.encode_texts``
+    (parameter names): a wrong one is reported as the two lists of texts.
     """
     if "." not in name or not all(part.isidentifier() for part in name.split(".")):
         raise ValueError(f"exercise names look like 'chapter.exercise', got {name!r}")
@@ -114,6 +118,7 @@ def exercise(
         name, function, reference, cases, input_type, output_type, rtol, atol, check_dtype, hint.strip(),
         withheld=tuple(withheld), hints=tuple(step.strip() for step in hints), labels=tuple(labels),
         outputs=tuple(outputs), answer_check=answer_check, mutates_inputs=mutates_inputs, at_most=at_most,
+        text_outputs=tuple(text_outputs),
     )  # fmt: skip
     _EXERCISES[name] = entry
     return entry

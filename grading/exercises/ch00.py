@@ -14,7 +14,18 @@ exercise(
     function="squares",
     reference=lambda n: minitorch.arange(n) ** 2,
     public=[(5,), (1,), (12,)],
-    hint="minitorch.arange(n) gives 0, 1, ..., n-1 as int64; ** 2 squares every entry at once.",
+    labels=[
+        "n = 5",
+        "n = 1: just 0",
+        "n = 12",
+    ],
+    hints=[
+        "Make all the numbers 0, 1, ..., n-1 at once as a tensor, then square the whole tensor in one operation: no "
+        "Python loop over the numbers.",
+        "The answer is the tensor [0², 1², ..., (n-1)²], with n entries, in the integer dtype of the range (int64).",
+        "minitorch has a function that makes a range of integers (the chapter used it); an arithmetic operator "
+        "applies to every entry of a tensor.",
+    ],
 )
 
 exercise(
@@ -26,7 +37,17 @@ exercise(
         (randn(3, 4, seed=100, scale=20.0),),
     ],
     atol=1e-4,  # float32 rounds C * 9 / 5 and C * 1.8 differently, by a few millionths of a degree
-    hint="F = C * 9 / 5 + 32, written once for the whole tensor (no loop): arithmetic applies to every entry.",
+    labels=[
+        "0, 100, −40 and 37 °C",
+        "a (3, 4) tensor of temperatures",
+    ],
+    hints=[
+        "A temperature conversion is one arithmetic formula, and arithmetic on a tensor applies to every entry: write "
+        "it once for the whole tensor.",
+        "F = C × 9/5 + 32 (0 °C is 32 °F, 100 °C is 212 °F).",
+        "Multiply, then add, with the tensor you are given on the left; the result keeps the shape and the float "
+        "dtype of the input.",
+    ],
 )
 
 
@@ -43,5 +64,15 @@ exercise(
         (np.array([1.0, 2.0, 3.0, 10.0], dtype=np.float32),),
         (randn(4, 5, seed=101),),
     ],
-    hint="Return three tensors, (x.sum(), x.mean(), x.max()), not Python numbers: .item() is not needed here.",
+    labels=[
+        "four numbers",
+        "a (4, 5) tensor: every entry counts",
+    ],
+    hints=[
+        "Tensors have reduction methods that collapse all their entries into one value; you need three of them.",
+        "sum = x₁ + ... + xₙ, mean = sum / n, max = the largest entry. Each comes back as a 0-d tensor, not as a "
+        "Python number.",
+        "Call the three reductions as methods of x and return them as a tuple in the order sum, mean, max; no .item() "
+        "is needed.",
+    ],
 )

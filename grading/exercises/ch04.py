@@ -40,8 +40,19 @@ exercise(
         (randn(1, 5, seed=404), randn(3, 5, seed=405), randn(3, seed=406)),
         (randn(2, 3, 4, seed=407), randn(6, 4, seed=408), randn(6, seed=409)),
     ],
-    hint="y = x @ weight.T + bias. weight has shape (out_features, in_features), so it is transposed; "
-    "the bias (out_features,) broadcasts over every leading dimension of x.",
+    labels=[
+        "a batch of 4 rows, 3 features in, 2 out",
+        "a single row",
+        "a 3-d input (2, 3, 4): the leading dimensions stay as they are",
+    ],
+    hints=[
+        "A linear layer multiplies every input row by the weight matrix and adds the bias; every leading dimension of "
+        "x is a batch dimension and stays as it is.",
+        "y = x Wᵀ + b, where W has shape (out_features, in_features) (PyTorch's layout), so it is transposed, and b "
+        "of shape (out_features,) broadcasts over the rows.",
+        "The @ operator multiplies over the last dimension of x whatever comes before it; .T (or transpose) turns W "
+        "around; addition broadcasts the bias.",
+    ],
 )
 
 exercise(
@@ -53,8 +64,17 @@ exercise(
         (randn(5, 4, seed=411), randn(8, 4, seed=412), randn(8, seed=413), randn(3, 8, seed=414), randn(3, seed=415)),
         (randn(2, 2, seed=416), randn(3, 2, seed=417), randn(3, seed=418), randn(1, 3, seed=419), randn(1, seed=420)),
     ],
-    hint="hidden = relu(x @ w1.T + b1), then output = hidden @ w2.T + b2. No activation after the last layer: "
-    "the loss function decides what the raw outputs mean.",
+    labels=[
+        "8 hidden units, 3 outputs",
+        "one output: still no activation after the last layer",
+    ],
+    hints=[
+        "Two linear layers with a ReLU between them: the output of the first, made non-negative, is the input of the "
+        "second.",
+        "h = relu(x W₁ᵀ + b₁), out = h W₂ᵀ + b₂. No activation after the last layer: the loss decides what the raw "
+        "scores mean.",
+        "Your linear_forward of exercise 1 can do both layers; minitorch has a relu function (or clamp at 0).",
+    ],
 )
 
 
@@ -83,6 +103,10 @@ exercise(
     ],
     outputs=("new_weight", "new_bias", "loss"),
     answer_check=_detached_update,
+    labels=[
+        "2 outputs, learning rate 0.1",
+        "one output, 16 samples: the loss is a mean over every entry",
+    ],
     hints=[
         "Autograd needs leaves to fill: weight and bias must require grad before the forward pass. After "
         "backward, their .grad holds dL/dweight and dL/dbias, and the step moves each against its gradient.",
@@ -98,13 +122,13 @@ exercise(
 # The notebook builds the same nested model on the learner's Module and the reference builds it on
 # minitorch.nn.Module: a chain Chain(first=Affine, gain=Parameter, rest=Chain(...)), with layer sizes from
 # ``sizes``, values from ``values`` (cycled), and, when ``share`` is 1, the innermost chain reusing the first
-# Affine layer (shared weights, listed once by named_parameters). Names are compared as CRC-32 codes (the
-# graded answers are arrays); the notebook prints the names themselves next to minitorch's.
-import zlib  # noqa: E402
-
+# Affine layer (shared weights, listed once by named_parameters). The graded answers are arrays, so the names
+# travel as rows of UTF-8 bytes (grading.compare.encode_texts) and a wrong list is reported as the two lists of
+# names; the notebook also prints the names themselves next to minitorch's.
 import numpy as np  # noqa: E402
 
 import minitorch.nn as nn  # noqa: E402
+from grading.compare import encode_texts  # noqa: E402
 
 
 def model_classes(base):
@@ -163,7 +187,8 @@ def chain_modules(model):
 
 
 def name_codes(names):
-    return np.array([zlib.crc32(name.encode()) for name in names], dtype=np.int64)
+    """The names as the notebook's name_codes encodes them: a row of 64 UTF-8 bytes each, zero-padded."""
+    return encode_texts(list(names))
 
 
 def module_report(base, sizes, values, new_values, share):
@@ -199,24 +224,23 @@ exercise(
         "the innermost layer is the first layer again (shared weights): listed once, under its first name",
     ],
     outputs=(
-        "named_parameters() names, as codes",
-        "state_dict() keys, as codes",
+        "named_parameters() names",
+        "state_dict() keys",
         "parameters() values",
         "values after load_state_dict",
         "training flags after eval(), then train()",
     ),
+    text_outputs=(1, 2),
     hints=[
         "A module keeps two dictionaries, its own parameters and its child modules, filled when an attribute is "
-        "assigned. Everything else (listing, saving, loading, switching modes) walks those dictionaries, "
-        "recursing into the children.",
-        "Names: a child's parameter is called child_name + '.' + its name inside the child, at any depth. Order "
-        "(PyTorch's): the module's own parameters first, then each child's in the order they were assigned. A "
-        "parameter reachable twice is listed once, under the first name found (remember what you have yielded "
-        "by id). train(mode) sets self.training and calls train(mode) on every child; eval() is train(False).",
-        "__setattr__ files the value (isinstance checks for nn.Parameter and Module) and then still sets the "
-        "attribute with object.__setattr__. named_parameters is a generator with a prefix argument. state_dict "
-        "walks the same way but keeps every path, a shared parameter under each of its names (as PyTorch does), "
-        "each mapped to the detached tensor; load_state_dict copies each value into the parameter of that name "
-        "under minitorch.no_grad().",
+        "assigned. Everything else (listing, saving, loading, switching modes) walks those dictionaries, recursing "
+        "into the children.",
+        "Names are paths: a child's parameter is called child_name + '.' + its name inside the child, at any depth. "
+        "PyTorch's order: the module's own parameters first, then each child's in the order the children were "
+        "assigned. A parameter reachable twice is listed once, under the first name found; state_dict keeps every "
+        "path. train(mode) sets the flag here and in every child; eval() is train(False).",
+        "In __setattr__, look at the type of the value (nn.Parameter, Module) to pick the dictionary, and still set "
+        "the attribute normally. A generator with a prefix argument walks the tree; a set of ids remembers what was "
+        "already listed. Loading copies values into the existing parameters without recording a graph.",
     ],
 )

@@ -57,9 +57,20 @@ exercise(
         # logits in the hundreds: exp() overflows float32 (above about 88), so only the stable form survives
         (randn(5, 4, seed=505, scale=300.0), _labels(5, 4, seed=506)),
     ],
-    hint="loss_i = logsumexp(logits_i) - logits_i[target_i], averaged over the batch. Subtract each row's maximum "
-    "before exp() (log-sum-exp: m + log(sum(exp(z - m)))) so nothing overflows; pick the target logit with "
-    "logits[minitorch.arange(N), targets] or gather.",
+    labels=[
+        "4 samples, 3 classes",
+        "6 samples, 10 classes, larger logits",
+        "logits in the hundreds: exp() overflows float32 unless each row's largest logit is subtracted first",
+    ],
+    hints=[
+        "Cross-entropy is the negative log of the probability the softmax gives the correct class, averaged over the "
+        "batch. Computed naively, exp() of large logits overflows float32 (above about 88): work with logarithms and "
+        "shift each row first.",
+        "loss_i = log Σ_k exp(z_ik) − z_i,y_i, and log Σ_k exp(z_k) = m + log Σ_k exp(z_k − m) for any m; choose m = "
+        "the row's maximum so every exponential is at most 1. The loss is the mean of loss_i.",
+        "amax over the class dimension with keepdim=True gives m; exp, sum and log do the rest; indexing with a range "
+        "of row numbers and the targets (or gather) picks the target logit of each row.",
+    ],
 )
 
 exercise(
@@ -70,6 +81,10 @@ exercise(
     public=[
         (randn(5, seed=511), randn(5, seed=512), np.zeros(5, dtype=np.float32), 0.1, 0.9),
         (randn(3, 4, seed=513), randn(3, 4, seed=514), randn(3, 4, seed=515, scale=0.5), 0.01, 0.8),
+    ],
+    labels=[
+        "the first step, from a zero velocity",
+        "a velocity already built up: it is decayed by the momentum, not by the learning rate",
     ],
     hints=[
         "The velocity is a running sum of past gradients, each step's decayed by the momentum factor; the step "
@@ -122,9 +137,20 @@ exercise(
             0.01,
         ),
     ],
-    hint="m = beta1 * m + (1 - beta1) * g; v = beta2 * v + (1 - beta2) * g**2; then bias-correct: "
-    "m_hat = m / (1 - beta1**step), v_hat = v / (1 - beta2**step); param - lr * m_hat / (sqrt(v_hat) + eps). "
-    "Return the new param and the new m and v (not the corrected ones).",
+    labels=[
+        "the first step (t = 1) from zero moments: the bias correction matters most here",
+        "step 7, moments already built up",
+        "tiny gradients and a large eps: eps is added after the square root",
+    ],
+    hints=[
+        "Adam keeps two running averages per parameter, of the gradient and of its square, and steps by their ratio: "
+        "large where gradients agree, small where they are noisy. Both averages start at 0, so early on they are "
+        "corrected for that bias.",
+        "m ← β₁m + (1 − β₁)g, v ← β₂v + (1 − β₂)g², m̂ = m/(1 − β₁ᵗ), v̂ = v/(1 − β₂ᵗ), p ← p − lr · m̂/(√v̂ + ε), "
+        "with t the step number (1 for the first) and ε outside the square root.",
+        "Write the five formulas one per line in that order, with tensor arithmetic. Return the new parameter and the "
+        "new m and v: the uncorrected averages are what the next step needs.",
+    ],
 )
 
 exercise(
@@ -134,8 +160,21 @@ exercise(
     public=[(0, 100, 0.1, 0.0), (25, 100, 0.1, 0.0), (50, 100, 0.1, 0.001), (100, 100, 0.1, 0.001), (7, 10, 1.0, 0.5)],
     output_type="any",
     check_dtype=False,
-    hint="lr = min_lr + (base_lr - min_lr) * (1 + cos(pi * step / total_steps)) / 2: base_lr at step 0, "
-    "halfway between at total_steps / 2, min_lr at total_steps (math.cos and math.pi).",
+    labels=[
+        "step 0: base_lr",
+        "a quarter of the way",
+        "half-way, with min_lr above 0",
+        "the last step: min_lr",
+        "10 steps from 1.0 down to 0.5",
+    ],
+    hints=[
+        "The learning rate follows half a cosine wave: it starts at base_lr, falls slowly, then faster, then slowly "
+        "again, and ends at min_lr after total_steps.",
+        "cos goes from 1 to −1 as its angle goes from 0 to π: map the step to the angle π · step / total_steps, and "
+        "rescale (1 + cos) / 2, which goes from 1 to 0, onto the range from min_lr to base_lr.",
+        "The math module has cos and pi; the answer is a plain Python float. Check your formula at step 0, "
+        "total_steps / 2 and total_steps.",
+    ],
 )
 
 
@@ -173,14 +212,15 @@ exercise(
     rtol=1e-9,
     atol=1e-12,
     hints=[
-        "Write the loss of one sample as a function of its logits z: L = log Σ_k exp(z_k) − z_y. Differentiate "
-        "with respect to each z_j; the two terms give one part each. Then remember the mean over the batch and "
-        "the chain rule's grad_output.",
-        "∂L/∂z_j = softmax(z)_j − [j = y], that is p − onehot(y) for a sample; for the mean over N samples, "
-        "each row is divided by N; backward multiplies by grad_output (a 0-d tensor) and returns None for targets.",
-        "forward: subtract each row's maximum, take log-sum-exp, pick the target logits, average; save the "
-        "probabilities (a stable softmax) and a one-hot of the targets for backward. minitorch.nn.functional."
-        "one_hot makes the one-hot; cast it to the logits' dtype.",
+        "Forward computes the mean cross-entropy stably (shift each row by its maximum). Backward needs the loss's "
+        "derivative with respect to each logit: derive it on paper first, as the text asks, for one sample, then "
+        "account for the mean over the batch and for grad_output.",
+        "For one sample, L = log Σ_k exp(z_k) − z_y. Differentiate each of the two terms with respect to one logit "
+        "z_j (the second term depends on z_j only when j = y), and write the first in terms of the softmax. Then: the "
+        "mean divides by the batch size, and the chain rule multiplies by grad_output.",
+        "In forward, save what backward needs with ctx.save_for_backward (the softmax probabilities are cheap to "
+        "keep; minitorch.nn.functional.one_hot builds a one-hot of the targets, cast to the logits' dtype). backward "
+        "returns one gradient per input of forward: None for the targets.",
     ],
 )
 

@@ -38,9 +38,20 @@ exercise(
         (randn(6, 2, 4, seed=602), _integers(0, 5, 6, seed=603), np.array([5, 1, 2, 3, 0], dtype=np.int64)),
         (randn(4, 5, seed=604), _integers(0, 3, 4, seed=605), np.array([2], dtype=np.int64)),
     ],
-    hint="xs = minitorch.stack([x for x, y in samples]) puts the samples' tensors on top of each other along a "
-    "new first dimension (torch.cat would glue them end to end instead); ys = minitorch.tensor([y for x, y in "
-    "samples]) turns the Python ints into one int64 tensor. Return the tuple (xs, ys).",
+    labels=[
+        "3 samples of 3 features",
+        "5 samples of shape (2, 4): stacked along a new first dimension",
+        "a single sample: still a batch of 1",
+    ],
+    hints=[
+        "collate turns a list of samples, each (features, label), into one batch with the same structure: all the "
+        "features in one tensor, all the labels in another.",
+        "With B samples of features of shape S, the batch's features have shape (B, *S), sample i at position i along "
+        "a new first dimension; the labels become one int64 tensor of shape (B,).",
+        "Separate the two parts of the samples (zip(*samples), or two comprehensions); one minitorch function stacks "
+        "tensors along a new dimension (cat would glue them end to end instead); minitorch.tensor makes a tensor of "
+        "Python ints. Return a tuple.",
+    ],
 )
 
 
@@ -54,8 +65,20 @@ exercise(
     function="batches_as_tensors",
     reference=_batches_as_tensors,
     public=[(10, 3, False), (10, 3, True), (8, 4, True), (5, 8, False)],
-    hint="Collect indices 0, 1, 2, ... in a list; each time it holds batch_size of them, yield it and start a new "
-    "list. After the loop, the leftover (shorter) list is yielded too, unless it is empty or drop_last is True.",
+    labels=[
+        "10 in batches of 3: the last batch holds the 1 left over",
+        "drop_last=True: the short last batch is dropped",
+        "8 in batches of 4 with drop_last: nothing to drop",
+        "a batch size larger than the dataset: one short batch",
+    ],
+    hints=[
+        "Walk through the indices 0, 1, 2, ... in order and hand them out in groups of batch_size; a generator yields "
+        "each group as soon as it is full.",
+        "num_samples indices make ⌊num_samples / batch_size⌋ full batches and one shorter batch of the remaining "
+        "num_samples mod batch_size indices, when that remainder is not 0. drop_last=True drops the shorter batch.",
+        "Keep a list that grows by one index at a time; yield it when its length reaches batch_size and start a new "
+        "one. After the loop, decide whether what is left is yielded.",
+    ],
 )
 
 
@@ -72,6 +95,11 @@ exercise(
     function="train_val_split",
     reference=_train_val_split,
     public=[(10, 0.2, 0), (1797, 0.2, 1), (7, 0.5, 42)],
+    labels=[
+        "10 samples, 20% for validation",
+        "1797 samples: int() rounds the validation size down (359)",
+        "7 samples, half: 3 for validation, 4 for training",
+    ],
     hints=[
         "Shuffle the indices 0 .. num_samples-1 once, with a generator seeded by seed (so the split is the same every "
         "run), then cut the shuffled list in two.",
@@ -107,6 +135,11 @@ exercise(
     ],
     rtol=1e-4,
     atol=1e-5,
+    labels=[
+        "statistics of the training features, applied to other features",
+        "two constant training columns: their spread is 0, divide by 1 there",
+        "a single sample to transform, training features far from 0",
+    ],
     hints=[
         "Standardize with statistics of the training set only: for every feature (column), subtract its mean and "
         "divide by its spread, and apply those same two numbers to whichever features you are given.",
@@ -196,15 +229,15 @@ exercise(
     outputs=("batch sizes", "features, batch after batch", "labels, batch after batch", "weights, batch after batch"),
     hints=[
         "Three parts, as in section 2: a sampler decides the order of the indices (0, 1, 2, ... or a permutation "
-        "drawn from the generator), batching cuts that order into lists of batch_size (the short last list only "
-        "when drop_last is False), and collate turns each list of samples into one batch with the structure of a "
-        "sample. The DataLoader draws one number from the generator at the start of every epoch (the base seed "
-        "its workers get, section 6) before it shuffles: draw it too, or your order differs from its.",
-        "collate looks at the first sample: a tensor -> stack them all along a new dim 0; a Python int -> one "
-        "int64 tensor; a Python float -> one float64 tensor (default_collate's rule); a dict -> a dict that "
-        "collates each key over the samples; a tuple or list -> collate each position over the samples (zip(*...)).",
-        "The base seed: random_(generator=...) on an empty 0-d int64 tensor (the exercise text spells it). The order: "
-        "minitorch.randperm(len(dataset), generator=generator).tolist(), or range(len(dataset)). Then the "
-        "batch_indices idea of exercise 2 over that order, a yield per batch of collate([dataset[i] for i in ...]).",
+        "drawn from the generator), batching cuts that order into lists of batch_size (the short last list only when "
+        "drop_last is False), and collate turns each list of samples into one batch with the structure of a sample. "
+        "The DataLoader draws one number from the generator at the start of every epoch (the base seed its workers "
+        "get, section 6) before it shuffles: draw it too, or your order differs from its.",
+        "collate looks at the first sample: a tensor: stack them all along a new dim 0; a Python int: one int64 "
+        "tensor; a Python float: one float64 tensor (default_collate's rule); a dict: a dict that collates each key "
+        "over the samples; a tuple or list: collate each position over the samples.",
+        "collate is naturally recursive (it calls itself on each key or position). The base seed is drawn as the "
+        "exercise text says; the permutation comes from minitorch.randperm with the same generator. Then reuse the "
+        "idea of exercise 2 over that order, yielding one collated batch per list of indices.",
     ],
 )

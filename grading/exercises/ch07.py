@@ -27,13 +27,18 @@ exercise(
     ],
     rtol=1e-4,
     atol=1e-5,
+    labels=[
+        "padding 1, 3 channels in, 4 out",
+        "stride 2 and a 3 x 2 kernel: windows that skip pixels",
+        "a 1 x 1 kernel",
+    ],
     hints=[
-        "Cut every window the kernel visits out of the (padded) image and lay each out as a column: then the whole "
-        "convolution is one matrix product between the flattened weight and those columns, plus the bias.",
-        "F.unfold gives the columns, shape (N, C·kh·kw, L) with L = H_out·W_out windows; the weight flattened to "
-        "(O, C·kh·kw) times the columns is (N, O, L); H_out = (H + 2·padding − kh) // stride + 1, likewise W_out.",
-        "Give unfold the kernel's size, the stride and the padding; add the bias shaped (1, O, 1) so it broadcasts "
-        "over the windows; reshape the result to (N, O, H_out, W_out).",
+        "Cut every window the kernel visits out of the (padded) image and lay each one out as a column: then the "
+        "whole convolution is one matrix product between the flattened weight and those columns, plus the bias.",
+        "Columns of shape (N, C·kh·kw, L), with L = H_out·W_out windows; the weight flattened to (O, C·kh·kw); their "
+        "product is (N, O, L). H_out = ⌊(H + 2·padding − kh) / stride⌋ + 1, likewise W_out.",
+        "F.unfold makes the columns from the kernel size, stride and padding; shape the bias so it broadcasts over "
+        "the windows; reshape the product to (N, O, H_out, W_out).",
     ],
 )
 
@@ -51,9 +56,21 @@ exercise(
     reference=_conv_output_size,
     public=[(28, 5, 1, 2, 1), (32, 3, 2, 1, 1), (10, 3, 1, 0, 2), (7, 2, 2, 0, 1)],
     output_type="any",
-    hint="A kernel of size k with dilation d spans d*(k-1)+1 pixels. Count how many times that span fits in the "
-    "padded input (size + 2*padding) when it moves by stride: (size + 2*padding - d*(k-1) - 1) // stride + 1. "
-    "Use // (floor division): the answer is an int.",
+    labels=[
+        "padding 2 keeps the size of a 5-tap kernel's input",
+        "stride 2: round down",
+        "dilation 2: 3 taps span 5 pixels",
+        "a last window that would stick out is not counted",
+    ],
+    hints=[
+        "Count the positions a window can take: it starts at the first pixel of the padded input and moves by stride "
+        "until it would stick out.",
+        "A kernel of k taps with dilation d spans d·(k − 1) + 1 pixels; the padded input has size + 2·padding. The "
+        "number of positions is the room left after the first position, divided by the stride and rounded down, plus "
+        "one for the first position.",
+        "Use integer (floor) division so the answer is an int, and check your formula on a case you can count by hand "
+        "(size 5, kernel 3, stride 1, no padding: 3 positions).",
+    ],
 )
 
 exercise(
@@ -66,28 +83,20 @@ exercise(
         (np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4),),
         (randn(1, 2, 5, 7, seed=711),),
     ],
-    hint="Crop to even sizes (x[..., :H // 2 * 2, :W // 2 * 2]), then reshape (N, C, H, W) to "
-    "(N, C, H // 2, 2, W // 2, 2): the two size-2 axes are the rows and columns inside each window. "
-    "x.amax(dim=(3, 5)) takes the largest of the four.",
-)
-
-exercise(
-    "ch07.normalize",
-    function="normalize",
-    reference=lambda image, mean, std: TF.normalize(image, mean.tolist(), std.tolist()),
-    public=[
-        (
-            randn(3, 4, 5, seed=720),
-            np.array([0.1, 0.2, 0.3], dtype=np.float32),
-            np.array([0.5, 2.0, 1.5], dtype=np.float32),
-        ),
-        (randn(1, 8, 8, seed=721), np.array([0.5], dtype=np.float32), np.array([0.5], dtype=np.float32)),
-        (randn(2, 2, 3, 3, seed=722), np.array([-1.0, 1.0], dtype=np.float32), np.array([0.25, 4.0], dtype=np.float32)),
+    labels=[
+        "even sizes, a batch of 2 with 3 channels",
+        "one 4 x 4 image",
+        "odd height and width: the last row and column are dropped",
     ],
-    hint="mean and std have one number per channel, shape (C,); the image is (..., C, H, W). Reshape them to "
-    "(C, 1, 1) so they broadcast over the pixels of their channel: (image - mean[:, None, None]) / std[:, None, None].",
+    hints=[
+        "Each output pixel is the largest of a 2 × 2 window, and the windows do not overlap: if every window's four "
+        "pixels had their own axes, one reduction would do it. A row or column left over at an odd edge is dropped, "
+        "as F.max_pool2d does.",
+        "An image of H × W (both even after cropping) is the same numbers as an array of (H/2) × 2 × (W/2) × 2: "
+        "window (i, j) holds the entries [i, a, j, b] for a, b in {0, 1}.",
+        "Crop with slicing, reshape (no copy of values needed), then reduce with amax over the two axes of size 2.",
+    ],
 )
-
 
 # -- build it: convolution's backward (col2im) and max pooling's backward ---------------------------------
 def _conv2d_forward_backward(x, weight, bias, grad_output, stride, padding):
@@ -138,16 +147,16 @@ exercise(
     rtol=1e-9,
     atol=1e-10,
     hints=[
-        "Forward is one matrix product between the flattened weight (O, C·kh·kw) and the columns of windows "
-        "(N, C·kh·kw, L). Backward is that product's backward: each factor's gradient is grad_output times the "
-        "other factor (transposed), then the columns' gradient goes back to the image: col2im, the inverse "
-        "bookkeeping of im2col, where a pixel in several windows sums their gradients.",
-        "With G = grad_output reshaped to (N, O, L) and X the saved columns: grad_weight = Σ_n G_n X_nᵀ "
-        "(reshaped to the weight's shape), grad_bias = G summed over the batch and L, grad_columns = Wᵀ G, "
-        "and grad_x = fold(grad_columns), the inverse of unfold with the same kernel, stride and padding.",
-        "F.fold(columns, output_size=(H, W), kernel_size=..., stride=..., padding=...) is col2im. Save the "
-        "columns, the weight and x's height and width in forward (ctx.save_for_backward for tensors, plain "
-        "attributes of ctx for numbers).",
+        "Forward is im2col: one matrix product between the flattened weight (O, C·kh·kw) and the columns of windows "
+        "(N, C·kh·kw, L), plus the bias. So backward is that product's backward, then the columns' gradient goes back "
+        "to the image: col2im, where a pixel that sits in several windows collects the gradients of all of them.",
+        "Per sample n: Y_n = W X_n + b, with X_n the columns. Differentiate with respect to W, X_n and b as you did "
+        "for a matrix product in earlier chapters (derive each on paper: which factor, transposed, multiplies G_n = "
+        "grad_output_n reshaped to (O, L)). The weight and the bias are shared by all samples and windows: their "
+        "gradients sum over both. The columns' gradient goes through fold.",
+        "F.fold(columns, output_size=(H, W), kernel_size=..., stride=..., padding=...) is col2im. In forward, save "
+        "the columns and the weight with ctx.save_for_backward and the numbers (height, width, stride, padding) as "
+        "attributes of ctx; in backward, reshape the weight's gradient to the weight's shape.",
     ],
 )
 
@@ -184,10 +193,38 @@ exercise(
     hints=[
         "Only the pixel that won each window influenced the output, so only it gets a gradient: the window's "
         "grad_output. The other pixels, and those cropped away, get 0.",
-        "Expose the windows as in exercise 3 (crop, reshape to (N, C, H/2, 2, W/2, 2)); a mask of the pixels equal "
-        "to their window's maximum, times grad_output broadcast over each window, is the gradient of the cropped "
-        "part.",
-        "amax(dim=(3, 5), keepdim=True) keeps the window axes for the comparison; reshape the product back to the "
-        "cropped shape and write it into a tensor of zeros of x's shape.",
+        "For window (i, j): the gradient at a pixel of the window is grad_output[i, j] if that pixel equals the "
+        "window's maximum, else 0.",
+        "Expose the windows as in exercise 3; compare with the windows' maxima kept with keepdim=True, so the "
+        "comparison broadcasts; reshape back to the cropped shape and place it into a tensor of zeros of x's shape.",
+    ],
+)
+
+
+# -- exercise 6: the Normalize transform (after the two backward exercises, as the chapter numbers them) ----
+exercise(
+    "ch07.normalize",
+    function="normalize",
+    reference=lambda image, mean, std: TF.normalize(image, mean.tolist(), std.tolist()),
+    public=[
+        (
+            randn(3, 4, 5, seed=720),
+            np.array([0.1, 0.2, 0.3], dtype=np.float32),
+            np.array([0.5, 2.0, 1.5], dtype=np.float32),
+        ),
+        (randn(1, 8, 8, seed=721), np.array([0.5], dtype=np.float32), np.array([0.5], dtype=np.float32)),
+        (randn(2, 2, 3, 3, seed=722), np.array([-1.0, 1.0], dtype=np.float32), np.array([0.25, 4.0], dtype=np.float32)),
+    ],
+    labels=[
+        "3 channels",
+        "one channel",
+        "a batch of images (2, 2, 3, 3): mean and std go with the channel axis, not the first one",
+    ],
+    hints=[
+        "Normalize works channel by channel: each channel has its own mean and standard deviation, applied to every "
+        "pixel of that channel.",
+        "out[c, h, w] = (image[c, h, w] − mean[c]) / std[c]; mean and std have shape (C,), the image (..., C, H, W).",
+        "Give mean and std the shape (C, 1, 1) (reshape, view, or indexing with None) so broadcasting lines them up "
+        "with the channel axis, whatever the leading dimensions are.",
     ],
 )

@@ -69,8 +69,16 @@ exercise(
         (randn(10, 4, seed=801), _ids((5,), 10, seed=802)),
         (randn(7, 3, seed=803), _ids((2, 3), 7, seed=804)),
     ],
-    hint="Row i of the table is the vector of id i: weight[indices] picks one row per id, and the result has "
-    "shape indices.shape + (embedding_dim,).",
+    labels=[
+        "a vector of 5 ids",
+        "a (2, 3) table of ids: the result is (2, 3, embedding_dim)",
+    ],
+    hints=[
+        "An embedding table is a matrix whose row i is the vector of id i: looking up ids is picking rows.",
+        "out[..., :] = weight[indices[...], :]: the result has shape indices.shape + (embedding_dim,).",
+        "Indexing a tensor with an integer tensor picks rows and keeps the index tensor's shape in front; no loop "
+        "over the ids is needed.",
+    ],
 )
 
 exercise(
@@ -78,7 +86,16 @@ exercise(
     function="rnn_cell",
     reference=_rnn_cell,
     public=[_cell_case(1, 2, seed=810), _cell_case(1, 5, seed=820)],
-    hint="h_new = tanh(x @ weight_ih.T + bias_ih + h @ weight_hh.T + bias_hh).",
+    labels=[
+        "a batch of 2",
+        "a batch of 5",
+    ],
+    hints=[
+        "One step of an RNN mixes the new input and the previous hidden state through two linear maps, adds their "
+        "biases, and squashes the sum.",
+        "h' = tanh(x W_ihᵀ + b_ih + h W_hhᵀ + b_hh), with weights in PyTorch's layout (rows = hidden units).",
+        "Two matrix products with transposed weights, two biases that broadcast over the batch, one tanh.",
+    ],
 )
 
 exercise(
@@ -93,12 +110,12 @@ exercise(
     outputs=("h_new", "c_new"),
     withheld=_LSTM_PIECES,
     hints=[
-        "All four gates come from one pair of matrix products: the input's and the previous hidden state's, each "
-        "with its bias. Cut the result into four equal blocks of hidden_size columns.",
-        "PyTorch's order of the blocks is i, f, g, o. i, f, o go through the sigmoid, g through tanh; then "
-        "c' = f ⊙ c + i ⊙ g and h' = o ⊙ tanh(c').",
-        "gates.chunk(4, dim=1) cuts the blocks; minitorch.sigmoid and .tanh() are the nonlinearities. Return "
-        "(h_new, c_new) in that order.",
+        "All four gates come from one pair of matrix products: the input's and the previous hidden state's, each with "
+        "its bias. Cut the result into four equal blocks of hidden_size columns.",
+        "PyTorch's order of the blocks is i, f, g, o. i, f, o go through the sigmoid, g through tanh; then c' = f ⊙ c "
+        "+ i ⊙ g and h' = o ⊙ tanh(c').",
+        "chunk cuts a tensor into equal blocks along a dimension; minitorch has sigmoid and tanh. Return (h_new, "
+        "c_new) in that order.",
     ],
 )
 
@@ -107,9 +124,17 @@ exercise(
     function="gru_cell",
     reference=_gru_cell,
     public=[_cell_case(3, 2, seed=850), _cell_case(3, 5, seed=860)],
-    hint="Keep the two products apart: gi = x @ weight_ih.T + bias_ih and gh = h @ weight_hh.T + bias_hh, each split "
-    "in 3 blocks r, z, n. r = sigmoid(gi_r + gh_r), z = sigmoid(gi_z + gh_z), n = tanh(gi_n + r * gh_n), "
-    "h_new = (1 - z) * n + z * h.",
+    labels=[
+        "a batch of 2: the three gate blocks in PyTorch's order r, z, n",
+        "a batch of 5",
+    ],
+    hints=[
+        "A GRU has three blocks of gates: reset r, update z and the candidate n. Keep the input's and the hidden "
+        "state's products apart, because the reset gate scales only the hidden state's part of the candidate.",
+        "Split gi = x W_ihᵀ + b_ih and gh = h W_hhᵀ + b_hh into three blocks each (r, z, n in PyTorch's order). r = "
+        "σ(gi_r + gh_r), z = σ(gi_z + gh_z), n = tanh(gi_n + r ⊙ gh_n), h' = (1 − z) ⊙ n + z ⊙ h.",
+        "Two matrix products, chunk(3, dim=1) on each, then the four formulas in order.",
+    ],
 )
 
 
@@ -165,18 +190,18 @@ exercise(
     withheld=_LSTM_PIECES + _AUTOGRAD_ENTRY_POINTS,
     hints=[
         "Run the forward loop and keep, for every step, what its backward will need: h and c before the step, the "
-        "four activated gates and tanh(c) after it. Then walk the steps in reverse order, carrying two gradients "
-        "from each step to the one before it: dh (for h_prev) and dc (for c_prev). The weights are shared by "
-        "every step, so their gradients add up over the steps.",
-        "At step t: dh = grad_output[t] + what step t+1 sent back. c reaches the loss two ways (through h = o·tanh(c) "
-        "and through the next step): dc_total = dc + dh·o·(1 − tanh²c). The gates' gradients before their "
-        "nonlinearity: di = dc_total·g·i(1−i), df = dc_total·c_prev·f(1−f), dg = dc_total·i·(1−g²), "
-        "do = dh·tanh(c)·o(1−o). With d_gates = [di, df, dg, do] (batch, 4H): dx_t = d_gates W_ih, "
-        "dh_prev = d_gates W_hh, dc_prev = dc_total·f, dW_ih += d_gatesᵀ x_t, dW_hh += d_gatesᵀ h_prev, and both "
-        "biases get the sum of d_gates over the batch.",
-        "Store the per-step pieces in Python lists during the forward loop (forward in time), then a second loop "
-        "over reversed(range(steps)); minitorch.cat([...], dim=1) puts the four gate gradients side by side in "
-        "i, f, g, o order, and minitorch.stack(list) makes the (time, ...) outputs. Start dh and dc at zeros of "
-        "h0's shape; what is left in them after step 0 is grad_h0 and grad_c0.",
+        "four activated gates and tanh(c) after it. Then walk the steps in reverse order, carrying two gradients from "
+        "each step to the one before it: one for h_prev and one for c_prev. The weights are shared by every step, so "
+        "their gradients add up over the steps.",
+        "Derive the step's backward on paper first, as the text asks, in this order: h = o ⊙ tanh(c) gives the "
+        "gradients of o and of c; c reaches the loss two ways (through h and through the next step), so its two "
+        "contributions add; c = f ⊙ c_prev + i ⊙ g gives those of f, i, g and c_prev; each gate's nonlinearity (σ or "
+        "tanh, whose derivatives you can write with their outputs) gives the gradient before it; the pre-activations "
+        "= x W_ihᵀ + b_ih + h_prev W_hhᵀ + b_hh give x, h_prev, both weights and both biases. At each step, the "
+        "gradient arriving at h is grad_output[t] plus what step t + 1 sent back.",
+        "Store the per-step pieces in Python lists during the forward loop, then loop over reversed(range(steps)). "
+        "Put the four pre-activation gradients side by side in i, f, g, o order (cat along dim 1) so one matrix "
+        "product handles all four blocks; stack makes the (time, ...) outputs. Start the carried gradients at zeros "
+        "of h0's shape; what is left in them after step 0 is grad_h0 and grad_c0.",
     ],
 )

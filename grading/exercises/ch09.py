@@ -84,8 +84,19 @@ exercise(
     function="split_heads",
     reference=_split_heads,
     public=[(randn(2, 3, 8, seed=920), 2), (randn(1, 5, 12, seed=921), 3), (randn(2, 4, 6, seed=922), 1)],
-    hint="First cut the features of each position: x.view(batch, length, num_heads, embed // num_heads); "
-    "then swap the length and head dimensions with transpose(1, 2).",
+    labels=[
+        "2 heads",
+        "3 heads of 4 features",
+        "1 head: head_dim is the whole embedding",
+    ],
+    hints=[
+        "Each position's embed features are num_heads groups of head_dim features side by side; a head should see its "
+        "own group at every position, so the head axis must come before the length axis.",
+        "(batch, length, embed) → (batch, length, num_heads, head_dim) with head_dim = embed / num_heads → (batch, "
+        "num_heads, length, head_dim).",
+        "One reshape (or view) cuts the last dimension in two; one transpose or permute swaps the length and head "
+        "axes. No data needs to move by hand.",
+    ],
 )
 
 
@@ -99,7 +110,18 @@ exercise(
     function="merge_heads",
     reference=_merge_heads,
     public=[(randn(2, 2, 3, 4, seed=923),), (randn(1, 3, 5, 2, seed=924),), (randn(2, 1, 4, 6, seed=925),)],
-    hint="Undo split_heads in reverse order: transpose(1, 2) back to (batch, length, heads, head_dim), then reshape.",
+    labels=[
+        "2 heads",
+        "3 heads",
+        "1 head",
+    ],
+    hints=[
+        "merge_heads undoes split_heads: put every position's heads back side by side in one feature vector.",
+        "(batch, num_heads, length, head_dim) → (batch, length, num_heads, head_dim) → (batch, length, num_heads · "
+        "head_dim).",
+        "Undo the two steps of split_heads in reverse order. After a transpose the tensor is not contiguous, so use "
+        "reshape (or .contiguous() before view).",
+    ],
 )
 
 
@@ -121,8 +143,19 @@ exercise(
     # float32 angles up to ~50 radians carry rounding errors of a few 1e-6; a wrong formula is off by far more.
     rtol=1e-4,
     atol=1e-4,
-    hint="angle[p, i] = p / 10000 ** (2 * i / d_model) for i = 0 .. d_model/2 - 1; sin goes to the even features "
-    "(0, 2, 4, ...), cos to the odd ones. Return float32.",
+    labels=[
+        "4 positions, 4 features",
+        "10 positions, 8 features",
+        "32 positions: large angles, float32",
+    ],
+    hints=[
+        "Each position gets a vector of sines and cosines of the position at geometrically spaced frequencies: fast "
+        "ones tell neighbours apart, slow ones tell far-apart positions apart.",
+        "For position p and pair i = 0 .. d_model/2 − 1: angle = p / 10000^(2i / d_model); feature 2i is sin(angle), "
+        "feature 2i + 1 is cos(angle).",
+        "Build the (length, d_model/2) table of angles by broadcasting a column of positions against a row of "
+        "frequencies, then fill the even and the odd columns (slicing with step 2). Return float32.",
+    ],
 )
 
 

@@ -34,9 +34,20 @@ exercise(
         (randn(20, 10, seed=1002), _labels(20, 10, 1003), 3),
         (randn(6, 4, seed=1004), _labels(6, 4, 1005), 4),
     ],
-    hint="The label is in the top k when fewer than k scores are larger than the label's own score. "
-    "logits.gather(1, labels.unsqueeze(1)) picks each row's label score (shape (N, 1)); compare the row with it, "
-    "count with .sum(dim=1), and average the booleans with .float().mean().",
+    labels=[
+        "k = 1: plain accuracy",
+        "k = 3 of 10 classes",
+        "k = 4 of 4 classes: every label is in the top k",
+    ],
+    hints=[
+        "A prediction counts as correct when the true label is among the k classes with the largest scores; the "
+        "accuracy is the fraction of rows where that holds.",
+        "Row i is correct when fewer than k classes score strictly higher than the label's own score, logits[i, "
+        "labels[i]]; accuracy = (number of correct rows) / N, a float32 0-d tensor.",
+        "Pick each row's label score (gather, or indexing with a range of rows), compare it with the whole row by "
+        "broadcasting, count per row, then average the booleans as floats. (topk gives the same answer when scores "
+        "have no ties.)",
+    ],
 )
 
 
@@ -56,8 +67,19 @@ exercise(
         (_labels(50, 10, 1010), _labels(50, 10, 1011), 10),
         (np.array([1, 1], dtype=np.int64), np.array([1, 1], dtype=np.int64), 4),
     ],
-    hint="Row = true label, column = prediction. F.one_hot(labels, num_classes) is (N, C) with a 1 in each row's "
-    "label column; the matrix product one_hot(labels).T @ one_hot(predictions) counts every (label, prediction) pair.",
+    labels=[
+        "5 samples, 3 classes",
+        "50 samples, 10 classes",
+        "2 samples, 4 classes: classes that never occur keep rows and columns of 0",
+    ],
+    hints=[
+        "A confusion matrix counts, for every pair (true class, predicted class), how many samples fall in it: row = "
+        "true label, column = prediction.",
+        "M[a, b] = number of samples i with labels[i] = a and predictions[i] = b; the matrix is (C, C), int64, and "
+        "its entries sum to N.",
+        "One-hot vectors turn counting pairs into a matrix product; another way is a flat index a · C + b counted "
+        "with bincount and reshaped. No loop over the samples is needed.",
+    ],
 )
 
 
@@ -87,9 +109,18 @@ exercise(
     public=[(_digit_images(),), (randn(3, 1, 28, 28, seed=1020),)],
     rtol=1e-4,
     atol=1e-5,
-    hint="models.lenet5(weights='DEFAULT') in eval mode; run model.features, then every layer of model.classifier "
-    "except the last (model.classifier[:-1]: Flatten, Linear, ReLU, Linear, ReLU), under minitorch.no_grad(). "
-    "The result has 84 columns.",
+    labels=[
+        "six test digits",
+        "random images",
+    ],
+    hints=[
+        "The penultimate features are what the pretrained network computes just before its last layer: run the whole "
+        "network except its final Linear.",
+        "features = classifier without its last layer, applied to the output of the convolutional part: 84 numbers "
+        "per image, in evaluation mode and without recording a graph.",
+        "models.lenet5(weights='DEFAULT') loads the shipped weights; a Sequential can be sliced like a list; eval() "
+        "and minitorch.no_grad() make it inference.",
+    ],
 )
 
 
@@ -106,6 +137,17 @@ exercise(
     reference=_freeze_all_but_head,
     public=[(2,), (10,), (7,)],
     output_type="any",
-    hint="Freeze first (model.requires_grad_(False)), then replace the head: a new nn.Linear's parameters "
-    "require gradients. Count with sum(p.numel() for p in model.parameters() if p.requires_grad).",
+    labels=[
+        "2 classes",
+        "10 classes",
+        "7 classes",
+    ],
+    hints=[
+        "Transfer learning: keep the pretrained layers fixed and train only a new head for the new classes. Freezing "
+        "is turning off requires_grad on the parameters you keep.",
+        "trainable = the number of entries of the parameters with requires_grad True; after the swap that is the new "
+        "head's, in_features · num_classes + num_classes.",
+        "Order matters: freeze the whole model first, then put a new Linear in the place of the last layer of the "
+        "classifier (new parameters require grad). Count with numel() over the parameters that require grad.",
+    ],
 )

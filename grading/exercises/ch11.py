@@ -70,10 +70,18 @@ exercise(
     ],
     rtol=1e-4,
     atol=1e-6,
-    hint="Loop over model.modules(); for each, take the gradients of its own parameters "
-    "(module.parameters(recurse=False)); skip modules that have none (Tanh, the Sequential itself). A layer's norm is "
-    "the square root of the sum of the squares of all its gradients, weight and bias together: "
-    "minitorch.sqrt(sum((g ** 2).sum() for g in grads)). Return minitorch.stack(norms).",
+    labels=[
+        "2 layers, 2 outputs",
+        "one output",
+    ],
+    hints=[
+        "A layer's gradient norm measures how big its update will be: one number per layer with parameters, from all "
+        "its parameters' gradients together (weight and bias).",
+        "norm(layer) = √(Σ over the layer's parameters Σ over entries g²). Layers without parameters (the activation, "
+        "the container itself) are skipped.",
+        "Visit the modules in order; ask each only for its own parameters (the recurse argument of parameters()); "
+        "stack the norms into one tensor.",
+    ],
 )
 
 
@@ -91,9 +99,19 @@ exercise(
     public=[(64, 32, 1.0), (256, 256, math.sqrt(2.0)), (3, 100, 5.0 / 3.0)],
     output_type="any",
     check_dtype=False,
-    hint="A uniform distribution on [-a, a] has standard deviation a / sqrt(3), so a = sqrt(3) * std. Xavier: "
-    "std = gain * sqrt(2 / (fan_in + fan_out)). Kaiming (mode fan_in): std = gain / sqrt(fan_in). Return "
-    "(xavier_bound, kaiming_bound) as two numbers.",
+    labels=[
+        "gain 1",
+        "gain √2 (ReLU), fan_in = fan_out",
+        "gain 5/3 (tanh), fan_out much larger than fan_in",
+    ],
+    hints=[
+        "Both initialisations draw from a uniform distribution on [−a, a] chosen so the weights have a target "
+        "standard deviation that keeps the signal's scale through the layers.",
+        "Uniform on [−a, a] has standard deviation a / √3. Xavier: std = gain · √(2 / (fan_in + fan_out)). Kaiming "
+        "(mode fan_in): std = gain / √fan_in.",
+        "Turn each standard deviation into its bound with the first relation; the math module gives sqrt. Return "
+        "(xavier_bound, kaiming_bound) as two Python numbers.",
+    ],
 )
 
 
@@ -119,9 +137,20 @@ exercise(
     ],
     rtol=1e-5,
     atol=1e-6,
-    hint="total_norm = sqrt(sum of every squared entry of both gradients), computed before clipping. "
-    "coefficient = max_norm / (total_norm + 1e-6), but never above 1 (minitorch.clamp(coefficient, max=1.0)): "
-    "gradients already short enough are left alone. Return (grad_a * coefficient, grad_b * coefficient, total_norm).",
+    labels=[
+        "a total norm of about 3.7 above max_norm 1: both gradients are scaled",
+        "a total norm below max_norm: the gradients are left as they are",
+        "a total norm of about 13 above max_norm 2.5",
+    ],
+    hints=[
+        "Clipping by the total norm treats all the gradients as one long vector: if that vector is longer than "
+        "max_norm, scale every gradient by the same factor so the total norm becomes max_norm; if not, leave them "
+        "alone.",
+        "total = √(Σ of every squared entry of both gradients), measured before clipping; factor = min(1, max_norm / "
+        "(total + 10⁻⁶)). Return the two scaled gradients and the total norm.",
+        "Compute the total from both gradients, the factor with clamp (or min), multiply each gradient by it. The "
+        "factor stays a tensor: no .item() needed.",
+    ],
 )
 
 
@@ -145,8 +174,17 @@ exercise(
         (randn(3, 6, seed=1132), _mask((3, 6), 0.8, seed=1133), 0.2, True),
         (randn(2, 3, seed=1134), _mask((2, 3), 0.5, seed=1135), 0.5, False),
     ],
-    hint="In training: keep the entries where keep_mask is True, zero the others (x * keep_mask), and divide by "
-    "1 - p so the expected value of each output equals its input. In evaluation (training False): return x unchanged.",
+    labels=[
+        "p = 0.5 in training",
+        "p = 0.2: the kept values are divided by 1 − p",
+        "training False: the input, unchanged",
+    ],
+    hints=[
+        "In training, dropout zeroes some entries (here: those where keep_mask is False) and scales the kept ones up, "
+        "so each output's expected value equals its input. In evaluation it does nothing.",
+        "training: out = x ⊙ keep_mask / (1 − p); evaluation: out = x.",
+        "One branch on training; the mask (bool) multiplies like 0 and 1, or use where.",
+    ],
 )
 
 
@@ -189,12 +227,15 @@ exercise(
     rtol=1e-8,
     atol=1e-10,
     hints=[
-        "Forward: per feature (column), the batch mean μ and the biased variance σ² (divide by N), "
-        "x̂ = (x − μ)/√(σ² + ε), y = γ·x̂ + β. Backward: β and γ are easy (sums over the batch); for x, remember "
-        "that μ and σ² depend on every x in the column, so each x gets three contributions.",
-        "With g = grad_output: ∂β = Σ g, ∂γ = Σ g·x̂ (sums over the batch). For x, with ĝ = g·γ: "
-        "∂x = (1/√(σ²+ε)) · (ĝ − mean(ĝ) − x̂·mean(ĝ·x̂)), the means over the batch.",
-        "Compute μ, σ², the inverse standard deviation and x̂ once, reuse them in backward; keep the batch "
-        "dimension with keepdim=True (or broadcasting of 1-d per-feature tensors) so the shapes line up.",
+        "Forward: per feature (column), the batch mean and the biased variance (divide by N), the normalised x̂, then "
+        "the scale γ and the shift β. Backward: β and γ are easy (sums over the batch); for x, remember that the mean "
+        "and the variance depend on every x in the column, so each x gets three contributions: directly through x̂, "
+        "through the variance, and through the mean.",
+        "Derive x's gradient on paper first, as the text asks, in this order: from the gradient of y to that of x̂ "
+        "(through γ); from x̂ = (x − μ)/√(σ² + ε) to the gradients of σ², then of μ (which receives from x̂ and from "
+        "σ²); finally x, with one term from each of x̂, σ² and μ. The β and γ gradients sum over the batch.",
+        "Compute μ, σ², the inverse standard deviation and x̂ once and reuse them in backward; means over the batch "
+        "with keepdim=True (or 1-d per-feature tensors that broadcast) keep the shapes lined up. Check your formula "
+        "on the first public case: with γ = 1 and a constant grad_output, x's gradient is 0.",
     ],
 )

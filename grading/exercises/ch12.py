@@ -27,8 +27,20 @@ exercise(
         (randn(4, 2, seed=1202), 3),
         (randn(9, 2, seed=1203), 4),
     ],
-    hint="Every piece has ceil(rows / num_chunks) rows (integer division rounding up), except perhaps the "
-    "last; the pieces start at 0, size, 2 * size, ... up to rows, so there may be fewer than num_chunks of them.",
+    labels=[
+        "6 rows in 3 chunks of 2",
+        "5 rows in 3 chunks: 2 + 2 + 1",
+        "4 rows in 3 chunks: only 2 pieces of 2",
+        "9 rows in 4 chunks: 3 + 3 + 3, only 3 pieces",
+    ],
+    hints=[
+        "Cut the batch into consecutive pieces of equal size along dimension 0, as chunk does: all pieces full except "
+        "perhaps the last.",
+        "size = ⌈rows / num_chunks⌉; the pieces start at rows 0, size, 2·size, ... below rows, so there may be fewer "
+        "than num_chunks of them (4 rows in 3 chunks: 2 + 2).",
+        "Rounding up in integers: −(−a // b). A range with a step gives the start rows; slicing gives each piece. "
+        "Return a tuple.",
+    ],
 )
 
 
@@ -45,7 +57,19 @@ exercise(
         (randn(3, seed=1207), randn(2, seed=1208)),
         (randn(1, seed=1209).reshape(()), randn(1, seed=1210).reshape(()), randn(1, seed=1211).reshape(())),
     ],
-    hint="minitorch.cat(list(outputs), dim=0); when every output has dim() == 0, first reshape each to shape (1,).",
+    labels=[
+        "three outputs of 2, 2 and 1 rows",
+        "two 1-d outputs",
+        "three 0-d outputs (a loss per replica): a vector of 3",
+    ],
+    hints=[
+        "Gathering is the inverse of scatter: put the replicas' outputs back together along the batch dimension, in "
+        "replica order.",
+        "Concatenate along dim 0. Special case: when every output is 0-d (a loss per replica), there is no dimension "
+        "to concatenate along, so the result is a vector with one entry per replica.",
+        "minitorch.cat takes a list; test dim() of the outputs for the special case, and give each a dimension of "
+        "size 1 there.",
+    ],
 )
 
 
@@ -63,8 +87,18 @@ exercise(
         (randn(2, 5, seed=1213), np.array([3, 2], dtype=np.int64)),
         (randn(4, 3, 3, seed=1214), np.array([3, 3, 3, 1], dtype=np.int64)),
     ],
-    hint="Weight replica k by chunk_sizes[k] / chunk_sizes.sum() (as floats of replica_grads' dtype), reshape the "
-    "weights to (K, 1, 1, ...) so they broadcast over a gradient, multiply and sum over dim 0.",
+    labels=[
+        "3 replicas",
+        "2 replicas",
+        "4 replicas",
+    ],
+    hints=[
+        "Each replica's gradient is of the mean loss over its own rows; the gradient of the mean over all rows weighs "
+        "each replica by its share of the rows.",
+        "g = Σ_k n_k g_k / N, with N = Σ_k n_k; the plain average only when all chunks have the same size.",
+        "Turn chunk_sizes into weights in the gradients' dtype, give them trailing dimensions of size 1 so they "
+        "broadcast over one gradient's shape, multiply and reduce over the replica axis.",
+    ],
 )
 
 
@@ -83,9 +117,19 @@ exercise(
         (randn(6, 4, seed=1215), randn(3, 4, seed=1216), randn(3, seed=1217), randn(6, 3, seed=1218), 2),
         (randn(5, 3, seed=1219), randn(2, 3, seed=1220), randn(2, seed=1221), randn(5, 2, seed=1222), 3),
     ],
-    hint="Cut x and grad_output into the same pieces (exercise 1). Per piece: output x_k @ weight.T + bias, "
-    "grad_weight_k = grad_output_k.T @ x_k, grad_bias_k = grad_output_k.sum(0). Concatenate the outputs, SUM the "
-    "gradients over the pieces.",
+    labels=[
+        "2 replicas of 3 rows",
+        "5 rows on 3 replicas: pieces of 2, 2 and 1",
+    ],
+    hints=[
+        "Data parallelism on one layer: cut the batch (and grad_output) into the pieces of exercise 1, let each "
+        "replica compute its output and its own weight and bias gradients, then put the outputs back together and "
+        "combine the gradients.",
+        "The text gives each replica's formulas. Combine: outputs are concatenated along the batch; the replicas' "
+        "gradients are summed (one loss over the whole batch, so a sum, not an average).",
+        "One loop over the pieces (there are only num_replicas of them); collect the outputs in a list and accumulate "
+        "the two gradients; compute them with the formulas, not with backward().",
+    ],
 )
 
 
@@ -103,10 +147,22 @@ exercise(
         (randn(3, 7, seed=1224),),
         (randn(4, 8, seed=1225),),
     ],
-    hint="chunks = buffers.tensor_split(W, dim=1) gives each rank's W chunks (work on a clone). Reduce-scatter: in "
-    "step s (0 .. W-2) rank k sends its chunk (k - s) % W to rank (k + 1) % W, which ADDS it to its own copy of that "
-    "chunk; compute all the sends of a step from the values before the step. All-gather: in step s rank k sends chunk "
-    "(k + 1 - s) % W to rank (k + 1) % W, which REPLACES its copy.",
+    labels=[
+        "2 ranks",
+        "3 ranks, 7 entries: chunks of different sizes",
+        "4 ranks",
+    ],
+    hints=[
+        "Simulate the ring: every rank holds W chunks of its buffer; in each step every rank sends one chunk to the "
+        "next rank. Work on copies, and compute all the sends of a step from the values before that step, because "
+        "they happen at the same time.",
+        "Two phases of W − 1 steps, exactly as the text lists them: reduce-scatter (the receiver adds what it gets to "
+        "its copy of that chunk) and all-gather (the receiver replaces its copy). Which chunk rank k sends in step s "
+        "is given in the text for each phase.",
+        "Keep a list of lists, chunks[rank][c], from tensor_split of each rank's buffer; in each step first collect "
+        "what every rank sends (cloned), then apply it at the receivers; at the end concatenate each rank's chunks "
+        "and stack the ranks.",
+    ],
 )
 
 
@@ -126,7 +182,18 @@ exercise(
         (np.random.default_rng(1227).permutation(10).astype(np.int64), 4, 3, True),
         (np.arange(12, dtype=np.int64), 4, 1, True),
     ],
-    hint="Without drop_last, pad the list to ceil(N / W) * W entries by repeating it from its beginning; with "
-    "drop_last, cut it to floor(N / W) * W. Then rank r takes every W-th entry starting at position r: "
-    "padded[r::W].",
+    labels=[
+        "10 indices, 4 ranks, rank 2: padded to 12 from the beginning",
+        "3 ranks, rank 0: padded to 12",
+        "drop_last=True: cut to 8",
+        "12 indices on 4 ranks with drop_last: nothing to cut",
+    ],
+    hints=[
+        "Every rank must get the same number of samples, so first make the list's length a multiple of the number of "
+        "ranks, then deal the entries out like cards.",
+        "Without drop_last: pad to ⌈N / W⌉ · W entries by repeating the list from its beginning; with drop_last: cut "
+        "to ⌊N / W⌋ · W entries. Rank r gets the entries at positions r, r + W, r + 2W, ...",
+        "Repeating a tensor (repeat, or cat of copies) then slicing to the length pads it; slicing with a start and a "
+        "step deals it out.",
+    ],
 )

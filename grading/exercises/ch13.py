@@ -32,9 +32,19 @@ exercise(
     output_type="any",
     rtol=1e-9,
     atol=1e-9,
-    hint="Make a float64 leaf: x = minitorch.tensor(x, dtype=minitorch.float64, requires_grad=True); compute the "
-    "loss with tensor operations; loss.backward(); return (loss.item(), x.grad.numpy()). SciPy wants a Python "
-    "float and a float64 NumPy array of x's shape.",
+    labels=[
+        "2 variables",
+        "3 variables",
+        "5 variables",
+    ],
+    hints=[
+        "SciPy's optimisers ask for the value and the gradient of a function at a NumPy point; autograd can supply "
+        "the gradient if the point becomes a leaf tensor.",
+        "Return (f(x), ∇f(x)): f as a Python float, ∇f as a float64 NumPy array of x's shape. f is the rosenbrock "
+        "function the notebook defines, computed with tensor operations.",
+        "Make a float64 tensor from x that requires grad, evaluate the function, run backward, and convert the value "
+        "and the leaf's gradient back to Python and NumPy.",
+    ],
 )
 
 
@@ -61,12 +71,16 @@ exercise(
     ],
     rtol=1e-5,
     atol=1e-6,
+    labels=[
+        "3 classes, learning rate 0.5",
+        "5 classes, learning rate 0.1",
+    ],
     hints=[
-        "Write the step once against the module `lib` you are given (minitorch or torch): every name comes from lib "
-        "or is a tensor method, so the same code runs on both libraries.",
-        "Make weight and bias fresh leaves that require grad, compute the cross-entropy of the linear model's "
-        "logits, get both gradients with lib.autograd.grad, and step against them under lib.no_grad().",
-        "Return (new weight, new bias, loss before the step), all three detached from any graph.",
+        "Write the step once against the module lib you are given (minitorch or torch): every name comes from lib or "
+        "is a tensor method, so the same code runs on both libraries.",
+        "loss = cross_entropy(x Wᵀ + b, labels); W' = W − lr · ∂loss/∂W, b' = b − lr · ∂loss/∂b.",
+        "Make weight and bias fresh leaves that require grad, get both gradients with lib.autograd.grad, and step "
+        "under lib.no_grad(). Return (new weight, new bias, loss before the step), all three detached from any graph.",
     ],
 )
 
@@ -92,6 +106,10 @@ exercise(
     input_type="numpy",
     rtol=1e-5,
     atol=1e-6,
+    labels=[
+        "5 hidden units, 2 outputs",
+        "a single row, 8 hidden units",
+    ],
     hints=[
         "The arrays arrive as NumPy arrays, as read from an .npz file. Rebuild the network they came from, load "
         "them into it, and run it on x.",

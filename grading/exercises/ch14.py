@@ -35,12 +35,21 @@ exercise(
     output_type="any",
     rtol=1e-5,
     atol=1e-5,
-    hint="Build nn.Sequential(nn.Linear(64, H), nn.ReLU(), nn.Linear(H, 10)), load_state_dict with "
-    "minitorch.from_numpy, call .eval(); export with (minitorch.from_numpy(images[:1]),) into io.BytesIO(), "
-    "input_names=['images'], output_names=['scores'], "
-    "dynamic_axes={'images': {0: 'batch'}, 'scores': {0: 'batch'}}; "
-    "then ort.InferenceSession(buffer.getvalue(), providers=['CPUExecutionProvider'])"
-    ".run(None, {'images': images})[0].",
+    labels=[
+        "5 images through 32 hidden units",
+        "64 images: the batch axis must be dynamic",
+    ],
+    hints=[
+        "Deployment in three moves: rebuild the model in minitorch from the arrays, export it to ONNX with a batch "
+        "axis that may change size, then run the exported file in ONNX Runtime on the images. The answer is what ONNX "
+        "Runtime returns.",
+        "The model is Linear(64, H), ReLU, Linear(H, 10), with H read from the weights' shapes. The export traces one "
+        "example input; naming the inputs and outputs and marking their axis 0 as dynamic lets the file accept any "
+        "batch size.",
+        "The export of section 2 and the session of section 4 are the pattern: export into an in-memory buffer "
+        "(io.BytesIO) instead of a file, open the buffer's bytes in an InferenceSession on the CPU provider, and feed "
+        "the images under the input name you chose.",
+    ],
 )
 
 
@@ -62,8 +71,18 @@ exercise(
     output_type="any",
     rtol=1e-5,
     atol=1e-6,
-    hint="Subtract each row's maximum (keepdims=True), exponentiate, divide by the row sums: the softmax. labels = "
-    "argmax over axis 1 as int64; confidence = the largest probability of each row as float32.",
+    labels=[
+        "6 rows of 10 scores",
+        "4 rows of 5 scores",
+    ],
+    hints=[
+        "A classifier's scores become a label and a confidence: the label is the class with the largest score, the "
+        "confidence is its softmax probability.",
+        "p = softmax(scores) per row, computed stably (subtract each row's maximum before exp); label = argmax_j p_j "
+        "as int64; confidence = max_j p_j as float32.",
+        "NumPy's max, exp, sum (with keepdims=True so the shapes broadcast) and argmax along axis 1; cast the two "
+        "results with astype.",
+    ],
 )
 
 
@@ -76,12 +95,15 @@ exercise(
     output_type="any",
     rtol=1e-5,
     atol=1e-5,
+    labels=[
+        "4 rows of 6",
+        "a single column",
+    ],
     hints=[
-        "cumsum has no ONNX mapping, but a running total is a matrix product: entry j of the result sums the "
-        "entries 0..j, which is x times an upper-triangular matrix of ones.",
-        "In forward, build that n × n matrix (ones, then triu) in x's dtype and multiply x by it; export the module "
-        "with (minitorch.from_numpy(x),) into io.BytesIO().",
-        "Open the bytes with ort.InferenceSession(..., providers=['CPUExecutionProvider']) and return the first "
-        "output of run(None, {input name: x}).",
+        "cumsum has no ONNX mapping, but a running total is a matrix product: entry j of the result sums the entries "
+        "0..j, which is x times a triangular matrix of ones.",
+        "out[:, j] = Σ_{k ≤ j} x[:, k] = (x T)[:, j] with T[k, j] = 1 when k ≤ j, else 0: which triangle is that?",
+        "Build T in the module's forward from the input's size, in x's dtype, so it exports as part of the graph; "
+        "export and run the module in ONNX Runtime as in exercise 1.",
     ],
 )

@@ -19,6 +19,11 @@ exercise(
     ],
     hint="Keep the positive entries and replace the others by 0: a comparison gives a mask, "
     "and minitorch.where picks between two tensors.",
+    hints=[
+        "ReLU keeps what is positive and sets the rest to 0, entry by entry.",
+        "relu(x) = max(x, 0) for every entry of x; the result has x's shape and dtype.",
+        "A comparison gives a mask of booleans; minitorch.where picks between two tensors by a mask.",
+    ],
     # the learner writes relu: the grader's sandbox has no relu of minitorch's to call
     withheld=("minitorch.relu", "minitorch.nn.functional.relu", "minitorch.Tensor.relu"),
 )
@@ -32,5 +37,10 @@ exercise(
         (randn(1, 5, seed=4), randn(3, 5, seed=5), randn(3, seed=6)),
     ],
     hint="y = x @ weight.T + bias; the leading dimensions of x (there may be several, or none) stay as they are.",
+    hints=[
+        "A linear layer multiplies each input row by the weight matrix and adds the bias.",
+        "y = x Wᵀ + b with W of shape (out_features, in_features); the leading dimensions of x stay as they are.",
+        "The @ operator multiplies over the last dimension; the bias broadcasts over the rows.",
+    ],
     withheld=("minitorch.nn.functional.linear",),
 )

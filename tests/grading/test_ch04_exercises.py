@@ -207,7 +207,7 @@ class WalksWithAStack(Module):
 
 MODULE_MISTAKES = {
     "__setattr__ never sets the attribute": (ForgetsToSetTheAttribute, "raised AttributeError"),
-    "names without the child's prefix": (NoPrefix, "output 1 (named_parameters() names, as codes)"),
+    "names without the child's prefix": (NoPrefix, "output 1 (named_parameters() names): expected ['gain', 'first."),
     "children's parameters before the module's own": (ChildrenFirst, "own parameter (gain) comes before"),
     "a shared parameter listed twice": (ListsSharedTwice, "shared weights"),
     "train() not passed on to the children": (

@@ -130,10 +130,11 @@ cells = [
     ),
     md(
         """
-        The report (red in Jupyter) names the first case that fails, with the shapes and dtypes of its inputs, the
-        expected and the returned shapes, and the first entry that differs; then the first step of a hint. When an
-        exercise has more hint steps, `hint("<exercise>")` shows the next one each time you run it: the idea first,
-        then the formula, then a sketch of the code. Try it:
+        The report (red in Jupyter) names the first case that fails and what it tests, with the shapes and dtypes
+        of its inputs, the expected and the returned shapes, and the first entry that differs. It never shows a
+        hint unasked: working out what went wrong is half of the exercise. When you are stuck, `hint("<exercise>")`
+        shows one step of a hint each time you run it: the idea first, then the formula, then a sketch that still
+        leaves the code to you. Try it:
         """
     ),
     code(

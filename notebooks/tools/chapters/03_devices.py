@@ -556,8 +556,9 @@ cells = [
         print("\\nthis run, the CPU's matrix product:",
               ", ".join(f"n = {n}: {matmul_rates[n]:.1f} GFLOP/s" for n in sizes_seen))
         fastest = max(matmul_rates, key=matmul_rates.get)
-        print(f"  fastest at n = {fastest}: {matmul_rates[fastest] / matmul_rates[sizes_seen[0]]:.1f} times the rate "
-              f"at n = {sizes_seen[0]}; the rate grows at every step of n: "
+        smallest, largest = sizes_seen[0], sizes_seen[-1]   # the largest against the smallest, whichever was fastest
+        print(f"  n = {largest}: {matmul_rates[largest] / matmul_rates[smallest]:.1f} times the rate "
+              f"at n = {smallest}; fastest at n = {fastest}; the rate grows at every step of n: "
               f"{all(matmul_rates[a] < matmul_rates[b] for a, b in zip(sizes_seen, sizes_seen[1:]))}")
         print(f"  the best elementwise rate ({max(elementwise_rates.values()):.2f} GFLOP/s) is "
               f"{max(elementwise_rates.values()) / matmul_rates[fastest]:.3f} times the best matrix-product rate")

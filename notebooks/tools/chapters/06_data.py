@@ -782,7 +782,7 @@ cells = [
       slow storage, and measure. For data already in memory as tensors (like the `TensorDataset` of the digits),
       loading costs almost nothing, and workers only add overhead.
 
-        ### Measured: how much memory streaming saves
+    ### Measured: how much memory streaming saves
 
     The other way to avoid waiting for data would be to prepare the whole dataset before training: transform every
     image once, keep them all. That needs memory for every prepared sample at once (and random augmentations would be

@@ -385,7 +385,7 @@ cells = [
 
     Autograd has been differentiating your convolutions and poolings. Write those backward passes yourself.
 
-    ### Exercise 5: convolution as a `Function`, with col2im in backward
+    ### Exercise 4: convolution as a `Function`, with col2im in backward
 
     Complete `Conv2dIm2col`, a `minitorch.autograd.Function`: `forward(ctx, x, weight, bias, stride, padding)`
     computes the convolution as in exercise 1 (windows with `F.unfold`, one matrix product) and saves what backward
@@ -471,7 +471,7 @@ cells = [
         print("Complete Conv2dIm2col above first, then run this cell again.")
     """),
     md(r"""
-    ### Exercise 6: max pooling's backward
+    ### Exercise 5: max pooling's backward
 
     Write `max_pool_2x2_backward(x, grad_output)`: the gradient with respect to `x` (shape `(N, C, H, W)`) of the
     loss whose gradient with respect to `F.max_pool2d(x, 2)` is `grad_output` (shape `(N, C, H // 2, W // 2)`).
@@ -698,7 +698,7 @@ cells = [
         print(name, tuple(result.shape), result.dtype, f"| values {low:.2f} to {high:.2f}")
     """),
     md(r"""
-    ### Exercise 4: the Normalize transform
+    ### Exercise 6: the Normalize transform
 
     Write `normalize(image, mean, std)` computing what `transforms.Normalize(mean, std)` does, for a float `image`
     of shape `(C, H, W)` or `(N, C, H, W)` and `mean`, `std` given as tensors of shape `(C,)`:

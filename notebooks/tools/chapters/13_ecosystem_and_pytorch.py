@@ -501,9 +501,20 @@ cells = [
     md(r"""
     ## 7. The way to PyTorch
 
-    Everything you wrote in this course runs on PyTorch after one change: `import torch` instead of
-    `import minitorch` (and `torchvision` for `minitorch.vision`). What PyTorch adds is not a different model of
-    computation but speed and reach:
+    What you wrote against minitorch's PyTorch-shaped API (tensors, autograd, `nn`, `optim`, `utils.data`) runs on
+    PyTorch after one change: `import torch` instead of `import minitorch` (and `torchvision` for
+    `minitorch.vision`). A few teaching aids exist only in minitorch, and code that uses them needs PyTorch's own
+    spelling:
+
+    * `minitorch.autograd.graph.call_node(node, gradient)` and `graph.leaf_tensor(node)` (chapter 2's engine
+      loop): in PyTorch a node is called directly, `node(gradient)`, and a leaf's `AccumulateGrad` node holds its
+      tensor in `node.variable`;
+    * `nn.DataParallel(model, num_replicas=N)` (chapter 12's CPU replicas): PyTorch's `DataParallel` runs on GPUs
+      only and takes `device_ids`;
+    * `minitorch.interop` (this chapter's SciPy and scikit-learn bridges), the bundled datasets such as
+      `minitorch.vision.datasets.Digits`, and the widgets.
+
+    What PyTorch adds is not a different model of computation but speed and reach:
 
     * **kernels in C++ and CUDA**, tuned for each device, instead of calls into NumPy, and a compiler
       (`torch.compile`) that fuses many operations into one kernel;
