@@ -25,8 +25,13 @@ exercise(
         (randn(5, 7, seed=112), randn(6, 7, seed=113)),
     ],
     atol=1e-5,
-    hint="Give a the shape (n, 1, d) and b the shape (1, m, d): their difference broadcasts to (n, m, d). "
-    "Square, sum over the last dimension, then take the square root.",
+    hints=[
+        "Every row of a must meet every row of b: make the two meet in one broadcast operation instead of a loop.",
+        "distance[i, j] = sqrt(sum over k of (a[i, k] - b[j, k])^2). Which shapes must a and b take so that a - b "
+        "holds every a[i] - b[j] at once?",
+        "Insert a size-1 dimension into a at position 1 and into b at position 0, subtract, then reduce the right "
+        "dimension: the result must be (n, m).",
+    ],
 )
 
 
@@ -54,8 +59,12 @@ exercise(
         ),
         _mask_case(5, 6, seed=120),
     ],
-    hint="Zero the entries you do not keep (minitorch.where(mask, x, 0) or x * mask), sum each row, and divide "
-    "by how many entries each row keeps (mask.sum(dim=1)), not by the number of columns.",
+    hints=[
+        "A mean over the kept entries only: the entries the mask drops must count for neither the sum nor the count.",
+        "mean_i = (sum_j of x[i, j] * keep[i, j]) / (sum_j of keep[i, j]).",
+        "Make the dropped entries contribute 0 to each row's sum, and count each row's kept entries the same way: the "
+        "divisor is not the number of columns.",
+    ],
 )
 
 
@@ -73,8 +82,13 @@ exercise(
         (np.array([[1.0, 100.0], [2.0, 300.0], [3.0, 200.0], [6.0, 400.0]], dtype=np.float32),),
     ],
     atol=1e-5,
-    hint="Columns are dimension 0's direction: x.mean(dim=0) and x.std(dim=0) have one entry per column and "
-    "broadcast back over the rows. PyTorch's std divides by n - 1 (its default); keep that default.",
+    hints=[
+        "Each column on its own: subtract that column's mean, divide by that column's standard deviation.",
+        "z[i, j] = (x[i, j] - mean_j) / std_j, where mean_j and std_j run over the rows i; PyTorch's std divides by "
+        "n - 1 by default.",
+        "Reduce over the dimension that runs along a column, keep one number per column, and let broadcasting "
+        "apply them to every row.",
+    ],
 )
 
 
@@ -90,8 +104,12 @@ exercise(
         (np.array([0, 2, 1, 2]), 3),
         (np.array([4, 0, 9, 9, 3, 7]), 10),
     ],
-    hint="Compare labels as a column (labels[:, None], shape (n, 1)) with minitorch.arange(num_classes) as a row: "
-    "the comparison broadcasts to (n, num_classes). Then .float() turns True/False into 1.0/0.0.",
+    hints=[
+        "Row i has a single 1, in column labels[i]: that is a comparison of every label with every class number.",
+        "out[i, c] = 1.0 if labels[i] == c else 0.0, for c in 0 .. num_classes - 1.",
+        "Arrange the labels and the class numbers so that one == broadcasts to (n, num_classes), then turn the "
+        "booleans into floats.",
+    ],
 )
 
 

@@ -41,9 +41,13 @@ exercise(
         (randn(3, 4, seed=200, scale=2.0), randn(3, 4, seed=201)),
     ],
     atol=1e-5,
-    hint="Product rule: d/dx [x * s(x)] = s(x) + x * s'(x), with s'(x) = s(x) * (1 - s(x)). In backward, "
-    "multiply that local derivative by grad_output (the chain rule): the second case's grad_output is not all ones.",
-)
+    hints=[
+        "forward computes y from x; backward must return dL/dx, the local derivative dy/dx times the gradient that "
+        "arrives (grad_output), entry by entry.",
+        "y = x * s(x) is a product of two functions of x; s = sigmoid, whose derivative can be written with s itself.",
+        "Save in forward what backward needs, apply the product rule to get dy/dx, and multiply by grad_output: "
+        "the second case's grad_output is not all ones.",
+    ],)
 
 
 def wiggly(x):
@@ -109,9 +113,13 @@ exercise(
     ],
     rtol=1e-7,
     atol=1e-10,
-    hint="g = minitorch.autograd.grad(f, x, create_graph=True)[0] keeps a graph of the gradient; then "
-    "minitorch.autograd.grad((g * v).sum(), x)[0] differentiates g . v once more, which is H v.",
-)
+    hints=[
+        "H v is the derivative of (grad f) . v with respect to x: differentiate twice, without ever forming H.",
+        "With g(x) = grad f(x), H v = grad of the scalar g(x) . v. The first gradient must itself be recorded as a "
+        "graph, so that it can be differentiated again (autograd.grad's create_graph).",
+        "Take the first gradient keeping its graph, form the scalar with v, and take the gradient of that scalar "
+        "with respect to x.",
+    ],)
 
 
 # -- build it: autograd from scratch ----------------------------------------------------------------
