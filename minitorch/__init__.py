@@ -117,8 +117,15 @@ from . import return_types
 from . import linalg  # minitorch/linalg.py, not ops/linalg.py
 from . import functional  # re-exports; its members are made the public functions below
 
-for _name in inplace.MODULE_FUNCTIONS:  # minitorch.relu_(x), minitorch.exp_(x)... (ops/inplace.py)
-    globals()[_name] = inplace.module_function(Tensor, _name)
+
+# minitorch.relu_(x), minitorch.exp_(x)...: the in-place methods as functions (_inplace_functions.py)
+from ._inplace_functions import (  # noqa: A004 - PyTorch's names
+    abs_, acos_, acosh_, addmv_, arccos_, arccosh_, arcsin_, arcsinh_, arctan_, arctanh_, asin_, asinh_, atan_,
+    atanh_, ceil_, clamp_, clamp_max_, clamp_min_, clip_, cos_, cosh_, deg2rad_, detach_, erf_, erfc_, exp2_, exp_,
+    expm1_, fill_, fix_, floor_, frac_, gcd_, i0_, index_put_, lcm_, ldexp_, log10_, log1p_, log2_, log_, logit_,
+    nan_to_num_, neg_, negative_, rad2deg_, reciprocal_, relu_, round_, rsqrt_, sigmoid_, sin_, sinc_, sinh_,
+    sqrt_, square_, tan_, tanh_, trunc_, xlogy_, zero_,
+)
 
 from . import optim
 from . import distributed  # process groups and collectives (mpi4py is imported only when used)

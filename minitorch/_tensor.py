@@ -1427,6 +1427,302 @@ class Tensor(TensorBase):
     def exponential_(self, lambd: float = 1.0, *, generator=None):
         return inplace.exponential_(self, lambd, generator=generator)
 
+    # -- the other in-place forms: x.log_() is x.log() written back into x (ops/inplace.py: in_place) ------
+    def absolute_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.absolute)
+
+    def acos_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.acos)
+
+    def asin_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.asin)
+
+    def atan_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.atan)
+
+    def arctan2_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.arctan2, other)
+
+    def atan2_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.atan2, other)
+
+    def ceil_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.ceil)
+
+    def cos_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.cos)
+
+    def cosh_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.cosh)
+
+    def deg2rad_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.deg2rad)
+
+    def erf_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.erf)
+
+    def erfinv_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.erfinv)
+
+    def exp2_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.exp2)
+
+    def expm1_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.expm1)
+
+    def floor_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.floor)
+
+    def frac_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.frac)
+
+    def log_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.log)
+
+    def log10_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.log10)
+
+    def log1p_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.log1p)
+
+    def log2_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.log2)
+
+    def logit_(self, eps=None) -> Tensor:
+        return inplace.in_place(self, Tensor.logit, eps)
+
+    def negative_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.negative)
+
+    def rad2deg_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.rad2deg)
+
+    def reciprocal_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.reciprocal)
+
+    def round_(self, *, decimals: int = 0) -> Tensor:
+        return inplace.in_place(self, Tensor.round, decimals=decimals)
+
+    def rsqrt_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.rsqrt)
+
+    def sgn_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.sgn)
+
+    def sign_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.sign)
+
+    def sin_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.sin)
+
+    def sinh_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.sinh)
+
+    def square_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.square)
+
+    def tan_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.tan)
+
+    def trunc_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.trunc)
+
+    def clamp_max_(self, max) -> Tensor:
+        return inplace.in_place(self, Tensor.clamp_max, max)
+
+    def clamp_min_(self, min) -> Tensor:
+        return inplace.in_place(self, Tensor.clamp_min, min)
+
+    def divide_(self, other, *, rounding_mode=None) -> Tensor:
+        return inplace.in_place(self, Tensor.divide, other, rounding_mode=rounding_mode)
+
+    def true_divide_(self, other, *, rounding_mode=None) -> Tensor:
+        return inplace.in_place(self, Tensor.true_divide, other, rounding_mode=rounding_mode)
+
+    def floor_divide_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.floor_divide, other)
+
+    def fmod_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.fmod, other)
+
+    def remainder_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.remainder, other)
+
+    def hypot_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.hypot, other)
+
+    def multiply_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.multiply, other)
+
+    def subtract_(self, other, *, alpha=1) -> Tensor:
+        return inplace.in_place(self, Tensor.subtract, other, alpha=alpha)
+
+    def xlogy_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.xlogy, other)
+
+    def heaviside_(self, values) -> Tensor:
+        return inplace.in_place(self, Tensor.heaviside, values)
+
+    def eq_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.eq, other)
+
+    def ne_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.ne, other)
+
+    def lt_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.lt, other)
+
+    def le_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.le, other)
+
+    def gt_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.gt, other)
+
+    def ge_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.ge, other)
+
+    def logical_and_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.logical_and, other)
+
+    def logical_or_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.logical_or, other)
+
+    def logical_xor_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.logical_xor, other)
+
+    def logical_not_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.logical_not)
+
+    def bitwise_and_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.bitwise_and, other)
+
+    def bitwise_or_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.bitwise_or, other)
+
+    def bitwise_xor_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.bitwise_xor, other)
+
+    def bitwise_not_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.bitwise_not)
+
+    def cumsum_(self, dim, *, dtype=None) -> Tensor:
+        return inplace.in_place(self, Tensor.cumsum, dim, dtype=dtype)
+
+    def cumprod_(self, dim, *, dtype=None) -> Tensor:
+        return inplace.in_place(self, Tensor.cumprod, dim, dtype=dtype)
+
+    def tril_(self, diagonal: int = 0) -> Tensor:
+        return inplace.in_place(self, Tensor.tril, diagonal)
+
+    def triu_(self, diagonal: int = 0) -> Tensor:
+        return inplace.in_place(self, Tensor.triu, diagonal)
+
+    def scatter_add_(self, dim: int, index, src) -> Tensor:
+        return inplace.in_place(self, Tensor.scatter_add, dim, index, src)
+
+    def addmm_(self, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
+        return inplace.in_place(self, Tensor.addmm, mat1, mat2, beta=beta, alpha=alpha)
+
+    def addmv_(self, mat, vec, *, beta=1, alpha=1) -> Tensor:
+        return inplace.in_place(self, Tensor.addmv, mat, vec, beta=beta, alpha=alpha)
+
+    def addbmm_(self, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
+        return inplace.in_place(self, Tensor.addbmm, batch1, batch2, beta=beta, alpha=alpha)
+
+    def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
+        return inplace.in_place(self, Tensor.baddbmm, batch1, batch2, beta=beta, alpha=alpha)
+
+    def index_put_(self, indices, values, accumulate: bool = False) -> Tensor:
+        return inplace.in_place(self, Tensor.index_put, indices, values, accumulate)
+
+    def scatter_reduce_(self, dim: int, index, src, reduce: str, *, include_self: bool = True) -> Tensor:
+        return inplace.in_place(self, Tensor.scatter_reduce, dim, index, src, reduce, include_self=include_self)
+
+    def erfc_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.erfc)
+
+    def lgamma_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.lgamma)
+
+    def digamma_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.digamma)
+
+    def polygamma_(self, n: int) -> Tensor:
+        return inplace.in_place(self, Tensor.polygamma, n)
+
+    def i0_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.i0)
+
+    def sinc_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.sinc)
+
+    def nextafter_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.nextafter, other)
+
+    def ldexp_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.ldexp, other)
+
+    def gcd_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.gcd, other)
+
+    def lcm_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.lcm, other)
+
+    def renorm_(self, p, dim: int, maxnorm) -> Tensor:
+        return inplace.in_place(self, Tensor.renorm, p, dim, maxnorm)
+
+    def arccos_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.arccos)
+
+    def arcsin_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.arcsin)
+
+    def arctan_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.arctan)
+
+    def fix_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.fix)
+
+    def asinh_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.asinh)
+
+    def acosh_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.acosh)
+
+    def atanh_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.atanh)
+
+    def arcsinh_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.arcsinh)
+
+    def arccosh_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.arccosh)
+
+    def arctanh_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.arctanh)
+
+    def copysign_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.copysign, other)
+
+    # -- in-place shape changes: x.unsqueeze_(0) gives x itself the new shape (ops/inplace.py: in_place_view) --
+    def squeeze_(self, dim=None) -> Tensor:
+        return inplace.in_place_view(self, Tensor.squeeze, dim)
+
+    def unsqueeze_(self, dim: int) -> Tensor:
+        return inplace.in_place_view(self, Tensor.unsqueeze, dim)
+
+    def t_(self) -> Tensor:
+        return inplace.in_place_view(self, Tensor.t)
+
+    def transpose_(self, dim0: int, dim1: int) -> Tensor:
+        return inplace.in_place_view(self, Tensor.transpose, dim0, dim1)
+
+    def swapdims_(self, dim0: int, dim1: int) -> Tensor:
+        return inplace.in_place_view(self, Tensor.swapdims, dim0, dim1)
+
+    def swapaxes_(self, axis0: int, axis1: int) -> Tensor:
+        return inplace.in_place_view(self, Tensor.swapaxes, axis0, axis1)
+
     # -- new tensors like this one (_creation.py) -----------------------------------------
     def new_tensor(self, data, *, dtype=None, device=None, requires_grad: bool = False):
         return _creation.tensor(
@@ -1475,11 +1771,3 @@ _T_DEPRECATED = (
 
 # Every tensor an op makes (TensorBase._make, in the graph machinery and the ops) is a Tensor.
 register_tensor_class(Tensor)
-
-# The in-place twins of ops/inplace.py's table IN_PLACE_FORMS (x.log_(), x.floor_(), x.eq_(y)...): each
-# is the out-of-place method written back into x. The ones with a rule of their own (add_, mul_,
-# copy_, zero_, fill_...) are written out in the class above.
-for _method_name in inplace.IN_PLACE_FORMS:
-    setattr(Tensor, _method_name, inplace.in_place_form(Tensor, _method_name))
-for _method_name in inplace.IN_PLACE_VIEW_FORMS:  # x.unsqueeze_(0), x.t_()...: a new shape for x itself
-    setattr(Tensor, _method_name, inplace.in_place_view_form(Tensor, _method_name))

@@ -216,7 +216,7 @@ def nan_to_num(input: Tensor, nan: float | None = None, posinf: float | None = N
 def nan_to_num_(input: Tensor, nan: float | None = None, posinf: float | None = None,
                 neginf: float | None = None) -> Tensor:
     """``nan_to_num`` in place."""
-    from .inplace import _inplace  # inplace.py builds on this module, so it is imported on first use
+    from ..inplace import _inplace  # inplace.py builds on this package, so it is imported on first use
 
     return _inplace(input, lambda x: nan_to_num(x, nan, posinf, neginf))
 

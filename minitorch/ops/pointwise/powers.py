@@ -210,7 +210,7 @@ def float_power(input, exponent) -> Tensor:
 
 def float_power_(input: Tensor, exponent) -> Tensor:
     """``float_power`` in place; ``input`` must already be float64, the dtype of the result."""
-    from .inplace import _inplace  # inplace.py builds on this module, so it is imported on first use
+    from ..inplace import _inplace  # inplace.py builds on this package, so it is imported on first use
 
     if input._data.dtype != np.float64:
         raise RuntimeError(
