@@ -145,7 +145,6 @@ _arguments.make_public(
     globals(), [_name for _name in list(globals()) if not _name.startswith("_")], takes_out=_arguments.TAKES_OUT,
     numpy_aliases=_arguments.NUMPY_ALIASES,
 )
-_arguments.accept_numpy_aliases(Tensor)
 # torch.functional's members are the very objects of the torch namespace (torch.norm is torch.functional.norm).
 for _name in functional.__all__:
     setattr(functional, _name, globals()[_name])

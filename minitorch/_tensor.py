@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import builtins
 import copy as copy_module
+import functools
+import inspect
 import warnings
 
 import numpy as np
 
-from . import _creation, _dtype
+from . import _arguments, _creation, _dtype
 from ._device import CPU, canonical, device as _device_type
 from ._dlpack import to_dlpack
 from ._shapes import wrap_dim as _wrap_dim
@@ -41,6 +43,21 @@ from .ops import (
     sorting,
 )
 from .ops._util import sizes_given
+
+
+def numpy_names(method):
+    """Decorator: ``method`` also takes NumPy's names for ``dim``, ``keepdim`` and ``other`` (``x.sum(axis=0,
+    keepdims=True)``, ``x.add(x2=y)``), as PyTorch's argument parser does for every method."""
+    aliases = _arguments.aliases_for(inspect.signature(method), ("axis", "keepdims", "x2"))
+    name = method.__name__
+
+    @functools.wraps(method)
+    def with_numpy_names(*args, **kwargs):
+        if kwargs:
+            _arguments.rename_aliases(name, kwargs, aliases)
+        return method(*args, **kwargs)
+
+    return with_numpy_names
 
 
 class Tensor(TensorBase):
@@ -90,6 +107,7 @@ class Tensor(TensorBase):
     def shape(self) -> Size:
         return Size(self._data.shape)
 
+    @numpy_names
     def size(self, dim: int | None = None):
         if dim is None:
             return Size(self._data.shape)
@@ -148,6 +166,7 @@ class Tensor(TensorBase):
     def is_contiguous(self) -> bool:
         return builtins.bool(self._data.flags.c_contiguous)
 
+    @numpy_names
     def stride(self, dim: int | None = None):
         strides = tuple(s // self._data.itemsize for s in self._data.strides)
         return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim)]
@@ -426,6 +445,7 @@ class Tensor(TensorBase):
             return converted.cuda() if prefix.endswith("cuda") and not converted.is_cuda else converted
         return conversion.to(self, getattr(dtype, "dtype", dtype))  # a typed class carries its dtype
 
+    @numpy_names
     def type_as(self, other: Tensor) -> Tensor:
         return conversion.to(self, other.dtype)
 
@@ -568,30 +588,37 @@ class Tensor(TensorBase):
         return inplace.div_(self, other)
 
     # -- pointwise math (ops/pointwise.py) ----------------------------------------------
+    @numpy_names
     def add(self, other, *, alpha=1):
         return pointwise.add(self, other, alpha=alpha)
 
+    @numpy_names
     def sub(self, other, *, alpha=1):
         return pointwise.sub(self, other, alpha=alpha)
 
     subtract = sub
 
+    @numpy_names
     def mul(self, other):
         return pointwise.mul(self, other)
 
     multiply = mul
 
+    @numpy_names
     def div(self, other, *, rounding_mode=None):
         return pointwise.div(self, other, rounding_mode=rounding_mode)
 
     divide = true_divide = div
 
+    @numpy_names
     def floor_divide(self, other):
         return pointwise.floor_divide(self, other)
 
+    @numpy_names
     def remainder(self, other):
         return pointwise.remainder(self, other)
 
+    @numpy_names
     def fmod(self, other):
         return pointwise.fmod(self, other)
 
@@ -672,6 +699,7 @@ class Tensor(TensorBase):
 
     arcsinh, arccosh, arctanh = asinh, acosh, atanh
 
+    @numpy_names
     def copysign(self, other):
         return pointwise.copysign(self, other)
 
@@ -721,20 +749,25 @@ class Tensor(TensorBase):
     def reciprocal(self):
         return pointwise.reciprocal(self)
 
+    @numpy_names
     def atan2(self, other):
         return pointwise.atan2(self, other)
 
     arctan2 = atan2
 
+    @numpy_names
     def hypot(self, other):
         return pointwise.hypot(self, other)
 
+    @numpy_names
     def maximum(self, other):
         return pointwise.maximum(self, other)
 
+    @numpy_names
     def minimum(self, other):
         return pointwise.minimum(self, other)
 
+    @numpy_names
     def where(self, condition, other):
         return pointwise.where(condition, self, other)
 
@@ -771,24 +804,30 @@ class Tensor(TensorBase):
     def float_power_(self, exponent):
         return pointwise.float_power_(self, exponent)
 
+    @numpy_names
     def fmax(self, other):
         return pointwise.fmax(self, other)
 
+    @numpy_names
     def fmin(self, other):
         return pointwise.fmin(self, other)
 
+    @numpy_names
     def nextafter(self, other):
         return pointwise.nextafter(self, other)
 
+    @numpy_names
     def ldexp(self, other):
         return pointwise.ldexp(self, other)
 
     def frexp(self):
         return pointwise.frexp(self)
 
+    @numpy_names
     def gcd(self, other):
         return pointwise.gcd(self, other)
 
+    @numpy_names
     def lcm(self, other):
         return pointwise.lcm(self, other)
 
@@ -804,12 +843,15 @@ class Tensor(TensorBase):
     def isreal(self):
         return pointwise.isreal(self)
 
+    @numpy_names
     def logaddexp(self, other):
         return pointwise.logaddexp(self, other)
 
+    @numpy_names
     def logaddexp2(self, other):
         return pointwise.logaddexp2(self, other)
 
+    @numpy_names
     def xlogy(self, other):
         return pointwise.xlogy(self, other)
 
@@ -840,42 +882,54 @@ class Tensor(TensorBase):
     def logical_not(self):
         return pointwise.logical_not(self)
 
+    @numpy_names
     def logical_and(self, other):
         return pointwise.logical_and(self, other)
 
+    @numpy_names
     def logical_or(self, other):
         return pointwise.logical_or(self, other)
 
+    @numpy_names
     def logical_xor(self, other):
         return pointwise.logical_xor(self, other)
 
     def bitwise_not(self):
         return pointwise.bitwise_not(self)
 
+    @numpy_names
     def bitwise_and(self, other):
         return pointwise.bitwise_and(self, other)
 
+    @numpy_names
     def bitwise_or(self, other):
         return pointwise.bitwise_or(self, other)
 
+    @numpy_names
     def bitwise_xor(self, other):
         return pointwise.bitwise_xor(self, other)
 
+    @numpy_names
     def eq(self, other):
         return pointwise.eq(self, other)
 
+    @numpy_names
     def ne(self, other):
         return pointwise.ne(self, other)
 
+    @numpy_names
     def lt(self, other):
         return pointwise.lt(self, other)
 
+    @numpy_names
     def le(self, other):
         return pointwise.le(self, other)
 
+    @numpy_names
     def gt(self, other):
         return pointwise.gt(self, other)
 
+    @numpy_names
     def ge(self, other):
         return pointwise.ge(self, other)
 
@@ -888,103 +942,135 @@ class Tensor(TensorBase):
     def isfinite(self):
         return pointwise.isfinite(self)
 
+    @numpy_names
     def equal(self, other) -> bool:
         return pointwise.equal(self, other)
 
+    @numpy_names
     def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
         return pointwise.allclose(self, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
+    @numpy_names
     def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         return pointwise.isclose(self, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
+    @numpy_names
     def softmax(self, dim: int, dtype=None):
         return nn_ops.softmax(self, dim, dtype)
 
+    @numpy_names
     def log_softmax(self, dim: int, dtype=None):
         return nn_ops.log_softmax(self, dim, dtype)
 
     # -- reductions (ops/reduction.py) --------------------------------------------------
+    @numpy_names
     def sum(self, dim=None, keepdim: bool = False, *, dtype=None):
         return reduction.sum(self, dim, keepdim, dtype=dtype)
 
     def sum_to_size(self, *sizes, size=None):
         return reduction.sum_to_size(self, *sizes_given(sizes, size, "size", "sum_to_size"))
 
+    @numpy_names
     def mean(self, dim=None, keepdim: bool = False, *, dtype=None):
         return reduction.mean(self, dim, keepdim, dtype=dtype)
 
+    @numpy_names
     def prod(self, dim=None, keepdim: bool = False, *, dtype=None):
         return reduction.prod(self, dim, keepdim, dtype=dtype)
 
+    @numpy_names
     def max(self, dim=None, keepdim: bool = False):
         return reduction.max(self, dim, keepdim)
 
+    @numpy_names
     def min(self, dim=None, keepdim: bool = False):
         return reduction.min(self, dim, keepdim)
 
+    @numpy_names
     def amax(self, dim=(), keepdim: bool = False):
         return reduction.amax(self, dim, keepdim)
 
+    @numpy_names
     def amin(self, dim=(), keepdim: bool = False):
         return reduction.amin(self, dim, keepdim)
 
+    @numpy_names
     def argmax(self, dim=None, keepdim: bool = False):
         return reduction.argmax(self, dim, keepdim)
 
+    @numpy_names
     def argmin(self, dim=None, keepdim: bool = False):
         return reduction.argmin(self, dim, keepdim)
 
+    @numpy_names
     def var(self, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
         return reduction.var(self, dim, unbiased, keepdim, correction=correction)
 
+    @numpy_names
     def std(self, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
         return reduction.std(self, dim, unbiased, keepdim, correction=correction)
 
+    @numpy_names
     def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None):
         return reduction.norm(self, p, dim, keepdim, dtype=dtype)
 
+    @numpy_names
     def logsumexp(self, dim, keepdim: bool = False):
         return reduction.logsumexp(self, dim, keepdim)
 
+    @numpy_names
     def cumsum(self, dim, *, dtype=None):
         return reduction.cumsum(self, dim, dtype=dtype)
 
+    @numpy_names
     def all(self, dim=None, keepdim: bool = False):
         return reduction.all(self, dim, keepdim)
 
+    @numpy_names
     def any(self, dim=None, keepdim: bool = False):
         return reduction.any(self, dim, keepdim)
 
+    @numpy_names
     def sort(self, dim: int = -1, descending: bool = False, stable: bool = False):
         return sorting.sort(self, dim, descending, stable)
 
+    @numpy_names
     def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False):
         return sorting.argsort(self, dim, descending, stable)
 
+    @numpy_names
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
         return sorting.topk(self, k, dim, largest, sorted)
 
+    @numpy_names
     def cumprod(self, dim, *, dtype=None):
         return reduction.cumprod(self, dim, dtype=dtype)
 
+    @numpy_names
     def logcumsumexp(self, dim):
         return reduction.logcumsumexp(self, dim)
 
+    @numpy_names
     def cummax(self, dim):
         return reduction.cummax(self, dim)
 
+    @numpy_names
     def cummin(self, dim):
         return reduction.cummin(self, dim)
 
+    @numpy_names
     def nansum(self, dim=None, keepdim: bool = False, *, dtype=None):
         return reduction.nansum(self, dim, keepdim, dtype=dtype)
 
+    @numpy_names
     def nanmean(self, dim=None, keepdim: bool = False, *, dtype=None):
         return reduction.nanmean(self, dim, keepdim, dtype=dtype)
 
+    @numpy_names
     def count_nonzero(self, dim=None):
         return reduction.count_nonzero(self, dim)
 
+    @numpy_names
     def diff(self, n: int = 1, dim: int = -1, prepend=None, append=None):
         return reduction.diff(self, n, dim, prepend, append)
 
@@ -997,43 +1083,54 @@ class Tensor(TensorBase):
     def histogram(self, bins=100, *, range=None, weight=None, density: bool = False):
         return reduction.histogram(self, bins, range=range, weight=weight, density=density)
 
+    @numpy_names
     def aminmax(self, *, dim=None, keepdim: bool = False):
         return reduction.aminmax(self, dim=dim, keepdim=keepdim)
 
     def argwhere(self):
         return reduction.argwhere(self)
 
+    @numpy_names
     def renorm(self, p, dim: int, maxnorm):
         return reduction.renorm(self, p, dim, maxnorm)
 
+    @numpy_names
     def median(self, dim=None, keepdim: bool = False):
         return sorting.median(self, dim, keepdim)
 
+    @numpy_names
     def nanmedian(self, dim=None, keepdim: bool = False):
         return sorting.nanmedian(self, dim, keepdim)
 
+    @numpy_names
     def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False):
         return sorting.kthvalue(self, k, dim, keepdim)
 
+    @numpy_names
     def mode(self, dim: int = -1, keepdim: bool = False):
         return sorting.mode(self, dim, keepdim)
 
+    @numpy_names
     def quantile(self, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear"):
         return sorting.quantile(self, q, dim, keepdim, interpolation=interpolation)
 
+    @numpy_names
     def nanquantile(self, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear"):
         return sorting.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
 
     def msort(self):
         return sorting.msort(self)
 
+    @numpy_names
     def unique(self, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim=None):
         return sorting.unique(self, sorted, return_inverse, return_counts, dim)
 
+    @numpy_names
     def unique_consecutive(self, return_inverse: bool = False, return_counts: bool = False, dim=None):
         return sorting.unique_consecutive(self, return_inverse, return_counts, dim)
 
     # -- linear algebra (ops/linalg.py) ---------------------------------------------------
+    @numpy_names
     def matmul(self, other):
         return linalg.matmul(self, other)
 
@@ -1072,15 +1169,19 @@ class Tensor(TensorBase):
     def addcdiv(self, tensor1, tensor2, *, value=1):
         return linalg.addcdiv(self, tensor1, tensor2, value=value)
 
+    @numpy_names
     def inner(self, other):
         return linalg.inner(self, other)
 
+    @numpy_names
     def kron(self, other):
         return linalg.kron(self, other)
 
+    @numpy_names
     def cross(self, other, dim=None):
         return linalg.cross(self, other, dim)
 
+    @numpy_names
     def dist(self, other, p=2):
         return linalg.dist(self, other, p)
 
@@ -1117,6 +1218,7 @@ class Tensor(TensorBase):
     def corrcoef(self):
         return linalg.corrcoef(self)
 
+    @numpy_names
     def vdot(self, other):
         return linalg.vdot(self, other)
 
@@ -1145,24 +1247,29 @@ class Tensor(TensorBase):
     def reshape(self, *sizes, shape=None):
         return shape_ops.reshape(self, *sizes, shape=shape)
 
+    @numpy_names
     def reshape_as(self, other):
         return shape_ops.reshape(self, other.shape)
 
     def view(self, *shape, size=None):
         return shape_ops.view(self, *sizes_given(shape, size, "size", "view"))
 
+    @numpy_names
     def view_as(self, other):
         return shape_ops.view(self, other.shape)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1):
         return shape_ops.flatten(self, start_dim, end_dim)
 
+    @numpy_names
     def unflatten(self, dim: int, sizes):
         return shape_ops.unflatten(self, dim, sizes)
 
+    @numpy_names
     def squeeze(self, dim=None):
         return shape_ops.squeeze(self, dim)
 
+    @numpy_names
     def unsqueeze(self, dim: int):
         return shape_ops.unsqueeze(self, dim)
 
@@ -1198,6 +1305,7 @@ class Tensor(TensorBase):
     def expand(self, *sizes, size=None):
         return shape_ops.expand(self, *sizes_given(sizes, size, "size", "expand"))
 
+    @numpy_names
     def expand_as(self, other):
         return shape_ops.expand(self, other.shape)
 
@@ -1210,12 +1318,15 @@ class Tensor(TensorBase):
     def tile(self, *repeats, dims=None):
         return shape_ops.tile(self, *repeats, dims=dims)
 
+    @numpy_names
     def split(self, split_size, dim: int = 0):
         return shape_ops.split(self, split_size, dim)
 
+    @numpy_names
     def chunk(self, chunks: int, dim: int = 0):
         return shape_ops.chunk(self, chunks, dim)
 
+    @numpy_names
     def unbind(self, dim: int = 0):
         return shape_ops.unbind(self, dim)
 
@@ -1225,6 +1336,7 @@ class Tensor(TensorBase):
     def roll(self, shifts, dims=None):
         return shape_ops.roll(self, shifts, dims)
 
+    @numpy_names
     def narrow(self, dim: int, start: int, length: int):
         return shape_ops.narrow(self, dim, start, length)
 
@@ -1234,12 +1346,15 @@ class Tensor(TensorBase):
     def clone(self):
         return shape_ops.clone(self)
 
+    @numpy_names
     def tensor_split(self, indices_or_sections, dim: int = 0):
         return shape_ops.tensor_split(self, indices_or_sections, dim)
 
+    @numpy_names
     def select(self, dim: int, index: int):
         return shape_ops.select(self, dim, index)
 
+    @numpy_names
     def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
         return shape_ops.repeat_interleave(self, repeats, dim, output_size=output_size)
 
@@ -1267,6 +1382,7 @@ class Tensor(TensorBase):
     def dsplit(self, indices_or_sections):
         return shape_ops.dsplit(self, indices_or_sections)
 
+    @numpy_names
     def narrow_copy(self, dim: int, start: int, length: int):
         return shape_ops.narrow_copy(self, dim, start, length)
 
@@ -1277,15 +1393,19 @@ class Tensor(TensorBase):
     def __setitem__(self, index, value) -> None:
         indexing.setitem(self, index, value)
 
+    @numpy_names
     def gather(self, dim: int, index, *, sparse_grad: bool = False):
         return indexing.gather(self, dim, index)
 
+    @numpy_names
     def scatter(self, dim: int, index, src=None, *, value=None, reduce=None):
         return indexing.scatter(self, dim, index, src, value=value, reduce=reduce)
 
+    @numpy_names
     def scatter_add(self, dim: int, index, src):
         return indexing.scatter_add(self, dim, index, src)
 
+    @numpy_names
     def index_select(self, dim: int, index):
         return indexing.index_select(self, dim, index)
 
@@ -1307,43 +1427,54 @@ class Tensor(TensorBase):
     def nonzero(self, *, as_tuple: bool = False):
         return indexing.nonzero(self, as_tuple=as_tuple)
 
+    @numpy_names
     def take_along_dim(self, indices, dim=None):
         return indexing.take_along_dim(self, indices, dim)
 
+    @numpy_names
     def index_add(self, dim: int, index, source, *, alpha=1):
         return indexing.index_add(self, dim, index, source, alpha=alpha)
 
+    @numpy_names
     def index_copy(self, dim: int, index, source):
         return indexing.index_copy(self, dim, index, source)
 
     def masked_scatter(self, mask, source):
         return indexing.masked_scatter(self, mask, source)
 
+    @numpy_names
     def slice_scatter(self, src, dim: int = 0, start=None, end=None, step: int = 1):
         return indexing.slice_scatter(self, src, dim, start, end, step)
 
+    @numpy_names
     def select_scatter(self, src, dim: int, index: int):
         return indexing.select_scatter(self, src, dim, index)
 
+    @numpy_names
     def index_fill(self, dim: int, index, value):
         return indexing.index_fill(self, dim, index, value)
 
     def index_put(self, indices, values, accumulate: bool = False):
         return indexing.index_put(self, indices, values, accumulate)
 
+    @numpy_names
     def scatter_reduce(self, dim: int, index, src, reduce: str, *, include_self: bool = True):
         return indexing.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
 
     # -- in-place (ops/inplace.py): each bumps the version counter --------------------------
+    @numpy_names
     def add_(self, other, *, alpha=1):
         return inplace.add_(self, other, alpha=alpha)
 
+    @numpy_names
     def sub_(self, other, *, alpha=1):
         return inplace.sub_(self, other, alpha=alpha)
 
+    @numpy_names
     def mul_(self, other):
         return inplace.mul_(self, other)
 
+    @numpy_names
     def div_(self, other, *, rounding_mode=None):
         return inplace.div_(self, other, rounding_mode=rounding_mode)
 
@@ -1388,15 +1519,19 @@ class Tensor(TensorBase):
     def masked_fill_(self, mask, value):
         return inplace.masked_fill_(self, mask, value)
 
+    @numpy_names
     def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
         return inplace.scatter_(self, dim, index, src, value=value, reduce=reduce)
 
+    @numpy_names
     def index_fill_(self, dim, index, value):
         return inplace.index_fill_(self, dim, index, value)
 
+    @numpy_names
     def index_add_(self, dim, index, source, *, alpha=1):
         return inplace.index_add_(self, dim, index, source, alpha=alpha)
 
+    @numpy_names
     def index_copy_(self, dim, index, source):
         return inplace.index_copy_(self, dim, index, source)
 
@@ -1409,6 +1544,7 @@ class Tensor(TensorBase):
     def fill_(self, value):
         return inplace.fill_(self, value)
 
+    @numpy_names
     def copy_(self, other, non_blocking: bool = False):  # PyTorch's documentation says src; its parser, other
         return inplace.copy_(self, other)
 
