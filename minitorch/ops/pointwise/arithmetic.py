@@ -28,17 +28,14 @@ from ._operands import (
 # -- the two operands of a binary op -----------------------------------------------------------
 def _binary(op, a, b, function: str = "add", result=None):
     """``op`` applied to two operands checked and promoted to a common dtype (``_prepare``; numbers stay numbers)."""
-    if result is not None or not _nothing_to_prepare(a, b):  # Speed only: most operands need no preparing
+    if result is not None or not _nothing_to_prepare(a, b):  # Speed only: skips _prepare when it changes nothing
         a, b, _ = _prepare(a, b, function, result)
     return op.apply(a, b)
 
 
 def _nothing_to_prepare(a, b) -> bool:
-    """Speed only: two tensors of one dtype and one shape, which ``_prepare`` would hand back unchanged.
-
-    ``_binary`` runs for every ``x + y``, ``x * y``... of a training step; without this test it would
-    always call ``_prepare``, with the same results. (A device mismatch is still refused, by ``Function.apply``.)
-    """
+    """Speed only: two tensors of one dtype and shape, which ``_prepare`` would hand back unchanged
+    (``Function.apply`` still refuses operands on two devices)."""
     return (
         isinstance(a, Tensor) and isinstance(b, Tensor)
         and a._data.dtype == b._data.dtype and a._data.shape == b._data.shape
