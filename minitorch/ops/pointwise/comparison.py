@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 
 from ... import _dtype, _messages
 from ..._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
@@ -33,47 +34,42 @@ from .selection import where
 
 
 # -- comparisons and logic (never differentiable: computed directly) --------------------------
-def _comparison(operator):
-    def compare(input, other) -> Tensor:
-        a, b, _, device = _promoted_arrays(input, other, operator.__name__)
-        return _direct(device, operator, a, b)
-
-    compare.__name__ = operator.__name__
-    return compare
+def _compare(compare, input, other, function: str) -> Tensor:
+    """``compare(input, other)`` on the promoted arrays (numbers allowed on either side), as a bool tensor."""
+    a, b, _, device = _promoted_arrays(input, other, function)
+    return _direct(device, compare, a, b)
 
 
-def _eq(a, b):
-    return a == b
+def eq(input, other) -> Tensor:
+    """``input == other`` elementwise, as a bool tensor (numbers allowed on either side)."""
+    return _compare(operator.eq, input, other, "eq")
 
 
-def _ne(a, b):
-    return a != b
+def ne(input, other) -> Tensor:
+    """``input != other`` elementwise, as a bool tensor."""
+    return _compare(operator.ne, input, other, "ne")
 
 
-def _lt(a, b):
-    return a < b
+def lt(input, other) -> Tensor:
+    """``input < other`` elementwise, as a bool tensor."""
+    return _compare(operator.lt, input, other, "lt")
 
 
-def _le(a, b):
-    return a <= b
+def le(input, other) -> Tensor:
+    """``input <= other`` elementwise, as a bool tensor."""
+    return _compare(operator.le, input, other, "le")
 
 
-def _gt(a, b):
-    return a > b
+def gt(input, other) -> Tensor:
+    """``input > other`` elementwise, as a bool tensor."""
+    return _compare(operator.gt, input, other, "gt")
 
 
-def _ge(a, b):
-    return a >= b
+def ge(input, other) -> Tensor:
+    """``input >= other`` elementwise, as a bool tensor."""
+    return _compare(operator.ge, input, other, "ge")
 
 
-_eq.__name__, _ne.__name__, _lt.__name__, _le.__name__, _gt.__name__, _ge.__name__ = "eq", "ne", "lt", "le", "gt", "ge"
-eq, ne, lt, le, gt, ge = (_comparison(f) for f in (_eq, _ne, _lt, _le, _gt, _ge))
-eq.__doc__ = "``input == other`` elementwise, as a bool tensor (numbers allowed on either side)."
-ne.__doc__ = "``input != other`` elementwise, as a bool tensor."
-lt.__doc__ = "``input < other`` elementwise, as a bool tensor."
-le.__doc__ = "``input <= other`` elementwise, as a bool tensor."
-gt.__doc__ = "``input > other`` elementwise, as a bool tensor."
-ge.__doc__ = "``input >= other`` elementwise, as a bool tensor."
 not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 
 
@@ -153,33 +149,32 @@ def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool =
     return _direct(like._device, membership, _raw(elements, numpy_dtype), _raw(test_elements, numpy_dtype))
 
 
-def _integer_binary(function_name: str):
+def _integer_binary(function_name: str, input: Tensor, other: Tensor) -> Tensor:
     """``gcd``/``lcm``: elementwise on integer tensors only (PyTorch has no kernels for floats or bools)."""
-
-    def integer_binary(input: Tensor, other: Tensor) -> Tensor:
-        _require_tensor(input, function_name)
-        _require_tensor(other, function_name, "other", 2)
-        a, b, result, device = _promoted_arrays(input, other, function_name)
-        if result.category != _dtype.INTEGER:
-            raise NotImplementedError(_messages.not_implemented_for(f"{function_name}_cpu", result))
-        return _direct(device, getattr(array_module(a), function_name), a, b)
-
-    integer_binary.__name__ = function_name
-    return integer_binary
+    _require_tensor(input, function_name)
+    _require_tensor(other, function_name, "other", 2)
+    a, b, result, device = _promoted_arrays(input, other, function_name)
+    if result.category != _dtype.INTEGER:
+        raise NotImplementedError(_messages.not_implemented_for(f"{function_name}_cpu", result))
+    return _direct(device, getattr(array_module(a), function_name), a, b)
 
 
-gcd = _integer_binary("gcd")
-gcd.__doc__ = """The greatest common divisor of each pair of integers (never negative; ``gcd(0, 0) = 0``).
+def gcd(input: Tensor, other: Tensor) -> Tensor:
+    """The greatest common divisor of each pair of integers (never negative; ``gcd(0, 0) = 0``).
 
         >>> import minitorch
         >>> minitorch.gcd(minitorch.tensor([12, -9, 0]), minitorch.tensor([18, 6, 0]))
         tensor([6, 3, 0])
     """
-lcm = _integer_binary("lcm")
-lcm.__doc__ = """The least common multiple of each pair of integers (never negative; 0 if either is 0).
+    return _integer_binary("gcd", input, other)
+
+
+def lcm(input: Tensor, other: Tensor) -> Tensor:
+    """The least common multiple of each pair of integers (never negative; 0 if either is 0).
 
     Like PyTorch, it is computed in the integers' own dtype, so a multiple too large for it wraps around.
     """
+    return _integer_binary("lcm", input, other)
 
 
 class NanToNum(Op):
@@ -221,20 +216,28 @@ def nan_to_num_(input: Tensor, nan: float | None = None, posinf: float | None = 
     return _inplace(input, lambda x: nan_to_num(x, nan, posinf, neginf))
 
 
-def _logical(function_name: str):
-    def logical(input: Tensor, other: Tensor) -> Tensor:
-        _require_tensor(input, function_name)
-        _require_tensor(other, function_name, "other", 2)
-        check_same_device(input, other)
-        check_broadcastable(input, other)
-        return _direct(input._device, getattr(input._xp, function_name), input._data, other._data)
-
-    logical.__name__ = function_name
-    logical.__doc__ = f"Elementwise ``{function_name}`` of the truth values (nonzero is True), as a bool tensor."
-    return logical
+def _logical(function_name: str, input: Tensor, other: Tensor) -> Tensor:
+    """``xp.<function_name>`` of the truth values (nonzero is True), as a bool tensor."""
+    _require_tensor(input, function_name)
+    _require_tensor(other, function_name, "other", 2)
+    check_same_device(input, other)
+    check_broadcastable(input, other)
+    return _direct(input._device, getattr(input._xp, function_name), input._data, other._data)
 
 
-logical_and, logical_or, logical_xor = _logical("logical_and"), _logical("logical_or"), _logical("logical_xor")
+def logical_and(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise ``logical_and`` of the truth values (nonzero is True), as a bool tensor."""
+    return _logical("logical_and", input, other)
+
+
+def logical_or(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise ``logical_or`` of the truth values (nonzero is True), as a bool tensor."""
+    return _logical("logical_or", input, other)
+
+
+def logical_xor(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise ``logical_xor`` of the truth values (nonzero is True), as a bool tensor."""
+    return _logical("logical_xor", input, other)
 
 
 def logical_not(input: Tensor) -> Tensor:
@@ -243,20 +246,28 @@ def logical_not(input: Tensor) -> Tensor:
     return _direct(input._device, input._xp.logical_not, input._data)
 
 
-def _bitwise(function_name: str):
-    def bitwise(input, other) -> Tensor:
-        a, b, result, device = _promoted_arrays(input, other, function_name)
-        if result.is_floating_point:
-            raise NotImplementedError(_messages.not_implemented_for(f"{function_name}_cpu", result))
-        xp = array_module(b if is_number(a) else a)
-        return _direct(device, getattr(xp, function_name), a, b)
-
-    bitwise.__name__ = function_name
-    bitwise.__doc__ = f"Elementwise ``{function_name}`` of bool or integer tensors (and Python ints or bools)."
-    return bitwise
+def _bitwise(function_name: str, input, other) -> Tensor:
+    """``xp.<function_name>`` of bool or integer tensors (and Python ints or bools), promoted like PyTorch."""
+    a, b, result, device = _promoted_arrays(input, other, function_name)
+    if result.is_floating_point:
+        raise NotImplementedError(_messages.not_implemented_for(f"{function_name}_cpu", result))
+    xp = array_module(b if is_number(a) else a)
+    return _direct(device, getattr(xp, function_name), a, b)
 
 
-bitwise_and, bitwise_or, bitwise_xor = _bitwise("bitwise_and"), _bitwise("bitwise_or"), _bitwise("bitwise_xor")
+def bitwise_and(input, other) -> Tensor:
+    """Elementwise ``bitwise_and`` of bool or integer tensors (and Python ints or bools)."""
+    return _bitwise("bitwise_and", input, other)
+
+
+def bitwise_or(input, other) -> Tensor:
+    """Elementwise ``bitwise_or`` of bool or integer tensors (and Python ints or bools)."""
+    return _bitwise("bitwise_or", input, other)
+
+
+def bitwise_xor(input, other) -> Tensor:
+    """Elementwise ``bitwise_xor`` of bool or integer tensors (and Python ints or bools)."""
+    return _bitwise("bitwise_xor", input, other)
 
 
 def bitwise_not(input: Tensor) -> Tensor:
