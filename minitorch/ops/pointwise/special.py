@@ -1,7 +1,7 @@
 """Special functions: ``erf``, ``erfc``, ``erfinv``, ``lgamma``, ``digamma``, ``polygamma``, ``i0``, ``sinc``.
 
-SciPy (a minitorch dependency) computes most of them; ``erf`` is written out (Cody's rational
-approximations) because it is on the path of GELU.
+SciPy (a minitorch dependency) computes most of them; ``erf`` (GELU's) is written out with Cody's
+rational approximations, below.
 """
 
 from __future__ import annotations
