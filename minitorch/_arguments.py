@@ -16,7 +16,7 @@
     support automatic differentiation, but one of the arguments requires grad.``
   - functions returning several tensors (``max(x, dim)``, ``sort``) take a tuple of tensors.
 
-``minitorch/__init__.py`` passes its functions through ``public`` once, at import, and each function of
+``minitorch/__init__.py`` binds each public name to ``public(function)`` where it is named, and each function of
 ``nn/functional/`` is decorated with it where it is defined; the ops themselves know nothing of either
 rule, and the library's own calls between ops skip the wrapper. ``Tensor`` methods that take ``dim``,
 ``keepdim`` or ``other`` are decorated with ``numpy_names`` where they are defined (``_tensor.py``; it uses
@@ -172,15 +172,6 @@ def public(function, *, takes_out: bool = False, name: str | None = None, numpy_
         parameters.insert(at, out_parameter)
         wrapper.__signature__ = signature.replace(parameters=parameters)
     return wrapper
-
-
-def make_public(namespace: dict, names, takes_out=(), numpy_aliases=()) -> None:
-    """Wrap ``namespace[name]`` with ``public`` for every name (in place, at import time)."""
-    takes_out = set(takes_out)
-    for name in names:
-        function = namespace[name]
-        if inspect.isfunction(function):
-            namespace[name] = public(function, takes_out=name in takes_out, name=name, numpy_aliases=numpy_aliases)
 
 
 # The functions of the ``torch`` namespace that take ``out=`` in PyTorch 2.13 and that minitorch has
