@@ -389,7 +389,7 @@ moveaxis = _public(_shape_ops.movedim, "moveaxis")
 # The namespaces torch.return_types, torch.linalg and torch.functional.
 from . import return_types
 from . import linalg  # minitorch/linalg.py, not ops/linalg.py
-from . import functional  # re-exports; its members are made the public functions at the end
+from . import functional  # re-exports the public functions bound above (torch.norm is torch.functional.norm)
 
 
 # minitorch.relu_(x), minitorch.exp_(x)...: the in-place methods as functions (_inplace_functions.py)
@@ -473,7 +473,3 @@ selu = _public(nn.functional.selu)
 selu_ = _public(nn.functional.selu_)
 threshold = _public(nn.functional.threshold)
 threshold_ = _public(nn.functional.threshold_)
-
-# torch.functional's members are the very objects of the torch namespace (torch.norm is torch.functional.norm).
-for _name in functional.__all__:
-    setattr(functional, _name, globals()[_name])
