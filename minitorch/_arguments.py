@@ -16,9 +16,11 @@
     support automatic differentiation, but one of the arguments requires grad.``
   - functions returning several tensors (``max(x, dim)``, ``sort``) take a tuple of tensors.
 
-``minitorch/__init__.py`` (and each file of ``nn/functional/``) pass their functions through ``public``
-once, at import; the ops themselves know nothing of either rule, and the library's own calls
-between ops skip the wrapper.
+``minitorch/__init__.py`` binds each public name to ``public(function)`` where it is named, and each function of
+``nn/functional/`` is decorated with it where it is defined; the ops themselves know nothing of either
+rule, and the library's own calls between ops skip the wrapper. ``Tensor`` methods that take ``dim``,
+``keepdim`` or ``other`` are decorated with ``numpy_names`` where they are defined (``_tensor.py``; it uses
+``aliases_for`` and ``rename_aliases`` below).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import numbers
 import warnings
 
 from . import _messages
-from ._tensor import Tensor
+from ._tensor_base import TensorBase as Tensor  # isinstance only: the Tensor class builds on this module
 from .autograd.grad_mode import _GradState
 
 
@@ -111,13 +113,13 @@ def _tensor_position(signature: inspect.Signature):
 NUMPY_ALIASES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
 
 
-def _aliases_for(signature: inspect.Signature, allowed) -> dict:
+def aliases_for(signature: inspect.Signature, allowed) -> dict:
     parameters = signature.parameters
     return {alias: name for alias, name in NUMPY_ALIASES.items() if alias in allowed and name in parameters
             and alias not in parameters}
 
 
-def _rename_aliases(function: str, kwargs: dict, aliases: dict) -> None:
+def rename_aliases(function: str, kwargs: dict, aliases: dict) -> None:
     for alias, name in aliases.items():
         if alias in kwargs:
             if name in kwargs:
@@ -135,7 +137,7 @@ def public(function, *, takes_out: bool = False, name: str | None = None, numpy_
     signature = inspect.signature(function)
     position = _tensor_position(signature)
     takes_out = takes_out and "out" not in signature.parameters
-    aliases = _aliases_for(signature, numpy_aliases)
+    aliases = aliases_for(signature, numpy_aliases)
     if position is None and not takes_out and not aliases:
         return function
     creates = name in _CREATION  # zeros, arange...: out= sets the dtype and device
@@ -143,7 +145,7 @@ def public(function, *, takes_out: bool = False, name: str | None = None, numpy_
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
         if aliases and kwargs:
-            _rename_aliases(name, kwargs, aliases)
+            rename_aliases(name, kwargs, aliases)
         if position is not None:
             value = args[position] if len(args) > position else kwargs.get("input", _MISSING)
             if not isinstance(value, Tensor) and not isinstance(value, numbers.Number) and value is not _MISSING:
@@ -170,36 +172,6 @@ def public(function, *, takes_out: bool = False, name: str | None = None, numpy_
         parameters.insert(at, out_parameter)
         wrapper.__signature__ = signature.replace(parameters=parameters)
     return wrapper
-
-
-def make_public(namespace: dict, names, takes_out=(), numpy_aliases=()) -> None:
-    """Wrap ``namespace[name]`` with ``public`` for every name (in place, at import time)."""
-    takes_out = set(takes_out)
-    for name in names:
-        function = namespace[name]
-        if inspect.isfunction(function):
-            namespace[name] = public(function, takes_out=name in takes_out, name=name, numpy_aliases=numpy_aliases)
-
-
-def accept_numpy_aliases(cls, aliases=("axis", "keepdims", "x2")) -> None:
-    """Let ``cls``'s methods take NumPy's names for ``dim``, ``keepdim`` and ``other`` (``x.sum(axis=0)``)."""
-    for name, method in list(vars(cls).items()):
-        if name.startswith("_") or not inspect.isfunction(method):
-            continue
-        found = _aliases_for(inspect.signature(method), aliases)
-        if not found:
-            continue
-
-        def make(method=method, found=found, name=name):
-            @functools.wraps(method)
-            def wrapper(*args, **kwargs):
-                if kwargs:
-                    _rename_aliases(name, kwargs, found)
-                return method(*args, **kwargs)
-
-            return wrapper
-
-        setattr(cls, name, make())
 
 
 # The functions of the ``torch`` namespace that take ``out=`` in PyTorch 2.13 and that minitorch has

@@ -10,17 +10,26 @@ A ``Tensor`` is deliberately thin. It holds
 Every operator method is a one-line call into ``minitorch.ops``, where each op's forward
 and backward sit side by side. Reading this file tells you *what* a tensor can do; reading
 ``ops/`` tells you *how*.
+
+The methods are grouped as PyTorch's documentation groups the operations (``torch``'s
+"Pointwise Ops", "Comparison Ops", "Reduction Ops", "Other Operations", "BLAS and LAPACK
+Operations", "Indexing, Slicing, Joining, Mutating Ops", "Creation Ops"), after what a tensor is,
+autograd and conversions; the pointwise ops follow the files of ``ops/pointwise/``. Each section
+starts with a ``# --`` comment naming the module that implements it. An in-place method
+(``log_``) follows its out-of-place twin (``log``), as in PyTorch's reference.
 """
 
 from __future__ import annotations
 
 import builtins
 import copy as copy_module
+import functools
+import inspect
 import warnings
 
 import numpy as np
 
-from . import _creation, _dtype
+from . import _arguments, _creation, _dtype
 from ._device import CPU, canonical, device as _device_type
 from ._dlpack import to_dlpack
 from ._shapes import wrap_dim as _wrap_dim
@@ -43,6 +52,21 @@ from .ops import (
 from .ops._util import sizes_given
 
 
+def numpy_names(method):
+    """Decorator: ``method`` also takes NumPy's names for ``dim``, ``keepdim`` and ``other`` (``x.sum(axis=0,
+    keepdims=True)``, ``x.add(x2=y)``), as PyTorch's argument parser does for every method."""
+    aliases = _arguments.aliases_for(inspect.signature(method), ("axis", "keepdims", "x2"))
+    name = method.__name__
+
+    @functools.wraps(method)
+    def with_numpy_names(*args, **kwargs):
+        if kwargs:
+            _arguments.rename_aliases(name, kwargs, aliases)
+        return method(*args, **kwargs)
+
+    return with_numpy_names
+
+
 class Tensor(TensorBase):
     """A multi-dimensional array that can record the operations applied to it.
 
@@ -58,7 +82,7 @@ class Tensor(TensorBase):
     __array_priority__ = 1000  # NumPy defers to Tensor's operators: ndarray + Tensor -> Tensor
     __module__ = "minitorch"  # where a learner finds it: type(x) is <class 'minitorch.Tensor'> (torch.Tensor's rule)
 
-    # -- construction ---------------------------------------------------------------
+    # -- construction --------------------------------------------------------------------------------------------------
     def __new__(cls, *args, **kwargs):
         """``Tensor(data)`` copies data as float32; ``Tensor(2, 3)`` makes an uninitialised 2x3 tensor."""
         self = object.__new__(cls)
@@ -80,7 +104,7 @@ class Tensor(TensorBase):
     def __init__(self, *args, **kwargs):
         pass
 
-    # -- what a tensor is -----------------------------------------------------------
+    # -- what a tensor is (PyTorch's tensor attributes) ----------------------------------------------------------------
     @property
     def _xp(self):
         """The array module (NumPy or CuPy) that computes on this tensor's device."""
@@ -90,6 +114,7 @@ class Tensor(TensorBase):
     def shape(self) -> Size:
         return Size(self._data.shape)
 
+    @numpy_names
     def size(self, dim: int | None = None):
         if dim is None:
             return Size(self._data.shape)
@@ -148,6 +173,7 @@ class Tensor(TensorBase):
     def is_contiguous(self) -> bool:
         return builtins.bool(self._data.flags.c_contiguous)
 
+    @numpy_names
     def stride(self, dim: int | None = None):
         strides = tuple(s // self._data.itemsize for s in self._data.strides)
         return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim)]
@@ -156,7 +182,7 @@ class Tensor(TensorBase):
         interface = getattr(self._data, "__array_interface__", None) or self._data.__cuda_array_interface__
         return interface["data"][0]
 
-    # -- autograd fields ------------------------------------------------------------
+    # -- autograd: requires_grad, grad, backward, hooks (autograd/) ----------------------------------------------------
     @property
     def requires_grad(self) -> bool:
         return self._requires_grad
@@ -294,7 +320,7 @@ class Tensor(TensorBase):
         self._data = value._data
         self._device = value._device
 
-    # -- conversion to Python and NumPy ----------------------------------------------
+    # -- conversion to Python and NumPy --------------------------------------------------------------------------------
     def numpy(self, *, force: bool = False) -> np.ndarray:
         """The NumPy array behind this CPU tensor (shared memory: writing one changes the other)."""
         if force:
@@ -399,7 +425,7 @@ class Tensor(TensorBase):
         memo[id(self)] = copied
         return copied
 
-    # -- dtype and device conversion ----------------------------------------------------
+    # -- dtype and device conversion (ops/conversion.py) ---------------------------------------------------------------
     def to(self, *args, **kwargs) -> Tensor:
         """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(other)``; ``self`` if nothing changes."""
         return conversion.to(self, *args, **kwargs)
@@ -426,6 +452,7 @@ class Tensor(TensorBase):
             return converted.cuda() if prefix.endswith("cuda") and not converted.is_cuda else converted
         return conversion.to(self, getattr(dtype, "dtype", dtype))  # a typed class carries its dtype
 
+    @numpy_names
     def type_as(self, other: Tensor) -> Tensor:
         return conversion.to(self, other.dtype)
 
@@ -456,7 +483,7 @@ class Tensor(TensorBase):
     def bool(self) -> Tensor:
         return conversion.to(self, _dtype.bool)
 
-    # -- arithmetic operators (ops/pointwise.py) ------------------------------------------
+    # -- Python's operators: x + y, x * y, x == y... (ops/pointwise/) --------------------------------------------------
     def __add__(self, other):
         return pointwise.add(self, other)
 
@@ -567,203 +594,122 @@ class Tensor(TensorBase):
     def __itruediv__(self, other):
         return inplace.div_(self, other)
 
-    # -- pointwise math (ops/pointwise.py) ----------------------------------------------
+    # -- pointwise ops: arithmetic (ops/pointwise/arithmetic.py) -------------------------------------------------------
+    @numpy_names
     def add(self, other, *, alpha=1):
         return pointwise.add(self, other, alpha=alpha)
 
+    @numpy_names
+    def add_(self, other, *, alpha=1):
+        return inplace.add_(self, other, alpha=alpha)
+
+    @numpy_names
     def sub(self, other, *, alpha=1):
         return pointwise.sub(self, other, alpha=alpha)
 
+    @numpy_names
+    def sub_(self, other, *, alpha=1):
+        return inplace.sub_(self, other, alpha=alpha)
+
     subtract = sub
 
+    def subtract_(self, other, *, alpha=1) -> Tensor:
+        return inplace.in_place(self, Tensor.subtract, other, alpha=alpha)
+
+    @numpy_names
     def mul(self, other):
         return pointwise.mul(self, other)
 
+    @numpy_names
+    def mul_(self, other):
+        return inplace.mul_(self, other)
+
     multiply = mul
 
+    def multiply_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.multiply, other)
+
+    @numpy_names
     def div(self, other, *, rounding_mode=None):
         return pointwise.div(self, other, rounding_mode=rounding_mode)
 
+    @numpy_names
+    def div_(self, other, *, rounding_mode=None):
+        return inplace.div_(self, other, rounding_mode=rounding_mode)
+
     divide = true_divide = div
 
+    def divide_(self, other, *, rounding_mode=None) -> Tensor:
+        return inplace.in_place(self, Tensor.divide, other, rounding_mode=rounding_mode)
+
+    def true_divide_(self, other, *, rounding_mode=None) -> Tensor:
+        return inplace.in_place(self, Tensor.true_divide, other, rounding_mode=rounding_mode)
+
+    @numpy_names
     def floor_divide(self, other):
         return pointwise.floor_divide(self, other)
 
+    def floor_divide_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.floor_divide, other)
+
+    @numpy_names
     def remainder(self, other):
         return pointwise.remainder(self, other)
 
+    def remainder_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.remainder, other)
+
+    @numpy_names
     def fmod(self, other):
         return pointwise.fmod(self, other)
 
-    def pow(self, exponent):
-        return pointwise.pow(self, exponent)
+    def fmod_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.fmod, other)
 
     def neg(self):
         return pointwise.neg(self)
 
+    def neg_(self):
+        return inplace.neg_(self)
+
     negative = neg
 
-    def exp(self):
-        return pointwise.exp(self)
+    def negative_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.negative)
 
-    def exp2(self):
-        return pointwise.exp2(self)
+    def positive(self):
+        return pointwise.positive(self)
 
-    def log(self):
-        return pointwise.log(self)
+    # -- pointwise ops: powers and roots (ops/pointwise/powers.py) -----------------------------------------------------
+    def pow(self, exponent):
+        return pointwise.pow(self, exponent)
 
-    def log2(self):
-        return pointwise.log2(self)
-
-    def log10(self):
-        return pointwise.log10(self)
-
-    def log1p(self):
-        return pointwise.log1p(self)
-
-    def expm1(self):
-        return pointwise.expm1(self)
+    def pow_(self, exponent):
+        return inplace.pow_(self, exponent)
 
     def sqrt(self):
         return pointwise.sqrt(self)
 
+    def sqrt_(self):
+        return inplace.sqrt_(self)
+
     def rsqrt(self):
         return pointwise.rsqrt(self)
+
+    def rsqrt_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.rsqrt)
 
     def square(self):
         return pointwise.square(self)
 
-    def abs(self):
-        return pointwise.abs(self)
-
-    absolute = abs
-
-    def sign(self):
-        return pointwise.sign(self)
-
-    def sin(self):
-        return pointwise.sin(self)
-
-    def cos(self):
-        return pointwise.cos(self)
-
-    def tan(self):
-        return pointwise.tan(self)
-
-    def asin(self):
-        return pointwise.asin(self)
-
-    def acos(self):
-        return pointwise.acos(self)
-
-    def atan(self):
-        return pointwise.atan(self)
-
-    arcsin, arccos, arctan = asin, acos, atan
-
-    def asinh(self):
-        return pointwise.asinh(self)
-
-    def acosh(self):
-        return pointwise.acosh(self)
-
-    def atanh(self):
-        return pointwise.atanh(self)
-
-    arcsinh, arccosh, arctanh = asinh, acosh, atanh
-
-    def copysign(self, other):
-        return pointwise.copysign(self, other)
-
-    def sinh(self):
-        return pointwise.sinh(self)
-
-    def cosh(self):
-        return pointwise.cosh(self)
-
-    def tanh(self):
-        return pointwise.tanh(self)
-
-    def sigmoid(self):
-        return pointwise.sigmoid(self)
-
-    def relu(self):
-        return pointwise.relu(self)
-
-    def clamp(self, min=None, max=None):
-        return pointwise.clamp(self, min, max)
-
-    clip = clamp
-
-    def clamp_min(self, min):
-        return pointwise.clamp(self, min, None)
-
-    def clamp_max(self, max):
-        return pointwise.clamp(self, None, max)
-
-    def floor(self):
-        return pointwise.floor(self)
-
-    def ceil(self):
-        return pointwise.ceil(self)
-
-    def round(self, *, decimals: int = 0):
-        return pointwise.round(self, decimals=decimals)
-
-    def trunc(self):
-        return pointwise.trunc(self)
-
-    fix = trunc
-
-    def frac(self):
-        return pointwise.frac(self)
+    def square_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.square)
 
     def reciprocal(self):
         return pointwise.reciprocal(self)
 
-    def atan2(self, other):
-        return pointwise.atan2(self, other)
-
-    arctan2 = atan2
-
-    def hypot(self, other):
-        return pointwise.hypot(self, other)
-
-    def maximum(self, other):
-        return pointwise.maximum(self, other)
-
-    def minimum(self, other):
-        return pointwise.minimum(self, other)
-
-    def where(self, condition, other):
-        return pointwise.where(condition, self, other)
-
-    def lerp(self, end, weight):
-        return pointwise.lerp(self, end, weight)
-
-    def erf(self):
-        return pointwise.erf(self)
-
-    def erfinv(self):
-        return pointwise.erfinv(self)
-
-    def erfc(self):
-        return pointwise.erfc(self)
-
-    def lgamma(self):
-        return pointwise.lgamma(self)
-
-    def digamma(self):
-        return pointwise.digamma(self)
-
-    def polygamma(self, n: int):
-        return pointwise.polygamma(n, self)
-
-    def i0(self):
-        return pointwise.i0(self)
-
-    def sinc(self):
-        return pointwise.sinc(self)
+    def reciprocal_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.reciprocal)
 
     def float_power(self, exponent):
         return pointwise.float_power(self, exponent)
@@ -771,53 +717,386 @@ class Tensor(TensorBase):
     def float_power_(self, exponent):
         return pointwise.float_power_(self, exponent)
 
-    def fmax(self, other):
-        return pointwise.fmax(self, other)
+    # -- pointwise ops: exponentials and logarithms (ops/pointwise/exponential.py) -------------------------------------
+    def exp(self):
+        return pointwise.exp(self)
 
-    def fmin(self, other):
-        return pointwise.fmin(self, other)
+    def exp_(self):
+        return inplace.exp_(self)
 
-    def nextafter(self, other):
-        return pointwise.nextafter(self, other)
+    def exp2(self):
+        return pointwise.exp2(self)
 
+    def exp2_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.exp2)
+
+    def log(self):
+        return pointwise.log(self)
+
+    def log_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.log)
+
+    def log2(self):
+        return pointwise.log2(self)
+
+    def log2_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.log2)
+
+    def log10(self):
+        return pointwise.log10(self)
+
+    def log10_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.log10)
+
+    def log1p(self):
+        return pointwise.log1p(self)
+
+    def log1p_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.log1p)
+
+    def expm1(self):
+        return pointwise.expm1(self)
+
+    def expm1_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.expm1)
+
+    @numpy_names
     def ldexp(self, other):
         return pointwise.ldexp(self, other)
+
+    def ldexp_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.ldexp, other)
 
     def frexp(self):
         return pointwise.frexp(self)
 
-    def gcd(self, other):
-        return pointwise.gcd(self, other)
-
-    def lcm(self, other):
-        return pointwise.lcm(self, other)
-
-    def positive(self):
-        return pointwise.positive(self)
-
-    def isposinf(self):
-        return pointwise.isposinf(self)
-
-    def isneginf(self):
-        return pointwise.isneginf(self)
-
-    def isreal(self):
-        return pointwise.isreal(self)
-
+    @numpy_names
     def logaddexp(self, other):
         return pointwise.logaddexp(self, other)
 
+    @numpy_names
     def logaddexp2(self, other):
         return pointwise.logaddexp2(self, other)
 
+    @numpy_names
     def xlogy(self, other):
         return pointwise.xlogy(self, other)
+
+    def xlogy_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.xlogy, other)
 
     def logit(self, eps=None):
         return pointwise.logit(self, eps)
 
+    def logit_(self, eps=None) -> Tensor:
+        return inplace.in_place(self, Tensor.logit, eps)
+
+    # -- pointwise ops: trigonometric and hyperbolic (ops/pointwise/trigonometric.py) ----------------------------------
+    def sin(self):
+        return pointwise.sin(self)
+
+    def sin_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.sin)
+
+    def cos(self):
+        return pointwise.cos(self)
+
+    def cos_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.cos)
+
+    def tan(self):
+        return pointwise.tan(self)
+
+    def tan_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.tan)
+
+    def asin(self):
+        return pointwise.asin(self)
+
+    def asin_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.asin)
+
+    def acos(self):
+        return pointwise.acos(self)
+
+    def acos_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.acos)
+
+    def atan(self):
+        return pointwise.atan(self)
+
+    def atan_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.atan)
+
+    arcsin, arccos, arctan = asin, acos, atan
+
+    def arcsin_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.arcsin)
+
+    def arccos_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.arccos)
+
+    def arctan_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.arctan)
+
+    def asinh(self):
+        return pointwise.asinh(self)
+
+    def asinh_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.asinh)
+
+    def acosh(self):
+        return pointwise.acosh(self)
+
+    def acosh_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.acosh)
+
+    def atanh(self):
+        return pointwise.atanh(self)
+
+    def atanh_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.atanh)
+
+    arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+    def arcsinh_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.arcsinh)
+
+    def arccosh_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.arccosh)
+
+    def arctanh_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.arctanh)
+
+    @numpy_names
+    def copysign(self, other):
+        return pointwise.copysign(self, other)
+
+    def copysign_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.copysign, other)
+
+    def sinh(self):
+        return pointwise.sinh(self)
+
+    def sinh_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.sinh)
+
+    def cosh(self):
+        return pointwise.cosh(self)
+
+    def cosh_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.cosh)
+
+    def tanh(self):
+        return pointwise.tanh(self)
+
+    def tanh_(self):
+        return inplace.tanh_(self)
+
+    @numpy_names
+    def atan2(self, other):
+        return pointwise.atan2(self, other)
+
+    def atan2_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.atan2, other)
+
+    arctan2 = atan2
+
+    def arctan2_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.arctan2, other)
+
+    @numpy_names
+    def hypot(self, other):
+        return pointwise.hypot(self, other)
+
+    def hypot_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.hypot, other)
+
+    def deg2rad(self):
+        return pointwise.deg2rad(self)
+
+    def deg2rad_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.deg2rad)
+
+    def rad2deg(self):
+        return pointwise.rad2deg(self)
+
+    def rad2deg_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.rad2deg)
+
+    # -- pointwise ops: activations (ops/pointwise/activations.py; softmax: ops/nn_ops.py) -----------------------------
+    def sigmoid(self):
+        return pointwise.sigmoid(self)
+
+    def sigmoid_(self):
+        return inplace.sigmoid_(self)
+
+    def relu(self):
+        return pointwise.relu(self)
+
+    def relu_(self):
+        return inplace.relu_(self)
+
+    @numpy_names
+    def softmax(self, dim: int, dtype=None):
+        return nn_ops.softmax(self, dim, dtype)
+
+    @numpy_names
+    def log_softmax(self, dim: int, dtype=None):
+        return nn_ops.log_softmax(self, dim, dtype)
+
+    # -- pointwise ops: special functions (ops/pointwise/special.py) ---------------------------------------------------
+    def erf(self):
+        return pointwise.erf(self)
+
+    def erf_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.erf)
+
+    def erfinv(self):
+        return pointwise.erfinv(self)
+
+    def erfinv_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.erfinv)
+
+    def erfc(self):
+        return pointwise.erfc(self)
+
+    def erfc_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.erfc)
+
+    def lgamma(self):
+        return pointwise.lgamma(self)
+
+    def lgamma_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.lgamma)
+
+    def digamma(self):
+        return pointwise.digamma(self)
+
+    def digamma_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.digamma)
+
+    def polygamma(self, n: int):
+        return pointwise.polygamma(n, self)
+
+    def polygamma_(self, n: int) -> Tensor:
+        return inplace.in_place(self, Tensor.polygamma, n)
+
+    def i0(self):
+        return pointwise.i0(self)
+
+    def i0_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.i0)
+
+    def sinc(self):
+        return pointwise.sinc(self)
+
+    def sinc_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.sinc)
+
+    # -- pointwise ops: rounding and piecewise (ops/pointwise/rounding.py) ---------------------------------------------
+    def abs(self):
+        return pointwise.abs(self)
+
+    def abs_(self):
+        return inplace.abs_(self)
+
+    absolute = abs
+
+    def absolute_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.absolute)
+
+    def sign(self):
+        return pointwise.sign(self)
+
+    def sign_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.sign)
+
+    def clamp(self, min=None, max=None):
+        return pointwise.clamp(self, min, max)
+
+    def clamp_(self, min=None, max=None):
+        return inplace.clamp_(self, min, max)
+
+    clip = clamp
+
+    clip_ = clamp_
+
+    def clamp_min(self, min):
+        return pointwise.clamp(self, min, None)
+
+    def clamp_min_(self, min) -> Tensor:
+        return inplace.in_place(self, Tensor.clamp_min, min)
+
+    def clamp_max(self, max):
+        return pointwise.clamp(self, None, max)
+
+    def clamp_max_(self, max) -> Tensor:
+        return inplace.in_place(self, Tensor.clamp_max, max)
+
+    def floor(self):
+        return pointwise.floor(self)
+
+    def floor_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.floor)
+
+    def ceil(self):
+        return pointwise.ceil(self)
+
+    def ceil_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.ceil)
+
+    def round(self, *, decimals: int = 0):
+        return pointwise.round(self, decimals=decimals)
+
+    def round_(self, *, decimals: int = 0) -> Tensor:
+        return inplace.in_place(self, Tensor.round, decimals=decimals)
+
+    def trunc(self):
+        return pointwise.trunc(self)
+
+    def trunc_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.trunc)
+
+    fix = trunc
+
+    def fix_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.fix)
+
+    def frac(self):
+        return pointwise.frac(self)
+
+    def frac_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.frac)
+
+    @numpy_names
+    def maximum(self, other):
+        return pointwise.maximum(self, other)
+
+    @numpy_names
+    def minimum(self, other):
+        return pointwise.minimum(self, other)
+
+    @numpy_names
+    def fmax(self, other):
+        return pointwise.fmax(self, other)
+
+    @numpy_names
+    def fmin(self, other):
+        return pointwise.fmin(self, other)
+
+    @numpy_names
+    def nextafter(self, other):
+        return pointwise.nextafter(self, other)
+
+    def nextafter_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.nextafter, other)
+
     def sgn(self):
         return pointwise.sgn(self)
+
+    def sgn_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.sgn)
 
     def signbit(self):
         return pointwise.signbit(self)
@@ -825,11 +1104,34 @@ class Tensor(TensorBase):
     def heaviside(self, values):
         return pointwise.heaviside(self, values)
 
-    def deg2rad(self):
-        return pointwise.deg2rad(self)
+    def heaviside_(self, values) -> Tensor:
+        return inplace.in_place(self, Tensor.heaviside, values)
 
-    def rad2deg(self):
-        return pointwise.rad2deg(self)
+    # -- pointwise ops: selection and blending (ops/pointwise/selection.py) --------------------------------------------
+    @numpy_names
+    def where(self, condition, other):
+        return pointwise.where(condition, self, other)
+
+    def lerp(self, end, weight):
+        return pointwise.lerp(self, end, weight)
+
+    def lerp_(self, end, weight):
+        return inplace.lerp_(self, end, weight)
+
+    # -- pointwise ops: logic and bits (ops/pointwise/comparison.py) ---------------------------------------------------
+    @numpy_names
+    def gcd(self, other):
+        return pointwise.gcd(self, other)
+
+    def gcd_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.gcd, other)
+
+    @numpy_names
+    def lcm(self, other):
+        return pointwise.lcm(self, other)
+
+    def lcm_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.lcm, other)
 
     def nan_to_num(self, nan=None, posinf=None, neginf=None):
         return pointwise.nan_to_num(self, nan, posinf, neginf)
@@ -840,44 +1142,108 @@ class Tensor(TensorBase):
     def logical_not(self):
         return pointwise.logical_not(self)
 
+    def logical_not_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.logical_not)
+
+    @numpy_names
     def logical_and(self, other):
         return pointwise.logical_and(self, other)
 
+    def logical_and_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.logical_and, other)
+
+    @numpy_names
     def logical_or(self, other):
         return pointwise.logical_or(self, other)
 
+    def logical_or_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.logical_or, other)
+
+    @numpy_names
     def logical_xor(self, other):
         return pointwise.logical_xor(self, other)
+
+    def logical_xor_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.logical_xor, other)
 
     def bitwise_not(self):
         return pointwise.bitwise_not(self)
 
+    def bitwise_not_(self) -> Tensor:
+        return inplace.in_place(self, Tensor.bitwise_not)
+
+    @numpy_names
     def bitwise_and(self, other):
         return pointwise.bitwise_and(self, other)
 
+    def bitwise_and_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.bitwise_and, other)
+
+    @numpy_names
     def bitwise_or(self, other):
         return pointwise.bitwise_or(self, other)
 
+    def bitwise_or_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.bitwise_or, other)
+
+    @numpy_names
     def bitwise_xor(self, other):
         return pointwise.bitwise_xor(self, other)
 
+    def bitwise_xor_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.bitwise_xor, other)
+
+    # -- comparison ops (ops/pointwise/comparison.py; sorting: ops/sorting.py) -----------------------------------------
+    def isposinf(self):
+        return pointwise.isposinf(self)
+
+    def isneginf(self):
+        return pointwise.isneginf(self)
+
+    def isreal(self):
+        return pointwise.isreal(self)
+
+    @numpy_names
     def eq(self, other):
         return pointwise.eq(self, other)
 
+    def eq_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.eq, other)
+
+    @numpy_names
     def ne(self, other):
         return pointwise.ne(self, other)
 
+    def ne_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.ne, other)
+
+    @numpy_names
     def lt(self, other):
         return pointwise.lt(self, other)
 
+    def lt_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.lt, other)
+
+    @numpy_names
     def le(self, other):
         return pointwise.le(self, other)
 
+    def le_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.le, other)
+
+    @numpy_names
     def gt(self, other):
         return pointwise.gt(self, other)
 
+    def gt_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.gt, other)
+
+    @numpy_names
     def ge(self, other):
         return pointwise.ge(self, other)
+
+    def ge_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.ge, other)
 
     def isnan(self):
         return pointwise.isnan(self)
@@ -888,103 +1254,173 @@ class Tensor(TensorBase):
     def isfinite(self):
         return pointwise.isfinite(self)
 
+    @numpy_names
     def equal(self, other) -> bool:
         return pointwise.equal(self, other)
 
+    @numpy_names
     def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
         return pointwise.allclose(self, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
+    @numpy_names
     def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         return pointwise.isclose(self, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
-    def softmax(self, dim: int, dtype=None):
-        return nn_ops.softmax(self, dim, dtype)
-
-    def log_softmax(self, dim: int, dtype=None):
-        return nn_ops.log_softmax(self, dim, dtype)
-
-    # -- reductions (ops/reduction.py) --------------------------------------------------
-    def sum(self, dim=None, keepdim: bool = False, *, dtype=None):
-        return reduction.sum(self, dim, keepdim, dtype=dtype)
-
-    def sum_to_size(self, *sizes, size=None):
-        return reduction.sum_to_size(self, *sizes_given(sizes, size, "size", "sum_to_size"))
-
-    def mean(self, dim=None, keepdim: bool = False, *, dtype=None):
-        return reduction.mean(self, dim, keepdim, dtype=dtype)
-
-    def prod(self, dim=None, keepdim: bool = False, *, dtype=None):
-        return reduction.prod(self, dim, keepdim, dtype=dtype)
-
-    def max(self, dim=None, keepdim: bool = False):
-        return reduction.max(self, dim, keepdim)
-
-    def min(self, dim=None, keepdim: bool = False):
-        return reduction.min(self, dim, keepdim)
-
-    def amax(self, dim=(), keepdim: bool = False):
-        return reduction.amax(self, dim, keepdim)
-
-    def amin(self, dim=(), keepdim: bool = False):
-        return reduction.amin(self, dim, keepdim)
-
-    def argmax(self, dim=None, keepdim: bool = False):
-        return reduction.argmax(self, dim, keepdim)
-
-    def argmin(self, dim=None, keepdim: bool = False):
-        return reduction.argmin(self, dim, keepdim)
-
-    def var(self, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
-        return reduction.var(self, dim, unbiased, keepdim, correction=correction)
-
-    def std(self, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
-        return reduction.std(self, dim, unbiased, keepdim, correction=correction)
-
-    def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None):
-        return reduction.norm(self, p, dim, keepdim, dtype=dtype)
-
-    def logsumexp(self, dim, keepdim: bool = False):
-        return reduction.logsumexp(self, dim, keepdim)
-
-    def cumsum(self, dim, *, dtype=None):
-        return reduction.cumsum(self, dim, dtype=dtype)
-
-    def all(self, dim=None, keepdim: bool = False):
-        return reduction.all(self, dim, keepdim)
-
-    def any(self, dim=None, keepdim: bool = False):
-        return reduction.any(self, dim, keepdim)
-
+    @numpy_names
     def sort(self, dim: int = -1, descending: bool = False, stable: bool = False):
         return sorting.sort(self, dim, descending, stable)
 
+    @numpy_names
     def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False):
         return sorting.argsort(self, dim, descending, stable)
 
+    @numpy_names
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
         return sorting.topk(self, k, dim, largest, sorted)
 
-    def cumprod(self, dim, *, dtype=None):
-        return reduction.cumprod(self, dim, dtype=dtype)
+    @numpy_names
+    def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False):
+        return sorting.kthvalue(self, k, dim, keepdim)
 
-    def logcumsumexp(self, dim):
-        return reduction.logcumsumexp(self, dim)
+    def msort(self):
+        return sorting.msort(self)
 
-    def cummax(self, dim):
-        return reduction.cummax(self, dim)
+    # -- reduction ops (ops/reduction.py) ------------------------------------------------------------------------------
+    @numpy_names
+    def sum(self, dim=None, keepdim: bool = False, *, dtype=None):
+        return reduction.sum(self, dim, keepdim, dtype=dtype)
 
-    def cummin(self, dim):
-        return reduction.cummin(self, dim)
+    @numpy_names
+    def mean(self, dim=None, keepdim: bool = False, *, dtype=None):
+        return reduction.mean(self, dim, keepdim, dtype=dtype)
 
+    @numpy_names
+    def prod(self, dim=None, keepdim: bool = False, *, dtype=None):
+        return reduction.prod(self, dim, keepdim, dtype=dtype)
+
+    @numpy_names
+    def max(self, dim=None, keepdim: bool = False):
+        return reduction.max(self, dim, keepdim)
+
+    @numpy_names
+    def min(self, dim=None, keepdim: bool = False):
+        return reduction.min(self, dim, keepdim)
+
+    @numpy_names
+    def amax(self, dim=(), keepdim: bool = False):
+        return reduction.amax(self, dim, keepdim)
+
+    @numpy_names
+    def amin(self, dim=(), keepdim: bool = False):
+        return reduction.amin(self, dim, keepdim)
+
+    @numpy_names
+    def argmax(self, dim=None, keepdim: bool = False):
+        return reduction.argmax(self, dim, keepdim)
+
+    @numpy_names
+    def argmin(self, dim=None, keepdim: bool = False):
+        return reduction.argmin(self, dim, keepdim)
+
+    @numpy_names
+    def var(self, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+        return reduction.var(self, dim, unbiased, keepdim, correction=correction)
+
+    @numpy_names
+    def std(self, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+        return reduction.std(self, dim, unbiased, keepdim, correction=correction)
+
+    @numpy_names
+    def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None):
+        return reduction.norm(self, p, dim, keepdim, dtype=dtype)
+
+    @numpy_names
+    def logsumexp(self, dim, keepdim: bool = False):
+        return reduction.logsumexp(self, dim, keepdim)
+
+    @numpy_names
+    def all(self, dim=None, keepdim: bool = False):
+        return reduction.all(self, dim, keepdim)
+
+    @numpy_names
+    def any(self, dim=None, keepdim: bool = False):
+        return reduction.any(self, dim, keepdim)
+
+    @numpy_names
     def nansum(self, dim=None, keepdim: bool = False, *, dtype=None):
         return reduction.nansum(self, dim, keepdim, dtype=dtype)
 
+    @numpy_names
     def nanmean(self, dim=None, keepdim: bool = False, *, dtype=None):
         return reduction.nanmean(self, dim, keepdim, dtype=dtype)
 
+    @numpy_names
     def count_nonzero(self, dim=None):
         return reduction.count_nonzero(self, dim)
 
+    @numpy_names
+    def aminmax(self, *, dim=None, keepdim: bool = False):
+        return reduction.aminmax(self, dim=dim, keepdim=keepdim)
+
+    @numpy_names
+    def median(self, dim=None, keepdim: bool = False):
+        return sorting.median(self, dim, keepdim)
+
+    @numpy_names
+    def nanmedian(self, dim=None, keepdim: bool = False):
+        return sorting.nanmedian(self, dim, keepdim)
+
+    @numpy_names
+    def mode(self, dim: int = -1, keepdim: bool = False):
+        return sorting.mode(self, dim, keepdim)
+
+    @numpy_names
+    def quantile(self, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear"):
+        return sorting.quantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    @numpy_names
+    def nanquantile(self, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear"):
+        return sorting.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    @numpy_names
+    def unique(self, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim=None):
+        return sorting.unique(self, sorted, return_inverse, return_counts, dim)
+
+    @numpy_names
+    def unique_consecutive(self, return_inverse: bool = False, return_counts: bool = False, dim=None):
+        return sorting.unique_consecutive(self, return_inverse, return_counts, dim)
+
+    # -- other operations: cumulative, differences, counting (ops/reduction.py) ----------------------------------------
+    def sum_to_size(self, *sizes, size=None):
+        return reduction.sum_to_size(self, *sizes_given(sizes, size, "size", "sum_to_size"))
+
+    @numpy_names
+    def cumsum(self, dim, *, dtype=None):
+        return reduction.cumsum(self, dim, dtype=dtype)
+
+    def cumsum_(self, dim, *, dtype=None) -> Tensor:
+        return inplace.in_place(self, Tensor.cumsum, dim, dtype=dtype)
+
+    @numpy_names
+    def cumprod(self, dim, *, dtype=None):
+        return reduction.cumprod(self, dim, dtype=dtype)
+
+    def cumprod_(self, dim, *, dtype=None) -> Tensor:
+        return inplace.in_place(self, Tensor.cumprod, dim, dtype=dtype)
+
+    @numpy_names
+    def logcumsumexp(self, dim):
+        return reduction.logcumsumexp(self, dim)
+
+    @numpy_names
+    def cummax(self, dim):
+        return reduction.cummax(self, dim)
+
+    @numpy_names
+    def cummin(self, dim):
+        return reduction.cummin(self, dim)
+
+    @numpy_names
     def diff(self, n: int = 1, dim: int = -1, prepend=None, append=None):
         return reduction.diff(self, n, dim, prepend, append)
 
@@ -997,43 +1433,18 @@ class Tensor(TensorBase):
     def histogram(self, bins=100, *, range=None, weight=None, density: bool = False):
         return reduction.histogram(self, bins, range=range, weight=weight, density=density)
 
-    def aminmax(self, *, dim=None, keepdim: bool = False):
-        return reduction.aminmax(self, dim=dim, keepdim=keepdim)
-
     def argwhere(self):
         return reduction.argwhere(self)
 
+    @numpy_names
     def renorm(self, p, dim: int, maxnorm):
         return reduction.renorm(self, p, dim, maxnorm)
 
-    def median(self, dim=None, keepdim: bool = False):
-        return sorting.median(self, dim, keepdim)
+    def renorm_(self, p, dim: int, maxnorm) -> Tensor:
+        return inplace.in_place(self, Tensor.renorm, p, dim, maxnorm)
 
-    def nanmedian(self, dim=None, keepdim: bool = False):
-        return sorting.nanmedian(self, dim, keepdim)
-
-    def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False):
-        return sorting.kthvalue(self, k, dim, keepdim)
-
-    def mode(self, dim: int = -1, keepdim: bool = False):
-        return sorting.mode(self, dim, keepdim)
-
-    def quantile(self, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear"):
-        return sorting.quantile(self, q, dim, keepdim, interpolation=interpolation)
-
-    def nanquantile(self, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear"):
-        return sorting.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
-
-    def msort(self):
-        return sorting.msort(self)
-
-    def unique(self, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim=None):
-        return sorting.unique(self, sorted, return_inverse, return_counts, dim)
-
-    def unique_consecutive(self, return_inverse: bool = False, return_counts: bool = False, dim=None):
-        return sorting.unique_consecutive(self, return_inverse, return_counts, dim)
-
-    # -- linear algebra (ops/linalg.py) ---------------------------------------------------
+    # -- BLAS and LAPACK operations (ops/linalg.py) --------------------------------------------------------------------
+    @numpy_names
     def matmul(self, other):
         return linalg.matmul(self, other)
 
@@ -1057,30 +1468,52 @@ class Tensor(TensorBase):
     def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         return linalg.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
 
+    def addmm_(self, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
+        return inplace.in_place(self, Tensor.addmm, mat1, mat2, beta=beta, alpha=alpha)
+
     def addmv(self, mat, vec, *, beta=1, alpha=1):
         return linalg.addmv(self, mat, vec, beta=beta, alpha=alpha)
+
+    def addmv_(self, mat, vec, *, beta=1, alpha=1) -> Tensor:
+        return inplace.in_place(self, Tensor.addmv, mat, vec, beta=beta, alpha=alpha)
 
     def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
         return linalg.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
 
+    def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
+        return inplace.in_place(self, Tensor.baddbmm, batch1, batch2, beta=beta, alpha=alpha)
+
     def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
         return linalg.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def addbmm_(self, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
+        return inplace.in_place(self, Tensor.addbmm, batch1, batch2, beta=beta, alpha=alpha)
 
     def addcmul(self, tensor1, tensor2, *, value=1):
         return linalg.addcmul(self, tensor1, tensor2, value=value)
 
+    def addcmul_(self, tensor1, tensor2, *, value=1):
+        return inplace.addcmul_(self, tensor1, tensor2, value=value)
+
     def addcdiv(self, tensor1, tensor2, *, value=1):
         return linalg.addcdiv(self, tensor1, tensor2, value=value)
 
+    def addcdiv_(self, tensor1, tensor2, *, value=1):
+        return inplace.addcdiv_(self, tensor1, tensor2, value=value)
+
+    @numpy_names
     def inner(self, other):
         return linalg.inner(self, other)
 
+    @numpy_names
     def kron(self, other):
         return linalg.kron(self, other)
 
+    @numpy_names
     def cross(self, other, dim=None):
         return linalg.cross(self, other, dim)
 
+    @numpy_names
     def dist(self, other, p=2):
         return linalg.dist(self, other, p)
 
@@ -1117,6 +1550,7 @@ class Tensor(TensorBase):
     def corrcoef(self):
         return linalg.corrcoef(self)
 
+    @numpy_names
     def vdot(self, other):
         return linalg.vdot(self, other)
 
@@ -1141,28 +1575,33 @@ class Tensor(TensorBase):
     def cholesky(self, upper: bool = False):
         return linalg.cholesky(self, upper)
 
-    # -- shape (ops/shape.py) -------------------------------------------------------------
+    # -- indexing, slicing, joining, mutating: shapes and views (ops/shape.py) -----------------------------------------
     def reshape(self, *sizes, shape=None):
         return shape_ops.reshape(self, *sizes, shape=shape)
 
+    @numpy_names
     def reshape_as(self, other):
         return shape_ops.reshape(self, other.shape)
 
     def view(self, *shape, size=None):
         return shape_ops.view(self, *sizes_given(shape, size, "size", "view"))
 
+    @numpy_names
     def view_as(self, other):
         return shape_ops.view(self, other.shape)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1):
         return shape_ops.flatten(self, start_dim, end_dim)
 
+    @numpy_names
     def unflatten(self, dim: int, sizes):
         return shape_ops.unflatten(self, dim, sizes)
 
+    @numpy_names
     def squeeze(self, dim=None):
         return shape_ops.squeeze(self, dim)
 
+    @numpy_names
     def unsqueeze(self, dim: int):
         return shape_ops.unsqueeze(self, dim)
 
@@ -1198,6 +1637,7 @@ class Tensor(TensorBase):
     def expand(self, *sizes, size=None):
         return shape_ops.expand(self, *sizes_given(sizes, size, "size", "expand"))
 
+    @numpy_names
     def expand_as(self, other):
         return shape_ops.expand(self, other.shape)
 
@@ -1210,12 +1650,15 @@ class Tensor(TensorBase):
     def tile(self, *repeats, dims=None):
         return shape_ops.tile(self, *repeats, dims=dims)
 
+    @numpy_names
     def split(self, split_size, dim: int = 0):
         return shape_ops.split(self, split_size, dim)
 
+    @numpy_names
     def chunk(self, chunks: int, dim: int = 0):
         return shape_ops.chunk(self, chunks, dim)
 
+    @numpy_names
     def unbind(self, dim: int = 0):
         return shape_ops.unbind(self, dim)
 
@@ -1225,6 +1668,7 @@ class Tensor(TensorBase):
     def roll(self, shifts, dims=None):
         return shape_ops.roll(self, shifts, dims)
 
+    @numpy_names
     def narrow(self, dim: int, start: int, length: int):
         return shape_ops.narrow(self, dim, start, length)
 
@@ -1234,12 +1678,15 @@ class Tensor(TensorBase):
     def clone(self):
         return shape_ops.clone(self)
 
+    @numpy_names
     def tensor_split(self, indices_or_sections, dim: int = 0):
         return shape_ops.tensor_split(self, indices_or_sections, dim)
 
+    @numpy_names
     def select(self, dim: int, index: int):
         return shape_ops.select(self, dim, index)
 
+    @numpy_names
     def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
         return shape_ops.repeat_interleave(self, repeats, dim, output_size=output_size)
 
@@ -1267,36 +1714,57 @@ class Tensor(TensorBase):
     def dsplit(self, indices_or_sections):
         return shape_ops.dsplit(self, indices_or_sections)
 
+    @numpy_names
     def narrow_copy(self, dim: int, start: int, length: int):
         return shape_ops.narrow_copy(self, dim, start, length)
 
-    # -- indexing (ops/indexing.py) -------------------------------------------------------
+    # -- indexing, slicing, joining, mutating: x[...], gather, scatter (ops/indexing.py) -------------------------------
     def __getitem__(self, index):
         return indexing.getitem(self, index)
 
     def __setitem__(self, index, value) -> None:
         indexing.setitem(self, index, value)
 
+    @numpy_names
     def gather(self, dim: int, index, *, sparse_grad: bool = False):
         return indexing.gather(self, dim, index)
 
+    @numpy_names
     def scatter(self, dim: int, index, src=None, *, value=None, reduce=None):
         return indexing.scatter(self, dim, index, src, value=value, reduce=reduce)
 
+    @numpy_names
+    def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
+        return inplace.scatter_(self, dim, index, src, value=value, reduce=reduce)
+
+    @numpy_names
     def scatter_add(self, dim: int, index, src):
         return indexing.scatter_add(self, dim, index, src)
 
+    def scatter_add_(self, dim: int, index, src) -> Tensor:
+        return inplace.in_place(self, Tensor.scatter_add, dim, index, src)
+
+    @numpy_names
     def index_select(self, dim: int, index):
         return indexing.index_select(self, dim, index)
 
     def masked_fill(self, mask, value):
         return indexing.masked_fill(self, mask, value)
 
+    def masked_fill_(self, mask, value):
+        return inplace.masked_fill_(self, mask, value)
+
     def tril(self, diagonal: int = 0):
         return indexing.tril(self, diagonal)
 
+    def tril_(self, diagonal: int = 0) -> Tensor:
+        return inplace.in_place(self, Tensor.tril, diagonal)
+
     def triu(self, diagonal: int = 0):
         return indexing.triu(self, diagonal)
+
+    def triu_(self, diagonal: int = 0) -> Tensor:
+        return inplace.in_place(self, Tensor.triu, diagonal)
 
     def masked_select(self, mask):
         return indexing.masked_select(self, mask)
@@ -1307,108 +1775,69 @@ class Tensor(TensorBase):
     def nonzero(self, *, as_tuple: bool = False):
         return indexing.nonzero(self, as_tuple=as_tuple)
 
+    @numpy_names
     def take_along_dim(self, indices, dim=None):
         return indexing.take_along_dim(self, indices, dim)
 
+    @numpy_names
     def index_add(self, dim: int, index, source, *, alpha=1):
         return indexing.index_add(self, dim, index, source, alpha=alpha)
 
+    @numpy_names
+    def index_add_(self, dim, index, source, *, alpha=1):
+        return inplace.index_add_(self, dim, index, source, alpha=alpha)
+
+    @numpy_names
     def index_copy(self, dim: int, index, source):
         return indexing.index_copy(self, dim, index, source)
+
+    @numpy_names
+    def index_copy_(self, dim, index, source):
+        return inplace.index_copy_(self, dim, index, source)
 
     def masked_scatter(self, mask, source):
         return indexing.masked_scatter(self, mask, source)
 
+    def masked_scatter_(self, mask, source):
+        return inplace.masked_scatter_(self, mask, source)
+
+    @numpy_names
     def slice_scatter(self, src, dim: int = 0, start=None, end=None, step: int = 1):
         return indexing.slice_scatter(self, src, dim, start, end, step)
 
+    @numpy_names
     def select_scatter(self, src, dim: int, index: int):
         return indexing.select_scatter(self, src, dim, index)
 
+    @numpy_names
     def index_fill(self, dim: int, index, value):
         return indexing.index_fill(self, dim, index, value)
+
+    @numpy_names
+    def index_fill_(self, dim, index, value):
+        return inplace.index_fill_(self, dim, index, value)
 
     def index_put(self, indices, values, accumulate: bool = False):
         return indexing.index_put(self, indices, values, accumulate)
 
+    def index_put_(self, indices, values, accumulate: bool = False) -> Tensor:
+        return inplace.in_place(self, Tensor.index_put, indices, values, accumulate)
+
+    @numpy_names
     def scatter_reduce(self, dim: int, index, src, reduce: str, *, include_self: bool = True):
         return indexing.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
 
-    # -- in-place (ops/inplace.py): each bumps the version counter --------------------------
-    def add_(self, other, *, alpha=1):
-        return inplace.add_(self, other, alpha=alpha)
+    def scatter_reduce_(self, dim: int, index, src, reduce: str, *, include_self: bool = True) -> Tensor:
+        return inplace.in_place(self, Tensor.scatter_reduce, dim, index, src, reduce, include_self=include_self)
 
-    def sub_(self, other, *, alpha=1):
-        return inplace.sub_(self, other, alpha=alpha)
-
-    def mul_(self, other):
-        return inplace.mul_(self, other)
-
-    def div_(self, other, *, rounding_mode=None):
-        return inplace.div_(self, other, rounding_mode=rounding_mode)
-
-    def pow_(self, exponent):
-        return inplace.pow_(self, exponent)
-
-    def neg_(self):
-        return inplace.neg_(self)
-
-    def exp_(self):
-        return inplace.exp_(self)
-
-    def sqrt_(self):
-        return inplace.sqrt_(self)
-
-    def abs_(self):
-        return inplace.abs_(self)
-
-    def relu_(self):
-        return inplace.relu_(self)
-
-    def sigmoid_(self):
-        return inplace.sigmoid_(self)
-
-    def tanh_(self):
-        return inplace.tanh_(self)
-
-    def clamp_(self, min=None, max=None):
-        return inplace.clamp_(self, min, max)
-
-    clip_ = clamp_
-
-    def addcmul_(self, tensor1, tensor2, *, value=1):
-        return inplace.addcmul_(self, tensor1, tensor2, value=value)
-
-    def addcdiv_(self, tensor1, tensor2, *, value=1):
-        return inplace.addcdiv_(self, tensor1, tensor2, value=value)
-
-    def lerp_(self, end, weight):
-        return inplace.lerp_(self, end, weight)
-
-    def masked_fill_(self, mask, value):
-        return inplace.masked_fill_(self, mask, value)
-
-    def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
-        return inplace.scatter_(self, dim, index, src, value=value, reduce=reduce)
-
-    def index_fill_(self, dim, index, value):
-        return inplace.index_fill_(self, dim, index, value)
-
-    def index_add_(self, dim, index, source, *, alpha=1):
-        return inplace.index_add_(self, dim, index, source, alpha=alpha)
-
-    def index_copy_(self, dim, index, source):
-        return inplace.index_copy_(self, dim, index, source)
-
-    def masked_scatter_(self, mask, source):
-        return inplace.masked_scatter_(self, mask, source)
-
+    # -- in-place ops with no out-of-place twin: fills and copies (ops/inplace.py) -------------------------------------
     def zero_(self):
         return inplace.zero_(self)
 
     def fill_(self, value):
         return inplace.fill_(self, value)
 
+    @numpy_names
     def copy_(self, other, non_blocking: bool = False):  # PyTorch's documentation says src; its parser, other
         return inplace.copy_(self, other)
 
@@ -1427,7 +1856,26 @@ class Tensor(TensorBase):
     def exponential_(self, lambd: float = 1.0, *, generator=None):
         return inplace.exponential_(self, lambd, generator=generator)
 
-    # -- new tensors like this one (_creation.py) -----------------------------------------
+    # -- in-place shape changes: x.unsqueeze_(0) gives x itself the new shape (ops/inplace.py) -------------------------
+    def squeeze_(self, dim=None) -> Tensor:
+        return inplace.in_place_view(self, Tensor.squeeze, dim)
+
+    def unsqueeze_(self, dim: int) -> Tensor:
+        return inplace.in_place_view(self, Tensor.unsqueeze, dim)
+
+    def t_(self) -> Tensor:
+        return inplace.in_place_view(self, Tensor.t)
+
+    def transpose_(self, dim0: int, dim1: int) -> Tensor:
+        return inplace.in_place_view(self, Tensor.transpose, dim0, dim1)
+
+    def swapdims_(self, dim0: int, dim1: int) -> Tensor:
+        return inplace.in_place_view(self, Tensor.swapdims, dim0, dim1)
+
+    def swapaxes_(self, axis0: int, axis1: int) -> Tensor:
+        return inplace.in_place_view(self, Tensor.swapaxes, axis0, axis1)
+
+    # -- creation ops: new tensors like this one (_creation.py) --------------------------------------------------------
     def new_tensor(self, data, *, dtype=None, device=None, requires_grad: bool = False):
         return _creation.tensor(
             data, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad
@@ -1475,11 +1923,3 @@ _T_DEPRECATED = (
 
 # Every tensor an op makes (TensorBase._make, in the graph machinery and the ops) is a Tensor.
 register_tensor_class(Tensor)
-
-# The in-place twins of ops/inplace.py's table IN_PLACE_FORMS (x.log_(), x.floor_(), x.eq_(y)...): each
-# is the out-of-place method written back into x. The ones with a rule of their own (add_, mul_,
-# copy_, zero_, fill_...) are written out in the class above.
-for _method_name in inplace.IN_PLACE_FORMS:
-    setattr(Tensor, _method_name, inplace.in_place_form(Tensor, _method_name))
-for _method_name in inplace.IN_PLACE_VIEW_FORMS:  # x.unsqueeze_(0), x.t_()...: a new shape for x itself
-    setattr(Tensor, _method_name, inplace.in_place_view_form(Tensor, _method_name))

@@ -55,6 +55,8 @@ def register_tensor_class(cls) -> None:
 class TensorBase:
     """The fields of a tensor; ``minitorch.Tensor`` (``_tensor.py``) adds the methods."""
 
+    # The fields. ``_init`` sets them (the one place, ``_make`` calls it); a view also gets ``_base_history`` and
+    # ``_view_made_without_grad`` where it is made (autograd/function.py, ops/copy_slices.py).
     __slots__ = (
         "_data", "_device", "_requires_grad", "_grad", "grad_fn", "_output_nr", "_version_counter", "_base",
         "_base_history", "_view_made_without_grad", "_retains_grad", "_backward_hooks", "_post_accumulate_hooks",
@@ -62,13 +64,13 @@ class TensorBase:
     )
 
     def _init(self, data, device, requires_grad=False, grad_fn=None, output_nr=0, version_counter=None):
-        self._data = data
+        self._data = data  # the numbers: a NumPy array on the CPU, a CuPy array on a GPU
         self._device = device
         self._requires_grad = requires_grad
         self._grad = None
-        self.grad_fn = grad_fn
-        self._output_nr = output_nr
-        self._version_counter = version_counter if version_counter is not None else [0]
+        self.grad_fn = grad_fn  # the node that made this tensor (None for a leaf)
+        self._output_nr = output_nr  # which output of that node it is
+        self._version_counter = version_counter if version_counter is not None else [0]  # shared by views
         self._base = None  # a view's base; its history when the view's own was recorded: _base_history
         self._retains_grad = False
         self._backward_hooks = None
@@ -77,23 +79,7 @@ class TensorBase:
 
     @classmethod
     def _make(cls, data, device=None, requires_grad=False, grad_fn=None, output_nr=0, version_counter=None):
-        """Wrap an array without copying it (the fast internal constructor).
-
-        The plain version is ``Tensor._init(object.__new__(Tensor), data, device or CPU, ...)``;
-        ``_init``'s assignments are written out here because every op's output is made here
-        (one call fewer per op). Keep the two field lists the same.
-        """
+        """Wrap an array without copying it: the internal constructor every op's output goes through."""
         self = object.__new__(_tensor_class)
-        self._data = data
-        self._device = device if device is not None else CPU
-        self._requires_grad = requires_grad
-        self._grad = None
-        self.grad_fn = grad_fn
-        self._output_nr = output_nr
-        self._version_counter = version_counter if version_counter is not None else [0]
-        self._base = None
-        self._retains_grad = False
-        self._backward_hooks = None
-        self._post_accumulate_hooks = None
-        self._accumulator_ref = None
+        self._init(data, CPU if device is None else device, requires_grad, grad_fn, output_nr, version_counter)
         return self

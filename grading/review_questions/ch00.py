@@ -16,7 +16,8 @@ QUESTIONS = [
         "behaviour is its specification. Only the inside differs: short Python files instead of C++ and CUDA.",
     ),
     choice(
-        "You open minitorch/ops/pointwise.py to see how `a * b` works. What do you find for the Mul operation?",
+        "You open minitorch/ops/pointwise/arithmetic.py to see how `a * b` works. What do you find for the Mul "
+        "operation?",
         [
             "only the forward computation; the derivative is computed by finite differences",
             "a call into PyTorch's C++ kernel",

@@ -6,7 +6,9 @@ each other, with the derivative in the docstring. Each module also has plain fun
 (``pointwise.mul(a, b)``) that check and prepare arguments and then call ``Op.apply``;
 ``Tensor`` methods and ``minitorch.mul`` are one-line calls to those.
 
-* ``pointwise``: elementwise math and comparisons, with broadcasting and type promotion
+* ``pointwise``: elementwise math and comparisons, with broadcasting and type promotion: a package,
+  one file per family (``arithmetic``, ``powers``, ``exponential``, ``trigonometric``, ``activations``,
+  ``special``, ``rounding``, ``selection``, ``comparison``)
 * ``reduction``: sum, mean, max, var, norm, logsumexp, cumsum, median, quantile...
 * ``sorting``: sort, argsort, topk, unique, searchsorted...
 * ``linalg``: matmul and friends, einsum, decompositions (qr, svd, eigh, cholesky...)

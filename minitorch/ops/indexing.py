@@ -31,7 +31,7 @@ from .._shapes import expand_mismatch
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
-from . import copy_slices, reduction
+from . import copy_slices
 from ._util import (  # noqa: F401 (_add_at: the other ops import it from here or from _util)
     _add_at,
     _has_integer_array,
@@ -1066,8 +1066,8 @@ class ScatterReduceTwo(Op):
             grad_x, grad_src = grad, gather(grad, dim, index)
         elif reduce == "mean":
             xp, dtype = grad._xp, grad._data.dtype
-            counts = reduction._constant(xp.full(tuple(grad.shape), 1.0 if ctx.include_self else 0.0, dtype), grad)
-            counts = scatter_add(counts, dim, index, reduction._constant(xp.ones(tuple(src.shape), dtype), grad))
+            counts = Tensor._make(xp.full(tuple(grad.shape), 1.0 if ctx.include_self else 0.0, dtype), grad._device)
+            counts = scatter_add(counts, dim, index, Tensor._make(xp.ones(tuple(src.shape), dtype), grad._device))
             counts = counts + (counts == 0)
             grad_x = grad / counts
             grad_src = gather(grad_x, dim, index)
@@ -1076,7 +1076,7 @@ class ScatterReduceTwo(Op):
             others = scatter_reduce(nonzero_x, dim, index, src, "prod", include_self=ctx.include_self)
             grad_x = grad * others / nonzero_x
             src_is_zero = src == 0
-            zeros_at = scatter_add(reduction._constant(x._xp.zeros(tuple(x.shape), np.int64), x), dim, index,
+            zeros_at = scatter_add(Tensor._make(x._xp.zeros(tuple(x.shape), np.int64), x._device), dim, index,
                                    src_is_zero.long())  # fmt: skip
             single_zero = src_is_zero & (gather(zeros_at, dim, index) == 1)
             others_of_src = scatter_reduce(x, dim, index, masked_fill(src, single_zero, 1), "prod",

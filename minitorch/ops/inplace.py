@@ -335,13 +335,11 @@ def exponential_(target: Tensor, lambd: float = 1.0, *, generator=None) -> Tenso
     return _random_fill(target, exponential, generator)
 
 
-
-
 # -- the other in-place forms: ``x.name_(...)`` is ``x.name(...)`` written back into ``x`` ---------------
-# PyTorch has an in-place twin for most pointwise ops (and a few others). These are not written out
-# one by one: _tensor.py makes each method in the table below with ``in_place_form``, which runs the
-# out-of-place method through ``_inplace``, so versions, the leaf rule and writes through views behave
-# as above. Looking for ``Tensor.log_``? It is the entry "log_" here.
+# PyTorch has an in-place twin for most pointwise ops (and a few others). Each is a one-line method in
+# _tensor.py, ``def log_(self): return inplace.in_place(self, Tensor.log)``, so versions, the leaf rule and
+# writes through views behave as above. The table lists them for tests/ops/test_inplace_forms.py, which
+# checks each against PyTorch.
 IN_PLACE_FORMS = (
     "absolute_", "acos_", "asin_", "atan_", "arctan2_", "atan2_", "ceil_", "cos_", "cosh_", "deg2rad_", "erf_",
     "erfinv_", "exp2_", "expm1_", "floor_", "frac_", "log_", "log10_", "log1p_", "log2_", "logit_", "negative_",
@@ -357,68 +355,22 @@ IN_PLACE_FORMS = (
 )  # fmt: skip
 
 
-def in_place_form(tensor_class, method_name: str):
-    """The method ``method_name`` (``"log_"``): ``x.log(*args, **options)`` computed, then written into ``x``.
-
-    ``tensor_class`` is ``minitorch.Tensor``, whose out-of-place method (``log``) this wraps.
-    """
-    name = method_name[:-1]
-    out_of_place = getattr(tensor_class, name)
-
-    def method(self: Tensor, *args, **options) -> Tensor:
-        return _inplace(self, lambda x, *rest: out_of_place(x, *rest, **options), *args)
-
-    method.__name__ = method.__qualname__ = f"{name}_"
-    method.__doc__ = f"In-place ``{name}``: ``x.{name}(...)`` written into ``x`` (its version goes up by one)."
-    return method
+def in_place(target: Tensor, out_of_place, *args, **options) -> Tensor:
+    """``target`` overwritten with ``out_of_place(target, *args, **options)``: ``x.log_()`` is ``x.log()`` written
+    back into ``x`` (its version goes up by one). ``out_of_place`` is a Tensor method (``Tensor.log``)."""
+    return _inplace(target, lambda x, *rest: out_of_place(x, *rest, **options), *args)
 
 
 # -- in-place shape changes: ``x.unsqueeze_(0)`` gives ``x`` itself a new shape ---------------------------------
 # ``x`` takes the out-of-place view's array (the same memory) and, while recording, its history, as if
 # ``x = x.unsqueeze(0)`` had rebound the name; like every in-place op it bumps the version (PyTorch does too).
-IN_PLACE_VIEW_FORMS = ("squeeze_", "unsqueeze_", "t_", "transpose_", "swapdims_", "swapaxes_")
-
-
-def in_place_view_form(tensor_class, method_name: str):
-    """The method ``method_name`` (``"unsqueeze_"``): ``x`` reshaped in place like ``x.unsqueeze(...)``."""
-    out_of_place = getattr(tensor_class, method_name[:-1])
-
-    def method(self: Tensor, *args, **options) -> Tensor:
-        recording = _GradState.enabled and self._requires_grad
-        _check_allowed(self, recording)
-        result = out_of_place(self, *args, **options)
-        self._data = result._data
-        self._version_counter[0] += 1
-        if recording:
-            self.grad_fn, self._output_nr = result.grad_fn, result._output_nr
-        return self
-
-    method.__name__ = method.__qualname__ = method_name
-    method.__doc__ = f"In-place ``{method_name[:-1]}``: ``x`` itself takes the new shape (its values do not change)."
-    return method
-
-
-# -- ``minitorch.relu_(x)``: the in-place methods that PyTorch also offers as functions of its namespace ----------
-MODULE_FUNCTIONS = (
-    "abs_", "acos_", "addmv_", "arccos_", "arcsin_", "arctan_", "asin_", "atan_", "ceil_", "clamp_", "clamp_max_",
-    "clamp_min_", "clip_", "cos_", "cosh_", "deg2rad_", "detach_", "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fill_",
-    "fix_", "floor_", "frac_", "gcd_", "i0_", "index_put_", "lcm_", "ldexp_", "log10_", "log1p_", "log2_", "log_",
-    "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_", "relu_", "round_", "rsqrt_", "sigmoid_",
-    "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_", "zero_", "asinh_", "acosh_",
-    "atanh_", "arcsinh_", "arccosh_", "arctanh_",
-)  # fmt: skip
-
-
-def module_function(tensor_class, name: str):
-    """``minitorch.name(input, ...)``: the in-place method ``input.name(...)`` as a function (``torch.relu_``).
-
-    ``tensor_class`` is ``minitorch.Tensor``, whose method this calls.
-    """
-    method = getattr(tensor_class, name)
-
-    def function(input: Tensor, *args, **options) -> Tensor:
-        return method(input, *args, **options)
-
-    function.__name__ = function.__qualname__ = name
-    function.__doc__ = f"``input.{name}(...)``: ``input`` overwritten in place (see ``Tensor.{name}``)."
-    return function
+def in_place_view(target: Tensor, out_of_place, *args, **options) -> Tensor:
+    """``target`` reshaped in place like ``out_of_place(target, *args, **options)`` (``Tensor.unsqueeze``...)."""
+    recording = _GradState.enabled and target._requires_grad
+    _check_allowed(target, recording)
+    result = out_of_place(target, *args, **options)
+    target._data = result._data
+    target._version_counter[0] += 1
+    if recording:
+        target.grad_fn, target._output_nr = result.grad_fn, result._output_nr
+    return target

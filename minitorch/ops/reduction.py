@@ -26,6 +26,7 @@ from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
 from . import pointwise
 from ._util import array_module, cast, normalize_dims, shape_argument, wrap_dim
+from .shape import Expand
 
 
 def _kept_shape(shape, dims) -> tuple:
@@ -102,7 +103,8 @@ class Sum(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return _restore_dims(grad, ctx.input_shape, ctx.dims, ctx.keepdim).expand(ctx.input_shape), None, None, None
+        grad = _restore_dims(grad, ctx.input_shape, ctx.dims, ctx.keepdim)
+        return Expand.apply(grad, ctx.input_shape), None, None, None  # grad.expand(x.shape): the shapes fit
 
 
 class SumDim(Sum):
@@ -119,20 +121,14 @@ def _accumulate_dtype(x: Tensor, dtype) -> _dtype.dtype:
 
 
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
-    """Sum of the elements over ``dim`` (all of them by default).
-
-        >>> import minitorch
-        >>> minitorch.tensor([[1.0, 2.0], [3.0, 4.0]]).sum(0)
-        tensor([4., 6.])
-    """
-    dims = _all_dims_if_empty(dim, input._data.ndim)
+    """Sum of the elements over ``dim`` (all of them by default): ``tensor([[1., 2.], [3., 4.]]).sum(0)`` is
+    ``tensor([4., 6.])``. A float sum keeps its dtype; integer and bool sums are int64 unless ``dtype`` says."""
     if dtype is not None and input.is_floating_point() and dtype.is_floating_point and dtype != input.dtype:
         input = input.to(dtype)
-    op = Sum if dim is None else SumDim
-    # A float sum keeps its dtype (None tells NumPy so, cheaply); integer and bool sums are int64.
-    floating = dtype is None and input._data.dtype.kind == "f"
+    floating = dtype is None and input._data.dtype.kind == "f"  # None tells NumPy to keep the dtype, cheaply
     numpy_dtype = None if floating else _accumulate_dtype(input, dtype).numpy_dtype
-    return op.apply(input, dims, keepdim, numpy_dtype)
+    op = Sum if dim is None else SumDim
+    return op.apply(input, _all_dims_if_empty(dim, input._data.ndim), keepdim, numpy_dtype)
 
 
 def sum_to_size(x: Tensor, *size) -> Tensor:

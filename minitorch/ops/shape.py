@@ -332,13 +332,8 @@ class Expand(Op):
 
 
 def _broadcast_view(x, shape):
-    """``xp.broadcast_to(x, shape)``: a read-only view of ``x`` whose size-1 (and missing leading)
-    dimensions repeat with stride 0. ``expand`` has checked that the shapes fit.
-
-    A speed trick, fenced here: for a C-contiguous NumPy array the view is built straight from
-    its strides, about 3x faster than ``np.broadcast_to``'s general machinery on small tensors
-    (``sum``'s backward in the per-op benchmark). Anything else takes the plain call.
-    """
+    """Speed only: ``xp.broadcast_to(x, shape)`` (a read-only view, stride 0 where a dimension repeats), built
+    straight from the strides of a C-contiguous NumPy array: 3x faster on small tensors. The shapes fit."""
     if type(x) is not np.ndarray or not x.flags.c_contiguous or x.size == 0:
         return array_module(x).broadcast_to(x, shape)
     leading = len(shape) - x.ndim

@@ -33,7 +33,7 @@ The functions come one family per file, grouped as PyTorch's documentation group
 * ``_utils.py``: helpers that several families share.
 
 (``linear`` and ``dropout`` name functions here, so their files carry PyTorch's heading instead.)
-Each file passes its public functions through ``minitorch._arguments.public`` once, at its end (the
+Each public function is decorated with ``minitorch._arguments.public`` where it is defined (the
 tensor-argument check PyTorch makes), so the names imported here are the checked functions.
 """
 

@@ -20,6 +20,8 @@ from ..._tensor import Tensor
 from ...ops import nn_ops
 from ._utils import _maybe_inplace, _where
 
+# Each function below is decorated with ``_arguments.public``: its tensor argument is checked the way PyTorch
+# does, before the function runs (minitorch/_arguments.py).
 __all__ = [
     "threshold", "relu", "hardtanh", "relu6", "elu", "selu", "celu", "leaky_relu", "prelu", "rrelu", "threshold_",
     "relu_", "hardtanh_", "elu_", "selu_", "celu_", "leaky_relu_", "rrelu_", "glu", "gelu", "logsigmoid", "hardshrink",
@@ -28,16 +30,19 @@ __all__ = [
 ]
 
 
+@_arguments.public
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``y = x if x > threshold else value``."""
     return _maybe_inplace(input, inplace, lambda x: _where(x > threshold, x, value))
 
 
+@_arguments.public
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """``y = max(x, 0)``."""
     return input.relu_() if inplace else input.relu()
 
 
+@_arguments.public
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
     """``y = clamp(x, min_val, max_val)``."""
     if min_val > max_val:
@@ -45,11 +50,13 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
 
 
+@_arguments.public
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """``y = min(max(x, 0), 6)``."""
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
+@_arguments.public
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``y = x if x > 0 else alpha * (exp(x) - 1)``."""
 
@@ -65,6 +72,7 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+@_arguments.public
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """``y = scale * elu(x, alpha)`` with the self-normalising constants (alpha ~ 1.6733, scale ~ 1.0507)."""
 
@@ -74,6 +82,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     return _maybe_inplace(input, inplace, compute)
 
 
+@_arguments.public
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``y = x if x > 0 else alpha * (exp(x / alpha) - 1)``."""
     if alpha == 0:
@@ -85,11 +94,13 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     return _maybe_inplace(input, inplace, compute)
 
 
+@_arguments.public
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``y = x if x > 0 else negative_slope * x``."""
     return _maybe_inplace(input, inplace, lambda x: _where(x > 0, x, x * negative_slope))
 
 
+@_arguments.public
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``y = x if x > 0 else a * x`` with a learned slope ``a`` per channel (dimension 1), or one shared slope."""
     channels = input.shape[1] if input.dim() >= 2 else 1
@@ -105,6 +116,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     return _where(input > 0, input, slope * input)
 
 
+@_arguments.public
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
           inplace: bool = False, generator=None) -> Tensor:
     """Leaky ReLU with a random slope ``~ U(lower, upper)`` per element in training, ``(lower + upper) / 2`` in eval."""
@@ -117,39 +129,48 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
 
 
 # The in-place activations as functions of their own (PyTorch's names): ``F.relu_(x)`` is ``F.relu(x, inplace=True)``.
+@_arguments.public
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
     return globals()["threshold"](input, threshold, value, inplace=True)
 
 
+@_arguments.public
 def relu_(input: Tensor) -> Tensor:
     return relu(input, inplace=True)
 
 
+@_arguments.public
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     return hardtanh(input, min_val, max_val, inplace=True)
 
 
+@_arguments.public
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     return elu(input, alpha, inplace=True)
 
 
+@_arguments.public
 def selu_(input: Tensor) -> Tensor:
     return selu(input, inplace=True)
 
 
+@_arguments.public
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     return celu(input, alpha, inplace=True)
 
 
+@_arguments.public
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     return leaky_relu(input, negative_slope, inplace=True)
 
 
+@_arguments.public
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
            generator=None) -> Tensor:
     return rrelu(input, lower, upper, training, inplace=True, generator=generator)
 
 
+@_arguments.public
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """Gated linear unit: split ``input`` in halves ``a, b`` along ``dim``; ``y = a * sigmoid(b)``."""
     if input.dim() == 0:
@@ -161,6 +182,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     return first_half * second_half.sigmoid()
 
 
+@_arguments.public
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """``y = x * Phi(x)`` with ``Phi`` the standard normal CDF: ``0.5 * (1 + erf(x / sqrt(2)))``.
 
@@ -174,26 +196,31 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     raise RuntimeError("approximate argument must be either none or tanh.")
 
 
+@_arguments.public
 def logsigmoid(input: Tensor) -> Tensor:
     """``y = log(sigmoid(x)) = -softplus(-x)`` (never ``log`` of a tiny number)."""
     return -softplus(-input)
 
 
+@_arguments.public
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``y = x if |x| > lambd else 0``."""
     return _where(input.abs() > lambd, input, 0.0)
 
 
+@_arguments.public
 def tanhshrink(input: Tensor) -> Tensor:
     """``y = x - tanh(x)``."""
     return input - input.tanh()
 
 
+@_arguments.public
 def softsign(input: Tensor) -> Tensor:
     """``y = x / (1 + |x|)``."""
     return input / (1 + input.abs())
 
 
+@_arguments.public
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """``y = log(1 + exp(beta * x)) / beta``, and ``y = x`` where ``beta * x > threshold`` (there they agree)."""
     scaled = input * beta
@@ -202,6 +229,7 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     return _where(scaled > threshold, input, smooth / beta if beta != 1 else smooth)
 
 
+@_arguments.public
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``y = x - lambd if x > lambd, x + lambd if x < -lambd, else 0``."""
     if lambd < 0:
@@ -212,29 +240,35 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     return _where(input > lambd, input - lambd, _where(input < -lambd, input + lambd, 0.0))
 
 
+@_arguments.public
 def tanh(input: Tensor) -> Tensor:
     return input.tanh()
 
 
+@_arguments.public
 def sigmoid(input: Tensor) -> Tensor:
     return input.sigmoid()
 
 
+@_arguments.public
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """``y = clamp(x / 6 + 1/2, 0, 1)``: a piecewise-linear sigmoid."""
     return _maybe_inplace(input, inplace, lambda x: (x / 6 + 0.5).clamp(0.0, 1.0))
 
 
+@_arguments.public
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``y = x * sigmoid(x)`` (also called swish)."""
     return _maybe_inplace(input, inplace, lambda x: x * x.sigmoid())
 
 
+@_arguments.public
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``y = x * tanh(softplus(x))``."""
     return _maybe_inplace(input, inplace, lambda x: x * softplus(x).tanh())
 
 
+@_arguments.public
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``y = x * hardsigmoid(x)``: 0 below -3, ``x`` above 3, ``x (x + 3) / 6`` between."""
     return _maybe_inplace(input, inplace, lambda x: x * (x / 6 + 0.5).clamp(0.0, 1.0))
@@ -259,6 +293,7 @@ def _softmax_input(input: Tensor, name: str, dim, stacklevel: int, dtype):
     return input, wrap_dim(dim, input.dim())
 
 
+@_arguments.public
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: _dtype.dtype | None = None) -> Tensor:
     """``y_i = exp(x_i) / sum_j exp(x_j)`` along ``dim``: each slice becomes a probability distribution.
 
@@ -271,19 +306,17 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
     return nn_ops.softmax(input, dim, dtype)
 
 
+@_arguments.public
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: _dtype.dtype | None = None) -> Tensor:
     """``softmax(-x)``: the smallest entries get the largest probabilities."""
     input, dim = _softmax_input(input, "softmin", dim, _stacklevel, dtype)
     return nn_ops.Softmax.apply(-input, dim)
 
 
+@_arguments.public
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
                 dtype: _dtype.dtype | None = None) -> Tensor:
     """``y_i = x_i - log(sum_j exp(x_j))`` along ``dim``: the log of the softmax, computed without overflow."""
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel + 1)
     return nn_ops.log_softmax(input, dim, dtype)
-
-
-# Every function checks its tensor argument the way PyTorch does (minitorch/_arguments.py).
-_arguments.make_public(globals(), __all__)

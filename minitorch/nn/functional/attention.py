@@ -18,6 +18,8 @@ from .activation import softmax
 from .dropout_functions import dropout
 from .linear_functions import linear
 
+# Each function below is decorated with ``_arguments.public``: its tensor argument is checked the way PyTorch
+# does, before the function runs (minitorch/_arguments.py).
 __all__ = [
     "scaled_dot_product_attention", "multi_head_attention_forward",
 ]
@@ -42,6 +44,7 @@ def _softmax_rows_may_be_masked(scores: Tensor) -> Tensor:
     return _where(fully_masked, 0.0, softmax(_where(fully_masked, 0.0, scores), dim=-1))
 
 
+@_arguments.public
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
@@ -222,6 +225,7 @@ def _append_zero_column(mask: Tensor) -> Tensor:
     return _cat([mask, _zeros(*mask.shape[:-1], 1, dtype=mask.dtype, device=mask.device)], -1)
 
 
+@_arguments.public
 def multi_head_attention_forward(
     query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int,
     in_proj_weight: Tensor | None, in_proj_bias: Tensor | None, bias_k: Tensor | None, bias_v: Tensor | None,
@@ -457,7 +461,3 @@ def _check_key_padding_mask(key_padding_mask: Tensor, source_length: int, batch_
         raise AssertionError(
             f"Expected key_padded_mask.shape[1] to be {source_length}, but got {key_padding_mask.shape[1]}"
         )
-
-
-# Every function checks its tensor argument the way PyTorch does (minitorch/_arguments.py).
-_arguments.make_public(globals(), __all__)

@@ -14,6 +14,8 @@ from ..._tensor import Tensor
 from ...ops import conv as _conv_ops
 from ._utils import _batched, _expand_to_tuple, _unbatched
 
+# Each function below is decorated with ``_arguments.public``: its tensor argument is checked the way PyTorch
+# does, before the function runs (minitorch/_arguments.py).
 __all__ = [
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "unfold", "fold",
 ]
@@ -100,12 +102,14 @@ def _check_convolution(input, weight, bias, stride, padding, dilation, groups, d
     return stride, dilation, pairs
 
 
+@_arguments.public
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
            groups: int = 1) -> Tensor:
     """1-D convolution (cross-correlation, as in PyTorch) of ``(N, C, L)`` with a ``(O, C / groups, k)`` weight."""
     return _convolution(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
 
 
+@_arguments.public
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
            groups: int = 1) -> Tensor:
     """2-D convolution: ``y[n, o] = b[o] + sum over c, i, j of w[o, c, i, j] * x[n, c, y*s + i*d, x*s + j*d]``.
@@ -122,6 +126,7 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     return _convolution(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
 
 
+@_arguments.public
 def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
            groups: int = 1) -> Tensor:
     """3-D convolution of ``(N, C, D, H, W)`` with a ``(O, C / groups, kd, kh, kw)`` weight."""
@@ -196,6 +201,7 @@ def _check_convolution_transpose(input, weight, bias, stride, padding, output_pa
     return stride, padding, dilation, output_size
 
 
+@_arguments.public
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
                      output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """The transpose (adjoint) of ``conv1d``; ``weight`` is ``(C_in, C_out / groups, k)``."""
@@ -203,6 +209,7 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                                   "conv_transpose1d")
 
 
+@_arguments.public
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
                      output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """The transpose of ``conv2d`` (sometimes called deconvolution): each input pixel adds a weighted kernel.
@@ -220,6 +227,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                                   "conv_transpose2d")
 
 
+@_arguments.public
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
                      output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """The transpose of ``conv3d``; ``weight`` is ``(C_in, C_out / groups, kd, kh, kw)``."""
@@ -227,6 +235,7 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                                   "conv_transpose3d")
 
 
+@_arguments.public
 def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """Every sliding window of ``(N, C, H, W)`` as a column: ``(N, C * kh * kw, L)``, ``L`` windows.
 
@@ -249,6 +258,7 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
     return _unbatched(_conv_ops.Unfold.apply(input, geometry), was_unbatched)
 
 
+@_arguments.public
 def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """The adjoint of ``unfold``: add each column ``(C * kh * kw)`` back into its window of a ``(N, C, H, W)`` image.
 
@@ -280,7 +290,3 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
             f"{counts} = {blocks}, but got input.size(2)={input.shape[2]}."
         )
     return _unbatched(_conv_ops.Fold.apply(input, geometry), was_unbatched)
-
-
-# Every function checks its tensor argument the way PyTorch does (minitorch/_arguments.py).
-_arguments.make_public(globals(), __all__)

@@ -17,6 +17,8 @@ from ..._tensor import Tensor
 from ._utils import _maybe_inplace
 from .activation import _SELU_ALPHA, _SELU_SCALE
 
+# Each function below is decorated with ``_arguments.public``: its tensor argument is checked the way PyTorch
+# does, before the function runs (minitorch/_arguments.py).
 __all__ = [
     "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
 ]
@@ -60,6 +62,7 @@ def _scaled_dropout(input: Tensor, p: float, training: bool, inplace: bool, mask
     return _maybe_inplace(input, inplace, lambda x: x * scaled_mask)
 
 
+@_arguments.public
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` (identity when not training).
 
@@ -73,6 +76,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     return _scaled_dropout(input, p, training, inplace, None)
 
 
+@_arguments.public
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels of an ``(N, C, L)`` or ``(C, L)`` input with probability ``p``; scale the rest."""
     _check_dropout_probability(p)
@@ -87,6 +91,7 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     return _scaled_dropout(input, p, training, inplace, _feature_mask_shape(input))
 
 
+@_arguments.public
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels (dimension 1) of an ``(N, C, H, W)`` input with probability ``p``; scale the rest.
 
@@ -112,6 +117,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     return _scaled_dropout(input, p, training, inplace, _feature_mask_shape(input))
 
 
+@_arguments.public
 def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels of an ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input with probability ``p``."""
     _check_dropout_probability(p)
@@ -153,18 +159,16 @@ def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool, mask_
     return _maybe_inplace(input, inplace, lambda x: x * scale + shift)
 
 
+@_arguments.public
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
     """Dropout for SELU networks: keeps the mean and variance of its input (see ``_alpha_dropout``)."""
     return _alpha_dropout(input, p, training, inplace, None)
 
 
+@_arguments.public
 def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
     """Alpha dropout of whole channels (dimension 1)."""
     _check_dropout_probability(p)
     if not training or p == 0.0 or input.numel() == 0:
         return input
     return _alpha_dropout(input, p, training, inplace, _feature_mask_shape(input))
-
-
-# Every function checks its tensor argument the way PyTorch does (minitorch/_arguments.py).
-_arguments.make_public(globals(), __all__)

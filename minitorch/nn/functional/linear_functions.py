@@ -10,11 +10,14 @@ from ..._tensor import Tensor
 from ...ops import nn_ops
 from ._utils import _check_expandable
 
+# Each function below is decorated with ``_arguments.public``: its tensor argument is checked the way PyTorch
+# does, before the function runs (minitorch/_arguments.py).
 __all__ = [
     "linear", "bilinear",
 ]
 
 
+@_arguments.public
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``y = input @ weight^T + bias``; ``weight`` is ``(out_features, in_features)``.
 
@@ -57,6 +60,7 @@ def _check_linear(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
         _check_expandable(bias._data.shape, input_shape[:-1] + (out_features,))
 
 
+@_arguments.public
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``y_k = input1^T W_k input2 + b_k`` for each output ``k``; ``weight`` is ``(out, in1, in2)``.
 
@@ -102,7 +106,3 @@ def _check_bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor
         raise RuntimeError(
             f"bilinear(): bias size does not match weight size: got {bias.shape[-1]} but expected {out_features}"
         )
-
-
-# Every function checks its tensor argument the way PyTorch does (minitorch/_arguments.py).
-_arguments.make_public(globals(), __all__)

@@ -22,6 +22,8 @@ from .activation import log_softmax, logsigmoid
 from .distance import pairwise_distance
 from .sparse import one_hot
 
+# Each function below is decorated with ``_arguments.public``: its tensor argument is checked the way PyTorch
+# does, before the function runs (minitorch/_arguments.py).
 __all__ = [
     "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "kl_div", "cosine_embedding_loss", "margin_ranking_loss",
@@ -91,6 +93,7 @@ def _check_weighted_reduction(reduction: str, weight) -> str:
     return reduction if weight is not None else _reduction_argument(reduction)
 
 
+@_arguments.public
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
              weight: Tensor | None = None) -> Tensor:
     """Mean squared error: ``loss = (x - y)^2``, reduced.
@@ -109,6 +112,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     return _weighted_reduce(difference * difference, weight, reduction, input)
 
 
+@_arguments.public
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
             weight: Tensor | None = None) -> Tensor:
     """Mean absolute error: ``loss = |x - y|``, reduced."""
@@ -119,6 +123,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduc
     return _weighted_reduce((input - target).abs(), weight, reduction, input)
 
 
+@_arguments.public
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:
     """``loss = 0.5 (x - y)^2 / beta`` where ``|x - y| < beta``, else ``|x - y| - 0.5 beta`` (``beta=0``: L1)."""
@@ -133,6 +138,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     return _reduce(loss, reduction)
 
 
+@_arguments.public
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """``loss = 0.5 (x - y)^2`` where ``|x - y| < delta``, else ``delta (|x - y| - 0.5 delta)``.
@@ -237,6 +243,7 @@ def _nan_without_gradient(loss: Tensor) -> Tensor:
     return loss + float("nan")
 
 
+@_arguments.public
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of class ``target`` under log-probabilities ``input``: ``loss_i = -w[y_i] x[i, y_i]``.
@@ -250,6 +257,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     return _nll(input, class_dim, labels, ignored, weight, reduction)
 
 
+@_arguments.public
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                   ignore_index: int = -100, reduce=None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
@@ -330,6 +338,7 @@ def _cross_entropy_with_probabilities(input: Tensor, target: Tensor, weight: Ten
     return -products.sum() / (input.numel() // classes)
 
 
+@_arguments.public
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                          reduce=None, reduction: str = "mean") -> Tensor:
     """``loss = -w (y log x + (1 - y) log(1 - x))`` for probabilities ``x`` (logs clamped at -100, as PyTorch).
@@ -352,6 +361,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return _reduce(loss, reduction)
 
 
+@_arguments.public
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      size_average=None, reduce=None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
@@ -373,6 +383,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     return nn_ops.BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction)
 
 
+@_arguments.public
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
     """Kullback-Leibler divergence with ``input`` = log-probabilities: ``loss = y (log y - x)`` (0 where ``y = 0``).
@@ -403,6 +414,7 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
     return _reduce(loss, reduction)
 
 
+@_arguments.public
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average=None,
                           reduce=None, reduction: str = "mean") -> Tensor:
     """``loss = 1 - cos(x1, x2)`` where ``y = 1``, ``max(0, cos(x1, x2) - margin)`` where ``y = -1``.
@@ -431,6 +443,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     return _reduce(loss, reduction)
 
 
+@_arguments.public
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average=None,
                         reduce=None, reduction: str = "mean") -> Tensor:
     """``loss = max(0, -y (x1 - x2) + margin)``: ``y = 1`` asks for ``x1 > x2`` by ``margin``, ``y = -1`` for less."""
@@ -443,6 +456,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     return _reduce((-target * (input1 - input2) + margin).clamp(min=0), reduction)
 
 
+@_arguments.public
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average=None, reduce=None,
                          reduction: str = "mean") -> Tensor:
     """``loss = x`` where ``y = 1``, ``max(0, margin - x)`` where ``y = -1`` (``x`` usually a distance)."""
@@ -451,6 +465,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     return _reduce(below_margin + _where(target != -1, input, 0.0), reduction)
 
 
+@_arguments.public
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                      reduction: str = "mean") -> Tensor:
     """``loss = log(1 + exp(-y x))``: the logistic loss for labels ``y`` in ``{-1, 1}``."""
@@ -458,6 +473,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=No
     return _reduce((-input * target).exp().log1p(), reduction)
 
 
+@_arguments.public
 def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                                 reduce=None, reduction: str = "mean") -> Tensor:
     """``loss = -mean_c [y_c log sigmoid(x_c) + (1 - y_c) log sigmoid(-x_c)]`` (times ``weight_c``): one
@@ -471,6 +487,7 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
     return _reduce(loss, reduction)
 
 
+@_arguments.public
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False, size_average=None,
                      eps: float = 1e-8, reduce=None, reduction: str = "mean") -> Tensor:
     """The negative log-likelihood of ``target ~ Poisson(rate)``, without the constant ``log(target!)``:
@@ -484,6 +501,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     return _reduce(loss, reduction)
 
 
+@_arguments.public
 def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False, eps: float = 1e-6,
                       reduction: str = "mean") -> Tensor:
     """The negative log-likelihood of ``target ~ N(input, var)``: ``(log max(var, eps) + (x - y)^2 / max(var, eps))
@@ -514,6 +532,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False, ep
     return _reduce(loss, reduction)
 
 
+@_arguments.public
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
                       size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """The multi-class hinge loss: ``sum_{j != y} max(0, margin - x_y + x_j)^p / C`` per sample (each term
@@ -538,6 +557,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     return _reduce(loss.reshape(()) if single and target.dim() == 0 else loss, reduction)
 
 
+@_arguments.public
 def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                            reduction: str = "mean") -> Tensor:
     """The multi-label hinge loss: ``sum_{j in targets} sum_{k not in targets} max(0, 1 - (x_j - x_k)) / C``.
@@ -562,6 +582,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
     return _reduce(loss.reshape(()) if single else loss, reduction)
 
 
+@_arguments.public
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
                         eps: float = 1e-6, swap: bool = False, size_average=None, reduce=None,
                         reduction: str = "mean") -> Tensor:
@@ -584,6 +605,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     return _reduce((margin + positive_distance - negative_distance).clamp(min=0), reduction)
 
 
+@_arguments.public
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0,
              reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
     """Connectionist temporal classification: ``-log`` of the total probability of every alignment of
@@ -671,7 +693,3 @@ def _lengths(values, xp, batch: int, name: str):
     if array.shape[0] != batch:
         raise RuntimeError(f"{name} must be of size batch_size")
     return array
-
-
-# Every function checks its tensor argument the way PyTorch does (minitorch/_arguments.py).
-_arguments.make_public(globals(), __all__)

@@ -15,6 +15,8 @@ from ..._tensor import Tensor
 from ...ops import nn_ops, pointwise, shape as shape_ops
 from ._utils import _shape_text
 
+# Each function below is decorated with ``_arguments.public``: its tensor argument is checked the way PyTorch
+# does, before the function runs (minitorch/_arguments.py).
 __all__ = [
     "rms_norm", "normalize", "layer_norm", "batch_norm", "instance_norm", "group_norm", "local_response_norm",
 ]
@@ -26,6 +28,7 @@ def _check_parameter_dtype(input: Tensor, *parameters) -> None:
             raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of {input.dtype.type_name}")
 
 
+@_arguments.public
 def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps: float | None = None) -> Tensor:
     """Root-mean-square normalisation over the last ``len(normalized_shape)`` dimensions, then ``* weight``.
 
@@ -55,6 +58,7 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
     return result * weight if weight is not None else result
 
 
+@_arguments.public
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
     """``input / max(||input||_p, eps)`` along ``dim``: each slice scaled to unit ``p``-norm (zero stays zero).
 
@@ -68,6 +72,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
     return _arguments.write_out("normalize", pointwise.div(input, denominator), out)
 
 
+@_arguments.public
 def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5) -> Tensor:
     """Normalise over the last ``len(normalized_shape)`` dimensions, then ``* weight + bias`` (elementwise).
@@ -159,6 +164,7 @@ def _normalize_with_statistics(input: Tensor, mean: Tensor, var: Tensor, weight:
     return input * _channel_view(scale, ndim) + _channel_view(shift, ndim)
 
 
+@_arguments.public
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
                bias: Tensor | None = None, training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalise each channel (dimension 1) over the batch and every spatial position, then ``* weight + bias``.
@@ -203,6 +209,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     return output
 
 
+@_arguments.public
 def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
                   weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
                   momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
@@ -244,6 +251,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
     return output
 
 
+@_arguments.public
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5) -> Tensor:
     """Split the channels into ``num_groups`` groups; normalise each group of each sample; ``* weight + bias``.
@@ -279,6 +287,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
     return output.reshape(input.shape)
 
 
+@_arguments.public
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
     """``y[:, c] = x[:, c] / (k + alpha / size * sum of x[:, c']^2 over the `size` channels c' around c)^beta``.
 
@@ -305,7 +314,3 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
         window_sum = window_sum + padded.narrow(1, offset, channels)
     divisor = (window_sum * (alpha / size) + k) ** beta
     return input / divisor
-
-
-# Every function checks its tensor argument the way PyTorch does (minitorch/_arguments.py).
-_arguments.make_public(globals(), __all__)

@@ -16,6 +16,8 @@ from ..._tensor import Tensor
 from ...ops import conv as _conv_ops, pooling as _pooling_ops
 from ._utils import _batched, _expand_to_tuple, _unbatched
 
+# Each function below is decorated with ``_arguments.public``: its tensor argument is checked the way PyTorch
+# does, before the function runs (minitorch/_arguments.py).
 __all__ = [
     "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d",
     "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
@@ -67,12 +69,14 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
     return _unbatched((values, indices) if return_indices else values, was_unbatched)
 
 
+@_arguments.public
 def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """The largest value of each window of ``(N, C, L)``; ``indices`` (if asked) are positions in ``L``."""
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 1)
 
 
+@_arguments.public
 def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """The largest value of each ``kernel_size`` window (stride defaults to the kernel size).
@@ -89,16 +93,19 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 2)
 
 
+@_arguments.public
 def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 3)
 
 
+@_arguments.public
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, True, 1)
 
 
+@_arguments.public
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, True, 2)
@@ -138,12 +145,14 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
     return _unbatched(sums / divisor_tensor, was_unbatched)
 
 
+@_arguments.public
 def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:
     """The mean of each window of ``(N, C, L)``."""
     return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
 
 
+@_arguments.public
 def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """The mean of each window; zero padding counts in the mean unless ``count_include_pad=False``.
@@ -156,6 +165,7 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
 
 
+@_arguments.public
 def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
@@ -195,10 +205,12 @@ def _adaptive_avg_pool(input, output_size, dims: int, name: str) -> Tensor:
     return _unbatched(output, was_unbatched)
 
 
+@_arguments.public
 def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
     return _adaptive_avg_pool(input, output_size, 1, "adaptive_avg_pool1d")
 
 
+@_arguments.public
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     """Average pooling to a fixed output size: window ``i`` spans ``[floor(i n / o), ceil((i + 1) n / o))``.
 
@@ -210,6 +222,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     return _adaptive_avg_pool(input, output_size, 2, "adaptive_avg_pool2d")
 
 
+@_arguments.public
 def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     return _adaptive_avg_pool(input, output_size, 3, "adaptive_avg_pool3d")
 
@@ -224,10 +237,12 @@ def _adaptive_max_pool(input, output_size, return_indices: bool, dims: int, name
     return _unbatched((values, indices) if return_indices else values, was_unbatched)
 
 
+@_arguments.public
 def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):
     return _adaptive_max_pool(input, output_size, return_indices, 1, "adaptive_max_pool1d")
 
 
+@_arguments.public
 def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
     """Max pooling to a fixed output size (windows as in ``adaptive_avg_pool2d``)."""
     return _adaptive_max_pool(input, output_size, return_indices, 2, "adaptive_max_pool2d")
@@ -264,14 +279,12 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, dims:
     return _unbatched(_pooling_ops.ScatterIntoPlanes.apply(input, indices, sizes, False), was_unbatched)
 
 
+@_arguments.public
 def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1)
 
 
+@_arguments.public
 def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
     """The partial inverse of ``max_pool2d``: each value goes back to the index it came from, zeros elsewhere."""
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2)
-
-
-# Every function checks its tensor argument the way PyTorch does (minitorch/_arguments.py).
-_arguments.make_public(globals(), __all__)

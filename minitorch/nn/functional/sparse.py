@@ -8,6 +8,8 @@ from ... import _arguments
 from ..._tensor import Tensor
 from ...ops import nn_ops, pointwise
 
+# Each function below is decorated with ``_arguments.public``: its tensor argument is checked the way PyTorch
+# does, before the function runs (minitorch/_arguments.py).
 __all__ = [
     "embedding", "embedding_bag", "one_hot",
 ]
@@ -41,6 +43,7 @@ def _embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float, norm_ty
         weight[rows] = selected * scale
 
 
+@_arguments.public
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
               norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """Look up one row of ``weight`` per index: ``y[...] = weight[input[...]]`` (``y`` is ``input.shape + (D,)``).
@@ -69,6 +72,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     return nn_ops.Embedding.apply(weight, input, padding_idx, scale_grad_by_freq)
 
 
+@_arguments.public
 def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, max_norm: float | None = None,
                   norm_type: float = 2, scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
                   per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
@@ -222,6 +226,7 @@ def _check_offsets(offsets: Tensor, length: int) -> None:
         raise RuntimeError("offsets must be non-decreasing")
 
 
+@_arguments.public
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """``y[..., c] = 1 if tensor[...] == c else 0`` (int64); ``num_classes=-1`` uses ``tensor.max() + 1``.
 
@@ -247,7 +252,3 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
             raise RuntimeError("Class values must be smaller than num_classes.")
     encoded = (data[..., None] == xp.arange(num_classes)).astype(xp.int64)
     return Tensor._make(encoded, tensor._device)
-
-
-# Every function checks its tensor argument the way PyTorch does (minitorch/_arguments.py).
-_arguments.make_public(globals(), __all__)

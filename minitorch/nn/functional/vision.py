@@ -18,6 +18,8 @@ from ..._tensor import Tensor
 from ...ops import conv as _conv_ops, grid_sample as _grid_sample_ops, indexing as _indexing_ops, shape as shape_ops
 from .pooling import _adaptive_avg_pool
 
+# Each function below is decorated with ``_arguments.public``: its tensor argument is checked the way PyTorch
+# does, before the function runs (minitorch/_arguments.py).
 __all__ = [
     "pad", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "interpolate", "upsample",
     "upsample_nearest", "upsample_bilinear", "affine_grid", "grid_sample",
@@ -46,6 +48,7 @@ def _pad_source_index(n: int, before: int, after: int, mode: str) -> np.ndarray:
     return (positions - crop_before) % kept + crop_before
 
 
+@_arguments.public
 def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
     """Pad the last ``len(pad) // 2`` dimensions: ``pad = (left, right, top, bottom, ...)``, last dimension first.
 
@@ -122,6 +125,7 @@ def _constant_pad(input: Tensor, pairs, first_dim: int, value) -> Tensor:
     return _conv_ops.ConstantPad.apply(input, tuple(pairs), value)
 
 
+@_arguments.public
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """``(*, C * r^2, H, W) -> (*, C, H * r, W * r)``: each group of ``r^2`` channels becomes an ``r x r`` block."""
     if input.dim() < 3:
@@ -142,6 +146,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     return shuffled.reshape(*leading, channels // (r * r), height * r, width * r)
 
 
+@_arguments.public
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """The inverse of ``pixel_shuffle``: ``(*, C, H * r, W * r) -> (*, C * r^2, H, W)``."""
     if input.dim() < 3:
@@ -163,6 +168,7 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     return shuffled.reshape(*leading, channels * r * r, height // r, width // r)
 
 
+@_arguments.public
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """``(N, g * c, *) -> (N, c * g, *)``: view the channels as a ``g x c`` grid and transpose it (ShuffleNet)."""
     if input.dim() <= 2:
@@ -178,7 +184,10 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     return grid.transpose(1, 2).reshape(batch, channels, *spatial)
 
 
-native_channel_shuffle = channel_shuffle
+@_arguments.public
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """PyTorch's second name for ``channel_shuffle`` (its errors name ``native_channel_shuffle``)."""
+    return channel_shuffle(input, groups)
 
 
 _INTERPOLATION_DIMS = {"linear": 1, "bilinear": 2, "trilinear": 3}
@@ -219,6 +228,7 @@ def _interpolation_matrix(n: int, o: int, scale: float, align_corners: bool, cub
     return matrix
 
 
+@_arguments.public
 def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
     """Resize the spatial dimensions of a 3-D, 4-D or 5-D input (``Upsample``'s functional form).
@@ -307,20 +317,22 @@ def _check_interpolate(input: Tensor, size, scale_factor, mode: str, align_corne
     raise ValueError("either size or scale_factor should be defined")
 
 
+@_arguments.public
 def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners=None) -> Tensor:
     """Deprecated alias of ``interpolate`` (kept by PyTorch for old code)."""
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
+@_arguments.public
 def upsample_nearest(input: Tensor, size=None, scale_factor=None) -> Tensor:
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
+@_arguments.public
 def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
-# Every function checks its tensor argument the way PyTorch does (minitorch/_arguments.py).
 # -- spatial transformers: affine grids and sampling at arbitrary points --------------------------
 _ALIGN_CORNERS_WARNING = (
     "Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. Please specify "
@@ -336,6 +348,7 @@ def _normalized_positions(steps: int, align_corners: bool, like: Tensor) -> Tens
     return positions if align_corners else positions * (steps - 1) / steps  # PyTorch's two roundings
 
 
+@_arguments.public
 def affine_grid(theta: Tensor, size: list[int], align_corners: bool | None = None) -> Tensor:
     """The sampling grid of an affine map: ``grid[n, h, w] = theta[n] @ (x_w, y_h, 1)``.
 
@@ -392,6 +405,7 @@ def affine_grid(theta: Tensor, size: list[int], align_corners: bool | None = Non
     return grid.reshape(size[0], *spatial_size, len(spatial_size))
 
 
+@_arguments.public
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners: bool | None = None) -> Tensor:
     """``out[n, :, h, w]`` = ``input[n]`` sampled at the point ``grid[n, h, w] = (x, y)`` (in [-1, 1]).
@@ -442,6 +456,3 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
             "and 'bicubic' are not implemented"
         )
     return _grid_sample_ops.GridSample2d.apply(input, grid, mode, padding_mode, align_corners)
-
-
-_arguments.make_public(globals(), __all__)

@@ -298,7 +298,7 @@ cells = [
         """
         The docstring states the math: for `y = a * b`, the gradient that reaches `a` is `grad * b`. Chapter 2
         explains what `ctx`, `save_for_backward` and `backward` do; for now, note the file name
-        (`minitorch/ops/pointwise.py`) and that reading it is encouraged. In Jupyter you can also type
+        (`minitorch/ops/pointwise/arithmetic.py`) and that reading it is encouraged. In Jupyter you can also type
         `minitorch.Tensor.exp??` in a cell to see a function's source.
 
         ## 6. A look ahead
@@ -432,7 +432,7 @@ cells = [
         * `widgets.available_renderer()` tells whether graphs can be drawn; `minitorch.cuda.is_available()` and
           `minitorch.cuda.device_count()` tell whether there is a GPU. Neither is required.
         * Every method is a short step away from its source: `Tensor.__mul__` calls `pointwise.mul`, and the `Mul`
-          op in `minitorch/ops/pointwise.py` keeps its forward and backward side by side.
+          op in `minitorch/ops/pointwise/arithmetic.py` keeps its forward and backward side by side.
 
         Next, **chapter 1**: tensors in depth (dtypes, shapes and views, broadcasting, indexing, and the bridge to
         NumPy). Run the cell below to see which exercises of this chapter pass.

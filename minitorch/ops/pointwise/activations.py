@@ -1,0 +1,98 @@
+"""The pointwise activations with ops of their own: ``sigmoid`` and ``relu``.
+
+Their backward is an op too (``SigmoidBackward``, ``ThresholdBackward``): one dispatch instead of
+several, and differentiable again.
+"""
+
+from __future__ import annotations
+
+from ..._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
+from ...autograd.function import Op
+from .._util import (
+    array_module,
+)
+from ._operands import _as_floating, _quiet, _require_tensor
+
+
+# -- activations ------------------------------------------------------------------------
+class Sigmoid(Op):
+    """``y = 1 / (1 + e ** -x)``;  ``dx = grad * y * (1 - y)``."""
+
+    @staticmethod
+    @_quiet  # e ** -x overflows to inf for very negative x; 1 / inf = 0 is then the right answer
+    def forward(ctx, x):
+        result = 1 / (1 + array_module(x).exp(-x))
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        (result,) = ctx.saved_tensors
+        return SigmoidBackward.apply(grad, result)
+
+
+class SigmoidBackward(Op):
+    """Sigmoid's backward as one op (one dispatch instead of three): ``y = grad * (1 - result) * result``;
+    ``dgrad = g * (1 - result) * result``,  ``dresult = g * grad * (1 - 2 * result)``."""
+
+    node_name = "SigmoidBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, result):
+        ctx.save_for_backward(grad, result)
+        return grad * (1 - result) * result
+
+    @staticmethod
+    def backward(ctx, g):
+        grad, result = ctx.saved_tensors
+        grad_grad = SigmoidBackward.apply(g, result) if ctx.needs_input_grad[0] else None
+        grad_result = g * grad * (1 - 2 * result) if ctx.needs_input_grad[1] else None
+        return grad_grad, grad_result
+
+
+class Relu(Op):
+    """``y = max(x, 0)``;  ``dx = grad`` where ``y > 0``, else 0 (so ``relu'(0) = 0``)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        result = array_module(x).maximum(x, 0)
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        (result,) = ctx.saved_tensors
+        return ThresholdBackward.apply(grad, result)
+
+
+class ThresholdBackward(Op):
+    """Relu's backward as an op of its own: ``y = grad`` where ``result > 0``, else 0.
+
+    It is linear in ``grad`` (``d grad = g`` masked the same way) and flat in ``result``,
+    so it can be differentiated again. One array ``where`` instead of a comparison and a
+    general ``where`` call: ReLU sits in every MLP, so this is on the hot path.
+    """
+
+    @staticmethod
+    def forward(ctx, grad, result):
+        ctx.save_for_backward(result)
+        xp = array_module(grad)
+        return xp.where(result > 0, grad, xp.zeros((), dtype=grad.dtype))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        (result,) = ctx.saved_tensors
+        return ThresholdBackward.apply(grad_grad, result), None
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    """``1 / (1 + exp(-input))``, elementwise."""
+    return Sigmoid.apply(_as_floating(input, "sigmoid"))
+
+
+def relu(input: Tensor) -> Tensor:
+    """``max(input, 0)``, elementwise (integers stay integers)."""
+    _require_tensor(input, "relu")
+    if input._data.dtype == bool:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return Relu.apply(input)
