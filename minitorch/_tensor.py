@@ -67,6 +67,11 @@ def numpy_names(method):
     return with_numpy_names
 
 
+
+def _comparable(other) -> bool:
+    """Whether ``tensor == other`` compares elements: a tensor, a number or an array (not None, a str, a list)."""
+    return isinstance(other, (TensorBase, int, float, complex, np.generic, np.ndarray))
+
 class Tensor(TensorBase):
     """A multi-dimensional array that can record the operations applied to it.
 
@@ -563,22 +568,36 @@ class Tensor(TensorBase):
 
     __rxor__ = __xor__
 
+    # A comparison with something that is no tensor or number (None, a string, a list) is not ours to answer: as in
+    # PyTorch, ``tensor == None`` is then False, ``tensor != None`` True, and ``tensor < None`` Python's TypeError.
     def __eq__(self, other):
+        if not _comparable(other):
+            return NotImplemented
         return pointwise.eq(self, other)
 
     def __ne__(self, other):
+        if not _comparable(other):
+            return NotImplemented
         return pointwise.ne(self, other)
 
     def __lt__(self, other):
+        if not _comparable(other):
+            return NotImplemented
         return pointwise.lt(self, other)
 
     def __le__(self, other):
+        if not _comparable(other):
+            return NotImplemented
         return pointwise.le(self, other)
 
     def __gt__(self, other):
+        if not _comparable(other):
+            return NotImplemented
         return pointwise.gt(self, other)
 
     def __ge__(self, other):
+        if not _comparable(other):
+            return NotImplemented
         return pointwise.ge(self, other)
 
     # in-place operators: x += y

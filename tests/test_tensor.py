@@ -554,3 +554,16 @@ def test_fast_constructor_sets_the_same_fields_as_init():
             assert getattr(made, name) is getattr(initialised, name) or getattr(made, name) == getattr(
                 initialised, name
             ), name
+
+
+def test_comparing_with_what_is_no_tensor_or_number_is_pythons_business():
+    """``tensor == None`` is False (PyTorch returns NotImplemented, so Python compares identities), a list too;
+    an ordering with None is Python's TypeError."""
+    torch = require_torch()
+    for lib in (minitorch, torch):
+        t = lib.tensor([1.0, 2.0])
+        assert (t == None) is False and (t != None) is True and (None == t) is False  # noqa: E711
+        assert (t == [1.0, 2.0]) is False
+        with pytest.raises(TypeError, match="'<' not supported between instances of 'Tensor' and 'NoneType'"):
+            _ = t < None
+    assert (minitorch.tensor([1.0, 2.0]) == 1.0).tolist() == [True, False]
