@@ -236,3 +236,28 @@ def test_in_place_activation_functions_match_pytorch(namespace, name, arguments)
         outcomes.append(((result is x) == name.endswith("_"), result.tolist()))
     assert outcomes[0][0] and outcomes[1][0]
     np.testing.assert_allclose(outcomes[0][1], outcomes[1][1], rtol=1e-12)
+
+
+def test_gumbel_softmax_is_a_differentiable_categorical_sample():
+    """Soft samples lie on the simplex, hard ones are one-hot with the soft sample's gradient (straight through);
+    with the same seed, PyTorch's samples (checked once the random streams agree: tests/test_random_parity.py)."""
+    torch = require_torch()
+    logits = minitorch.tensor(np.linspace(-1, 1, 12).reshape(3, 4), requires_grad=True)
+    minitorch.manual_seed(3)
+    soft = minitorch.nn.functional.gumbel_softmax(logits, tau=0.7)
+    minitorch.manual_seed(3)
+    hard = minitorch.nn.functional.gumbel_softmax(logits, tau=0.7, hard=True)
+    np.testing.assert_allclose(soft.sum(-1).detach().numpy(), np.ones(3), rtol=1e-6)
+    assert set(np.unique(hard.detach().numpy())) == {0.0, 1.0} and (hard.sum(-1) == 1).all()
+    assert (hard.argmax(-1) == soft.argmax(-1)).all()  # the same noise: the hard sample is the soft one's argmax
+    weights = minitorch.arange(4.0)
+    (hard * weights).sum().backward()
+    straight = logits.grad.clone()
+    logits.grad = None
+    (soft * weights).sum().backward()
+    np.testing.assert_allclose(straight.numpy(), logits.grad.numpy(), rtol=1e-6)
+    results = {}
+    for lib in (minitorch, torch):
+        lib.manual_seed(5)
+        results[lib.__name__] = lib.nn.functional.gumbel_softmax(lib.ones(2, 3), tau=0.5).numpy()
+    np.testing.assert_allclose(results["minitorch"], results["torch"], rtol=1e-5, atol=1e-6)

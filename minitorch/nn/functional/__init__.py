@@ -51,9 +51,9 @@ from .pooling import (
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 # non-linear activation functions
 from .activation import (
-    celu, celu_, elu, elu_, gelu, glu, hardshrink, hardsigmoid, hardswish, hardtanh, hardtanh_, leaky_relu,
-    leaky_relu_, log_softmax, logsigmoid, mish, prelu, relu, relu6, relu_, rrelu, rrelu_, selu, selu_, sigmoid, silu,
-    softmax, softmin, softplus, softshrink, softsign, tanh, tanhshrink, threshold, threshold_,
+    celu, celu_, elu, elu_, gelu, glu, gumbel_softmax, hardshrink, hardsigmoid, hardswish, hardtanh, hardtanh_,
+    leaky_relu, leaky_relu_, log_softmax, logsigmoid, mish, prelu, relu, relu6, relu_, rrelu, rrelu_, selu, selu_,
+    sigmoid, silu, softmax, softmin, softplus, softshrink, softsign, tanh, tanhshrink, threshold, threshold_,
 )
 # normalization functions
 from .normalization import batch_norm, group_norm, instance_norm, layer_norm, local_response_norm, normalize, rms_norm

@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from ... import _arguments, _dtype, _messages
+from ... import _arguments, _creation, _dtype, _messages
 from ..._random import numpy_generator
 from ..._shapes import wrap_dim
 from ..._tensor import Tensor
@@ -26,7 +26,7 @@ __all__ = [
     "threshold", "relu", "hardtanh", "relu6", "elu", "selu", "celu", "leaky_relu", "prelu", "rrelu", "threshold_",
     "relu_", "hardtanh_", "elu_", "selu_", "celu_", "leaky_relu_", "rrelu_", "glu", "gelu", "logsigmoid", "hardshrink",
     "tanhshrink", "softsign", "softplus", "softshrink", "tanh", "sigmoid", "hardsigmoid", "silu", "mish", "hardswish",
-    "softmax", "softmin", "log_softmax",
+    "softmax", "softmin", "log_softmax", "gumbel_softmax",
 ]
 
 
@@ -320,3 +320,23 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel + 1)
     return nn_ops.log_softmax(input, dim, dtype)
+
+
+@_arguments.public
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
+    """A differentiable sample of a categorical distribution: ``softmax((logits + g) / tau)`` with Gumbel noise.
+
+    ``g = -log(E)``, ``E`` a standard exponential draw, is Gumbel(0, 1) noise: the argmax of ``logits + g``
+    is a sample of ``Categorical(logits=logits)`` (the Gumbel-max trick), and the softmax at temperature
+    ``tau`` is a smooth stand-in for it. With ``hard=True`` the result is the one-hot sample in the forward
+    pass and the soft sample's gradient in the backward pass (``y_hard - y_soft.detach() + y_soft``).
+    """
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -_creation.empty_like(logits).exponential_().log()  # ~Gumbel(0, 1)
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft  # the reparameterisation trick
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = _creation.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft  # straight through
