@@ -475,7 +475,8 @@ cells = [
         """
         Built-in operations use a faster variant, `Op`, whose forward works on raw NumPy arrays; their backward still
         uses tensor operations. They live in `minitorch/ops/`, forward and backward side by side with the derivative in
-        the docstring. Here are the sigmoid and the hyperbolic tangent from `minitorch/ops/pointwise.py`: each saves
+        the docstring. Here are the sigmoid and the hyperbolic tangent from `minitorch/ops/pointwise/`
+        (`activations.py`, `trigonometric.py`): each saves
         its *output* because the derivative is cheapest in terms of it (`σ' = σ(1 − σ)`, `tanh' = 1 − tanh²`):
         """
     ),
@@ -1893,7 +1894,7 @@ cells = [
         * In-place writes bump a tensor's **version**, so backward refuses stale saved values; a write through a view
           gives the base a `CopySlices` node.
         * A custom operation is a `minitorch.autograd.Function` with `forward` and `backward`, exactly as in PyTorch;
-          built-in ops (`minitorch/ops/pointwise.py` and friends) are the same idea on raw arrays. `gradcheck` compares
+          built-in ops (`minitorch/ops/pointwise/` and friends) are the same idea on raw arrays. `gradcheck` compares
           a backward with central differences, in float64.
         * Backward written in tensor operations can be recorded too: `create_graph=True` gives **gradients of
           gradients**, and a Hessian-vector product costs two backward passes.

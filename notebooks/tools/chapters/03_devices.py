@@ -212,7 +212,7 @@ cells = [
         """
         The operations never import NumPy or CuPy for computing. They ask the array they were given for its
         module (`array_module(x)` in `minitorch/ops/_util.py`) and call that. Here is `exp`, from
-        `minitorch/ops/pointwise.py`: the same three lines serve both devices.
+        `minitorch/ops/pointwise/exponential.py`: the same three lines serve both devices.
         """
     ),
     code(

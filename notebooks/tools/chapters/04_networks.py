@@ -186,7 +186,8 @@ cells = [
 
     Each exists both as a module (`nn.ReLU()`, handy inside `nn.Sequential`) and as a function
     (`minitorch.nn.functional.relu(x)`, or `minitorch.relu(x)`); the module just calls the function. The forward and
-    backward of `Relu`, `Tanh` and `Sigmoid` sit side by side in `minitorch/ops/pointwise.py`.
+    backward of `Relu`, `Tanh` and `Sigmoid` sit side by side in `minitorch/ops/pointwise/activations.py` and
+    `trigonometric.py`.
 
     ## 4. `nn.Sequential` and looking inside a model
 
