@@ -123,6 +123,15 @@ def uniform(generator, shape, dtype, low: float = 0.0, high: float = 1.0) -> np.
     return values.astype(dtype).reshape(shape)
 
 
+def rrelu_slopes(generator, count: int, dtype, lower: float, upper: float) -> np.ndarray:
+    """RReLU's random slopes, one per entry ``<= 0``: PyTorch's kernel rounds ``lower``/``upper`` to the input's
+    precision, draws a float64 uniform and computes ``u * (upper - lower) + lower`` without fusing (that kernel
+    is compiled without FMA), then rounds the slope to the input's dtype."""
+    precision = np.float64 if np.dtype(dtype) == np.float64 else np.float32
+    low, high = float(precision(lower)), float(precision(upper))
+    return (_unit_float64(generator, count) * (high - low) + low).astype(dtype)
+
+
 # -- integers ----------------------------------------------------------------------------------
 def random_from_to(generator, shape, dtype, low: int, high: int) -> np.ndarray:
     """Integers in ``[low, high)``: ``word % (high - low) + low`` (PyTorch's ``random_(from, to)``/``randint``).

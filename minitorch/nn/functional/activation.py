@@ -110,12 +110,12 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     """Leaky ReLU with a random slope ``~ U(lower, upper)`` per element in training, ``(lower + upper) / 2`` in eval."""
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
-    # As PyTorch's CPU kernel: one float64 U(lower, upper) per entry <= 0, in order, drawn on the host.
+    # As PyTorch's CPU kernel: one slope per entry <= 0, in order, drawn on the host.
     host = input._device.backend.to_host(input._data)
     negative = host <= 0
     drawn = np.ones(host.shape, dtype=host.dtype)
-    count = (int(negative.sum()),)
-    drawn[negative] = _sampling.uniform(generator_or_default(generator), count, np.float64, lower, upper)
+    count = int(negative.sum())
+    drawn[negative] = _sampling.rrelu_slopes(generator_or_default(generator), count, host.dtype, lower, upper)
     slopes = Tensor._make(drawn).to(input.device)
     return _maybe_inplace(input, inplace, lambda x: _where(x >= 0, x, x * slopes))
 
