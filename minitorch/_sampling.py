@@ -21,8 +21,17 @@ the numbers PyTorch's CPU kernels write, bit for bit. The recipes (from ATen's
 * exponential: ``-1 / lambda * log1p(-u)`` in double; bernoulli with a tensor of
   probabilities: ``u < p``; randperm: Fisher-Yates with ``word % (n - i)``.
 
-Not reproducible: ``bernoulli_(p)`` with a float ``p`` (and so dropout) draws, on Intel CPUs,
-through MKL's own generator (a VSL stream seeded with one word of ours), see ``bernoulli_scalar``.
+What is not bit for bit (tests/test_random_parity.py checks the rest against PyTorch 2.13):
+
+* PyTorch builds that draw ``bernoulli_(p)`` with a float ``p`` (so dropout) or ``exponential_``
+  through MKL's VSL streams (older releases on Intel CPUs, and the proposed ``MKLGenerator``):
+  MKL's streams cannot be reproduced here. PyTorch 2.13's CPU build takes the portable kernels
+  for both, which are the ones written here (and they match it).
+* float32 normals on CPUs without AVX2 (PyTorch then uses the C library's ``logf``/``sinf``/
+  ``cosf`` instead of the Cephes polynomials) and on non-x86 builds; float16 normals (computed
+  here in float32 and rounded).
+* ``nn.init.orthogonal_``: the normals are PyTorch's, the QR decomposition is LAPACK's (NumPy's
+  OpenBLAS against PyTorch's MKL): equal to float32 rounding, not bit for bit.
 """
 
 from __future__ import annotations
@@ -320,9 +329,9 @@ def bernoulli_tensor(generator, probabilities: np.ndarray, dtype) -> np.ndarray:
 def bernoulli_scalar(generator, shape, dtype, p: float) -> np.ndarray:
     """1 with probability ``p``: PyTorch's portable kernel (``u < p``, a float64 ``u``).
 
-    PyTorch itself takes this path on non-Intel CPUs; on Intel CPUs it draws one word from the
-    generator to seed an MKL stream instead, whose numbers cannot be reproduced here. The word
-    is drawn here too, so the generator's stream stays in step with PyTorch's afterwards.
+    PyTorch 2.13 takes this kernel (checked on an Intel CPU, where older releases used MKL).
+    Builds that route it through MKL draw one word to seed an MKL stream instead; those numbers
+    cannot be reproduced here.
     """
     return (_unit_float64(generator, math.prod(shape)) < float(p)).astype(dtype).reshape(shape)
 
