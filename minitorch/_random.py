@@ -77,7 +77,7 @@ class Generator:
     def random32(self, count: int) -> np.ndarray:
         """The next ``count`` 32-bit words (PyTorch's ``generator->random()``), as uint64."""
         self._fresh = False
-        return self._twister.random_raw(int(count)).astype(np.uint64)
+        return self._twister.random_raw(int(count))  # NumPy gives MT19937's words as uint64 already
 
     def random64(self, count: int) -> np.ndarray:
         """The next ``count`` 64-bit values (``generator->random64()``): two words, the first is the high half."""

@@ -66,6 +66,8 @@ def _fma32(a, b, c) -> np.ndarray:
     In float64 the product of two float32 values is exact; the sum is rounded to odd
     (so the second rounding, to float32, cannot round twice in the same direction).
     """
+    if np.ndim(c) == 0 and c == 0:  # nothing to add: the product alone, rounded once
+        return (np.asarray(a, np.float64) * np.asarray(b, np.float64)).astype(np.float32)
     product = np.asarray(a, np.float64) * np.asarray(b, np.float64)
     addend = np.asarray(c, np.float64)
     total = product + addend
@@ -152,6 +154,9 @@ def random_from_to(generator, shape, dtype, low: int, high: int) -> np.ndarray:
     span = int(high) - int(low)
     dtype = np.dtype(dtype)
     wide = span >= 2**32 and dtype in (np.dtype(np.int64), np.dtype(np.float64), np.dtype(np.float32))
+    if count == 1 and span < 2**63:  # one value (a transform's crop position): plain Python integers are quicker
+        word = int(generator.random64(1)[0] if wide else generator.random32(1)[0])
+        return np.full(shape, word % span + int(low), dtype=np.int64).astype(dtype)
     words = generator.random64(count) if wide else generator.random32(count)
     offsets = words % np.uint64(span)
     values = (offsets.astype(np.int64) + np.int64(low)) if span < 2**63 else (offsets + np.uint64(low % 2**64))
