@@ -262,7 +262,7 @@ def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad:
 def rand(*sizes, size=None, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Uniform samples from ``[0, 1)`` (PyTorch's numbers for the same seed: ``_sampling.uniform``)."""
     shape, dtype = _shape_and_default(sizes, dtype, size, "rand")
-    _check_floating("rand", dtype)
+    _check_floating("check_uniform_bounds", dtype)
     array = _sampling.uniform(generator_or_default(generator), shape, dtype.numpy_dtype)
     return _finish(array, dtype, device, requires_grad)
 
@@ -270,7 +270,7 @@ def rand(*sizes, size=None, generator=None, dtype=None, device=None, requires_gr
 def randn(*sizes, size=None, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Samples from the standard normal distribution (PyTorch's numbers: ``_sampling.normal``)."""
     shape, dtype = _shape_and_default(sizes, dtype, size, "randn")
-    _check_floating("randn", dtype)
+    _check_floating("normal_kernel_cpu", dtype)
     array = _sampling.normal(generator_or_default(generator), shape, dtype.numpy_dtype)
     return _finish(array, dtype, device, requires_grad)
 
@@ -293,7 +293,7 @@ def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, d
 def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A random permutation of ``0 .. n-1`` (PyTorch's Fisher-Yates order: ``_sampling.randperm``)."""
     if int(n) < 0:
-        raise RuntimeError(f"n must be non-negative, got{int(n)}")
+        raise RuntimeError(f"Trying to create tensor with negative dimension {int(n)}: [{int(n)}]")
     array = _sampling.randperm(generator_or_default(generator), int(n))
     return _finish(array, dtype or _dtype.int64, device, requires_grad)
 
@@ -358,8 +358,9 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     return _finish(samples.reshape(weights.shape[:-1] + (int(num_samples),)), None, input.device, False)
 
 
-def _check_floating(name: str, dtype) -> None:
+def _check_floating(kernel: str, dtype) -> None:
+    """PyTorch's error for a random floating-point kernel asked for an integer dtype (it names the kernel)."""
     if not dtype.is_floating_point:
-        raise RuntimeError(_messages.not_implemented_for(name, dtype))
+        raise NotImplementedError(_messages.not_implemented_for(kernel, dtype))
 
 

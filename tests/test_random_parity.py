@@ -390,3 +390,31 @@ def _samplers(lib, g):
 def test_samplers_match_pytorch():
     mine, theirs = run_both(_samplers, seed=3, generator=True)
     assert mine == theirs
+
+
+# -- bad arguments: PyTorch's exception and words -------------------------------------------------------
+ERRORS = {
+    "uniform_from_above_to": lambda lib: lib.empty(3).uniform_(1, 0),
+    "uniform_integer": lambda lib: lib.zeros(3, dtype=lib.int64).uniform_(),
+    "rand_integer": lambda lib: lib.rand(3, dtype=lib.int64),
+    "normal_negative_std": lambda lib: lib.empty(3).normal_(0, -1),
+    "normal_integer": lambda lib: lib.zeros(3, dtype=lib.int32).normal_(),
+    "randn_integer": lambda lib: lib.randn(3, dtype=lib.int64),
+    "bernoulli_p_above_1": lambda lib: lib.empty(3).bernoulli_(1.5),
+    "exponential_negative_rate": lambda lib: lib.empty(3).exponential_(-1.0),
+    "exponential_integer": lambda lib: lib.zeros(3, dtype=lib.int64).exponential_(),
+    "randint_empty_range": lambda lib: lib.randint(5, 5, (2,)),
+    "randperm_negative": lambda lib: lib.randperm(-1),
+    "multinomial_too_many": lambda lib: lib.multinomial(lib.tensor([0.5, 0.5]), 3),
+    "multinomial_negative": lambda lib: lib.multinomial(lib.tensor([-0.5, 0.5]), 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ERRORS))
+def test_errors_in_pytorchs_words(name):
+    raised = []
+    for lib in (torch, minitorch):
+        with pytest.raises(Exception) as caught:
+            ERRORS[name](lib)
+        raised.append((type(caught.value).__name__, str(caught.value).splitlines()[0]))
+    assert raised[1] == raised[0]

@@ -278,10 +278,13 @@ def masked_scatter_(target: Tensor, mask, source) -> Tensor:
 # -- random fills (initialisation) ----------------------------------------------------------------
 # The numbers are PyTorch's CPU kernels' (minitorch/_sampling.py), drawn on the host in the order
 # PyTorch's kernels visit the tensor: memory order (a transposed view is filled as its storage is).
-def _random_fill(target: Tensor, name: str, draw, generator, floating_only: bool = True) -> Tensor:
-    """Overwrite ``target`` with ``draw(generator, shape, numpy dtype)`` (values laid out in memory order)."""
-    if floating_only and not target.is_floating_point():
-        raise RuntimeError(_messages.not_implemented_for(name, target.dtype))
+def _random_fill(target: Tensor, kernel: str | None, draw, generator) -> Tensor:
+    """Overwrite ``target`` with ``draw(generator, shape, numpy dtype)`` (values laid out in memory order).
+
+    ``kernel``: the name of PyTorch's floating-point-only kernel, for its error on other dtypes (None: any dtype).
+    """
+    if kernel is not None and not target.is_floating_point():
+        raise NotImplementedError(_messages.not_implemented_for(kernel, target.dtype))
     strides = target.stride()
     order = sorted(range(target.dim()), key=lambda axis: -abs(strides[axis]))  # slowest-moving axis first
     drawn = draw(generator_or_default(generator), tuple(target.shape[axis] for axis in order),
@@ -292,8 +295,10 @@ def _random_fill(target: Tensor, name: str, draw, generator, floating_only: bool
 
 def uniform_(target: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
     """Fill with samples from ``U[a, b)``."""
-    return _random_fill(target, "uniform_", lambda g, shape, dtype: _sampling.uniform(g, shape, dtype, a, b),
-                        generator)
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
+    return _random_fill(target, "check_uniform_bounds",
+                        lambda g, shape, dtype: _sampling.uniform(g, shape, dtype, a, b), generator)
 
 
 def normal_(target: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
@@ -302,7 +307,8 @@ def normal_(target: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=No
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     contiguous = target.is_contiguous()
     return _random_fill(
-        target, "normal_", lambda g, shape, dtype: _sampling.normal(g, shape, dtype, mean, std, contiguous), generator
+        target, "normal_kernel_cpu", lambda g, shape, dtype: _sampling.normal(g, shape, dtype, mean, std, contiguous),
+        generator
     )
 
 
@@ -318,8 +324,8 @@ def bernoulli_(target: Tensor, p: float = 0.5, *, generator=None) -> Tensor:
         return _overwrite(target, values, RandomOverwrite)
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-    return _random_fill(target, "bernoulli_", lambda g, shape, dtype: _sampling.bernoulli_scalar(g, shape, dtype, p),
-                        generator, floating_only=False)
+    return _random_fill(target, None, lambda g, shape, dtype: _sampling.bernoulli_scalar(g, shape, dtype, p),
+                        generator)
 
 
 def random_(target: Tensor, low: int = 0, high: int | None = None, *, generator=None) -> Tensor:
@@ -339,14 +345,17 @@ def random_(target: Tensor, low: int = 0, high: int | None = None, *, generator=
         def draw(g, shape, dtype):
             return _sampling.random_from_to(g, shape, dtype, low, high)
 
-    return _random_fill(target, "random_", draw, generator, floating_only=False)
+    return _random_fill(target, None, draw, generator)
 
 
 def exponential_(target: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
     """Fill with samples from the exponential distribution with rate ``lambd``."""
+    if not target.is_floating_point():
+        raise RuntimeError("Exponential distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {target.dtype.type_name}")
     if lambd <= 0:
-        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
-    return _random_fill(target, "exponential_", lambda g, shape, dtype: _sampling.exponential(g, shape, dtype, lambd),
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+    return _random_fill(target, None, lambda g, shape, dtype: _sampling.exponential(g, shape, dtype, lambd),
                         generator)
 
 
