@@ -13,9 +13,9 @@ import warnings
 
 import numpy as np
 
-from . import _dtype, _messages
+from . import _dtype, _messages, _sampling
 from ._device import CPU, _default_device, canonical, device as Device
-from ._random import numpy_generator
+from ._random import generator_or_default
 from ._tensor_base import TensorBase as Tensor  # isinstance and _make: the class sits above
 from .ops._util import shape_argument, sizes_given
 from .ops.conversion import _raise_unavailable
@@ -260,18 +260,18 @@ def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad:
 
 
 def rand(*sizes, size=None, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    """Uniform samples from ``[0, 1)``."""
+    """Uniform samples from ``[0, 1)`` (PyTorch's numbers for the same seed: ``_sampling.uniform``)."""
     shape, dtype = _shape_and_default(sizes, dtype, size, "rand")
-    _check_floating("rand", dtype)
-    array = numpy_generator(generator).random(shape, dtype=np.float64)
+    _check_floating("check_uniform_bounds", dtype)
+    array = _sampling.uniform(generator_or_default(generator), shape, dtype.numpy_dtype)
     return _finish(array, dtype, device, requires_grad)
 
 
 def randn(*sizes, size=None, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    """Samples from the standard normal distribution."""
+    """Samples from the standard normal distribution (PyTorch's numbers: ``_sampling.normal``)."""
     shape, dtype = _shape_and_default(sizes, dtype, size, "randn")
-    _check_floating("randn", dtype)
-    array = numpy_generator(generator).standard_normal(shape, dtype=np.float64)
+    _check_floating("normal_kernel_cpu", dtype)
+    array = _sampling.normal(generator_or_default(generator), shape, dtype.numpy_dtype)
     return _finish(array, dtype, device, requires_grad)
 
 
@@ -284,53 +284,83 @@ def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, d
     low, high = (0, args[0]) if len(args) == 1 else (args[0], args[1])
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    array = numpy_generator(generator).integers(low, high, size=shape_argument((size,)), dtype=np.int64)
-    return _finish(array, dtype or _dtype.int64, device, requires_grad)
+    dtype = dtype or _dtype.int64
+    array = _sampling.random_from_to(generator_or_default(generator), shape_argument((size,)), dtype.numpy_dtype,
+                                     int(low), int(high))
+    return _finish(array, dtype, device, requires_grad)
 
 
 def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    """A random permutation of ``0 .. n-1``."""
-    array = numpy_generator(generator).permutation(int(n)).astype(np.int64)
+    """A random permutation of ``0 .. n-1`` (PyTorch's Fisher-Yates order: ``_sampling.randperm``)."""
+    if int(n) < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {int(n)}: [{int(n)}]")
+    array = _sampling.randperm(generator_or_default(generator), int(n))
     return _finish(array, dtype or _dtype.int64, device, requires_grad)
 
 
 def normal(mean, std, size=None, *, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    """Samples from ``N(mean, std^2)``: tensor ``mean``/``std`` broadcast, or floats with ``size``."""
+    """Samples from ``N(mean, std^2)``: tensor ``mean``/``std`` broadcast, or floats with ``size``.
+
+    With tensors PyTorch draws standard normals (or ``N(0, std)`` for a float ``std``), then
+    multiplies by ``std`` and adds ``mean`` in the result's dtype; the same steps here.
+    """
+    generator = generator_or_default(generator)
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         template = mean if isinstance(mean, Tensor) else std
-        mean_array = mean._data if isinstance(mean, Tensor) else mean
-        std_array = std._data if isinstance(std, Tensor) else std
+        mean_array = template._device.backend.to_host(mean._data) if isinstance(mean, Tensor) else mean
+        std_array = template._device.backend.to_host(std._data) if isinstance(std, Tensor) else std
+        if isinstance(std, Tensor) and np.any(std_array < 0):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
         shape = np.broadcast_shapes(np.shape(mean_array), np.shape(std_array))
-        noise = numpy_generator(generator).standard_normal(shape)
-        array = template._device.backend.to_host(mean_array) + template._device.backend.to_host(std_array) * noise
-        return _finish(np.asarray(array), template.dtype, template.device, requires_grad)
+        result_dtype = template._data.dtype
+        if isinstance(std, Tensor):
+            array = _sampling.normal(generator, shape, result_dtype) * np.asarray(std_array, result_dtype)
+        else:
+            array = _sampling.normal(generator, shape, result_dtype, 0.0, std)
+        array = (array + np.asarray(mean_array, result_dtype)).astype(result_dtype)
+        return _finish(array, template.dtype, template.device, requires_grad)
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     shape, dtype = _shape_and_default((size,), dtype)
-    array = numpy_generator(generator).normal(mean, std, size=shape)
+    array = _sampling.normal(generator, shape, dtype.numpy_dtype, mean, std)
     return _finish(array, dtype, device, requires_grad)
 
 
 def bernoulli(input: Tensor, p=None, *, generator=None) -> Tensor:
     """0/1 samples, each 1 with the probability given by ``input`` (or ``p``)."""
-    probabilities = input._device.backend.to_host(input._data) if p is None else np.full(input.shape, p)
-    array = (numpy_generator(generator).random(input.shape) < probabilities).astype(input._data.dtype)
+    generator = generator_or_default(generator)
+    dtype = input.dtype.numpy_dtype
+    if p is None:
+        probabilities = input._device.backend.to_host(input._data)
+        array = _sampling.bernoulli_tensor(generator, np.ascontiguousarray(probabilities), dtype)
+    else:
+        array = _sampling.bernoulli_scalar(generator, tuple(input.shape), dtype, p)
     return _finish(array, None, input.device, False)
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None) -> Tensor:
-    """Indices drawn with probabilities proportional to each row of ``input``."""
-    weights = input._device.backend.to_host(input._data).astype(np.float64)
+    """Indices drawn with probabilities proportional to each row of ``input`` (PyTorch's algorithm per case)."""
+    weights = input._device.backend.to_host(input._data)
+    if weights.dtype.kind != "f":
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {input.dtype}")
+    if input.dim() not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
     rows = weights.reshape(-1, weights.shape[-1])
-    rng = numpy_generator(generator)
     if not replacement and num_samples > rows.shape[1]:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
-    samples = np.stack([
-        rng.choice(row.size, size=num_samples, replace=replacement, p=row / row.sum()) for row in rows
-    ]).astype(np.int64)
-    return _finish(samples.reshape(weights.shape[:-1] + (num_samples,)), None, input.device, False)
+    if not np.all(np.isfinite(rows)) or np.any(rows < 0):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if np.any(rows.sum(axis=1) == 0):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    samples = _sampling.multinomial(generator_or_default(generator), rows, int(num_samples), replacement)
+    return _finish(samples.reshape(weights.shape[:-1] + (int(num_samples),)), None, input.device, False)
 
 
-def _check_floating(name: str, dtype) -> None:
+def _check_floating(kernel: str, dtype) -> None:
+    """PyTorch's error for a random floating-point kernel asked for an integer dtype (it names the kernel)."""
     if not dtype.is_floating_point:
-        raise RuntimeError(_messages.not_implemented_for(name, dtype))
+        raise NotImplementedError(_messages.not_implemented_for(kernel, dtype))
 
 

@@ -9,8 +9,9 @@ the nonlinearity does to the variance (ReLU halves it, so its gain is ``sqrt(2)`
 * Kaiming/He (for ReLU nets): variance ``gain^2 / fan`` with ``fan`` = fan_in or fan_out.
 
 Every function works in place, without recording gradients, and returns the tensor; each
-accepts ``generator=`` for reproducible draws. Random numbers are drawn on the host and
-copied to the tensor's device (minitorch's convention; the streams differ from PyTorch's).
+accepts ``generator=`` for reproducible draws. The draws are PyTorch's, in PyTorch's order, so
+after the same ``manual_seed`` a layer starts with PyTorch's weights (random numbers are drawn
+on the host and copied to the tensor's device).
 
     >>> import minitorch
     >>> weight = minitorch.empty(3, 5)
@@ -25,9 +26,10 @@ import warnings
 
 import numpy as np
 
-from .._random import numpy_generator
+from .._creation import empty_like, randperm
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
+from ..ops.pointwise import where
 
 __all__ = [
     "calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_", "dirac_",
@@ -104,9 +106,11 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
                   generator=None) -> Tensor:
     """Fill with samples from ``N(mean, std^2)`` restricted to ``[a, b]`` (rejection sampling, vectorised).
 
-    When the interval holds much of the mass, draw normals and redraw the ones outside.
-    Otherwise draw uniformly on ``[a, b]`` and accept each candidate with probability
-    ``density(x) / peak density on [a, b]``. Each round redraws all rejected entries at once.
+    When the interval holds much of the mass (more than 0.3), draw normals and redraw, a whole
+    tensor at a time, the entries that fell outside. Otherwise draw uniformly on ``[a, b]``
+    and accept each candidate ``x`` when ``log u <= -((x - mean) / std)^2 / 2 - log_peak``
+    (``u ~ U[0, 1)``; the density relative to its peak on ``[a, b]``), redrawing the pending
+    ones each round. The same draws, in the same order, as PyTorch.
     """
 
     def norm_cdf(x: float) -> float:
@@ -118,29 +122,37 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
             "incorrect.",
             stacklevel=2,
         )
-    rng = numpy_generator(generator)
-    shape = tuple(tensor.shape)
-    mass_inside = norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std)
-    if mass_inside > 0.3:
-        values = rng.normal(mean, std, size=shape)
-        outside = (values < a) | (values > b)
-        while outside.any():
-            values[outside] = rng.normal(mean, std, size=int(outside.sum()))
-            outside = (values < a) | (values > b)
-    else:
+    with no_grad():
+        mass_inside = norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std)
+        if mass_inside > 0.3:
+            low = tensor.new_tensor(a, device="cpu").item()  # the bounds as the tensor's dtype holds them
+            high = tensor.new_tensor(b, device="cpu").item()
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                outside = (result < low) | (result > high)
+                if not outside.any():
+                    break
+                result = where(outside, empty_like(result).normal_(mean, std, generator=generator), result)
+            if result is not tensor:
+                tensor.copy_(result)
+            return tensor
         mode = max(a, min(mean, b))  # where the density is highest inside [a, b]
         log_peak = -0.5 * ((mode - mean) / std) ** 2
-        values = rng.uniform(a, b, size=shape)
-        pending = np.ones(shape, dtype=bool)
+        candidates = empty_like(tensor)
+        accept_buffer = empty_like(tensor)
+        tensor.uniform_(a, b, generator=generator)
+        candidates.copy_(tensor)
+        candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)  # log density relative to the peak
+        pending = accept_buffer.uniform_(generator=generator).log_().gt(candidates)
+        result = tensor
         while pending.any():
-            count = int(pending.sum())
-            candidates = rng.uniform(a, b, size=count)
-            log_ratio = -0.5 * ((candidates - mean) / std) ** 2 - log_peak
-            accepted = np.log(rng.random(count)) <= log_ratio
-            positions = np.flatnonzero(pending)[accepted]
-            values.reshape(-1)[positions] = candidates[accepted]
-            pending.reshape(-1)[positions] = False
-    return _write(tensor, np.clip(values, a, b))
+            candidates.uniform_(a, b, generator=generator)
+            result = where(pending, candidates, result)
+            candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+            pending = where(pending, accept_buffer.uniform_(generator=generator).log_().gt(candidates), pending)
+        if result is not tensor:
+            tensor.copy_(result)
+        return tensor
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
@@ -238,7 +250,9 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
         return tensor
     rows = tensor.size(0)
     cols = tensor.numel() // rows
-    flattened = numpy_generator(generator).normal(0.0, 1.0, size=(rows, cols))
+    with no_grad():
+        flattened = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)  # PyTorch's draws
+    flattened = flattened.cpu().numpy().astype(np.float64)
     if rows < cols:
         flattened = flattened.T
     q, r = np.linalg.qr(flattened)
@@ -254,9 +268,10 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
     num_zeros = math.ceil(sparsity * rows)
-    rng = numpy_generator(generator)
-    values = rng.normal(0.0, std, size=(rows, cols))
-    # A random permutation per column (argsort of uniform noise); its first entries are zeroed.
-    zero_rows = np.argsort(rng.random((rows, cols)), axis=0)[:num_zeros]
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        # PyTorch draws one permutation per column from the default generator (not ``generator``)
+        zero_rows = np.stack([randperm(rows).numpy()[:num_zeros] for _ in range(cols)], axis=1)
+        values = tensor.cpu().numpy().copy()
     values[zero_rows, np.arange(cols)] = 0.0
     return _write(tensor, values)

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _messages
-from .._random import numpy_generator
+from .. import _messages, _sampling
+from .._random import generator_or_default
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
@@ -276,63 +276,87 @@ def masked_scatter_(target: Tensor, mask, source) -> Tensor:
 
 
 # -- random fills (initialisation) ----------------------------------------------------------------
-def _random_fill(target: Tensor, draw, generator) -> Tensor:
-    if not target.is_floating_point() and draw.__name__ != "integers":
-        raise RuntimeError(_messages.not_implemented_for(draw.__name__, target.dtype))
-    values = draw(numpy_generator(generator), target._data.shape)
-    return _overwrite(target, np.asarray(values), RandomOverwrite)
+# The numbers are PyTorch's CPU kernels' (minitorch/_sampling.py), drawn on the host in the order
+# PyTorch's kernels visit the tensor: memory order (a transposed view is filled as its storage is).
+def _random_fill(target: Tensor, kernel: str | None, draw, generator) -> Tensor:
+    """Overwrite ``target`` with ``draw(generator, shape, numpy dtype)`` (values laid out in memory order).
+
+    ``kernel``: the name of PyTorch's floating-point-only kernel, for its error on other dtypes (None: any dtype).
+    """
+    if kernel is not None and not target.is_floating_point():
+        raise NotImplementedError(_messages.not_implemented_for(kernel, target.dtype))
+    strides = target.stride()
+    order = sorted(range(target.dim()), key=lambda axis: -abs(strides[axis]))  # slowest-moving axis first
+    drawn = draw(generator_or_default(generator), tuple(target.shape[axis] for axis in order),
+                 target.dtype.numpy_dtype)
+    values = np.transpose(np.asarray(drawn), np.argsort(order)) if order else np.asarray(drawn)
+    return _overwrite(target, values, RandomOverwrite)
 
 
 def uniform_(target: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
     """Fill with samples from ``U[a, b)``."""
-
-    def uniform(rng, shape):
-        return rng.uniform(a, b, size=shape)
-
-    return _random_fill(target, uniform, generator)
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
+    return _random_fill(target, "check_uniform_bounds",
+                        lambda g, shape, dtype: _sampling.uniform(g, shape, dtype, a, b), generator)
 
 
 def normal_(target: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
     """Fill with samples from ``N(mean, std^2)``."""
-
-    def normal(rng, shape):
-        return rng.normal(mean, std, size=shape)
-
-    return _random_fill(target, normal, generator)
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    contiguous = target.is_contiguous()
+    return _random_fill(
+        target, "normal_kernel_cpu", lambda g, shape, dtype: _sampling.normal(g, shape, dtype, mean, std, contiguous),
+        generator
+    )
 
 
 def bernoulli_(target: Tensor, p: float = 0.5, *, generator=None) -> Tensor:
-    """Fill with 1 with probability ``p``, else 0."""
-    probability = p._device.backend.to_host(p._data) if isinstance(p, Tensor) else p
+    """Fill with 1 with probability ``p`` (a float, or a tensor of probabilities broadcast to ``target``), else 0."""
+    if isinstance(p, Tensor):
+        probabilities = np.broadcast_to(p._device.backend.to_host(p._data), tuple(target.shape))
 
-    def bernoulli(rng, shape):
-        return (rng.random(shape) < probability).astype(np.float64)
+        def draw(g, shape, dtype):
+            return _sampling.bernoulli_tensor(g, np.ascontiguousarray(probabilities), dtype)
 
-    values = bernoulli(numpy_generator(generator), target._data.shape)
-    return _overwrite(target, values, RandomOverwrite)
+        values = draw(generator_or_default(generator), None, target.dtype.numpy_dtype)
+        return _overwrite(target, values, RandomOverwrite)
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    return _random_fill(target, None, lambda g, shape, dtype: _sampling.bernoulli_scalar(g, shape, dtype, p),
+                        generator)
 
 
 def random_(target: Tensor, low: int = 0, high: int | None = None, *, generator=None) -> Tensor:
-    """Fill with integers from ``[low, high)`` (``random_(high)`` means ``[0, high)``)."""
+    """Fill with integers from ``[low, high)``.
+
+    ``random_(high)`` means ``[0, high)``; ``random_()`` the dtype's range (``[0, 2^mantissa]`` for floats).
+    """
+    if high is None and low != 0:
+        low, high = 0, low
     if high is None:
-        if low == 0:
-            high = 2**24 if target.is_floating_point() else int(np.iinfo(target._data.dtype).max) + 1
-        else:
-            low, high = 0, low
+        def draw(g, shape, dtype):
+            return _sampling.random_full_range(g, shape, dtype)
+    else:
+        if low >= high:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
 
-    def integers(rng, shape):
-        return rng.integers(low, high, size=shape)
+        def draw(g, shape, dtype):
+            return _sampling.random_from_to(g, shape, dtype, low, high)
 
-    return _random_fill(target, integers, generator)
+    return _random_fill(target, None, draw, generator)
 
 
 def exponential_(target: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
     """Fill with samples from the exponential distribution with rate ``lambd``."""
-
-    def exponential(rng, shape):
-        return rng.exponential(1.0 / lambd, size=shape)
-
-    return _random_fill(target, exponential, generator)
+    if not target.is_floating_point():
+        raise RuntimeError("Exponential distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {target.dtype.type_name}")
+    if lambd <= 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+    return _random_fill(target, None, lambda g, shape, dtype: _sampling.exponential(g, shape, dtype, lambd),
+                        generator)
 
 
 # -- the other in-place forms: ``x.name_(...)`` is ``x.name(...)`` written back into ``x`` ---------------

@@ -8,9 +8,10 @@ written, on PyTorch, and once with ``tests/corpus/shim`` first on ``PYTHONPATH``
 ``sitecustomize`` maps ``torch``, ``torch.*`` and ``torchvision`` to minitorch. The two outputs
 must agree (``tests/corpus/compare.py`` says how text and numbers are compared).
 
-The libraries draw different random numbers from the same seed, so every program takes its data
-and its starting weights from NumPy (or prints only what does not depend on them); its
-``# Randomness:`` header line says how. PyTorch's ``torchvision`` is not installed (its wheel needs
+The programs were written while the libraries drew different random numbers from the same seed,
+so every program takes its data and its starting weights from NumPy (or prints only what does not
+depend on them); its ``# Randomness:`` header line says how. (minitorch now draws PyTorch's numbers:
+tests/test_random_parity.py.) PyTorch's ``torchvision`` is not installed (its wheel needs
 PyTorch's CUDA build), so no program imports it; the shim maps it all the same.
 
 Two tests per program:

@@ -1,9 +1,9 @@
-"""DistributedSampler: PyTorch's partition exactly (checked against torch's own sampler), minitorch's shuffle.
+"""DistributedSampler: PyTorch's partition and PyTorch's shuffle exactly (checked against torch's own sampler).
 
-Without shuffling the indices are PyTorch's, for every dataset size, number of replicas, rank and
-drop_last. With shuffling, minitorch's permutation differs from PyTorch's for the same seed (the random
-streams differ, see minitorch/_random.py), so the structure is checked instead: the same permutation on
-every rank, the ranks' shares partition it (padded or cut as PyTorch does), epochs differ, seeds repeat.
+The indices are PyTorch's, shuffled or not, for every dataset size, number of replicas, rank, epoch and
+drop_last (minitorch's random numbers are PyTorch's: minitorch/_random.py). The structure is checked too:
+the same permutation on every rank, the ranks' shares partition it (padded or cut), epochs differ, seeds
+repeat.
 """
 
 from __future__ import annotations
@@ -30,6 +30,22 @@ def test_unshuffled_shares_are_pytorchs(size, replicas, drop_last):
         theirs = TorchSampler(range(size), num_replicas=replicas, rank=rank, shuffle=False, drop_last=drop_last)
         assert list(ours) == list(theirs)
         assert len(ours) == len(theirs) == ours.num_samples and ours.total_size == theirs.total_size
+
+
+@pytest.mark.parametrize("drop_last", [False, True])
+@pytest.mark.parametrize("replicas", REPLICAS)
+@pytest.mark.parametrize("size", SIZES)
+def test_shuffled_shares_are_pytorchs(size, replicas, drop_last):
+    require_torch()
+    from torch.utils.data.distributed import DistributedSampler as TorchSampler
+
+    for epoch in range(3):
+        for rank in range(replicas):
+            ours = DistributedSampler(range(size), num_replicas=replicas, rank=rank, seed=17, drop_last=drop_last)
+            theirs = TorchSampler(range(size), num_replicas=replicas, rank=rank, seed=17, drop_last=drop_last)
+            ours.set_epoch(epoch)
+            theirs.set_epoch(epoch)
+            assert list(ours) == list(theirs)
 
 
 @pytest.mark.parametrize("drop_last", [False, True])

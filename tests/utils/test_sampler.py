@@ -1,8 +1,9 @@
 """Samplers, against PyTorch's: orders where PyTorch's order is fixed, properties where it depends on the RNG.
 
-minitorch's random streams differ from PyTorch's (same seed, different numbers), so the
-random samplers are compared on what the seed does not decide: lengths, the set of
-indices, with/without repetition, reproducibility, and the distribution.
+The random samplers are compared here on what the seed does not decide: lengths, the set of
+indices, with/without repetition, reproducibility, and the distribution. Their exact orders
+(minitorch draws PyTorch's random numbers) are compared with PyTorch's in
+tests/test_random_parity.py.
 """
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ import pytest
 from PIL import Image, ImageEnhance
 
 import minitorch
-from minitorch._random import numpy_generator
 from minitorch.vision import transforms as T
 from minitorch.vision.transforms import functional as F
 from tests.support import require_torch
@@ -465,7 +464,7 @@ def test_random_erasing_overwrites_the_drawn_rectangle_only():
     minitorch.manual_seed(11)
     result = T.RandomErasing(p=1.0, value=(0.1, 0.2, 0.3))(image)
     minitorch.manual_seed(11)
-    numpy_generator(None).random()  # forward tosses its coin first, then draws the rectangle
+    minitorch.rand(1)  # forward tosses its coin first (torchvision: torch.rand(1) < p), then draws the rectangle
     top, left, height, width, _ = T.RandomErasing.get_params(image, (0.02, 0.33), (0.3, 3.3), [0.1, 0.2, 0.3])
     expected = image.numpy().copy()
     expected[:, top:top + height, left:left + width] = np.array([0.1, 0.2, 0.3], np.float32)[:, None, None]

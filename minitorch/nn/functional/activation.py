@@ -13,8 +13,8 @@ import warnings
 
 import numpy as np
 
-from ... import _arguments, _creation, _dtype, _messages
-from ..._random import numpy_generator
+from ... import _arguments, _creation, _dtype, _messages, _sampling
+from ..._random import generator_or_default
 from ..._shapes import wrap_dim
 from ..._tensor import Tensor
 from ...ops import nn_ops
@@ -122,8 +122,12 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     """Leaky ReLU with a random slope ``~ U(lower, upper)`` per element in training, ``(lower + upper) / 2`` in eval."""
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
-    # Random numbers are drawn on the host (as everywhere in minitorch), then moved to the input's device.
-    drawn = numpy_generator(generator).uniform(lower, upper, size=input.shape).astype(input._data.dtype)
+    # As PyTorch's CPU kernel: one slope per entry <= 0, in order, drawn on the host.
+    host = input._device.backend.to_host(input._data)
+    negative = host <= 0
+    drawn = np.ones(host.shape, dtype=host.dtype)
+    count = int(negative.sum())
+    drawn[negative] = _sampling.rrelu_slopes(generator_or_default(generator), count, host.dtype, lower, upper)
     slopes = Tensor._make(drawn).to(input.device)
     return _maybe_inplace(input, inplace, lambda x: _where(x >= 0, x, x * slopes))
 

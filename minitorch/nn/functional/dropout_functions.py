@@ -1,9 +1,9 @@
 """Dropout functions: ``dropout``, ``dropout1d``/``2d``/``3d`` (whole channels), ``alpha_dropout`` and
 ``feature_alpha_dropout`` (for SELU networks).
 
-A random mask is drawn on the host from minitorch's default generator (so ``manual_seed`` repeats it; the
-numbers differ from PyTorch's), moved to the input's device, and applied with one multiplication: the
-gradient is then the same mask times the same scale.
+A random mask is drawn on the host from minitorch's default generator as PyTorch draws it on the CPU
+(``bernoulli_(1 - p)``, then divided by ``1 - p``), moved to the input's device, and applied with one
+multiplication: the gradient is then the same mask times the same scale.
 """
 
 from __future__ import annotations
@@ -11,8 +11,10 @@ from __future__ import annotations
 import math
 import warnings
 
-from ... import _arguments, _dtype, _messages
-from ..._random import numpy_generator
+import numpy as np
+
+from ... import _arguments, _dtype, _messages, _sampling
+from ..._random import default_generator
 from ..._tensor import Tensor
 from ._utils import _maybe_inplace
 from .activation import _SELU_ALPHA, _SELU_SCALE
@@ -31,8 +33,7 @@ def _check_dropout_probability(p: float) -> None:
 
 def _keep_mask(input: Tensor, mask_shape: tuple, p: float):
     """A 0/1 array of ``mask_shape`` in ``input``'s dtype: each entry is 1 (kept) with probability ``1 - p``."""
-    keep = numpy_generator(None).random(mask_shape) >= p
-    return keep.astype(input._data.dtype)
+    return _sampling.bernoulli_scalar(default_generator, tuple(mask_shape), input.dtype.numpy_dtype, 1 - p)
 
 
 def _on_device(array, like: Tensor) -> Tensor:
@@ -55,9 +56,11 @@ def _scaled_dropout(input: Tensor, p: float, training: bool, inplace: bool, mask
         return input
     if not input.is_floating_point():
         raise RuntimeError(_messages.cannot_cast(_dtype.float32, input.dtype))
-    mask = _keep_mask(input, input.shape if mask_shape is None else mask_shape, p)
-    if p < 1.0:
-        mask *= mask.dtype.type(1.0 / (1.0 - p))
+    if p == 1.0:  # everything dropped: PyTorch draws nothing
+        mask = np.zeros((1,) * input.dim(), dtype=input.dtype.numpy_dtype)
+    else:
+        mask = _keep_mask(input, input.shape if mask_shape is None else mask_shape, p)
+        mask /= mask.dtype.type(1.0 - p)  # as PyTorch (noise.div_(1 - p)); times 1/(1-p) could round differently
     scaled_mask = _on_device(mask, input)
     return _maybe_inplace(input, inplace, lambda x: x * scaled_mask)
 

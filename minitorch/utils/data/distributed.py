@@ -11,10 +11,9 @@ number ``ceil(N / W)`` of samples, the list is first padded by repeating its beg
 
 Call ``set_epoch(epoch)`` before each epoch, or every epoch repeats the same shuffle.
 
-The partition is PyTorch's, exactly. The shuffle is minitorch's ``randperm`` with a
-``Generator`` seeded by ``seed + epoch``: reproducible and identical on every rank, but not
-the same permutation as PyTorch's for the same seed (minitorch's random streams differ from
-PyTorch's; see ``minitorch/_random.py``).
+The partition is PyTorch's, exactly, and so is the shuffle: ``randperm`` with a ``Generator``
+seeded by ``seed + epoch`` (identical on every rank, and the same permutation as PyTorch's:
+see ``minitorch/_random.py``).
 
     >>> from minitorch.utils.data.distributed import DistributedSampler
     >>> [list(DistributedSampler(range(10), num_replicas=4, rank=r, shuffle=False)) for r in range(4)]

@@ -6,8 +6,9 @@ shuffled differently). ``BatchSampler`` groups the indices of another sampler in
 one list per mini-batch; the ``DataLoader`` builds one for you from ``batch_size``.
 
 The random samplers draw from a ``minitorch.Generator``: pass ``generator=`` for a
-reproducible order. (Same seed, different numbers than PyTorch: the streams differ, but
-the lengths, the properties and the reproducibility are the same.)
+reproducible order. The draws are PyTorch's (``randperm``, ``randint``, ``multinomial``, and
+the seed a ``RandomSampler`` takes from the default generator), so the same seed gives the
+same order as under PyTorch.
 """
 
 from __future__ import annotations

@@ -8,9 +8,10 @@
 
 Each transform holds its settings; the image operation itself is a function in
 ``functional.py``. The *random* ones draw their parameters with a static ``get_params``
-from minitorch's default generator, so ``minitorch.manual_seed(0)`` makes a whole
-augmentation pipeline repeat exactly (the numbers differ from PyTorch's: same seed,
-different generator). As in torchvision, the transforms that act on an image are
+from minitorch's default generator with torchvision's calls (``torch.rand(1) < p``,
+``torch.randint(low, high, (1,))``, ``torch.empty(1).uniform_(low, high)``, ``torch.randperm(4)``),
+so ``minitorch.manual_seed(0)`` makes a whole augmentation pipeline repeat exactly, with
+PyTorch's random numbers. As in torchvision, the transforms that act on an image are
 ``nn.Module`` subclasses (they can sit in an ``nn.Sequential``); ``Compose``, ``ToTensor``,
 ``PILToTensor``, ``ToPILImage`` and ``Lambda`` are plain callables.
 """
@@ -22,7 +23,10 @@ import numbers
 import warnings
 from collections.abc import Sequence
 
-from ..._random import numpy_generator
+import numpy as np
+
+from ... import _sampling
+from ..._random import default_generator
 from ..._tensor import Tensor
 from ...nn.modules.module import Module
 from . import functional as F
@@ -38,17 +42,18 @@ __all__ = [
 
 # -- drawing random parameters from minitorch's default generator ------------------------------
 def _uniform(low: float, high: float) -> float:
-    return float(numpy_generator(None).uniform(low, high))
+    """A float32 draw from ``U[low, high)`` (torchvision: ``torch.empty(1).uniform_(low, high)``)."""
+    return float(_sampling.uniform(default_generator, (1,), np.float32, low, high)[0])
 
 
 def _randint(low: int, high: int) -> int:
-    """An integer in ``[low, high)``."""
-    return int(numpy_generator(None).integers(low, high))
+    """An integer in ``[low, high)`` (torchvision: ``torch.randint(low, high, size=(1,))``)."""
+    return int(_sampling.random_from_to(default_generator, (1,), np.int64, low, high)[0])
 
 
 def _coin(p: float) -> bool:
-    """True with probability ``p``."""
-    return bool(numpy_generator(None).random() < p)
+    """True with probability ``p`` (torchvision: ``torch.rand(1) < p``)."""
+    return bool(_sampling.uniform(default_generator, (1,), np.float32)[0] < p)
 
 
 # -- argument checks -----------------------------------------------------------------------------
@@ -523,7 +528,7 @@ class ColorJitter(Module):
     @staticmethod
     def get_params(brightness, contrast, saturation, hue) -> tuple:
         """``(order, brightness, contrast, saturation, hue)``: a random order of the four, and each factor."""
-        order = numpy_generator(None).permutation(4).tolist()
+        order = _sampling.randperm(default_generator, 4).tolist()
         factors = [None if bounds is None else _uniform(bounds[0], bounds[1])
                    for bounds in (brightness, contrast, saturation, hue)]
         return (order, *factors)
