@@ -61,6 +61,7 @@ class TensorBase:
         "_data", "_device", "_requires_grad", "_grad", "grad_fn", "_output_nr", "_version_counter", "_base",
         "_base_history", "_view_made_without_grad", "_retains_grad", "_backward_hooks", "_post_accumulate_hooks",
         "_accumulator_ref", "__weakref__",
+        "__dict__",  # a learner's own attributes (fastai's ``x.g = ...``), as a PyTorch tensor allows; empty until used
     )
 
     def _init(self, data, device, requires_grad=False, grad_fn=None, output_nr=0, version_counter=None):

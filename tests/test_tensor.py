@@ -6,6 +6,7 @@ Most checks are table-driven: each entry is a function of ``lib`` run once with
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import numpy as np
@@ -567,3 +568,15 @@ def test_comparing_with_what_is_no_tensor_or_number_is_pythons_business():
         with pytest.raises(TypeError, match="'<' not supported between instances of 'Tensor' and 'NoneType'"):
             _ = t < None
     assert (minitorch.tensor([1.0, 2.0]) == 1.0).tolist() == [True, False]
+
+
+def test_a_learner_may_hang_attributes_on_a_tensor_as_on_pytorchs():
+    """fastai's "from the foundations" stores gradients by hand in ``x.g``; deepcopy keeps them, ops do not."""
+    torch = require_torch()
+    for lib in (minitorch, torch):
+        x = lib.ones(2, requires_grad=True)
+        x.g = lib.zeros(2)
+        x.note = "weights"
+        assert x.note == "weights" and x.g.tolist() == [0.0, 0.0]
+        assert copy.deepcopy(x).note == "weights"
+        assert not hasattr(x * 2, "note")
