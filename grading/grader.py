@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from grading import checks, registry, sandbox
+from grading import checks, class_summary, registry, sandbox
 from grading.compare import ALLOWED_KINDS, compare
 from grading.notebook import Assignment, GradedPart, NotebookError, parse_notebook, plan_submission
 from grading.progress import CASE_STATUSES
@@ -753,7 +753,8 @@ def _points(value: float) -> str:
 
 
 def write_reports(results: list[Result], assignment: Assignment, out: Path, *, gradescope: bool = False) -> None:
-    """grades.csv, feedback/<student>.md, logs/<student>.log and, optionally, Gradescope's results.json."""
+    """grades.csv, feedback/<student>.md, logs/<student>.log, the class summary (summary.csv, failures.csv,
+    summary.html: :mod:`grading.class_summary`) and, optionally, Gradescope's results.json."""
     parts = column_names(assignment)
     out.mkdir(parents=True, exist_ok=True)
     (out / "feedback").mkdir(exist_ok=True)
@@ -771,6 +772,7 @@ def write_reports(results: list[Result], assignment: Assignment, out: Path, *, g
         (out / "logs" / f"{result.student}.log").write_text(
             printable(f"{result.student} ({result.origin})\nstatus: {result.status}\n" + "\n".join(result.log) + "\n")
         )
+    class_summary.write(results, assignment, out, parts)
     rejected = [result for result in results if result.rejected]
     if rejected:
         (out / "rejected.txt").write_text(
