@@ -558,3 +558,89 @@ def test_every_withheld_piece_exists():
 )
 def test_the_solutions_pass_and_shortcuts_raise_with_the_pieces_withheld(name, cheat):
     assert "is not available while this exercise is graded" in run_with_withheld(name, "15_capstone", cheat)
+
+
+# -- the same verdicts through minitorch-grade: fixture notebooks graded in the sandbox -----------------------------
+CHEAP_MODEL = '''
+
+def trained_model(train_ids, vocab_size, seed):  # no training: the shortcut below is all there is
+    minitorch.manual_seed(seed)
+    return CharTransformer(vocab_size)
+'''
+SHORTCUTS = {
+    "constant": CHEAP_MODEL + '''
+def trained_parameters(train_ids, vocab_size, seed):
+    return minitorch.tensor(2.0), minitorch.tensor(0.0)
+''',
+    "trigram_on_the_training_text": CHEAP_MODEL + '''
+def trained_parameters(train_ids, vocab_size, seed):
+    ids = train_ids.numpy()
+    counts = np.full((vocab_size,) * 3, 0.1)
+    np.add.at(counts, (ids[:-2], ids[1:-1], ids[2:]), 1)
+    return minitorch.tensor(np.log(counts / counts.sum(axis=2, keepdims=True)))
+''',
+    # the sandbox has no copy of the chapter's text: the shortcut carries the validation text in its own cell
+    "validation_table_in_the_model": CHEAP_MODEL + '''
+def trained_parameters(train_ids, vocab_size, seed):
+    val_array = np.array([VOCABULARY.index(character) for character in VALIDATION_TEXT])
+    counts = np.full((vocab_size, vocab_size), 0.1)
+    np.add.at(counts, (val_array[:-1], val_array[1:]), 1)  # fitted on the validation text
+    table = np.log(counts / counts.sum(axis=1, keepdims=True))
+    centred = table - table.mean(axis=1, keepdims=True)
+    left, values, _ = np.linalg.svd(centred)
+    vectors = left[:, :WIDTH] * values[:WIDTH]
+    vectors = (vectors - vectors.mean(axis=1, keepdims=True)) / (vectors.std(axis=1, keepdims=True) + 1e-6)
+    head = np.linalg.lstsq(vectors, centred, rcond=None)[0].T
+    model = CharTransformer(vocab_size)
+    state = model.state_dict()
+    for name in ("attention.out_proj.weight", "attention.out_proj.bias", "mlp.2.weight", "mlp.2.bias",
+                 "position_vectors", "head.bias"):
+        state[name] = minitorch.zeros_like(state[name])
+    state["token_vectors"] = minitorch.tensor(vectors.astype(np.float32))
+    state["head.weight"] = minitorch.tensor(head.astype(np.float32))
+    return tuple(state.values())
+''',
+}
+
+
+def test_minitorch_grade_scores_the_shortcuts_0_and_the_reference_full(tmp_path):
+    """The chapter's source notebook (the reference) and three copies whose training cell ends with a shortcut,
+    graded by minitorch-grade: the shortcuts lose exactly the trained model's part, the reference scores full."""
+    import csv
+    import json
+    import shutil
+
+    from grading.cli import main
+    from grading.exercises.ch15 import _COURSE, chapter_text
+    from grading.notebook import read_assignment
+    from tests.grading.conftest import require_bwrap
+
+    require_bwrap()
+    source = _COURSE / "source" / CHAPTER / f"{CHAPTER}.ipynb"
+    folder = tmp_path / "submitted"
+    folder.mkdir()
+    shutil.copy(source, folder / "reference.ipynb")
+    document = json.loads(source.read_text())
+    text = chapter_text()
+    texts = f"VOCABULARY = {''.join(sorted(set(text)))!r}\nVALIDATION_TEXT = {text[int(0.9 * len(text)):]!r}\n"
+    for name, shortcut in SHORTCUTS.items():
+        shortcut = "\n" + texts + shortcut
+        copy = json.loads(json.dumps(document))
+        for cell in copy["cells"]:
+            if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "ch15-training":
+                cell["source"] = "".join(cell["source"]) + shortcut
+        (folder / f"{name}.ipynb").write_text(json.dumps(copy))
+    out = tmp_path / "out"
+    assert main([str(folder), "--source", str(source), "--out", str(out), "--jobs", "2", "--quiet"]) == 0
+    with open(out / "grades.csv", newline="") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    maximum = read_assignment(source).max_points
+    assert float(rows["reference"]["total"]) == maximum, (out / "feedback" / "reference.md").read_text()
+    for name in SHORTCUTS:
+        feedback = (out / "feedback" / f"{name}.md").read_text()
+        assert float(rows[name]["ch15.trained_model"]) == 0, feedback
+        assert float(rows[name]["total"]) == maximum - 3, feedback  # every other part still full
+    assert "expected the 18 tensors" in (out / "feedback" / "constant.md").read_text()
+    assert "expected the 18 tensors" in (out / "feedback" / "trigram_on_the_training_text.md").read_text()
+    validation = (out / "feedback" / "validation_table_in_the_model.md").read_text()
+    assert "above the target 2.05" in validation and "held-out entries G" in validation
