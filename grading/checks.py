@@ -33,8 +33,10 @@ sandbox. Editing or deleting the visible ``check`` line therefore changes no gra
 
 from __future__ import annotations
 
+import ast
 import inspect
 import sys
+import textwrap
 import traceback
 import warnings
 from contextlib import contextmanager
@@ -73,7 +75,9 @@ def quiet():
 
 
 def expected_outputs(exercise: registry.Exercise, case: tuple) -> list[np.ndarray]:
-    """The reference's answer on ``case``, as arrays."""
+    """The reference's answer on ``case``, as arrays (none for a judged exercise: its judge measures the answer)."""
+    if exercise.judge is not None:
+        return []
     with quiet():
         return output_arrays(exercise.reference(*call_arguments(case, exercise.input_type)))[1]
 
@@ -102,6 +106,10 @@ def run_case(exercise: registry.Exercise, function, case: tuple) -> CaseResult:
     problem = None if exercise.mutates_inputs else _changed_input(function, case, arguments)
     if problem:
         return CaseResult(FAILED, problem, problem, expected, got)
+    if exercise.judge is not None:
+        mismatch = type_mismatch(exercise, kinds)
+        problem = mismatch.detail if mismatch is not None else judged(exercise, got, case)
+        return CaseResult(FAILED, problem, problem, expected, got) if problem else CaseResult(PASSED, got=got)
     mismatch = type_mismatch(exercise, kinds) or compare(
         expected, got, rtol=exercise.rtol, atol=exercise.atol, check_dtype=exercise.check_dtype,
         at_most=exercise.at_most, texts=exercise.text_outputs,
@@ -114,6 +122,59 @@ def run_case(exercise: registry.Exercise, function, case: tuple) -> CaseResult:
     if problem:
         return CaseResult(FAILED, problem, problem, expected, got)
     return CaseResult(PASSED, expected=expected, got=got)
+
+
+def judged(exercise: registry.Exercise, got: list[np.ndarray], case: tuple) -> str | None:
+    """The exercise's judge on the answer's arrays: the same call in the instant check and the batch grader.
+
+    The arrays are the answer as it came back, never the learner's objects, so nothing of the learner's code
+    runs while the judge measures it; a judge that cannot read the answer says so instead of raising."""
+    try:
+        with quiet():
+            return exercise.judge(got, case)
+    except Exception as error:  # noqa: BLE001 - an answer the judge cannot use fails; it never stops a check
+        return f"the answer could not be measured ({type(error).__name__}: {str(error)[:120]})"
+
+
+_LOOPS = {
+    ast.For: "a for loop", ast.AsyncFor: "a for loop", ast.While: "a while loop",
+    ast.ListComp: "a list comprehension", ast.SetComp: "a set comprehension", ast.DictComp: "a dict comprehension",
+    ast.GeneratorExp: "a generator expression",
+}  # fmt: skip
+
+
+def python_loop(source: str, name: str) -> str | None:
+    """'get_batch has a for loop (line 3)...' when the last ``def name`` in ``source`` loops in Python (a for or
+    while loop, a comprehension, a call of map), else None; None too when the source holds no such def or does not
+    parse (nothing to judge). Read from the text, so nothing of the learner's code runs."""
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except (SyntaxError, ValueError):
+        return None
+    definitions = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name == name]
+    if not definitions:
+        return None
+    for node in ast.walk(definitions[-1]):
+        what = _LOOPS.get(type(node))
+        if what is None and isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "map":
+            what = "a call of map"
+        if what is not None:
+            line = node.lineno - definitions[-1].lineno + 1
+            return (
+                f"{name} has {what} (line {line} of the function): the exercise asks for no Python loop; build all "
+                "the positions at once by broadcasting and index with them in one step"
+            )
+    return None
+
+
+def _loop_in(exercise: registry.Exercise, function) -> str | None:
+    if not exercise.no_python_loop:
+        return None
+    try:
+        source = inspect.getsource(function)
+    except (OSError, TypeError):
+        return None  # no source to read (a built-in, a function made by exec): the grader reads the notebook's
+    return python_loop(source, getattr(function, "__name__", exercise.function))
 
 
 def _changed_input(function, case: tuple, arguments: list) -> str | None:
@@ -272,6 +333,9 @@ def check(name: str, function) -> str:
         _say(f"{name}: FAILED: expected the function {exercise.function}, got {type(function).__name__}", _RED)
         return _raise_or(_Status(FAILED), f"{name}: {exercise.function} is not a function")
     results = [run_case(exercise, function, case) for case in exercise.public]
+    loop = _loop_in(exercise, function)
+    if loop and any(result.status == PASSED for result in results):
+        results = [CaseResult(FAILED, loop, loop) if result.status == PASSED else result for result in results]
     status = _overall(results)
     _results[name] = status
     total = len(results)
@@ -361,6 +425,9 @@ def check_hidden(name: str, function, cases) -> None:
         raise AssertionError(f"{name}: {exercise.function} is not a function") from None
     public = [run_case(exercise, function, case) for case in exercise.public]
     hidden = [run_case(exercise, function, case) for case in cases]
+    loop = _loop_in(exercise, function)
+    if loop:
+        public = [CaseResult(FAILED, loop, loop) if result.status == PASSED else result for result in public]
     failed = 0
     for number, result in enumerate(public, start=1):
         if result.status != PASSED:

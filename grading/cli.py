@@ -5,9 +5,11 @@
 reads the graded parts and hidden cases from the instructor's source notebook, grades every
 submission (a folder, files, globs, a student's .zip/.tar upload, or with ``--bulk-archive`` the
 learning platform's export of many) in its own sandbox, and writes
-``grades.csv``, ``feedback/<student>.md``, ``logs/<student>.log`` (instructor only) and, with
-``--gradescope``, Gradescope's ``results.json``. Exit status: 0 when the batch was graded (whatever
-the scores), 2 for a usage problem or when no sandbox is available.
+``grades.csv``, ``feedback/<student>.md``, ``logs/<student>.log`` (instructor only), the class's
+summary (``summary.csv``, ``failures.csv`` and ``summary.html``: each exercise's mean and distribution,
+and who failed it in which way) and, with ``--gradescope``, Gradescope's ``results.json``. Exit
+status: 0 when the batch was graded (whatever the scores), 2 for a usage problem or when no sandbox
+is available.
 """
 
 from __future__ import annotations
@@ -132,6 +134,12 @@ def main(argv: list[str] | None = None) -> int:
     results = grader.grade_all(submissions, assignment, settings, progress=report)
     grader.write_reports(results, assignment, arguments.out, gradescope=arguments.gradescope)
     seconds = time.monotonic() - started
+    total = sum(result.total for result in results) / len(results)
+    print(
+        f"minitorch-grade: class mean {total:.2f} / {max_total:g}; per exercise and failures: "
+        f"{arguments.out / 'summary.html'} (and summary.csv, failures.csv)",
+        file=sys.stderr,
+    )
     print(
         f"minitorch-grade: {len(results)} submissions of {assignment.name}/{assignment.notebook} graded in "
         f"{seconds:.1f} s ({backend.name} sandbox, {arguments.jobs} job(s)); reports in {arguments.out}",

@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from grading import checks, registry, sandbox
+from grading import checks, class_summary, registry, sandbox
 from grading.compare import ALLOWED_KINDS, compare
 from grading.notebook import Assignment, GradedPart, NotebookError, parse_notebook, plan_submission
 from grading.progress import CASE_STATUSES
@@ -185,16 +185,54 @@ def _grade(submission, assignment, parts, inputs_path, settings, slot, workspace
         result.notes.append(
             f"Warning: the test cell of {part.exercise} ({part.grade_id}) was deleted, so that part scores 0."
         )
+    if plan.earlier:
+        result.incidents.append("earlier-release")
+        names = ", ".join(part.exercise for part, _ in plan.earlier)
+        result.notes.append(
+            f"This notebook is an earlier release of {assignment.notebook}: the exercises it has were graded as "
+            f"usual; {names} {'is' if len(plan.earlier) == 1 else 'are'} not in it (added or changed since), so "
+            f"{'that part scores' if len(plan.earlier) == 1 else 'those parts score'} 0. Download the current "
+            "release, copy your answers into it, and ask your instructor whether to submit again."
+        )
     for index in plan.skipped_cells:
         result.notes.append(f"Cell {index + 1} is a cell magic (%%...), not Python; it was not run.")
     present = [prepared for prepared in parts if prepared.part in plan.present]
     stages = _Stages(plan.cells, present, _Launcher(inputs_path, settings, slot, workspace), result)
     answers = stages.run()
+    earlier = {part.grade_id: why for part, why in plan.earlier}
     for prepared in parts:
-        if prepared.part not in plan.present:
+        if prepared.part.grade_id in earlier:
+            result.parts[prepared.number] = PartResult(
+                0.0, prepared.part.points,
+                f"not in the release you submitted (an earlier release: {earlier[prepared.part.grade_id]}): 0",
+            )  # fmt: skip
+        elif prepared.part not in plan.present:
             result.parts[prepared.number] = PartResult(0.0, prepared.part.points, "test cell deleted: 0")
         else:
-            result.parts[prepared.number] = judge(prepared, answers.get(prepared.number))
+            part = judge(prepared, answers.get(prepared.number))
+            loop = _python_loop(prepared, plan.cells)
+            if loop and part.points:
+                part = PartResult(0.0, part.max_points, f"failed: {loop}", prepared.exercise.hint)
+            why = plan.replaced.get(prepared.part.grade_id)
+            if why and part.points < part.max_points:
+                part.summary = f"not in the release you submitted (an earlier release: {why}): {part.summary}"
+                result.incidents.append("earlier-release")
+                result.notes.append(
+                    f"The test cell of {prepared.part.exercise} is an earlier release's ({why}): this chapter's "
+                    "current release asks for another exercise there. Download the current release, copy your "
+                    "answers into it, and ask your instructor whether to submit again."
+                )
+            result.parts[prepared.number] = part
+
+
+def _python_loop(prepared: PreparedPart, cells: list[tuple[int, str]]) -> str | None:
+    """The exercise's no-loop rule, read from the submission's code (the last cell that defines the function, as
+    running the cells in order keeps the last definition); the same reading as the instant check's."""
+    if not prepared.exercise.no_python_loop:
+        return None
+    name = prepared.exercise.function
+    defining = [source for _, source in cells if re.search(rf"\bdef\s+{re.escape(name)}\b", source)]
+    return checks.python_loop(defining[-1], name) if defining else None
 
 
 def _zero(result: Result, parts: list[PreparedPart], summary: str = "not graded") -> None:
@@ -573,6 +611,13 @@ def _case_problem(prepared, case, status, expected, arrays) -> str | None:
                 f"changed {which} in place (its values differ after the call); work on a copy (x.clone()) or build "
                 "new tensors, and leave the caller's tensors as they were"
             )
+        if prepared.exercise.judge is not None:
+            # measured here, by the grader, on data that never entered the sandbox; the sentence holds numbers
+            # the grader computed (a loss, a count), never anything the submission's code chose
+            mismatch = checks.type_mismatch(prepared.exercise, kinds)
+            if mismatch is not None:
+                return mismatch.detail if public else _HIDDEN_MISMATCH[mismatch.kind]
+            return checks.judged(prepared.exercise, got, prepared.cases[case])
         mismatch = checks.type_mismatch(prepared.exercise, kinds) or compare(
             expected,
             got,
@@ -708,7 +753,8 @@ def _points(value: float) -> str:
 
 
 def write_reports(results: list[Result], assignment: Assignment, out: Path, *, gradescope: bool = False) -> None:
-    """grades.csv, feedback/<student>.md, logs/<student>.log and, optionally, Gradescope's results.json."""
+    """grades.csv, feedback/<student>.md, logs/<student>.log, the class summary (summary.csv, failures.csv,
+    summary.html: :mod:`grading.class_summary`) and, optionally, Gradescope's results.json."""
     parts = column_names(assignment)
     out.mkdir(parents=True, exist_ok=True)
     (out / "feedback").mkdir(exist_ok=True)
@@ -726,6 +772,7 @@ def write_reports(results: list[Result], assignment: Assignment, out: Path, *, g
         (out / "logs" / f"{result.student}.log").write_text(
             printable(f"{result.student} ({result.origin})\nstatus: {result.status}\n" + "\n".join(result.log) + "\n")
         )
+    class_summary.write(results, assignment, out, parts)
     rejected = [result for result in results if result.rejected]
     if rejected:
         (out / "rejected.txt").write_text(

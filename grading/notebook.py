@@ -169,6 +169,9 @@ class GradedPart:
     exercise: str
     points: float
     hidden_cases: list[tuple]
+    # the grade_ids of the solution cells between the previous test cell and this one: the cells the learner
+    # writes this part's answer in (an earlier release of the chapter that lacks them lacked the exercise)
+    solution_ids: tuple[str, ...] = ()
 
 
 @dataclass
@@ -222,7 +225,11 @@ def read_assignment(source: Path) -> Assignment:
     from grading import checks, registry  # the checks' collector reads the test cells
 
     parts: list[GradedPart] = []
+    solution_ids: list[str] = []
     for cell in notebook.cells:
+        grade_id = cell.nbgrader.get("grade_id")
+        if cell.cell_type == "code" and cell.nbgrader.get("solution") and isinstance(grade_id, str):
+            solution_ids.append(grade_id)
         if not is_test_cell(cell):
             continue
         grade_id = cell.nbgrader.get("grade_id")
@@ -254,7 +261,8 @@ def read_assignment(source: Path) -> Assignment:
         except KeyError as error:
             raise AssignmentError(f"{source}: test cell {grade_id}: {error.args[0]}") from None
         hidden = [case for exercise_name, cases in collected.hidden for case in cases]
-        parts.append(GradedPart(grade_id, name, float(points), hidden))
+        parts.append(GradedPart(grade_id, name, float(points), hidden, tuple(solution_ids)))
+        solution_ids = []
     if not parts:
         raise AssignmentError(f"{source}: no graded test cells (nbgrader metadata grade: true, points > 0)")
     return Assignment(source.parent.name, source.stem, parts)
@@ -268,6 +276,12 @@ class Plan:
     present: list[GradedPart]
     deleted: list[GradedPart]
     skipped_cells: list[int]  # cell magics, not Python
+    # parts that the release the learner worked on did not have, with why: the submission is an earlier release
+    # of the chapter (an exercise added since); not in deleted, not in present
+    earlier: list[tuple[GradedPart, str]] = field(default_factory=list)
+    # present parts whose test cell checks another exercise (one replaced since, in an earlier release), with why:
+    # still graded as usual (an edited test cell changes no grade); a failure there says it may be an earlier release
+    replaced: dict[str, str] = field(default_factory=dict)
 
 
 def plan_submission(notebook: Notebook, assignment: Assignment) -> Plan:
@@ -275,11 +289,22 @@ def plan_submission(notebook: Notebook, assignment: Assignment) -> Plan:
 
     A test cell is recognised by its grade_id and never run: the grader calls the graded functions
     itself, so an edited test cell changes nothing. A test cell that is gone scores 0 for its part.
+    An earlier release of the chapter is told apart from a deleted test cell: a part whose solution and
+    test cells are both absent (an exercise added since) is listed in ``earlier``; a part whose test cell
+    checks another exercise (one replaced since) is graded as usual and listed in ``replaced``, so that
+    its failure can say why. The parts the notebook has are graded as usual.
     In a notebook without any nbgrader metadata, a cell calling ``check("<exercise>", ...)`` counts as
     that exercise's test cell.
     """
     by_grade_id = {part.grade_id: part for part in assignment.parts}
     present: set[str] = set()
+    earlier: dict[str, str] = {}
+    replaced: dict[str, str] = {}
+    solutions_here = {
+        cell.nbgrader["grade_id"]
+        for cell in notebook.cells
+        if cell.nbgrader.get("solution") and isinstance(cell.nbgrader.get("grade_id"), str)
+    }
     cells: list[tuple[int, str]] = []
     skipped: list[int] = []
     match_by_content = not notebook.has_nbgrader_metadata
@@ -287,8 +312,13 @@ def plan_submission(notebook: Notebook, assignment: Assignment) -> Plan:
         if cell.cell_type != "code":
             continue
         grade_id = cell.nbgrader.get("grade_id")
-        if isinstance(grade_id, str) and grade_id in by_grade_id:
+        if isinstance(grade_id, str) and grade_id in by_grade_id and not cell.nbgrader.get("solution"):
             present.add(grade_id)
+            checked = set(CHECK_CALL.findall(cell.source))
+            exercise = by_grade_id[grade_id].exercise
+            if checked and exercise not in checked:
+                # the test cell of an earlier release, which checked another exercise under this grade_id
+                replaced[grade_id] = f"its test cell checks {', '.join(sorted(checked))}, not {exercise}"
             continue
         if match_by_content:
             named = set(CHECK_CALL.findall(cell.source))
@@ -301,9 +331,18 @@ def plan_submission(notebook: Notebook, assignment: Assignment) -> Plan:
             skipped.append(cell.index)
         elif source.strip():
             cells.append((cell.index, source))
+    missing = [part for part in assignment.parts if part.grade_id not in present]
+    if notebook.has_nbgrader_metadata:
+        # gone with every cell the learner would have written it in: the release had no such exercise (a learner
+        # who deletes a test cell keeps the solution cell above it)
+        for part in missing:
+            if part.solution_ids and not solutions_here & set(part.solution_ids):
+                earlier[part.grade_id] = "the notebook has neither its solution cell nor its test cell"
     return Plan(
         cells,
         [part for part in assignment.parts if part.grade_id in present],
-        [part for part in assignment.parts if part.grade_id not in present],
+        [part for part in missing if part.grade_id not in earlier],
         skipped,
+        [(part, earlier[part.grade_id]) for part in assignment.parts if part.grade_id in earlier],
+        replaced,
     )

@@ -60,6 +60,12 @@ class Exercise:
     mutates_inputs: bool = False  # True only where writing into an input is the point of the exercise
     at_most: bool = False  # the reference gives bounds to reach (a loss), not values to equal
     text_outputs: tuple[int, ...] = ()  # positions (from 1) of outputs holding texts (grading.compare.encode_texts)
+    # judge(outputs, case) -> a sentence when the answer fails, else None: the grader measures the answer itself
+    # (a trained model's loss on text the learner's code never sees) instead of comparing it with the reference's
+    judge: Callable[[list, tuple], str | None] | None = None
+    # True where the text asks for no Python loop: the function's own code may hold no for, while, comprehension
+    # or map (read from its source, outside its run: grading.checks.python_loop)
+    no_python_loop: bool = False
 
     @property
     def chapter(self) -> str:
@@ -89,6 +95,8 @@ def exercise(
     mutates_inputs: bool = False,
     at_most: bool = False,
     text_outputs: Sequence[int] = (),
+    judge: Callable[[list, tuple], str | None] | None = None,
+    no_python_loop: bool = False,
 ) -> Exercise:
     """Register an exercise (see the module docstring); returns the entry.
 
@@ -102,6 +110,11 @@ def exercise(
     a validation loss that a training run must reach, say, where no two correct runs agree exactly.
     ``text_outputs`` lists the outputs (from 1) that hold texts encoded by ``grading.compare.encode_texts``
     (parameter names): a wrong one is reported as the two lists of texts.
+    With ``judge``, nothing is compared with the reference: ``judge(outputs, case)`` (the answer's outputs as
+    NumPy arrays, and the case's arguments) measures the answer and returns a sentence when it fails, else None.
+    The instant check and the batch grader both call it, outside the learner's code: a training exercise
+    returns its trained parameters, and the judge computes the loss itself on text the learner's code never
+    sees. The reference is then a correct answer that the tests judge, never called while grading.
     """
     if "." not in name or not all(part.isidentifier() for part in name.split(".")):
         raise ValueError(f"exercise names look like 'chapter.exercise', got {name!r}")
@@ -112,6 +125,8 @@ def exercise(
     cases = tuple(validate_case(case, f"public case {index + 1} of {name}") for index, case in enumerate(public))
     if not all(isinstance(piece, str) and piece.startswith("minitorch.") for piece in withheld):
         raise ValueError(f"withheld pieces are dotted names in minitorch, got {withheld!r}")
+    if judge is not None and at_most:
+        raise ValueError(f"{name}: an exercise is judged (judge) or compared with bounds (at_most), not both")
     if labels and len(labels) != len(cases):
         raise ValueError(f"{name}: {len(labels)} labels for {len(cases)} public cases")
     entry = Exercise(
@@ -119,6 +134,7 @@ def exercise(
         withheld=tuple(withheld), hints=tuple(step.strip() for step in hints), labels=tuple(labels),
         outputs=tuple(outputs), answer_check=answer_check, mutates_inputs=mutates_inputs, at_most=at_most,
         text_outputs=tuple(text_outputs),
+        judge=judge, no_python_loop=no_python_loop,
     )  # fmt: skip
     _EXERCISES[name] = entry
     return entry

@@ -17,6 +17,21 @@ inside an archive: a student can put any name in their own zip, including a clas
 * a bulk export of the platform (``--bulk-archive export.zip``, given by the instructor): holds either
   layout above, and there the folder or file names inside are the students.
 
+The learning platforms name the entries of their bulk exports after the students, with spaces and
+accents; those names are read (in a folder given on the command line and in a ``--bulk-archive`` alike)
+and turned into plain names that keep the platform's identity, the name *and* its id (two students may
+share a name, never an id):
+
+* Moodle: a folder ``Anne Marie Dupont_1234_assignsubmission_file_`` is ``Anne_Marie_Dupont_1234``;
+* Canvas: a file ``dupontanne_12345_67890_ch02.ipynb`` (``dupontanne_LATE_12345_67890_ch02.ipynb`` when
+  late) is ``dupontanne_12345`` (the login and the user id; the submission id and file name are dropped);
+* Gradescope: a folder ``submission_123456/`` beside the export's ``submission_metadata.yml`` is the
+  submitter's name there and the submission id, ``Anne_Marie_Dupont_123456``.
+
+Letters with accents stay (``Zoë_Müller_5678``, in Unicode's NFC form); every other character that is not
+a letter, digit or ``. _ @ + -`` becomes ``_``, and the result must still be a plain name: a name with a
+control or bidirectional character, a path separator, ``..`` or nothing left is rejected as before.
+
 Archives are read member by member into memory, never extracted to disk, and streamed under caps:
 members and total size, the compression ratio (a 12 MiB ``.tar.gz`` of 12 GiB of zeros stops after
 a few MiB), no encrypted members, no links or special files. Each refusal is a rejected submission,
@@ -29,8 +44,10 @@ import glob
 import gzip
 import io
 import os
+import re
 import stat
 import tarfile
+import unicodedata
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -58,6 +75,64 @@ def is_safe_name(name: str) -> bool:
         and ".." not in name
         and name.isprintable()
     )
+
+
+_MOODLE = re.compile(r"(?P<name>[^/]+?)_(?P<id>\d+)_assignsubmission_[a-z]+_?")
+_CANVAS = re.compile(r"(?P<login>[a-z0-9]+)_(?:late_)?(?P<user>\d+)_(?P<submission>\d+)_(?P<file>.+)", re.IGNORECASE)
+_GRADESCOPE = re.compile(r"submission_(?P<id>\d+)")
+GRADESCOPE_METADATA = "submission_metadata.yml"
+
+
+def _plain(text: str) -> str:
+    """Spaces and other punctuation as ``_`` (runs of them as one), accents kept: 'Anne Marie' -> 'Anne_Marie'."""
+    text = unicodedata.normalize("NFC", text)
+    kept = "".join(c if c.isalnum() or c in _NAME_CHARACTERS else "_" for c in text)
+    return re.sub(r"_+", "_", kept).strip("_.-")
+
+
+def platform_student(name: str, gradescope_names: dict[str, str] | None = None) -> str | None:
+    """The plain student name that a platform's export entry ``name`` (a folder, or a file's stem) stands for, or
+    None when ``name`` is not one of the platforms' patterns. The caller checks the result with is_safe_name."""
+    if not name.isprintable() or "/" in name or "\\" in name or name.startswith("."):
+        return None  # control or bidirectional characters, paths: never rewritten, refused as they are
+    moodle = _MOODLE.fullmatch(name)
+    if moodle:
+        return f"{_plain(moodle['name'])}_{moodle['id']}"
+    gradescope = _GRADESCOPE.fullmatch(name)
+    if gradescope and gradescope_names is not None and name in gradescope_names:
+        return f"{_plain(gradescope_names[name])}_{gradescope['id']}"
+    canvas = _CANVAS.fullmatch(name)
+    if canvas:
+        return f"{canvas['login']}_{canvas['user']}"
+    return None
+
+
+def gradescope_names(text: str) -> dict[str, str]:
+    """``{"submission_123456": "Anne Marie Dupont"}`` from Gradescope's ``submission_metadata.yml``: the first
+    submitter's ``:name:`` under each top-level ``submission_<id>:`` key (a group is named after its first
+    member). Read with a few patterns, not a YAML library: only these keys are used, and nothing in the file can
+    make the reader build objects."""
+    names: dict[str, str] = {}
+    current = None
+    for line in text.splitlines():
+        key = re.fullmatch(r"(submission_\d+):\s*", line)
+        if key:
+            current = key[1]
+            continue
+        if line[:1] not in (" ", "-", ""):
+            current = None  # another top-level key
+        named = re.fullmatch(r"\s*-?\s*:name:\s*(.*?)\s*", line)
+        if current and named and current not in names:
+            value = named[1]
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+                value = value[1:-1]
+            names[current] = value
+    return names
+
+
+def _student_name(name: str, gradescope: dict[str, str] | None = None) -> str:
+    """A submission's student name: the platform's identity when ``name`` follows a platform's pattern."""
+    return platform_student(name, gradescope) or name
 
 
 def sanitised(name: str) -> str:
@@ -103,7 +178,7 @@ def _from_path(path: Path, notebook_name: str | None) -> list[Submission]:
     if _is_archive(path.name):
         return [_from_upload_archive(path, notebook_name)]
     if path.suffix == ".ipynb":
-        return [_from_file(path, path.stem)]
+        return [_from_file(path, _student_name(path.stem))]
     return [_rejected(path.name, str(path), "not a notebook (.ipynb) or an archive (.zip, .tar, .tar.gz)")]
 
 
@@ -131,9 +206,20 @@ def _from_file(path: Path, student: str) -> Submission:
         return _rejected(student, str(path), str(error))
 
 
+def _gradescope_metadata(folder: Path) -> dict[str, str] | None:
+    path = folder / GRADESCOPE_METADATA
+    if not path.is_file() or path.is_symlink():
+        return None
+    try:
+        return gradescope_names(read_bytes(path, 16 * 1024**2).decode("utf-8", errors="replace"))
+    except NotebookError:
+        return None
+
+
 def _from_folder(folder: Path, notebook_name: str | None) -> list[Submission]:
-    """Notebooks directly inside (one per student), and student folders (nbgrader's layout)."""
+    """Notebooks directly inside (one per student), and student folders (nbgrader's layout, or a platform's)."""
     submissions = []
+    gradescope = _gradescope_metadata(folder)
     for entry in sorted(os.scandir(folder), key=lambda entry: entry.name):
         if entry.name.startswith(".") or entry.name == "__pycache__":
             continue
@@ -141,16 +227,16 @@ def _from_folder(folder: Path, notebook_name: str | None) -> list[Submission]:
         if entry.is_symlink():
             submissions.append(_rejected(path.stem, str(path), "a symbolic link; submissions must be real files"))
         elif entry.is_dir(follow_symlinks=False):
-            submissions.append(_from_student_folder(path, notebook_name))
+            submissions.append(_from_student_folder(path, notebook_name, _student_name(entry.name, gradescope)))
         elif entry.name.endswith(".ipynb"):
-            submissions.append(_from_file(path, path.stem))
+            submissions.append(_from_file(path, _student_name(path.stem)))
         elif _is_archive(entry.name):
             submissions.append(_from_upload_archive(path, notebook_name))
     return submissions
 
 
-def _from_student_folder(folder: Path, notebook_name: str | None) -> Submission:
-    student = folder.name
+def _from_student_folder(folder: Path, notebook_name: str | None, student: str | None = None) -> Submission:
+    student = student or folder.name
     if not is_safe_name(student):
         return _rejected(student, str(folder), "unsafe student name (use letters, digits and . _ @ + -)")
     notebooks: list[Path] = []
@@ -215,7 +301,7 @@ def _from_upload_archive(archive: Path, notebook_name: str | None) -> Submission
     notebooks = [
         (PurePosixPath(name), data)
         for name, data in members
-        if not any(part.startswith(".") for part in PurePosixPath(name).parts)
+        if name.endswith(".ipynb") and not any(part.startswith(".") for part in PurePosixPath(name).parts)
     ]
     chosen = _choose(notebooks, notebook_name, lambda item: item[0].stem)
     if isinstance(chosen, str):
@@ -229,11 +315,15 @@ def _from_bulk_archive(archive: Path, notebook_name: str | None) -> list[Submiss
     if isinstance(members, Submission):
         return [members]
     by_student: dict[str, list[tuple[PurePosixPath, bytes]]] = {}
+    metadata = [data for name, data in members if PurePosixPath(name).name == GRADESCOPE_METADATA]
+    gradescope = gradescope_names(metadata[0].decode("utf-8", errors="replace")) if len(metadata) == 1 else None
     for name, data in members:
         path = PurePosixPath(name)
-        if any(part.startswith(".") for part in path.parts):
+        if any(part.startswith(".") for part in path.parts) or path.name == GRADESCOPE_METADATA:
             continue
-        student = path.parts[0] if len(path.parts) > 1 else path.stem
+        if gradescope is not None and len(path.parts) > 2 and path.parts[0] not in gradescope:
+            path = PurePosixPath(*path.parts[1:])  # Gradescope's export: one folder around the submissions
+        student = _student_name(path.parts[0] if len(path.parts) > 1 else path.stem, gradescope)
         by_student.setdefault(student, []).append((path, data))
     submissions = []
     for student, notebooks in sorted(by_student.items()):
@@ -319,7 +409,7 @@ def _zip_members(archive: Path) -> list[tuple[str, bytes]]:
             kind = stat.S_IFMT(info.external_attr >> 16)
             if kind == stat.S_IFLNK:
                 raise _UnsafeArchive(f"a symbolic link ({info.filename[:80]!r})")
-            if info.is_dir() or not info.filename.endswith(".ipynb"):
+            if info.is_dir() or not info.filename.endswith((".ipynb", GRADESCOPE_METADATA)):
                 continue  # a zip's members are read one by one: skipping one costs nothing
             if kind not in (0, stat.S_IFREG):
                 raise _UnsafeArchive(f"a special file ({info.filename[:80]!r})")
@@ -372,7 +462,7 @@ def _tar_members(archive: Path) -> list[tuple[str, bytes]]:
                     continue
                 if not info.isreg():
                     raise _UnsafeArchive(f"a special file ({info.name[:80]!r})")
-                if not info.name.endswith(".ipynb"):
+                if not info.name.endswith((".ipynb", GRADESCOPE_METADATA)):
                     continue
                 data = _read_member(handle.extractfile(info), info.name, info.size)
                 members.append((info.name, data))

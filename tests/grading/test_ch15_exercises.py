@@ -1,8 +1,9 @@
 """Chapter 15's checks (the capstone language model) reject the mistakes a learner plausibly makes, with feedback
-that names them; a correct solution written another way passes; the references are what PyTorch does; and the
-validation loss the reference reaches clears the stated target with a margin.
+that names them; a correct solution written another way passes; the references are what PyTorch does; the
+trained model is judged on held-out text by the grader's own forward, which the reference clears and no shortcut
+without a trained network reaches.
 
-Each mistake of the training loop trains a model (a few seconds each): the loss check is a real training run.
+Each mistake of the training loop trains a model (several seconds each): the loss check is a real training run.
 The checks every chapter shares (the solutions pass, the blank stubs report "not implemented yet") are in
 test_chapter_exercises.py.
 """
@@ -71,14 +72,63 @@ def test_get_batch_mistakes_fail_with_feedback_naming_them(mistake, capsys):
 
 
 def test_get_batch_written_differently_passes(capsys):
-    """One slice per start, stacked, then the two windows cut from the longer one."""
+    """One gather of the longer windows (index_select on the flattened positions), then the two windows cut."""
 
     def get_batch(data, starts, block_size):
-        windows = minitorch.stack([data[start : start + block_size + 1] for start in starts.tolist()])
+        positions = starts[:, None] + minitorch.arange(block_size + 1)
+        windows = data.index_select(0, positions.reshape(-1)).reshape(len(starts), block_size + 1)
         return windows[:, :block_size].clone(), windows[:, 1:].clone()
 
     check("ch15.get_batch", get_batch)
     assert "all 3 public cases pass" in capsys.readouterr().out
+
+
+def _loop_batch(data, starts, block_size):
+    windows = minitorch.stack([data[start : start + block_size + 1] for start in starts.tolist()])
+    return windows[:, :block_size].clone(), windows[:, 1:].clone()
+
+
+def _while_batch(data, starts, block_size):
+    rows, index = [], 0
+    while index < len(starts):
+        start = int(starts[index])
+        rows.append(data[start : start + block_size + 1])
+        index += 1
+    windows = minitorch.stack(rows)
+    return windows[:, :-1], windows[:, 1:]
+
+
+def _map_batch(data, starts, block_size):
+    windows = minitorch.stack(list(map(lambda start: data[start : start + block_size + 1], starts.tolist())))
+    return windows[:, :-1], windows[:, 1:]
+
+
+@pytest.mark.parametrize(
+    "function, what",
+    [(_loop_batch, "a list comprehension"), (_while_batch, "a while loop"), (_map_batch, "a call of map")],
+)
+def test_get_batch_with_a_python_loop_fails_though_its_values_are_right(function, what, capsys):
+    """The text asks for no Python loop: the check reads the function's code (values alone cannot tell)."""
+    for case in get("ch15.get_batch").public:
+        reference = get("ch15.get_batch").reference(*(minitorch.tensor(a) if isinstance(a, np.ndarray) else a
+                                                      for a in case))
+        mine = function(*(minitorch.tensor(a) if isinstance(a, np.ndarray) else a for a in case))
+        assert all(np.array_equal(r.numpy(), m.numpy()) for r, m in zip(reference, mine))
+    failure = _fails("ch15.get_batch", function, capsys)
+    assert f"has {what}" in failure and "no Python loop" in failure
+
+
+def test_the_loop_reader_reads_the_last_definition_and_ignores_other_functions():
+    from grading.checks import python_loop
+
+    source = (
+        "def helper(x):\n    return [i for i in x]\n\n"
+        "def get_batch(data, starts, block_size):\n    for s in starts:\n        pass\n\n"
+        "def get_batch(data, starts, block_size):\n    return data[starts]\n"
+    )
+    assert python_loop(source, "get_batch") is None
+    assert "a for loop (line 2" in python_loop(source.rsplit("\n\ndef get_batch", 1)[0], "get_batch")
+    assert python_loop("def get_batch(:", "get_batch") is None
 
 
 def test_get_batch_reference_by_hand():
@@ -284,9 +334,9 @@ def test_the_sampling_reference_draws_with_the_softmax_frequencies():
     np.testing.assert_allclose(frequencies, F.softmax(logits[0] / 0.7, dim=-1).numpy(), atol=0.01)
 
 
-# -- 5. the training loop, graded on the validation loss it reaches -------------------------------------------
+# -- 5. the training loop, graded on the trained model's loss on held-out text --------------------------------
 def _training(replace: tuple[str, str] | None = None, **names):
-    """validation_loss_after_training, from the solution cell with one line replaced and names swapped in."""
+    """trained_parameters, from the solution cell with one line replaced and names swapped in."""
     source = graded_cells(CHAPTER, "source", "solution")["ch15-training"]
     if replace is not None:
         assert replace[0] in source, replace[0]
@@ -294,31 +344,32 @@ def _training(replace: tuple[str, str] | None = None, **names):
     namespace = dict(solutions(CHAPTER))
     exec(source, namespace)
     namespace.update(names)
-    return namespace["validation_loss_after_training"]
+    return namespace["trained_parameters"]
 
 
 LOSS_LINE = "loss = F.cross_entropy(logits.reshape(-1, vocab_size), targets.reshape(-1))"
+ABOVE = "above the target"
 TRAINING_MISTAKES = {
-    "gradients never zeroed": (("optimizer.zero_grad()\n", "\n"), {}, "output 1 (validation_loss)"),
+    "gradients never zeroed": (("optimizer.zero_grad()\n", "\n"), {}, ABOVE),
     "the loss of the last position only": (
-        (LOSS_LINE, "loss = F.cross_entropy(logits[:, -1], targets[:, -1])"), {}, "output 1 (validation_loss)"),
+        (LOSS_LINE, "loss = F.cross_entropy(logits[:, -1], targets[:, -1])"), {}, ABOVE),
     "the inputs as targets": (
         ("inputs, targets = get_batch(train_ids, starts, BLOCK_SIZE)",
-         "inputs, _ = get_batch(train_ids, starts, BLOCK_SIZE); targets = inputs"), {}, "output 1 (validation_loss)"),
+         "inputs, _ = get_batch(train_ids, starts, BLOCK_SIZE); targets = inputs"), {}, ABOVE),
     "logits not flattened for cross_entropy": (
         (LOSS_LINE, "loss = F.cross_entropy(logits, targets)"), {}, "raised RuntimeError: Expected target size"),
-    "attention that sees the future": (
-        None, {"causal_self_attention": _attention_with(mask="none")}, "output 2 (future_influence)"),
+    # trained to read the next character, the model fails where the grader's (causal) model cannot see it
+    "attention that sees the future": (None, {"causal_self_attention": _attention_with(mask="none")}, ABOVE),
 }  # fmt: skip
 
 
 @pytest.mark.parametrize("mistake", sorted(TRAINING_MISTAKES))
 def test_training_mistakes_fail_with_feedback_naming_them(mistake, capsys):
     replace, names, words = TRAINING_MISTAKES[mistake]
-    failure = _fails("ch15.validation_loss_after_training", _training(replace, **names), capsys)
+    failure = _fails("ch15.trained_model", _training(replace, **names), capsys)
     assert words in failure
-    if "output" in words:
-        assert "above the target" in failure
+    if words == ABOVE:
+        assert "measured by the grader" in failure and "held-out entries G" in failure
 
 
 def test_training_written_differently_passes(capsys):
@@ -338,23 +389,130 @@ def test_training_written_differently_passes(capsys):
         "    schedule.step()",
     ]) + "\n"  # fmt: skip
     function = _training((solution, other))
-    check("ch15.validation_loss_after_training", function)
+    check("ch15.trained_model", function)
     assert "all 1 public cases pass" in capsys.readouterr().out
 
 
-def test_the_reference_reaches_the_target_with_a_margin_and_sees_no_future():
-    train_ids, val_ids, vocab_size = (minitorch.tensor(a) if isinstance(a, np.ndarray) else a for a in text_ids())
-    loss, future_influence = solutions(CHAPTER)["validation_loss_after_training"](train_ids, val_ids, vocab_size, 0)
-    assert loss < TARGET_LOSS - 0.1, f"the reference reaches {loss:.3f}: too close to the target {TARGET_LOSS}"
-    assert future_influence == 0.0
+def _judge(function, seed=0):
+    """The judge's sentence on what ``function`` returns for the public case's text and ``seed`` (None: passes)."""
+    from grading.checks import judged
+    from grading.compare import UnsupportedOutput, output_arrays
+
+    exercise = get("ch15.trained_model")
+    case = exercise.public[0][:2] + (seed,)
+    try:
+        _, arrays = output_arrays(function(minitorch.tensor(case[0]), case[1], seed))
+    except UnsupportedOutput as error:
+        return str(error)
+    return judged(exercise, arrays, case)
 
 
-def test_the_target_is_below_the_bigram_baseline():
-    train_ids, val_ids, vocab_size = text_ids()
+def test_the_reference_and_the_notebook_reach_the_target_on_held_out_text_for_two_seeds():
+    """Judged as the grader judges: the grader's own reference and the notebook's solution, seeds 0 and 1."""
+    notebook = solutions(CHAPTER)["trained_parameters"]
+    assert _judge(get("ch15.trained_model").reference) is None
+    assert _judge(notebook, seed=0) is None and _judge(notebook, seed=1) is None
+
+
+def _bigram_table(ids: np.ndarray, vocab_size: int) -> np.ndarray:
     counts = np.full((vocab_size, vocab_size), 0.1)
-    np.add.at(counts, (train_ids[:-1], train_ids[1:]), 1)
-    bigram_loss = -np.log((counts / counts.sum(axis=1, keepdims=True))[val_ids[:-1], val_ids[1:]]).mean()
-    assert TARGET_LOSS < bigram_loss - 0.1
+    np.add.at(counts, (ids[:-1], ids[1:]), 1)
+    return np.log(counts / counts.sum(axis=1, keepdims=True))
+
+
+def _model_parameters(vocab_size: int, **values) -> tuple:
+    """The chapter's model's parameters with some replaced: attention and MLP outputs zeroed, so that the logits
+    are the head applied to each character's own (normalised) vector: a table of one character's context."""
+    from grading.exercises.ch15 import CharTransformer
+
+    minitorch.manual_seed(0)
+    state = CharTransformer(vocab_size).state_dict()
+    for name in ("attention.out_proj.weight", "attention.out_proj.bias", "mlp.2.weight", "mlp.2.bias"):
+        state[name] = minitorch.zeros_like(state[name])
+    state.update({name: minitorch.tensor(np.asarray(value, dtype=np.float32)) for name, value in values.items()})
+    return tuple(state.values())
+
+
+def _table_in_the_model(table: np.ndarray, vocab_size: int) -> tuple:
+    """A bigram table written into the model's weights as well as 48 features allow: each character's vector is
+    row i of the table's best rank-48 factor (standardised, so that the layer norm keeps it), the head the other."""
+    centred = table - table.mean(axis=1, keepdims=True)
+    left, values, right = np.linalg.svd(centred)
+    rank = 48
+    vectors = left[:, :rank] * values[:rank]
+    mean, std = vectors.mean(axis=1, keepdims=True), vectors.std(axis=1, keepdims=True) + 1e-6
+    standardised = (vectors - mean) / std
+    head = np.linalg.lstsq(standardised, centred, rcond=None)[0].T  # (vocab, 48)
+    return _model_parameters(
+        vocab_size, token_vectors=standardised, position_vectors=np.zeros((24, 48)), **{"head.weight": head,
+        "head.bias": np.zeros(vocab_size)},
+    )  # fmt: skip
+
+
+def test_shortcuts_without_a_trained_network_score_nothing():
+    """A constant, a table fitted on the validation ids the notebook holds, and a trigram table counted on the
+    training text: returned as such, or written into the chapter's model, none reaches the target."""
+    train, val, vocab_size = text_ids()
+
+    def constant(train_ids, vocab_size, seed):
+        return minitorch.tensor(2.0), minitorch.tensor(0.0)  # the old interface's "loss" and "future influence"
+
+    def trigram_table(train_ids, vocab_size, seed):
+        counts = np.full((vocab_size,) * 3, 0.1)
+        ids = train_ids.numpy()
+        np.add.at(counts, (ids[:-2], ids[1:-1], ids[2:]), 1)
+        return minitorch.tensor(np.log(counts / counts.sum(axis=2, keepdims=True)))
+
+    def constant_model(train_ids, vocab_size, seed):  # the same prediction everywhere: the unigram's frequencies
+        unigram = np.log(np.bincount(val, minlength=vocab_size) + 0.1)
+        return _model_parameters(vocab_size, **{"head.weight": np.zeros((vocab_size, 48)), "head.bias": unigram})
+
+    def validation_table_in_the_model(train_ids, vocab_size, seed):
+        return _table_in_the_model(_bigram_table(val, vocab_size), vocab_size)
+
+    for shortcut, words in [
+        (constant, "expected the 18 tensors"), (trigram_table, "expected the 18 tensors"),
+        (constant_model, ABOVE), (validation_table_in_the_model, ABOVE),
+    ]:  # fmt: skip
+        verdict = _judge(shortcut)
+        assert verdict is not None and words in verdict, (shortcut.__name__, verdict)
+
+
+def test_the_target_is_below_every_no_network_baseline_on_the_held_out_text():
+    from grading.exercises.ch15 import baselines, judging_ids
+
+    assert judging_ids()[1] == "the held-out entries G"
+    losses = baselines()
+    assert set(losses) == {"constant (uniform)", "unigram", "bigram", "trigram"}
+    assert TARGET_LOSS < min(losses.values()) - 0.03, losses
+    # the trigram by hand, counted on the training text and measured on the held-out ids
+    train, _, vocab_size = text_ids()
+    held, _ = judging_ids()
+    counts = np.full((vocab_size,) * 3, 0.1)
+    np.add.at(counts, (train[:-2], train[1:-1], train[2:]), 1)
+    trigram = -np.log((counts / counts.sum(axis=2, keepdims=True))[held[:-2], held[1:-1], held[2:]]).mean()
+    assert math.isclose(losses["trigram"], trigram)
+
+
+def test_the_held_out_text_is_not_in_the_learners_edition():
+    """The entries G are the judge's alone: not in the chapter's text, nor anywhere in the learner's folder."""
+    from grading.exercises.ch15 import _COURSE, HELD_OUT
+
+    held = HELD_OUT.read_text(encoding="ascii")
+    assert held.startswith("GALLOWS, n.") and len(held) > 10_000
+    for path in (_COURSE / "release" / CHAPTER).iterdir():
+        if path.is_file():
+            assert held[:2000] not in path.read_text(encoding="utf-8", errors="replace"), path
+
+
+def test_the_notebooks_target_is_the_graders():
+    import json
+
+    from grading.exercises.ch15 import _COURSE
+
+    notebook = json.loads((_COURSE / "source" / CHAPTER / f"{CHAPTER}.ipynb").read_text())
+    text = "".join("".join(cell["source"]) for cell in notebook["cells"])
+    assert f"TARGET_LOSS = {TARGET_LOSS}\n" in text
 
 
 # -- the at-most comparison the loss check uses ----------------------------------------------------------------
@@ -400,3 +558,89 @@ def test_every_withheld_piece_exists():
 )
 def test_the_solutions_pass_and_shortcuts_raise_with_the_pieces_withheld(name, cheat):
     assert "is not available while this exercise is graded" in run_with_withheld(name, "15_capstone", cheat)
+
+
+# -- the same verdicts through minitorch-grade: fixture notebooks graded in the sandbox -----------------------------
+CHEAP_MODEL = '''
+
+def trained_model(train_ids, vocab_size, seed):  # no training: the shortcut below is all there is
+    minitorch.manual_seed(seed)
+    return CharTransformer(vocab_size)
+'''
+SHORTCUTS = {
+    "constant": CHEAP_MODEL + '''
+def trained_parameters(train_ids, vocab_size, seed):
+    return minitorch.tensor(2.0), minitorch.tensor(0.0)
+''',
+    "trigram_on_the_training_text": CHEAP_MODEL + '''
+def trained_parameters(train_ids, vocab_size, seed):
+    ids = train_ids.numpy()
+    counts = np.full((vocab_size,) * 3, 0.1)
+    np.add.at(counts, (ids[:-2], ids[1:-1], ids[2:]), 1)
+    return minitorch.tensor(np.log(counts / counts.sum(axis=2, keepdims=True)))
+''',
+    # the sandbox has no copy of the chapter's text: the shortcut carries the validation text in its own cell
+    "validation_table_in_the_model": CHEAP_MODEL + '''
+def trained_parameters(train_ids, vocab_size, seed):
+    val_array = np.array([VOCABULARY.index(character) for character in VALIDATION_TEXT])
+    counts = np.full((vocab_size, vocab_size), 0.1)
+    np.add.at(counts, (val_array[:-1], val_array[1:]), 1)  # fitted on the validation text
+    table = np.log(counts / counts.sum(axis=1, keepdims=True))
+    centred = table - table.mean(axis=1, keepdims=True)
+    left, values, _ = np.linalg.svd(centred)
+    vectors = left[:, :WIDTH] * values[:WIDTH]
+    vectors = (vectors - vectors.mean(axis=1, keepdims=True)) / (vectors.std(axis=1, keepdims=True) + 1e-6)
+    head = np.linalg.lstsq(vectors, centred, rcond=None)[0].T
+    model = CharTransformer(vocab_size)
+    state = model.state_dict()
+    for name in ("attention.out_proj.weight", "attention.out_proj.bias", "mlp.2.weight", "mlp.2.bias",
+                 "position_vectors", "head.bias"):
+        state[name] = minitorch.zeros_like(state[name])
+    state["token_vectors"] = minitorch.tensor(vectors.astype(np.float32))
+    state["head.weight"] = minitorch.tensor(head.astype(np.float32))
+    return tuple(state.values())
+''',
+}
+
+
+def test_minitorch_grade_scores_the_shortcuts_0_and_the_reference_full(tmp_path):
+    """The chapter's source notebook (the reference) and three copies whose training cell ends with a shortcut,
+    graded by minitorch-grade: the shortcuts lose exactly the trained model's part, the reference scores full."""
+    import csv
+    import json
+    import shutil
+
+    from grading.cli import main
+    from grading.exercises.ch15 import _COURSE, chapter_text
+    from grading.notebook import read_assignment
+    from tests.grading.conftest import require_bwrap
+
+    require_bwrap()
+    source = _COURSE / "source" / CHAPTER / f"{CHAPTER}.ipynb"
+    folder = tmp_path / "submitted"
+    folder.mkdir()
+    shutil.copy(source, folder / "reference.ipynb")
+    document = json.loads(source.read_text())
+    text = chapter_text()
+    texts = f"VOCABULARY = {''.join(sorted(set(text)))!r}\nVALIDATION_TEXT = {text[int(0.9 * len(text)):]!r}\n"
+    for name, shortcut in SHORTCUTS.items():
+        shortcut = "\n" + texts + shortcut
+        copy = json.loads(json.dumps(document))
+        for cell in copy["cells"]:
+            if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "ch15-training":
+                cell["source"] = "".join(cell["source"]) + shortcut
+        (folder / f"{name}.ipynb").write_text(json.dumps(copy))
+    out = tmp_path / "out"
+    assert main([str(folder), "--source", str(source), "--out", str(out), "--jobs", "2", "--quiet"]) == 0
+    with open(out / "grades.csv", newline="") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    maximum = read_assignment(source).max_points
+    assert float(rows["reference"]["total"]) == maximum, (out / "feedback" / "reference.md").read_text()
+    for name in SHORTCUTS:
+        feedback = (out / "feedback" / f"{name}.md").read_text()
+        assert float(rows[name]["ch15.trained_model"]) == 0, feedback
+        assert float(rows[name]["total"]) == maximum - 3, feedback  # every other part still full
+    assert "expected the 18 tensors" in (out / "feedback" / "constant.md").read_text()
+    assert "expected the 18 tensors" in (out / "feedback" / "trigram_on_the_training_text.md").read_text()
+    validation = (out / "feedback" / "validation_table_in_the_model.md").read_text()
+    assert "above the target 2.05" in validation and "held-out entries G" in validation

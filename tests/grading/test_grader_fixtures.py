@@ -7,6 +7,7 @@ each one (infinite loops, crashes, fork bombs, 6 GB allocations, reading secrets
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import subprocess
@@ -17,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from grading import class_summary
 from grading.registry import randn
 from tests.grading.conftest import TEST_LIMITS, read_grades
 from tests.grading.fixtures.make_fixtures import SECRET, submissions
@@ -52,7 +54,9 @@ def test_unsafe_entries_are_rejected_and_never_graded(graded_batch, course):
         assert not (out / "feedback" / f"{student}.md").exists()
     # nothing escaped the output folder or the archive's folder
     assert not (course["root"] / "escape").exists() and not (course["root"] / "outside.ipynb").exists()
-    assert {path.name for path in out.iterdir()} <= {"grades.csv", "feedback", "logs", "gradescope", "rejected.txt"}
+    assert {path.name for path in out.iterdir()} <= {
+        "grades.csv", "feedback", "logs", "gradescope", "rejected.txt", "summary.csv", "failures.csv", "summary.html",
+    }  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -67,6 +71,12 @@ def test_unsafe_entries_are_rejected_and_never_graded(graded_batch, course):
         ("s3__loop_top_level", "timeout", ["ran past the time limit (3 s)"]),
         ("s3__loop_top_level_swallows_timeout", "timeout", ["ran past the time limit"]),
         ("s1__deleted_linear_test_cell", "test-cell-deleted", ["test cell of demo.linear (test_linear) was deleted"]),
+        ("s1__earlier_release_without_linear", "earlier-release", [
+            "earlier release of demo", "demo.linear is not in it", "relu: 1 / 1: passed",
+            "demo.linear: 0 / 2: not in the release you submitted"]),
+        ("s2__earlier_release_relu_replaced", "earlier-release", [
+            "its test cell checks demo.rectify, not demo.relu", "demo.linear: 2 / 2: passed",
+            "no function named relu"]),
         ("s0__invalid_json", "invalid-notebook", ["invalid JSON at line"]),
         ("s0__binary_garbage", "invalid-notebook", ["not UTF-8"]),
         ("s0__not_a_notebook", "invalid-notebook", ["no 'cells' list"]),
@@ -242,3 +252,44 @@ def test_answers_file_is_loaded_without_pickles(tmp_path):
             archive.writestr("c0_0.npy", buffer.getvalue())
         with pytest.raises(ValueError, match=message):
             load_answers(tmp_path / "overflow.npz")
+
+
+def test_earlier_releases_are_never_told_a_test_cell_was_deleted(graded_batch):
+    for name in ("s1__earlier_release_without_linear", "s2__earlier_release_relu_replaced"):
+        feedback = (graded_batch["out"] / "feedback" / f"{name}.md").read_text()
+        assert "deleted" not in feedback, feedback
+        assert "test-cell-deleted" not in graded_batch["grades"][name]["status"]
+
+
+def test_the_class_summary_counts_what_grades_csv_says(graded_batch):
+    """summary.csv's means and counts are grades.csv's, computed again here; failures.csv names each student who
+    lost points on a part under the kind their feedback gives; summary.html holds everything inline."""
+    import csv
+
+    out, grades = graded_batch["out"], graded_batch["grades"]
+    with open(out / "summary.csv", newline="") as handle:
+        rows = {row["part"]: row for row in csv.DictReader(handle)}
+    assert set(rows) == {"demo.relu", "demo.linear", "total"}
+    for part, maximum in (("demo.relu", 1.0), ("demo.linear", 2.0), ("total", 3.0)):
+        scores = [float(row[part]) for row in grades.values()]
+        row = rows[part]
+        assert int(row["submissions"]) == len(scores) and float(row["max_points"]) == maximum
+        assert math.isclose(float(row["mean"]), sum(scores) / len(scores), abs_tol=5e-4)
+        assert int(row["full"]) == sum(score == maximum for score in scores)
+        assert int(row["none"]) == sum(score == 0 for score in scores)
+        assert sum(int(row[f"scores {10 * i}-{10 * (i + 1)}%"]) for i in range(10)) == len(scores)
+    with open(out / "failures.csv", newline="") as handle:
+        failures = {(row["part"], row["kind"]): row["students"].split(";") for row in csv.DictReader(handle)}
+    failed_linear = {student for student, row in grades.items() if float(row["demo.linear"]) < 2}
+    assert {s for (part, _), students in failures.items() if part == "demo.linear" for s in students} == failed_linear
+    assert "s1__earlier_release_without_linear" in failures[("demo.linear", "earlier release")]
+    assert "s1__deleted_linear_test_cell" in failures[("demo.linear", "test cell deleted")]
+    assert "s0__blank_release" in failures[("demo.linear", "not implemented")]
+    assert "s2__loop_in_function" in {s for (_, kind), students in failures.items() if kind == "time or memory limit"
+                                      for s in students}  # fmt: skip
+    assert "s1__partial_linear_flattens" in failures[("demo.linear", "wrong answer")]
+    assert sum(int(rows["demo.linear"][kind]) for kind in class_summary.KIND_NAMES) == len(failed_linear)
+    page = (out / "summary.html").read_text()
+    assert page.count("<svg") == 3 and "<script" not in page and "http://" not in page.replace(
+        'xmlns="http://www.w3.org/2000/svg"', "")
+    assert "s1__earlier_release_without_linear" in page and "<b>not graded</b>" in page  # the rejected entries

@@ -133,6 +133,46 @@ def test_plan_skips_test_cells_and_notices_deleted_ones(source):
     assert [part.grade_id for part in plan.deleted] == ["test_relu"]
 
 
+def test_plan_tells_an_earlier_release_from_a_deleted_test_cell(source):
+    """Without linear's solution cell and test cell, the notebook is an earlier release (an exercise added since);
+    with its test cell checking another exercise, a part is still graded, and marked as replaced."""
+    assignment = read_assignment(source)
+    assert [part.solution_ids for part in assignment.parts] == [("relu",), ("linear",)]
+    earlier = correct()
+    earlier.cells = [c for c in earlier.cells if c.metadata.get("nbgrader", {}).get("grade_id") not in ("linear",
+                     "test_linear")]  # fmt: skip
+    plan = plan_submission(parse_notebook(_bytes(earlier)), assignment)
+    assert [part.grade_id for part in plan.present] == ["test_relu"] and plan.deleted == []
+    assert [(part.grade_id, why) for part, why in plan.earlier] == [
+        ("test_linear", "the notebook has neither its solution cell nor its test cell")
+    ]
+    replaced = correct()
+    for cell in replaced.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "test_relu":
+            cell.source = 'check("demo.rectify", rectify)'
+    plan = plan_submission(parse_notebook(_bytes(replaced)), assignment)
+    assert len(plan.present) == 2 and plan.earlier == [] and plan.deleted == []
+    assert plan.replaced == {"test_relu": "its test cell checks demo.rectify, not demo.relu"}
+
+
+def test_the_capstones_previous_release_is_recognised():
+    """Chapter 15's release before its training exercise was judged on the trained model: the training test cell
+    checked ch15.validation_loss_after_training under the same grade_id."""
+    from pathlib import Path
+
+    chapter = Path(__file__).resolve().parents[2] / "notebooks"
+    assignment = read_assignment(chapter / "source" / "15_capstone" / "15_capstone.ipynb")
+    document = json.loads((chapter / "release" / "15_capstone" / "15_capstone.ipynb").read_text())
+    for cell in document["cells"]:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "ch15-training-tests":
+            cell["source"] = 'check("ch15.validation_loss_after_training", validation_loss_after_training)\n'
+    plan = plan_submission(parse_notebook(json.dumps(document).encode()), assignment)
+    assert plan.replaced == {
+        "ch15-training-tests": "its test cell checks ch15.validation_loss_after_training, not ch15.trained_model"
+    }
+    assert plan.deleted == [] and plan.earlier == []
+
+
 def test_plan_without_metadata_recognises_check_calls(source):
     assignment = read_assignment(source)
     stripped = correct()

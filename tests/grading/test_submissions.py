@@ -196,3 +196,107 @@ def _tar_gz_of_zeros(path, member_name, mebibytes):
     gzip_header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"
     path.write_bytes(gzip_header + head + block * mebibytes + tail + struct.pack("<II", crc, length & 0xFFFFFFFF))
     return path
+
+
+# -- the learning platforms' bulk exports: names with spaces and accents, identity from the platform's name -------
+MOODLE = [
+    ("Anne Marie Dupont_1234_assignsubmission_file_/demo.ipynb", "Anne_Marie_Dupont_1234"),
+    ("Zoë Müller_5678_assignsubmission_file_/demo.ipynb", "Zoë_Müller_5678"),
+    ("O'Brien, Seán_91_assignsubmission_file_/sub/demo.ipynb", "O_Brien_Seán_91"),
+    # two students with the same name: the platform's id keeps them apart
+    ("Anne Marie Dupont_4321_assignsubmission_file_/demo.ipynb", "Anne_Marie_Dupont_4321"),
+]
+CANVAS = [
+    ("dupontanne_12345_67890_demo.ipynb", "dupontanne_12345"),
+    ("mullerzoe_LATE_23456_78901_demo-1.ipynb", "mullerzoe_23456"),
+]
+
+
+def test_a_moodle_export_in_a_folder_and_in_an_archive(tmp_path):
+    folder = tmp_path / "moodle"
+    for member, _ in MOODLE:
+        path = folder / member
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(NOTEBOOK)
+    expected = {student for _, student in MOODLE}
+    found = _by_student(find_submissions([str(folder)], "demo"))
+    assert set(found) == expected and all(s.problem is None and s.data == NOTEBOOK for s in found.values())
+    archive = _zip(tmp_path / "moodle.zip", [(member, NOTEBOOK) for member, _ in MOODLE])
+    found = _by_student(find_submissions([], "demo", bulk_archives=[str(archive)]))
+    assert set(found) == expected and all(s.problem is None for s in found.values())
+    assert found["Zoë_Müller_5678"].origin.endswith("Zoë Müller_5678_assignsubmission_file_/demo.ipynb")
+
+
+def test_a_moodle_name_in_decomposed_unicode_is_the_same_student():
+    """macOS writes 'ë' as 'e' and a combining diaeresis; the name is read in NFC, as typed."""
+    from grading.submissions import platform_student
+
+    assert platform_student("Zoe\u0308 Mu\u0308ller_5678_assignsubmission_file_") == "Zoë_Müller_5678"
+    assert platform_student("-rf x_4_assignsubmission_file_") == "rf_x_4"  # no leading dash for a command line
+
+
+def test_a_canvas_export_in_a_folder_and_in_an_archive(tmp_path):
+    folder = tmp_path / "canvas"
+    folder.mkdir()
+    for member, _ in CANVAS:
+        (folder / member).write_bytes(NOTEBOOK)
+    expected = {student for _, student in CANVAS}
+    assert set(_by_student(find_submissions([str(folder)], "demo"))) == expected
+    archive = _zip(tmp_path / "canvas.zip", [(member, NOTEBOOK) for member, _ in CANVAS])
+    assert set(_by_student(find_submissions([], "demo", bulk_archives=[str(archive)]))) == expected
+
+
+GRADESCOPE_METADATA = """---
+submission_123456:
+  :submitters:
+  - :name: Anne Marie Dupont
+    :sid: '1001'
+    :email: anne@example.org
+  :created_at: 2026-10-01 10:00:00.000000000 +00:00
+  :score: 0.0
+submission_234567:
+  :submitters:
+  - :name: "Zoë Müller"
+    :sid: '1002'
+  :created_at: 2026-10-01 11:00:00.000000000 +00:00
+"""
+
+
+def test_a_gradescope_export_names_each_submission_after_its_submitter(tmp_path):
+    export = tmp_path / "assignment_42_export"
+    for folder in ("submission_123456", "submission_234567"):
+        (export / folder).mkdir(parents=True)
+        (export / folder / "demo.ipynb").write_bytes(NOTEBOOK)
+    (export / "submission_metadata.yml").write_text(GRADESCOPE_METADATA)
+    expected = {"Anne_Marie_Dupont_123456", "Zoë_Müller_234567"}
+    assert set(_by_student(find_submissions([str(export)], "demo"))) == expected
+    members = [(f"assignment_42_export/{f}/demo.ipynb", NOTEBOOK) for f in ("submission_123456", "submission_234567")]
+    archive = _zip(tmp_path / "gradescope.zip", members + [
+        ("assignment_42_export/submission_metadata.yml", GRADESCOPE_METADATA.encode())])  # fmt: skip
+    found = _by_student(find_submissions([], "demo", bulk_archives=[str(archive)]))
+    assert set(found) == expected and all(s.problem is None for s in found.values())
+
+
+@pytest.mark.parametrize(
+    "folder, reason",
+    [
+        ("../Anne Dupont_1_assignsubmission_file_", "leaves the archive"),  # path tricks stay refused
+        ("Eve\u202eelif_2_assignsubmission_file_", "unsafe student name"),  # a right-to-left override
+        ("Eve\nMallory_3_assignsubmission_file_", "unsafe student name"),  # a newline in grades.csv
+        ("!!! _4_assignsubmission_file_", "unsafe student name"),  # nothing of a name left
+        ("a..b_5_assignsubmission_file_", "unsafe student name"),  # ".." in the name
+    ],
+)
+def test_platform_names_never_pass_a_path_trick_or_a_control_character(tmp_path, folder, reason):
+    archive = _zip(tmp_path / "export.zip", [(f"{folder}/demo.ipynb", NOTEBOOK), ("ok/demo.ipynb", NOTEBOOK)])
+    found = find_submissions([], "demo", bulk_archives=[str(archive)])
+    problems = [submission.problem for submission in found if submission.problem]
+    assert problems and reason in problems[0], problems
+    assert all(submission.data is None for submission in found if submission.problem)
+
+
+def test_gradescope_metadata_builds_no_objects_and_ignores_other_keys():
+    from grading.submissions import gradescope_names
+
+    text = "submission_1:\n  :submitters:\n  - :name: !!python/object/apply:os.system ['id']\nother:\n  :name: x\n"
+    assert gradescope_names(text) == {"submission_1": "!!python/object/apply:os.system ['id']"}
