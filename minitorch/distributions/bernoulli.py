@@ -75,7 +75,7 @@ class Bernoulli(Distribution):
     def variance(self) -> Tensor:
         return self.probs * (1 - self.probs)
 
-    def sample(self, sample_shape=Size()) -> Tensor:
+    def sample(self, sample_shape=()) -> Tensor:
         with no_grad():
             return _creation.bernoulli(self.probs.expand(self._extended_shape(sample_shape)))
 

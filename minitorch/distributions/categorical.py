@@ -83,7 +83,7 @@ class Categorical(Distribution):
     def variance(self) -> Tensor:
         return _creation.full(self._extended_shape(), math.nan, dtype=self.probs.dtype, device=self.probs.device)
 
-    def sample(self, sample_shape=Size()) -> Tensor:
+    def sample(self, sample_shape=()) -> Tensor:
         """``multinomial`` of every batch row at once, with replacement, reshaped to ``sample_shape + batch_shape``."""
         sample_shape = Size(sample_shape)
         probs_2d = self.probs.reshape(-1, self._num_events)

@@ -37,7 +37,7 @@ class Distribution:
             raise ValueError
         Distribution._validate_args = value
 
-    def __init__(self, batch_shape=Size(), event_shape=Size(), validate_args: bool | None = None) -> None:
+    def __init__(self, batch_shape=(), event_shape=(), validate_args: bool | None = None) -> None:
         self._batch_shape, self._event_shape = Size(batch_shape), Size(event_shape)
         if validate_args is not None:
             self._validate_args = validate_args
@@ -100,12 +100,12 @@ class Distribution:
     def expand(self, batch_shape, _instance=None):
         raise NotImplementedError
 
-    def sample(self, sample_shape=Size()) -> Tensor:
+    def sample(self, sample_shape=()) -> Tensor:
         """A draw of shape ``sample_shape + batch_shape + event_shape``, outside the graph."""
         with no_grad():
             return self.rsample(sample_shape)
 
-    def rsample(self, sample_shape=Size()) -> Tensor:
+    def rsample(self, sample_shape=()) -> Tensor:
         raise NotImplementedError
 
     def sample_n(self, n: int) -> Tensor:
@@ -130,7 +130,7 @@ class Distribution:
     def perplexity(self) -> Tensor:
         return self.entropy().exp()
 
-    def _extended_shape(self, sample_shape=Size()) -> Size:
+    def _extended_shape(self, sample_shape=()) -> Size:
         return Size(tuple(sample_shape) + tuple(self._batch_shape) + tuple(self._event_shape))
 
     def _validate_sample(self, value: Tensor) -> None:

@@ -47,7 +47,7 @@ class Exponential(Distribution):
     def variance(self) -> Tensor:
         return self.rate.pow(-2)
 
-    def rsample(self, sample_shape=Size()) -> Tensor:
+    def rsample(self, sample_shape=()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         return _creation.empty(shape, dtype=self.rate.dtype, device=self.rate.device).exponential_() / self.rate
 

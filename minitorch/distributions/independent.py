@@ -40,7 +40,8 @@ class Independent(Distribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Independent, _instance)
         batch_shape = Size(batch_shape)
-        new.base_dist = self.base_dist.expand(tuple(batch_shape) + tuple(self.event_shape[: self.reinterpreted_batch_ndims]))
+        kept = tuple(self.event_shape[: self.reinterpreted_batch_ndims])  # the base's dims that are our events
+        new.base_dist = self.base_dist.expand(tuple(batch_shape) + kept)
         new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
         Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
@@ -73,10 +74,10 @@ class Independent(Distribution):
     def variance(self) -> Tensor:
         return self.base_dist.variance
 
-    def sample(self, sample_shape=Size()) -> Tensor:
+    def sample(self, sample_shape=()) -> Tensor:
         return self.base_dist.sample(sample_shape)
 
-    def rsample(self, sample_shape=Size()) -> Tensor:
+    def rsample(self, sample_shape=()) -> Tensor:
         return self.base_dist.rsample(sample_shape)
 
     def log_prob(self, value: Tensor) -> Tensor:

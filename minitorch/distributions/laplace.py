@@ -48,7 +48,7 @@ class Laplace(Distribution):
     def stddev(self) -> Tensor:
         return (2**0.5) * self.scale
 
-    def rsample(self, sample_shape=Size()) -> Tensor:
+    def rsample(self, sample_shape=()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         eps = _type_info.finfo(self.loc.dtype).eps
         u = _creation.empty(shape, dtype=self.loc.dtype, device=self.loc.device).uniform_(eps - 1, 1)

@@ -95,7 +95,7 @@ class MultivariateNormal(Distribution):
     def variance(self) -> Tensor:
         return self._unbroadcasted_scale_tril.pow(2).sum(-1).expand(tuple(self._batch_shape) + tuple(self._event_shape))
 
-    def rsample(self, sample_shape=Size()) -> Tensor:
+    def rsample(self, sample_shape=()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         eps = _creation.empty(shape, dtype=self.loc.dtype, device=self.loc.device).normal_()
         return self.loc + (self._unbroadcasted_scale_tril @ eps.unsqueeze(-1)).squeeze(-1)

@@ -55,12 +55,12 @@ class Normal(Distribution):
     def variance(self) -> Tensor:
         return self.stddev.pow(2)
 
-    def sample(self, sample_shape=Size()) -> Tensor:
+    def sample(self, sample_shape=()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         with no_grad():
             return _creation.normal(self.loc.expand(shape), self.scale.expand(shape))
 
-    def rsample(self, sample_shape=Size()) -> Tensor:
+    def rsample(self, sample_shape=()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         eps = _creation.empty(shape, dtype=self.loc.dtype, device=self.loc.device).normal_()
         return self.loc + eps * self.scale

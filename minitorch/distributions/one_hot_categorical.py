@@ -64,7 +64,7 @@ class OneHotCategorical(Distribution):
     def variance(self) -> Tensor:
         return self._categorical.probs * (1 - self._categorical.probs)
 
-    def sample(self, sample_shape=Size()) -> Tensor:
+    def sample(self, sample_shape=()) -> Tensor:
         indices = self._categorical.sample(Size(sample_shape))
         return F.one_hot(indices, self._categorical._num_events).to(self._categorical.probs.dtype)
 
@@ -88,7 +88,7 @@ class OneHotCategoricalStraightThrough(OneHotCategorical):
 
     has_rsample = True
 
-    def rsample(self, sample_shape=Size()) -> Tensor:
+    def rsample(self, sample_shape=()) -> Tensor:
         samples = self.sample(sample_shape)
         probs = self._categorical.probs
         return samples + (probs - probs.detach())

@@ -55,7 +55,7 @@ class Uniform(Distribution):
     def variance(self) -> Tensor:
         return (self.high - self.low).pow(2) / 12
 
-    def rsample(self, sample_shape=Size()) -> Tensor:
+    def rsample(self, sample_shape=()) -> Tensor:
         rand = _creation.rand(self._extended_shape(sample_shape), dtype=self.low.dtype, device=self.low.device)
         return self.low + rand * (self.high - self.low)
 

@@ -118,7 +118,7 @@ class GPT(nn.Module):
         for pn, p in self.named_parameters():
             if pn.endswith("c_proj.weight"):
                 torch.nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * config.n_layer))
-        print("number of parameters: %.4fM" % (self.get_num_params() / 1e6,))
+        print("number of parameters: %.4fM" % (self.get_num_params() / 1e6,))  # noqa: UP031 - as nanoGPT prints
 
     def get_num_params(self, non_embedding=True):
         n_params = sum(p.numel() for p in self.parameters())
