@@ -222,7 +222,10 @@ def test_the_chapter_runs_top_to_bottom_with_one_piece_blank(tmp_path):
 
 
 # -- chapters 4 and 5: MyModule, Optimizer and AdamW ---------------------------------------------------------
-LATER_PIECES = {  # piece -> (chapter, its solution cell, minitorch's equivalent)
+LATER_PIECES = {  # piece -> (chapter, its solution cell(s), minitorch's equivalent)
+    "Context": ("02_autograd", ("value_class", "function_apply"), "minitorch.autograd.function.BackwardNode"),
+    "AccumulateGrad": ("02_autograd", ("value_class", "function_apply"), "minitorch.autograd.AccumulateGrad"),
+    "Function": ("02_autograd", ("value_class", "function_apply"), "minitorch.autograd.Function"),
     "MyModule": ("04_networks", "ch04-module-machinery", "minitorch.nn.Module"),
     "Optimizer": ("05_losses_and_optimizers", "ch05-optimizer", "minitorch.optim.Optimizer"),
     "AdamW": ("05_losses_and_optimizers", "ch05-optimizer", "minitorch.optim.AdamW"),
@@ -239,7 +242,9 @@ def _minitorchs(dotted: str):
 def test_chapters_4_and_5_register_their_pieces():
     registered = library.pieces()
     for name, (chapter, cell, _) in LATER_PIECES.items():
-        assert registered[name].chapter == chapter and registered[name].cells == (cell,)
+        cells = cell if isinstance(cell, tuple) else (cell,)
+        assert registered[name].chapter == chapter and registered[name].cells == cells
+    assert registered["backward"].cells == ("value_class", "function_apply", "engine")
     assert list(registered).index("StridedTensor") < list(registered).index("MyModule") < list(registered).index(
         "AdamW"
     )
@@ -341,3 +346,17 @@ def test_chapter_5_runs_top_to_bottom_with_its_optimizer_blank(tmp_path):
     assert "ch05.optimizer_base: not implemented yet" in text
     assert "groups after resuming: [(0.05, 0.1), (0.05, 0.0)]" in text
     assert re.search(r"AdamW +minitorch's: yours is still blank", text)
+
+
+def test_chapter_4_takes_the_engine_from_the_saved_chapter_2(tmp_path, monkeypatch, capsys):
+    """The engine's pieces rebuilt from a saved chapter 2 (both of their cells, in order) pass their checks."""
+    course = tmp_path / "course"
+    (course / "02_autograd").mkdir(parents=True)
+    shutil.copy(COURSE / "source" / "02_autograd" / "02_autograd.ipynb", course / "02_autograd" / "02_autograd.ipynb")
+    (course / "04_networks").mkdir()
+    monkeypatch.chdir(course / "04_networks")
+    table = library.my_library("04_networks", {})
+    assert [table[name] for name in ("Context", "AccumulateGrad", "Function", "backward")] == ["yours"] * 4
+    assert table["MyModule"].startswith("minitorch's: yours was not found")
+    assert table["AdamW"] == "comes in chapter 5"
+    assert library.use("backward", {}, quiet=True).__module__ != "minitorch.autograd"
