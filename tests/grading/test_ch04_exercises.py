@@ -567,3 +567,17 @@ def test_the_withheld_machinery_exists():
     from tests.grading.withheld_support import withheld_names_missing
 
     assert withheld_names_missing("ch04") == []
+
+
+MACHINERY_SHORTCUT = """
+class MyModule(nn.Module):  # minitorch's machinery under the learner's name
+    pass
+"""
+
+
+def test_the_batch_grader_scores_minitorchs_module_machinery_zero(tmp_path):
+    """minitorch-grade: the reference scores full marks; a notebook whose MyModule is minitorch's nn.Module loses
+    exactly the machinery exercise, reported as not implemented (the withheld methods raise)."""
+    from tests.grading.chapter_notebooks import grade_with_shortcut
+
+    grade_with_shortcut(tmp_path, "04_networks", MACHINERY_SHORTCUT, "ch04.module_machinery")
