@@ -765,6 +765,7 @@ cells = [
             self.hooks, self.key = hooks, key
 
         def remove(self):
+            """Take the hook out of the dictionary (a second call changes nothing)."""
             ### BEGIN SOLUTION
             self.hooks.pop(self.key, None)
             ### END SOLUTION
@@ -791,6 +792,7 @@ cells = [
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
         def __setattr__(self, name, value):
+            """File a Parameter, a MyModule or a tensor for an existing buffer in its dictionary; else set it."""
             ### BEGIN SOLUTION
             if isinstance(value, nn.Parameter):
                 self._parameters[name] = value
@@ -803,6 +805,7 @@ cells = [
             ### END SOLUTION
 
         def register_buffer(self, name, tensor, persistent=True):
+            """File a buffer; remember the names of the buffers state_dict must leave out."""
             ### BEGIN SOLUTION
             self._buffers[name] = tensor
             if persistent:
@@ -812,6 +815,7 @@ cells = [
             ### END SOLUTION
 
         def named_parameters(self, prefix="", seen=None):
+            """(path, parameter) pairs: own first, then each child's; a parameter seen before is skipped."""
             ### BEGIN SOLUTION
             seen = set() if seen is None else seen
             for name, parameter in self._parameters.items():
@@ -827,6 +831,7 @@ cells = [
                 yield parameter
 
         def named_buffers(self, prefix=""):
+            """(path, buffer) pairs, persistent or not, own first, then each child's."""
             ### BEGIN SOLUTION
             yield from ((prefix + name, buffer) for name, buffer in self._buffers.items())
             for child_name, child in self._modules.items():
@@ -834,6 +839,7 @@ cells = [
             ### END SOLUTION
 
         def register_forward_hook(self, hook):
+            """Keep hook(module, args, output) under a new key; return a RemovableHandle for it."""
             ### BEGIN SOLUTION
             key = self._next_hook
             object.__setattr__(self, "_next_hook", key + 1)
@@ -842,6 +848,7 @@ cells = [
             ### END SOLUTION
 
         def __call__(self, *args):
+            """forward(*args), then every hook in registration order; a non-None result replaces the output."""
             ### BEGIN SOLUTION
             output = self.forward(*args)
             for hook in list(self._forward_hooks.values()):
@@ -852,6 +859,7 @@ cells = [
             ### END SOLUTION
 
         def _apply(self, fn):
+            """fn on every parameter (new data, same object) and buffer (replaced), in every child; return self."""
             ### BEGIN SOLUTION
             for child in self._modules.values():
                 child._apply(fn)
@@ -867,6 +875,7 @@ cells = [
             return self._apply(lambda tensor: tensor.to(dtype) if tensor.is_floating_point() else tensor)
 
         def state_dict(self, prefix=""):
+            """{path: tensor.detach()}: every parameter path and the persistent buffers, then each child's."""
             ### BEGIN SOLUTION
             state = {prefix + name: parameter.detach() for name, parameter in self._parameters.items()}
             for name, buffer in self._buffers.items():
@@ -878,6 +887,7 @@ cells = [
             ### END SOLUTION
 
         def load_state_dict(self, state, strict=True):
+            """Refuse missing or unexpected keys (strict) in PyTorch's words; then copy each value in place."""
             ### BEGIN SOLUTION
             own = self.state_dict()
             missing = [key for key in own if key not in state]

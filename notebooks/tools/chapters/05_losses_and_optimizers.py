@@ -796,6 +796,7 @@ cells = [
                 self.add_param_group(group)
 
         def add_param_group(self, param_group):
+            """Append the group: params as a list, options from the defaults; a tensor in two groups refused."""
             ### BEGIN SOLUTION
             group = dict(param_group)
             group["params"] = list(group["params"])
@@ -808,6 +809,7 @@ cells = [
             ### END SOLUTION
 
         def zero_grad(self, set_to_none=True):
+            """Every .grad to None, or (set_to_none=False) filled with zeros in place."""
             ### BEGIN SOLUTION
             for group in self.param_groups:
                 for param in group["params"]:
@@ -820,6 +822,7 @@ cells = [
             ### END SOLUTION
 
         def state_dict(self):
+            """{"state": {index: copies}, "param_groups": [options, "params" as indices]}: PyTorch's format."""
             ### BEGIN SOLUTION
             index_of = {}
             for group in self.param_groups:
@@ -839,6 +842,7 @@ cells = [
             ### END SOLUTION
 
         def load_state_dict(self, state_dict):
+            """Map the indices back onto this optimizer's parameters; restore their state (copies) and options."""
             ### BEGIN SOLUTION
             saved_groups = state_dict["param_groups"]
             if len(saved_groups) != len(self.param_groups):
@@ -875,6 +879,7 @@ cells = [
 
         @minitorch.no_grad()
         def step(self):
+            """One AdamW update of every parameter that has a gradient, with its group's options."""
             ### BEGIN SOLUTION
             for group in self.param_groups:
                 beta1, beta2 = group["betas"]
