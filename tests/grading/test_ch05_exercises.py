@@ -675,3 +675,32 @@ def test_the_batch_grader_scores_minitorchs_optimizer_zero(tmp_path):
     from tests.grading.chapter_notebooks import grade_with_shortcut
 
     grade_with_shortcut(tmp_path, "05_losses_and_optimizers", OPTIMIZER_SHORTCUT, "ch05.optimizer_base")
+
+
+def test_the_learners_adamw_follows_torch_adamw_over_many_steps():
+    """The solution's AdamW on its own Optimizer and torch.optim.AdamW, from copied weights, two groups with different
+    lr and weight decay, 200 steps of the same random gradients (some steps without a gradient for one group)."""
+    torch = require_torch()
+    rng = np.random.default_rng(7)
+    shapes = [(4, 3), (3,), (2, 4)]
+    start = [rng.standard_normal(shape).astype(np.float32) for shape in shapes]
+    mine = [minitorch.tensor(value, requires_grad=True) for value in start]
+    theirs = [torch.tensor(value, requires_grad=True) for value in start]
+
+    def groups(params):
+        return [{"params": params[:2]}, {"params": params[2:], "lr": 0.003, "weight_decay": 0.5, "betas": (0.8, 0.9)}]
+
+    optimizer = AdamW(groups(mine), lr=0.01, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.05)
+    torch_optimizer = torch.optim.AdamW(groups(theirs), lr=0.01, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.05)
+    for step in range(200):
+        for index, (ours, reference) in enumerate(zip(mine, theirs)):
+            if index == 2 and step % 7 == 3:
+                ours.grad, reference.grad = None, None
+                continue
+            grad = rng.standard_normal(ours.shape).astype(np.float32)
+            ours.grad, reference.grad = minitorch.tensor(grad), torch.tensor(grad)
+        optimizer.step()
+        torch_optimizer.step()
+    for ours, reference in zip(mine, theirs):
+        np.testing.assert_allclose(ours.detach().numpy(), reference.detach().numpy(), rtol=1e-4, atol=1e-5)
+    assert float(optimizer.state[mine[2]]["step"]) == torch_optimizer.state[theirs[2]]["step"].item() == 171
