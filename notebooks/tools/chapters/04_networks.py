@@ -749,8 +749,8 @@ cells = [
     The check builds trees of small modules on your `MyModule` and on minitorch's `nn.Module` (with buffers of every
     kind, and a weight shared between two modules), registers hooks, calls `to(minitorch.float64)`, saves and
     loads, and compares what each shows; names are compared as their positions in the sorted list of the tree's
-    paths (the cell after the check prints the names themselves). `hint("ch04.module_machinery")` gives hints step
-    by step.
+    paths (the cell after the check prints your names on a model of its own). `hint("ch04.module_machinery")`
+    gives hints step by step.
     """),
     solution('''
     import minitorch
