@@ -244,3 +244,62 @@ exercise(
         "already listed. Loading copies values into the existing parameters without recording a graph.",
     ],
 )
+
+
+# -- build it: buffers, forward hooks, _apply/to and a strict state_dict -------------------------------------
+# The report (grading/library/module.py, shared with the notebook) builds a tree of small modules on the
+# learner's Module and on minitorch's nn.Module (tests: and on torch.nn.Module) and compares what each shows.
+from grading.library.module import MACHINERY_OUTPUTS, machinery_report  # noqa: E402
+
+# minitorch's nn.Module machinery the learner rebuilds, withheld while ch04.module_machinery is graded
+MODULE_MACHINERY_FULL = tuple(
+    f"minitorch.nn.Module.{method}"
+    for method in (
+        "__setattr__", "__getattr__", "__call__", "register_buffer", "register_parameter", "named_parameters",
+        "parameters", "named_buffers", "buffers", "register_forward_hook", "_apply", "to", "state_dict",
+        "load_state_dict",
+    )
+)  # fmt: skip
+
+
+def _tree(*rows):
+    return np.array(rows, dtype=np.int64)
+
+
+exercise(
+    "ch04.module_machinery",
+    function="module_machinery_report",
+    withheld=MODULE_MACHINERY_FULL,
+    reference=lambda structure, values, new_values, x: machinery_report(nn.Module, structure, values, new_values, x),
+    input_type="numpy",
+    output_type="any",
+    check_dtype=False,
+    public=[
+        (_tree((-1, 3, 1, -1), (0, 2, 0, -1)), randn(8, seed=440), randn(8, seed=441), randn(4, seed=442)),
+        (_tree((-1, 2, 5, -1), (0, 3, 2, -1), (1, 2, 1, -1), (0, 2, 0, 0)),
+         randn(12, seed=443), randn(12, seed=444), randn(3, seed=445)),
+        (_tree((-1, 1, 4, -1), (0, 2, 3, -1), (1, 3, 1, -1), (2, 2, 2, -1), (3, 1, 7, 1)),
+         randn(9, seed=446), randn(9, seed=447), randn(2, seed=448)),
+    ],  # fmt: skip
+    labels=[
+        "a root with a buffer and one child",
+        "an integer buffer, a non-persistent buffer, and a grandchild whose weight is the root's (shared)",
+        "a chain four deep: every kind of buffer, a weight shared with a module two levels up",
+    ],
+    outputs=MACHINERY_OUTPUTS,
+    hints=[
+        "A module keeps four dictionaries (its parameters, its buffers, its children, its forward hooks) and a set of "
+        "the buffer names it does not save. Assignment and register_buffer fill them; every other method walks them, "
+        "recursing into the children; attribute reads find the values there.",
+        "Paths: a child's entries are called child_name + '.' + their own name, at any depth, own entries first. "
+        "named_parameters remembers what it has yielded (a shared parameter once); state_dict keeps every path but "
+        "skips non-persistent buffers. A call runs forward, then each hook as hook(module, args, output) in the order "
+        "registered, a non-None result becoming the output. _apply(fn) gives a parameter new data (param.data = ...) "
+        "and a buffer a new tensor in its dictionary, then recurses.",
+        "A handle knows the hook dictionary and the key its hook is stored under; remove() deletes that key (and a "
+        "second remove() changes nothing); each new hook needs a key not used before. load_state_dict(state, "
+        "strict=True) compares state's keys with self.state_dict()'s first and raises the RuntimeError described "
+        "above (one line per kind of wrong key, each key in double quotes) before it copies anything; then each "
+        "value goes in place under no_grad.",
+    ],
+)

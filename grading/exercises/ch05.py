@@ -290,3 +290,52 @@ exercise(
         "parameter is stepped. Read lr and weight_decay from the group, never from self.defaults.",
     ],
 )
+
+
+# -- build it: the Optimizer base under AdamW ----------------------------------------------------------------
+# The report (grading/library/optim.py, shared with the notebook) runs an AdamW class through the base class's
+# promises and AdamW's steps; the reference is minitorch's optim.AdamW (tests: and torch.optim.AdamW).
+from grading.library.optim import OPTIMIZER_OUTPUTS, optimizer_report  # noqa: E402
+
+# minitorch's Optimizer and AdamW, withheld while ch05.optimizer_base is graded
+OPTIMIZER_BASE = tuple(
+    f"minitorch.optim.Optimizer.{method}"
+    for method in ("__init__", "add_param_group", "zero_grad", "state_dict", "load_state_dict")
+) + ("minitorch.optim.AdamW.__init__", "minitorch.optim.AdamW.step", "minitorch.optim.Adam.step")
+
+exercise(
+    "ch05.optimizer_base",
+    function="optimizer_report_of_mine",
+    withheld=OPTIMIZER_BASE,
+    reference=lambda *case: optimizer_report(optim.AdamW, *case),
+    input_type="numpy",
+    output_type="any",
+    check_dtype=False,
+    public=[
+        (randn(6, seed=560), np.array([2, 3]), randn(3, 6, seed=561), 0.1, 0.0),
+        (randn(7, seed=562), np.array([3, 1]), randn(4, 7, seed=563), 0.05, 0.3),
+        (randn(5, seed=564), np.array([1, 2]), randn(6, 5, seed=565, scale=0.01), 0.01, 1.0),
+    ],
+    labels=[
+        "three steps, no weight decay: groups, defaults, Adam's moments, state_dict",
+        "weight decay 0.3 in the first group only: decoupled, and the second group's own lr",
+        "six steps with tiny gradients and weight decay 1.0: bias correction and decay both show",
+    ],
+    outputs=OPTIMIZER_OUTPUTS,
+    rtol=2e-5,
+    atol=1e-7,
+    hints=[
+        "The base class is bookkeeping: a list of groups (dicts of params and options), a dict of per-parameter "
+        "dicts, and two translations between that and a plain dict that refers to no tensor. The subclass's step() "
+        "only reads groups and state. Keep state keyed by the tensor object, so it follows the parameter.",
+        "A group is completed from the defaults for every option it leaves out, and no tensor may sit in two groups "
+        "(PyTorch: ValueError 'some parameters appear in more than one parameter group'). state_dict numbers the "
+        "parameters 0, 1, 2, ... in group order and replaces each tensor by its number, in 'param_groups' and as "
+        "the keys of 'state'; load_state_dict maps the numbers back onto this optimizer's own parameters, group by "
+        "group, and takes the saved options too. AdamW at step t: p(1 - lr wd) first, then the Adam update with "
+        "m/(1 - beta1^t) and v/(1 - beta2^t).",
+        "zero_grad(set_to_none) either assigns None to each .grad or zeroes it in place. The saved 'step' may be a "
+        "0-d tensor (PyTorch saves it so): read it with float(). Copy tensors on the way out and in, so a saved "
+        "state_dict does not change as training goes on.",
+    ],
+)

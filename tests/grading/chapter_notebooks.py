@@ -73,3 +73,47 @@ def solutions(chapter: str) -> dict:
 def checked_exercise(test_cell: str) -> str:
     """The exercise a test cell checks ("ch05.adam_step"): the name its ``check(...)`` call gives."""
     return CHECK_CALL.search(test_cell).group(1)
+
+
+def grade_with_shortcut(tmp_path, chapter: str, code: str, exercise: str) -> None:
+    """minitorch-grade on two submissions of ``chapter``: the instructor's edition, which must score full marks,
+    and the same with ``code`` run right after the solution cell of ``exercise`` (a shortcut through the withheld
+    pieces), which must lose exactly that exercise, reported as not implemented."""
+    import csv
+    import shutil
+    import textwrap
+
+    import nbformat
+
+    from grading.cli import main
+    from grading.notebook import read_assignment
+    from tests.grading.conftest import require_bwrap
+
+    require_bwrap()
+    source = COURSE / "source" / chapter / f"{chapter}.ipynb"
+    folder = tmp_path / "submitted"
+    folder.mkdir()
+    shutil.copy(source, folder / "reference.ipynb")
+    shortcut = nbformat.read(source, as_version=4)
+    cell = next(i for i, c in enumerate(shortcut.cells) if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+                == graded_cell_of(chapter, exercise))  # fmt: skip
+    shortcut.cells.insert(cell + 1, nbformat.v4.new_code_cell(textwrap.dedent(code)))  # right after the learner's cell
+    nbformat.write(shortcut, folder / "shortcut.ipynb")
+    out = tmp_path / "out"
+    assert main([str(folder), "--source", str(source), "--out", str(out), "--jobs", "2", "--quiet"]) == 0
+    with open(out / "grades.csv", newline="") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    assignment = read_assignment(source)
+    assert float(rows["reference"]["total"]) == assignment.max_points, (out / "feedback" / "reference.md").read_text()
+    feedback = (out / "feedback" / "shortcut.md").read_text()
+    lost = sum(part.points for part in assignment.parts if part.exercise == exercise)
+    assert lost > 0 and float(rows["shortcut"]["total"]) == assignment.max_points - lost, feedback
+    line = next(line for line in feedback.splitlines() if line.startswith(f"- {exercise}:"))
+    assert "not implemented yet" in line or "raised NotImplementedError" in line, line
+
+
+def graded_cell_of(chapter: str, exercise: str) -> str:
+    """The solution cell whose test cell checks ``exercise``."""
+    tests = graded_cells(chapter, "source", "grade")
+    test_id = next(cell_id for cell_id, source in tests.items() if checked_exercise(source) == exercise)
+    return test_id.removesuffix("-tests")

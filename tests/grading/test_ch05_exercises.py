@@ -337,3 +337,370 @@ def adamw_run_torch(torch, first, second, first_grads, second_grads, learning_ra
         optimizer.step()
         trajectory.append(first.detach().clone().numpy())
     return np.stack(trajectory), second.detach().numpy(), optimizer.state[first]["exp_avg_sq"].numpy()
+
+
+# -- build it: the Optimizer base under AdamW ----------------------------------------------------------------
+import textwrap  # noqa: E402
+
+from grading.library.optim import optimizer_report, pytorch_state_dict  # noqa: E402
+from tests.grading.chapter_notebooks import NOTEBOOK_IMPORTS, graded_cells, solutions  # noqa: E402
+
+
+def _cells(*cell_ids) -> dict:
+    names = dict(NOTEBOOK_IMPORTS)
+    cells = graded_cells("05_losses_and_optimizers", "source", "solution")
+    for cell_id in cell_ids:
+        exec(compile(cells[cell_id], f"<05 {cell_id}>", "exec"), names)
+    return names
+
+
+BASE = _cells("ch05-optimizer")
+Optimizer, AdamW = BASE["Optimizer"], BASE["AdamW"]
+
+
+def _report_with(adamw_class):
+    return lambda *case: optimizer_report(adamw_class, *case)
+
+
+class DefaultsNotFilled(AdamW):
+    def add_param_group(self, param_group):
+        group = dict(param_group, params=list(param_group["params"]))
+        self.param_groups.append(group)
+
+
+class TwoGroupsAccepted(AdamW):
+    def add_param_group(self, param_group):
+        group = dict(param_group, params=list(param_group["params"]))
+        for name, default in self.defaults.items():
+            group.setdefault(name, default)
+        self.param_groups.append(group)
+
+
+class SetToNoneIgnored(AdamW):
+    def zero_grad(self, set_to_none=True):
+        super().zero_grad(set_to_none=False)
+
+
+def _step_with(*, corrected=True, coupled_decay=False, key=None):
+    """AdamW's step with one thing changed: no bias correction, decay added to the gradient, or the state keyed
+    by something other than the parameter."""
+
+    @minitorch.no_grad()
+    def step(self):
+        position = 0
+        for group in self.param_groups:
+            beta1, beta2 = group["betas"]
+            for param in group["params"]:
+                position += 1
+                if param.grad is None:
+                    continue
+                state = self.state.setdefault(param if key is None else key(param, position), {})
+                if not state:
+                    state.update(step=0.0, exp_avg=minitorch.zeros_like(param), exp_avg_sq=minitorch.zeros_like(param))
+                state["step"] = float(state["step"]) + 1
+                grad = param.grad
+                if coupled_decay:
+                    grad = grad + group["weight_decay"] * param
+                else:
+                    param.mul_(1 - group["lr"] * group["weight_decay"])
+                state["exp_avg"].mul_(beta1).add_(grad, alpha=1 - beta1)
+                state["exp_avg_sq"].mul_(beta2).add_(grad * grad, alpha=1 - beta2)
+                first = 1 - beta1 ** state["step"] if corrected else 1.0
+                second = 1 - beta2 ** state["step"] if corrected else 1.0
+                denominator = (state["exp_avg_sq"] / second).sqrt() + group["eps"]
+                param.sub_(group["lr"] * (state["exp_avg"] / first) / denominator)
+
+    return step
+
+
+class NoBiasCorrection(AdamW):
+    step = _step_with(corrected=False)
+
+
+class DecayInTheGradient(AdamW):
+    step = _step_with(coupled_decay=True)
+
+
+class StateByPosition(AdamW):
+    """self.state[position]: the updates are right, but state[param] finds nothing and state_dict is wrong."""
+
+    step = _step_with(key=lambda param, position: position - 1)
+
+
+class StateDictKeepsTensors(AdamW):
+    """state_dict with the parameters themselves in 'params' instead of their positions."""
+
+    def state_dict(self):
+        saved = super().state_dict()
+        for group, own in zip(saved["param_groups"], self.param_groups):
+            group["params"] = list(own["params"])
+        return saved
+
+
+class LoadKeepsOwnOptions(AdamW):
+    """load_state_dict restores the state but keeps the groups' own options (lr, betas, eps)."""
+
+    def load_state_dict(self, state_dict):
+        groups = [dict(group) for group in self.param_groups]
+        super().load_state_dict(state_dict)
+        self.param_groups = groups
+
+
+OPTIMIZER_MISTAKES = {
+    "group defaults not filled in": (DefaultsNotFilled, "output 1 (param_groups"),
+    "a parameter in two groups accepted": (TwoGroupsAccepted, "a parameter in two groups"),
+    "set_to_none ignored": (SetToNoneIgnored, "zero_grad()"),
+    "bias correction missing": (NoBiasCorrection, "bias correction"),
+    "weight decay added to the gradient": (DecayInTheGradient, "weight decay decoupled"),
+    "state keyed by position": (StateByPosition, "state is keyed by the parameter itself"),
+    "state_dict keeps the tensors": (StateDictKeepsTensors, "integer indices"),
+    "load_state_dict ignores the saved options": (LoadKeepsOwnOptions, "PyTorch's format"),
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(OPTIMIZER_MISTAKES))
+def test_optimizer_mistakes_fail_with_feedback_naming_the_concept(mistake, capsys):
+    optimizer_class, words = OPTIMIZER_MISTAKES[mistake]
+    with pytest.raises(AssertionError):
+        check("ch05.optimizer_base", _report_with(optimizer_class))
+    first_failure = [line for line in capsys.readouterr().out.splitlines() if "FAILED" in line][0]
+    assert words in first_failure, first_failure
+
+
+class ListedOptimizer:
+    """Correct, written differently: groups built in one pass, state in a list of (param, dict) pairs behind a
+    mapping, state_dict numbering by a running counter, and the step written with tensor expressions."""
+
+    class _State(dict):
+        """A dict keyed by identity (a tensor's == compares values)."""
+
+        def __init__(self):
+            super().__init__()
+            self.pairs = []
+
+        def __getitem__(self, param):
+            for known, entry in self.pairs:
+                if known is param:
+                    return entry
+            entry = {}
+            self.pairs.append((param, entry))
+            return entry
+
+        def items(self):
+            return list(self.pairs)
+
+        def __len__(self):
+            return len(self.pairs)
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2):
+        self.defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay)
+        given = list(params)
+        groups = given if isinstance(given[0], dict) else [{"params": given}]
+        self.param_groups, seen = [], []
+        for group in groups:
+            members = list(group["params"])
+            if any(any(member is other for other in seen) for member in members):
+                raise ValueError("some parameters appear in more than one parameter group")
+            seen += members
+            self.param_groups.append({**self.defaults, **group, "params": members})
+        self.state = self._State()
+
+    def zero_grad(self, set_to_none=True):
+        for param in (param for group in self.param_groups for param in group["params"]):
+            if param.grad is not None:
+                param.grad = None if set_to_none else minitorch.zeros_like(param.grad)
+
+    def _numbered(self):
+        return [(number, param) for number, param in enumerate(p for g in self.param_groups for p in g["params"])]
+
+    def state_dict(self):
+        number_of = {id(param): number for number, param in self._numbered()}
+        counter = iter(range(len(number_of)))
+        groups = [{**{k: v for k, v in g.items() if k != "params"}, "params": [next(counter) for _ in g["params"]]}
+                  for g in self.param_groups]  # fmt: skip
+        state = {number_of[id(param)]: {k: (v.clone() if hasattr(v, "clone") else v) for k, v in entry.items()}
+                 for param, entry in self.state.items()}  # fmt: skip
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        params = dict(self._numbered())
+        self.state = self._State()
+        for number, entry in state_dict["state"].items():
+            self.state[params[number]].update({k: (v.clone() if hasattr(v, "clone") else v) for k, v in entry.items()})
+        self.param_groups = [{**saved, "params": group["params"]}
+                             for saved, group in zip(state_dict["param_groups"], self.param_groups)]  # fmt: skip
+
+    @minitorch.no_grad()
+    def step(self):
+        for group in self.param_groups:
+            (beta1, beta2), lr = group["betas"], group["lr"]
+            for param in [p for p in group["params"] if p.grad is not None]:
+                entry = self.state[param]
+                t = float(entry.get("step", 0.0)) + 1
+                m = beta1 * entry.get("exp_avg", 0.0) + (1 - beta1) * param.grad
+                v = beta2 * entry.get("exp_avg_sq", 0.0) + (1 - beta2) * param.grad**2
+                entry.update(step=t, exp_avg=m, exp_avg_sq=v)
+                update = (m / (1 - beta1**t)) / ((v / (1 - beta2**t)).sqrt() + group["eps"])
+                param.copy_(param * (1 - lr * group["weight_decay"]) - lr * update)
+
+
+def test_optimizer_written_differently_passes(capsys):
+    check("ch05.optimizer_base", _report_with(ListedOptimizer))
+    assert "all 3 public cases pass" in capsys.readouterr().out
+
+
+def test_optimizer_solution_passes_the_hidden_cases(capsys):
+    hidden = graded_cells("05_losses_and_optimizers", "source", "grade")["ch05-optimizer-tests"]
+    exec(hidden.split("### BEGIN HIDDEN TESTS", 1)[1], dict(NOTEBOOK_IMPORTS, **BASE))
+    assert "FAILED" not in capsys.readouterr().out
+
+
+def _optimizer_cases():
+    hidden = graded_cells("05_losses_and_optimizers", "source", "grade")["ch05-optimizer-tests"]
+    block = hidden.split("### BEGIN HIDDEN TESTS", 1)[1].replace("from grading import check_hidden", "")
+    found = []
+    exec(block, dict(NOTEBOOK_IMPORTS, optimizer_report_of_mine=None,
+                     check_hidden=lambda name, function, cases: found.extend(cases)))  # fmt: skip
+    return list(get("ch05.optimizer_base").public) + found
+
+
+@pytest.mark.parametrize("case_number", range(6))
+def test_the_optimizer_reference_is_pytorchs_adamw(case_number):
+    """minitorch's optim.AdamW (the reference) shows on every case, public and hidden, what torch.optim.AdamW
+    shows: groups, refusal, steps, state, state_dict, a resumed run and a state_dict in PyTorch's format."""
+    torch = require_torch()
+    case = _optimizer_cases()[case_number]
+    ours = get("ch05.optimizer_base").reference(*case)
+    theirs = optimizer_report(torch.optim.AdamW, *case, lib=torch)
+    for number, (mine, pytorch) in enumerate(zip(ours, theirs)):
+        np.testing.assert_allclose(np.asarray(mine, dtype=np.float64), np.asarray(pytorch, dtype=np.float64),
+                                   rtol=2e-5, atol=1e-7, err_msg=f"output {number + 1}")  # fmt: skip
+
+
+def test_a_state_dict_saved_by_torch_adamw_continues_identically_in_the_learners_adamw():
+    """torch.optim.AdamW trains for a few steps and saves; the solution's AdamW loads that state_dict (converted
+    to minitorch tensors) and takes the next steps as PyTorch does."""
+    torch = require_torch()
+    rng = np.random.default_rng(5)
+    values, grads = rng.standard_normal(5).astype(np.float32), rng.standard_normal((6, 5)).astype(np.float32)
+    theirs = [torch.tensor(values[:3], requires_grad=True), torch.tensor(values[3:], requires_grad=True)]
+    groups = [{"params": theirs[:1]}, {"params": theirs[1:], "lr": 0.02, "weight_decay": 0.0}]
+    torch_optimizer = torch.optim.AdamW(groups, lr=0.1, betas=(0.8, 0.95), weight_decay=0.3)
+    for row in grads[:3]:
+        theirs[0].grad, theirs[1].grad = torch.tensor(row[:3]), torch.tensor(row[3:])
+        torch_optimizer.step()
+    saved = torch_optimizer.state_dict()
+    converted = {
+        "state": {index: {key: minitorch.tensor(value.numpy()) for key, value in entry.items()}
+                  for index, entry in saved["state"].items()},
+        "param_groups": saved["param_groups"],
+    }  # fmt: skip
+    mine = [minitorch.tensor(p.detach().numpy(), requires_grad=True) for p in theirs]
+    optimizer = AdamW([{"params": mine[:1]}, {"params": mine[1:]}], lr=1.0)
+    optimizer.load_state_dict(converted)
+    for row in grads[3:]:
+        theirs[0].grad, theirs[1].grad = torch.tensor(row[:3]), torch.tensor(row[3:])
+        mine[0].grad, mine[1].grad = minitorch.tensor(row[:3]), minitorch.tensor(row[3:])
+        torch_optimizer.step()
+        optimizer.step()
+    for ours, reference in zip(mine, theirs):
+        np.testing.assert_allclose(ours.detach().numpy(), reference.detach().numpy(), rtol=1e-5, atol=1e-7)
+    assert [group["lr"] for group in optimizer.param_groups] == [0.1, 0.02]
+
+
+def test_the_handmade_pytorch_state_dict_has_every_key_torch_saves():
+    torch = require_torch()
+    param = torch.zeros(2, requires_grad=True)
+    optimizer = torch.optim.AdamW([param])
+    param.grad = torch.ones(2)
+    optimizer.step()
+    saved = optimizer.state_dict()
+    handmade = pytorch_state_dict(torch, [2, 1, 1], np.ones((2, 4)), 0.1, 0.0)
+    assert set(handmade["param_groups"][0]) == set(saved["param_groups"][0])
+    assert set(handmade["state"][0]) == set(saved["state"][0])
+    assert handmade["state"][0]["step"].dtype == saved["state"][0]["step"].dtype
+
+
+@pytest.mark.parametrize(
+    "cheat",
+    [
+        """
+        def cheat(values, split, grads, learning_rate, weight_decay):
+            return optimizer_report(minitorch.optim.AdamW, values, split, grads, learning_rate, weight_decay)
+        """,
+        """
+        class AdamW(minitorch.optim.Optimizer):  # minitorch's base under the learner's step
+            def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2):
+                super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay))
+
+            def step(self):
+                pass
+
+        def cheat(values, split, grads, learning_rate, weight_decay):
+            return optimizer_report(AdamW, values, split, grads, learning_rate, weight_decay)
+        """,
+    ],
+)
+def test_an_answer_on_minitorchs_optimizer_earns_nothing(cheat):
+    from tests.grading.withheld_support import run_with_withheld
+
+    source = "from grading.library.optim import optimizer_report\n" + textwrap.dedent(cheat)
+    printed = run_with_withheld("ch05.optimizer_base", "05_losses_and_optimizers", source)
+    assert "withheld:" in printed and "is not available while this exercise is graded" in printed
+
+
+def test_the_withheld_optimizer_pieces_exist():
+    from tests.grading.withheld_support import withheld_names_missing
+
+    assert withheld_names_missing("ch05") == []
+
+
+def test_the_solution_namespace_has_the_pieces():
+    assert solutions("05_losses_and_optimizers")["AdamW"].__mro__[1].__name__ == "Optimizer"
+
+
+OPTIMIZER_SHORTCUT = """
+class Optimizer(optim.Optimizer):  # minitorch's bookkeeping under the learner's name
+    pass
+
+
+class AdamW(optim.AdamW):
+    pass
+"""
+
+
+def test_the_batch_grader_scores_minitorchs_optimizer_zero(tmp_path):
+    """minitorch-grade: the reference scores full marks; a notebook whose Optimizer and AdamW are minitorch's loses
+    exactly the optimizer exercise, reported as not implemented (the withheld methods raise)."""
+    from tests.grading.chapter_notebooks import grade_with_shortcut
+
+    grade_with_shortcut(tmp_path, "05_losses_and_optimizers", OPTIMIZER_SHORTCUT, "ch05.optimizer_base")
+
+
+def test_the_learners_adamw_follows_torch_adamw_over_many_steps():
+    """The solution's AdamW on its own Optimizer and torch.optim.AdamW, from copied weights, two groups with different
+    lr and weight decay, 200 steps of the same random gradients (some steps without a gradient for one group)."""
+    torch = require_torch()
+    rng = np.random.default_rng(7)
+    shapes = [(4, 3), (3,), (2, 4)]
+    start = [rng.standard_normal(shape).astype(np.float32) for shape in shapes]
+    mine = [minitorch.tensor(value, requires_grad=True) for value in start]
+    theirs = [torch.tensor(value, requires_grad=True) for value in start]
+
+    def groups(params):
+        return [{"params": params[:2]}, {"params": params[2:], "lr": 0.003, "weight_decay": 0.5, "betas": (0.8, 0.9)}]
+
+    optimizer = AdamW(groups(mine), lr=0.01, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.05)
+    torch_optimizer = torch.optim.AdamW(groups(theirs), lr=0.01, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.05)
+    for step in range(200):
+        for index, (ours, reference) in enumerate(zip(mine, theirs)):
+            if index == 2 and step % 7 == 3:
+                ours.grad, reference.grad = None, None
+                continue
+            grad = rng.standard_normal(ours.shape).astype(np.float32)
+            ours.grad, reference.grad = minitorch.tensor(grad), torch.tensor(grad)
+        optimizer.step()
+        torch_optimizer.step()
+    for ours, reference in zip(mine, theirs):
+        np.testing.assert_allclose(ours.detach().numpy(), reference.detach().numpy(), rtol=1e-4, atol=1e-5)
+    assert float(optimizer.state[mine[2]]["step"]) == torch_optimizer.state[theirs[2]]["step"].item() == 171

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -218,3 +219,144 @@ def test_the_chapter_runs_top_to_bottom_with_one_piece_blank(tmp_path):
     assert "largest difference from minitorch's x @ w.T + b:" in text
     assert "StridedTensor     minitorch's: yours is still blank" in text
     assert "6 of the 7 pieces built so far are yours" in text
+
+
+# -- chapters 4 and 5: MyModule, Optimizer and AdamW ---------------------------------------------------------
+LATER_PIECES = {  # piece -> (chapter, its solution cell(s), minitorch's equivalent)
+    "Context": ("02_autograd", ("value_class", "function_apply"), "minitorch.autograd.function.BackwardNode"),
+    "AccumulateGrad": ("02_autograd", ("value_class", "function_apply"), "minitorch.autograd.AccumulateGrad"),
+    "Function": ("02_autograd", ("value_class", "function_apply"), "minitorch.autograd.Function"),
+    "MyModule": ("04_networks", "ch04-module-machinery", "minitorch.nn.Module"),
+    "Optimizer": ("05_losses_and_optimizers", "ch05-optimizer", "minitorch.optim.Optimizer"),
+    "AdamW": ("05_losses_and_optimizers", "ch05-optimizer", "minitorch.optim.AdamW"),
+}
+
+
+def _minitorchs(dotted: str):
+    import importlib
+
+    module, _, name = dotted.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+def test_chapters_4_and_5_register_their_pieces():
+    registered = library.pieces()
+    for name, (chapter, cell, _) in LATER_PIECES.items():
+        cells = cell if isinstance(cell, tuple) else (cell,)
+        assert registered[name].chapter == chapter and registered[name].cells == cells
+    assert registered["backward"].cells == ("value_class", "function_apply", "engine")
+    assert list(registered).index("StridedTensor") < list(registered).index("MyModule") < list(registered).index(
+        "AdamW"
+    )
+
+
+@pytest.mark.parametrize("name", sorted(LATER_PIECES))
+def test_a_later_piece_that_is_the_learners_is_used(name, capsys):
+    chapter = LATER_PIECES[name][0]
+    names = dict(solutions(chapter))
+    assert library.use(name, names) is names[name]
+    assert capsys.readouterr().out == f"using your {name} (this notebook)\n"
+
+
+@pytest.mark.parametrize("name", sorted(LATER_PIECES))
+def test_a_blank_later_piece_falls_back_to_minitorchs_in_one_line(name, capsys):
+    chapter, _, equivalent = LATER_PIECES[name]
+    assert library.use(name, namespace(chapter, "release")) is _minitorchs(equivalent)
+    assert capsys.readouterr().out == f"your {name} is still blank: using minitorch's\n"
+
+
+def test_a_failing_adamw_falls_back_naming_its_check(capsys):
+    names = dict(namespace("05_losses_and_optimizers", "source"))
+    original = names["AdamW"].step
+
+    def step_without_decay(self):
+        for group in self.param_groups:
+            group["weight_decay"] = 0.0
+        original(self)
+
+    names["AdamW"].step = step_without_decay
+    try:
+        assert library.use("AdamW", names) is _minitorchs("minitorch.optim.AdamW")
+    finally:
+        names["AdamW"].step = original
+    assert capsys.readouterr().out == (
+        "your AdamW does not pass its public checks yet (ch05.optimizer_base): using minitorch's\n"
+    )
+
+
+def test_chapter_5_takes_mymodule_from_the_saved_chapter_4(tmp_path, monkeypatch, capsys):
+    course = tmp_path / "course"
+    (course / "04_networks").mkdir(parents=True)
+    shutil.copy(COURSE / "source" / "04_networks" / "04_networks.ipynb", course / "04_networks" / "04_networks.ipynb")
+    (course / "05_losses_and_optimizers").mkdir()
+    monkeypatch.chdir(course / "05_losses_and_optimizers")
+    mine = library.use("MyModule", {})
+    assert capsys.readouterr().out == f"using your MyModule ({course / '04_networks' / '04_networks.ipynb'})\n"
+    assert mine is not _minitorchs("minitorch.nn.Module")
+    table = library.my_library("05_losses_and_optimizers", namespace("05_losses_and_optimizers", "release"))
+    assert table["MyModule"] == "yours" and table["AdamW"] == "minitorch's: yours is still blank"
+    assert table["StridedTensor"].startswith("minitorch's: yours was not found")
+
+
+def _run_with_blank(chapter: str, blank_cell: str, tmp_path) -> str:
+    """The instructor's edition of ``chapter`` with ``blank_cell`` as the learner gets it: what it printed."""
+    nbformat = require("nbformat", "reads the chapter")
+    nbclient = require("nbclient", "executes the chapter as Run All does")
+    document = nbformat.read(COURSE / "source" / chapter / f"{chapter}.ipynb", as_version=4)
+    release = json.loads((COURSE / "release" / chapter / f"{chapter}.ipynb").read_text())
+    blank = next(cell for cell in release["cells"]
+                 if cell["metadata"].get("nbgrader", {}).get("grade_id") == blank_cell)  # fmt: skip
+    for cell in document.cells:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == blank_cell:
+            cell.source = "".join(blank["source"])
+        if "### BEGIN HIDDEN TESTS" in cell.source:
+            cell.source = cell.source.split("### BEGIN HIDDEN TESTS", 1)[0]
+    folder = tmp_path / chapter
+    folder.mkdir()
+    settings = {"PYTHONPATH": str(COURSE.parent), "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    previous = {name: os.environ.get(name) for name in settings}
+    os.environ.update(settings)
+    try:
+        client = nbclient.NotebookClient(document, timeout=300, kernel_name="python3", allow_errors=False,
+                                         resources={"metadata": {"path": str(folder)}})  # fmt: skip
+        client.execute()
+    finally:
+        for name, value in previous.items():
+            if value is None:
+                del os.environ[name]
+            else:
+                os.environ[name] = value
+    return "".join(
+        output.get("text", "") for cell in document.cells if cell.cell_type == "code" for output in cell.outputs
+    )
+
+
+def test_chapter_4_runs_top_to_bottom_with_mymodule_blank(tmp_path):
+    text = _run_with_blank("04_networks", "ch04-module-machinery", tmp_path)
+    assert text.count("your MyModule is still blank: using minitorch's") == 1  # the classifier's use(...)
+    assert "ch04.module_machinery: not implemented yet" in text
+    assert "ch04.module_report: all 3 public cases pass" in text
+    assert "the copy answers as the original: True" in text
+    assert re.search(r"MyModule +minitorch's: yours is still blank", text)
+
+
+def test_chapter_5_runs_top_to_bottom_with_its_optimizer_blank(tmp_path):
+    text = _run_with_blank("05_losses_and_optimizers", "ch05-optimizer", tmp_path)
+    assert "your AdamW is still blank: using minitorch's" in text
+    assert "ch05.optimizer_base: not implemented yet" in text
+    assert "groups after resuming: [(0.05, 0.1), (0.05, 0.0)]" in text
+    assert re.search(r"AdamW +minitorch's: yours is still blank", text)
+
+
+def test_chapter_4_takes_the_engine_from_the_saved_chapter_2(tmp_path, monkeypatch, capsys):
+    """The engine's pieces rebuilt from a saved chapter 2 (both of their cells, in order) pass their checks."""
+    course = tmp_path / "course"
+    (course / "02_autograd").mkdir(parents=True)
+    shutil.copy(COURSE / "source" / "02_autograd" / "02_autograd.ipynb", course / "02_autograd" / "02_autograd.ipynb")
+    (course / "04_networks").mkdir()
+    monkeypatch.chdir(course / "04_networks")
+    table = library.my_library("04_networks", {})
+    assert [table[name] for name in ("Context", "AccumulateGrad", "Function", "backward")] == ["yours"] * 4
+    assert table["MyModule"].startswith("minitorch's: yours was not found")
+    assert table["AdamW"] == "comes in chapter 5"
+    assert library.use("backward", {}, quiet=True).__module__ != "minitorch.autograd"

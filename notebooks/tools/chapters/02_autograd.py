@@ -1881,6 +1881,22 @@ cells = [
     ),
     md(
         """
+        ### Your library so far
+
+        The pieces of your own minitorch, and whether each one is yours (it passes its public checks) or still
+        minitorch's. Later chapters take your pieces from this notebook once it is saved, so save it before moving
+        on.
+        """
+    ),
+    code(
+        """
+        from grading.library import my_library
+
+        my_library("02_autograd")
+        """
+    ),
+    md(
+        """
         ## Summary
 
         * `requires_grad=True` makes minitorch **record** every operation on a tensor; each result's `grad_fn` is a node

@@ -20,6 +20,8 @@ cells = [
     * train a network on real images (scikit-learn's handwritten digits) with `optim.SGD` and plot its loss;
     * build the `Module` machinery yourself: registration in `__setattr__`, `named_parameters`, `state_dict` with
       PyTorch's key names, `load_state_dict`, and `train`/`eval` through a nested model.
+    * complete it with buffers (saved or not), forward hooks, `to(dtype)` that keeps every parameter's identity, and a
+      strict `load_state_dict`, then train a model on your own `MyModule`.
 
     Everything here is written with PyTorch's names: replace `import minitorch` by `import torch` and the code runs
     unchanged.
@@ -712,6 +714,297 @@ cells = [
         print("Complete Module above first, then run this cell again.")
     """),
     md(r"""
+    ## 9. Build it: buffers, hooks, `to` and a strict `state_dict`
+
+    A model holds more than its parameters. BatchNorm keeps running statistics, a transformer a causal mask: tensors
+    that belong to the model, move with it to another dtype or device, and (some of them) are saved with it, but
+    that no optimizer may touch. Those are **buffers**, registered with `register_buffer(name, tensor,
+    persistent=True)`; a non-persistent buffer (a mask recomputed from the configuration) moves with the model but
+    is not saved. A **forward hook** lets code outside the model watch (or change) what a module returns, without
+    editing its `forward`: the monitors of chapter 11 are hooks. And `model.to(minitorch.float64)` has to reach
+    every tensor at every depth *without* replacing the parameters: an optimizer made before the call holds
+    those very objects.
+
+    ### Exercise 5: `MyModule`, your `Module` complete
+
+    Complete `MyModule` below, a new class (copy what you need from exercise 4's `Module`), with PyTorch's behaviour:
+
+    * `__setattr__` files an `nn.Parameter` in `self._parameters`, a `MyModule` in `self._modules`, a tensor assigned
+      to an existing buffer's name in `self._buffers`, and anything else as a plain attribute. Unlike exercise 4,
+      the registered values live *only* in the dictionaries, as in PyTorch: `__getattr__` (already written) finds
+      them there;
+    * `register_buffer(name, tensor, persistent=True)` files a buffer and remembers whether it is saved;
+    * `named_parameters()` as in exercise 4 (buffers are not parameters), and `named_buffers()` the same way for
+      buffers, persistent or not;
+    * `register_forward_hook(hook)` returns a handle whose `remove()` takes the hook out again; `__call__` runs
+      `forward`, then every hook as `hook(module, args, output)` in the order they were registered, and a hook
+      that returns something other than `None` replaces the output (the next hook sees the new one);
+    * `_apply(fn)` applies `fn` to every parameter and buffer, in every child: a parameter keeps its identity (give
+      it new data: `parameter.data = fn(parameter)`), a buffer is replaced in its dictionary; `to(dtype)` (already
+      written) is `_apply` with a conversion;
+    * `state_dict()` maps every path to its tensor, detached: parameters (a shared one under each of its paths)
+      and the **persistent** buffers; `load_state_dict(state, strict=True)` refuses a dictionary with missing or
+      unexpected keys with PyTorch's error (`RuntimeError: Error(s) in loading state_dict for Block:` then a line
+      `Missing key(s) in state_dict: "a", "b". ` or `Unexpected key(s) in state_dict: ...`), and otherwise copies
+      every value in place without recording anything.
+
+    The check builds trees of small modules on your `MyModule` and on minitorch's `nn.Module` (with buffers of every
+    kind, and a weight shared between two modules), registers hooks, calls `to(minitorch.float64)`, saves and
+    loads, and compares what each shows; names are compared as their positions in the sorted list of the tree's
+    paths (the cell after the check prints your names on a model of its own). `hint("ch04.module_machinery")`
+    gives hints step by step.
+    """),
+    solution('''
+    import minitorch
+    import minitorch.nn as nn
+    from grading.library.module import machinery_report  # the report the check compares
+
+
+    class RemovableHandle:
+        """Returned by register_forward_hook: remove() takes the hook out again."""
+
+        def __init__(self, hooks, key):
+            self.hooks, self.key = hooks, key
+
+        def remove(self):
+            """Take the hook out of the dictionary (a second call changes nothing)."""
+            ### BEGIN SOLUTION
+            self.hooks.pop(self.key, None)
+            ### END SOLUTION
+
+
+    class MyModule:
+        """nn.Module's machinery: parameters, buffers, children, forward hooks, _apply/to, state_dict."""
+
+        def __init__(self):
+            object.__setattr__(self, "_parameters", {})
+            object.__setattr__(self, "_buffers", {})
+            object.__setattr__(self, "_non_persistent_buffers", set())
+            object.__setattr__(self, "_modules", {})
+            object.__setattr__(self, "_forward_hooks", {})
+            object.__setattr__(self, "_next_hook", 0)
+            object.__setattr__(self, "training", True)
+
+        def __getattr__(self, name):
+            # called only when the usual lookup fails: parameters, buffers and children live in the dictionaries
+            for store in ("_parameters", "_buffers", "_modules"):
+                values = self.__dict__.get(store, {})
+                if name in values:
+                    return values[name]
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+        def __setattr__(self, name, value):
+            """File a Parameter, a MyModule or a tensor for an existing buffer in its dictionary; else set it."""
+            ### BEGIN SOLUTION
+            if isinstance(value, nn.Parameter):
+                self._parameters[name] = value
+            elif isinstance(value, MyModule):
+                self._modules[name] = value
+            elif name in self._buffers:
+                self._buffers[name] = value
+            else:
+                object.__setattr__(self, name, value)
+            ### END SOLUTION
+
+        def register_buffer(self, name, tensor, persistent=True):
+            """File a buffer; remember the names of the buffers state_dict must leave out."""
+            ### BEGIN SOLUTION
+            self._buffers[name] = tensor
+            if persistent:
+                self._non_persistent_buffers.discard(name)
+            else:
+                self._non_persistent_buffers.add(name)
+            ### END SOLUTION
+
+        def named_parameters(self, prefix="", seen=None):
+            """(path, parameter) pairs: own first, then each child's; a parameter seen before is skipped."""
+            ### BEGIN SOLUTION
+            seen = set() if seen is None else seen
+            for name, parameter in self._parameters.items():
+                if id(parameter) not in seen:
+                    seen.add(id(parameter))
+                    yield prefix + name, parameter
+            for child_name, child in self._modules.items():
+                yield from child.named_parameters(prefix + child_name + ".", seen)
+            ### END SOLUTION
+
+        def parameters(self):
+            for _, parameter in self.named_parameters():
+                yield parameter
+
+        def named_buffers(self, prefix=""):
+            """(path, buffer) pairs, persistent or not, own first, then each child's."""
+            ### BEGIN SOLUTION
+            yield from ((prefix + name, buffer) for name, buffer in self._buffers.items())
+            for child_name, child in self._modules.items():
+                yield from child.named_buffers(prefix + child_name + ".")
+            ### END SOLUTION
+
+        def register_forward_hook(self, hook):
+            """Keep hook(module, args, output) under a new key; return a RemovableHandle for it."""
+            ### BEGIN SOLUTION
+            key = self._next_hook
+            object.__setattr__(self, "_next_hook", key + 1)
+            self._forward_hooks[key] = hook
+            return RemovableHandle(self._forward_hooks, key)
+            ### END SOLUTION
+
+        def __call__(self, *args):
+            """forward(*args), then every hook in registration order; a non-None result replaces the output."""
+            ### BEGIN SOLUTION
+            output = self.forward(*args)
+            for hook in list(self._forward_hooks.values()):
+                result = hook(self, args, output)
+                if result is not None:
+                    output = result
+            return output
+            ### END SOLUTION
+
+        def _apply(self, fn):
+            """fn on every parameter (new data, same object) and buffer (replaced), in every child; return self."""
+            ### BEGIN SOLUTION
+            for child in self._modules.values():
+                child._apply(fn)
+            with minitorch.no_grad():
+                for parameter in self._parameters.values():
+                    parameter.data = fn(parameter)
+            for name, buffer in self._buffers.items():
+                self._buffers[name] = fn(buffer)
+            return self
+            ### END SOLUTION
+
+        def to(self, dtype):
+            return self._apply(lambda tensor: tensor.to(dtype) if tensor.is_floating_point() else tensor)
+
+        def state_dict(self, prefix=""):
+            """{path: tensor.detach()}: every parameter path and the persistent buffers, then each child's."""
+            ### BEGIN SOLUTION
+            state = {prefix + name: parameter.detach() for name, parameter in self._parameters.items()}
+            for name, buffer in self._buffers.items():
+                if name not in self._non_persistent_buffers:
+                    state[prefix + name] = buffer.detach()
+            for child_name, child in self._modules.items():
+                state.update(child.state_dict(prefix + child_name + "."))
+            return state
+            ### END SOLUTION
+
+        def load_state_dict(self, state, strict=True):
+            """Refuse missing or unexpected keys (strict) in PyTorch's words; then copy each value in place."""
+            ### BEGIN SOLUTION
+            own = self.state_dict()
+            missing = [key for key in own if key not in state]
+            unexpected = [key for key in state if key not in own]
+            if strict and (missing or unexpected):
+                errors = [
+                    f"{kind} key(s) in state_dict: " + ", ".join(f'"{key}"' for key in keys) + ". "
+                    for kind, keys in (("Missing", missing), ("Unexpected", unexpected))
+                    if keys
+                ]
+                heading = f"Error(s) in loading state_dict for {type(self).__name__}:\\n\\t"
+                raise RuntimeError(heading + "\\n\\t".join(errors))
+            with minitorch.no_grad():
+                for key, values in state.items():
+                    if key in own:
+                        own[key].copy_(values)
+            return missing, unexpected
+            ### END SOLUTION
+
+
+    def module_machinery_report(structure, values, new_values, x):
+        """What the check compares, for a tree of small modules built on your MyModule."""
+        return machinery_report(MyModule, structure, values, new_values, x)
+    ''', "ch04-module-machinery"),
+    tests("""
+    check("ch04.module_machinery", module_machinery_report)
+    ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
+    check_hidden("ch04.module_machinery", module_machinery_report, [
+        (np.array([(-1, 4, 2, -1), (0, 1, 1, -1), (0, 2, 4, -1), (1, 3, 3, 0), (2, 1, 0, 1)]),
+         randn(11, seed=4500), randn(11, seed=4501), randn(5, seed=4502)),
+        (np.array([(-1, 2, 0, -1), (0, 2, 7, -1), (0, 3, 0, -1), (2, 1, 2, -1), (2, 2, 1, 1), (0, 1, 4, -1)]),
+         randn(11, seed=4503), randn(11, seed=4504), randn(1, seed=4505)),
+        (np.array([(-1, 5, 7, -1)]), randn(5, seed=4506), randn(5, seed=4507), randn(3, seed=4508)),
+    ])
+    ### END HIDDEN TESTS
+    """, "ch04-module-machinery-tests", points=3),
+    md(r"""
+    Your `MyModule` at work: `use("MyModule")` hands out your class if it passes its public checks, and minitorch's
+    `nn.Module` otherwise (saying so in one line). A digit classifier built on it keeps a buffer of how often
+    each hidden unit fires, filled by a forward hook; it moves to float64 with `to`, trains with `optim.SGD` on
+    `parameters()` (the buffers stay out of the optimizer's reach), and is copied through `state_dict`.
+    """),
+    code("""
+    from grading.library import my_library, use
+
+    Base = use("MyModule")
+
+
+    class Layer(Base):
+        def __init__(self, in_features, out_features):
+            super().__init__()
+            self.weight = nn.Parameter(minitorch.randn(out_features, in_features) / in_features ** 0.5)
+            self.bias = nn.Parameter(minitorch.zeros(out_features))
+
+        def forward(self, x):
+            return x @ self.weight.T + self.bias
+
+
+    class DigitNet(Base):
+        def __init__(self):
+            super().__init__()
+            self.hidden = Layer(64, 32)
+            self.out = Layer(32, 10)
+            self.register_buffer("fired", minitorch.zeros(32))                         # saved with the model
+            self.register_buffer("last_input", minitorch.zeros(64), persistent=False)  # moves with it, not saved
+
+        def forward(self, x):
+            return self.out(minitorch.relu(self.hidden(x)))
+
+
+    minitorch.manual_seed(0)
+    net = DigitNet()
+    weight_object = net.hidden.weight
+    net.to(minitorch.float64)
+    print("after to(float64):", net.hidden.weight.dtype, net.fired.dtype, "| the same weight object:",
+          net.hidden.weight is weight_object)
+
+
+    def count_firing(module, args, output):   # a forward hook: watches the hidden layer's output
+        with minitorch.no_grad():
+            net.fired.add_((output > 0).to(minitorch.float64).sum(dim=0))
+
+
+    handle = net.hidden.register_forward_hook(count_firing)
+    optimizer = optim.SGD(net.parameters(), lr=0.2)
+    train_images64, test_images64 = train_images.to(minitorch.float64), test_images.to(minitorch.float64)
+    for _epoch in range(3):
+        shuffled = minitorch.randperm(len(train_targets))
+        for start in range(0, len(shuffled), 64):
+            batch = shuffled[start:start + 64]
+            optimizer.zero_grad()
+            loss_function(net(train_images64[batch]), train_targets[batch]).backward()
+            optimizer.step()
+    handle.remove()
+    print("parameters:", [name for name, _ in net.named_parameters()])
+    print("buffers:   ", [name for name, _ in net.named_buffers()])
+    print(f"test accuracy after 3 epochs: {accuracy(net, test_images64, test_targets):.1%}; hidden units that "
+          f"never fired: {int((net.fired == 0).sum().item())} of 32")
+    copy = DigitNet().to(minitorch.float64)
+    copy.load_state_dict(net.state_dict())
+    print("state_dict keys:", list(net.state_dict()))
+    print("the copy answers as the original:", minitorch.allclose(copy(test_images64), net(test_images64)))
+    """),
+    md(r"""
+    ### Your library so far
+
+    The pieces of your own minitorch, and whether each one is yours (it passes its public checks) or still
+    minitorch's. Later chapters take your pieces from this notebook once it is saved, so save it before moving on.
+    """),
+    code("""
+        my_library("04_networks")
+    """),
+    md(r"""
     ## Summary
 
     * `nn.Parameter` is a tensor that requires grad and belongs to a model; assigning one (or a sub-module) to an
@@ -722,6 +1015,9 @@ cells = [
     * `nn.init` sets starting weights in place; scales near $1/\text{fan\_in}$ keep the signal alive through depth.
     * A training step: assemble the graph, forward, loss, backward (then `optimizer.step()` and `zero_grad()`).
     * `nn.Module` is two dictionaries filled by `__setattr__` and short recursive walks over them: you wrote one.
+    * Buffers are the model's tensors that are not trained (saved only when persistent); forward hooks watch or
+      replace a module's output; `to` reaches every tensor at every depth and keeps each parameter's identity;
+      a strict `load_state_dict` refuses missing and unexpected keys: you wrote those too.
 
     Next, chapter 5 opens the two pieces used here as black boxes: the loss function and the optimizer.
     """),

@@ -15,7 +15,8 @@ cells = [
       classification losses take raw *logits* and use the log-sum-exp trick;
     * explain what `optim.SGD`, SGD with momentum, `optim.Adagrad`, `optim.Adadelta`, `optim.RMSprop`, `optim.Adam`
       and `optim.ASGD` do with a gradient, and see their paths on the same loss surface;
-    * write your own optimizer by subclassing `optim.Optimizer`;
+    * write your own optimizer by subclassing `optim.Optimizer`, and then the `Optimizer` base itself (parameter
+      groups, per-parameter state, `zero_grad`, a `state_dict` that loads PyTorch's);
     * change the learning rate during training with `optim.lr_scheduler` (`StepLR`, `CosineAnnealingLR`,
       `OneCycleLR`).
     """),
@@ -750,6 +751,210 @@ cells = [
         print("Complete MyAdamW above first, then run this cell again.")
     """),
     md(r"""
+    ### Exercise 7: the `Optimizer` base, and AdamW on it
+
+    `MyAdamW` stood on minitorch's `optim.Optimizer`. Now write that base class too, with PyTorch's behaviour, and
+    put your AdamW on it:
+
+    * `add_param_group(group)` (called by `__init__`, already written, once per group): the group becomes a dict
+      whose `"params"` is a list and whose missing options are filled in from `self.defaults`; a tensor already in
+      another group is refused with PyTorch's `ValueError("some parameters appear in more than one parameter
+      group")`;
+    * `self.state` maps each **parameter** (the tensor object itself, not its position) to its dict;
+    * `zero_grad(set_to_none=True)` sets every `.grad` to `None`; with `set_to_none=False` it fills them with
+      zeros instead, in place;
+    * `state_dict()` returns PyTorch's format, a dict that refers to no tensor of the model:
+      `{"state": {0: {...}, 1: {...}}, "param_groups": [{"lr": ..., ..., "params": [0, 1]}, {..., "params": [2]}]}`,
+      each parameter replaced by its position counted across all the groups; the state's tensors are copies;
+    * `load_state_dict(state_dict)` maps those numbers back onto this optimizer's own parameters, group by group,
+      restores their state (copies) and the groups' saved options (`lr`, `betas`, ...): a `state_dict` saved by
+      `torch.optim.AdamW`, with all its extra keys, loads and continues exactly as PyTorch would;
+    * `AdamW.step()`: the update of exercise 6 (you may start from your `MyAdamW.step`), reading every option
+      from the parameter's group. PyTorch saves `"step"` as a 0-d tensor: read it with `float(...)`.
+
+    `optimizer_report_of_mine(...)` (below the classes) runs your AdamW on three parameters in two groups (the second
+    with half the learning rate and no decay) and compares everything above with `optim.AdamW`: groups, defaults,
+    the refusal, the steps, the state, the `state_dict`, a resumed run and a run resumed from PyTorch's format.
+    `hint("ch05.optimizer_base")` gives hints step by step.
+    """),
+    solution('''
+    import minitorch
+    from grading.library.optim import optimizer_report  # the report the check compares
+
+
+    class Optimizer:
+        """optim.Optimizer's bookkeeping: parameter groups, per-parameter state, zero_grad, state_dict."""
+
+        def __init__(self, params, defaults):
+            self.defaults = defaults
+            self.state = {}  # parameter -> its dict (PyTorch uses a defaultdict(dict))
+            self.param_groups = []
+            groups = list(params)
+            if not isinstance(groups[0], dict):  # a plain list of tensors is one group
+                groups = [{"params": groups}]
+            for group in groups:
+                self.add_param_group(group)
+
+        def add_param_group(self, param_group):
+            """Append the group: params as a list, options from the defaults; a tensor in two groups refused."""
+            ### BEGIN SOLUTION
+            group = dict(param_group)
+            group["params"] = list(group["params"])
+            for name, default in self.defaults.items():
+                group.setdefault(name, default)
+            taken = {id(param) for other in self.param_groups for param in other["params"]}
+            if any(id(param) in taken for param in group["params"]):
+                raise ValueError("some parameters appear in more than one parameter group")
+            self.param_groups.append(group)
+            ### END SOLUTION
+
+        def zero_grad(self, set_to_none=True):
+            """Every .grad to None, or (set_to_none=False) filled with zeros in place."""
+            ### BEGIN SOLUTION
+            for group in self.param_groups:
+                for param in group["params"]:
+                    if param.grad is None:
+                        continue
+                    if set_to_none:
+                        param.grad = None
+                    else:
+                        param.grad.zero_()
+            ### END SOLUTION
+
+        def state_dict(self):
+            """{"state": {index: copies}, "param_groups": [options, "params" as indices]}: PyTorch's format."""
+            ### BEGIN SOLUTION
+            index_of = {}
+            for group in self.param_groups:
+                for param in group["params"]:
+                    index_of.setdefault(id(param), len(index_of))
+            groups = []
+            for group in self.param_groups:
+                saved = {key: value for key, value in group.items() if key != "params"}
+                saved["params"] = [index_of[id(param)] for param in group["params"]]
+                groups.append(saved)
+            state = {}
+            for param, entry in self.state.items():
+                state[index_of[id(param)]] = {
+                    key: value.clone() if isinstance(value, minitorch.Tensor) else value for key, value in entry.items()
+                }
+            return {"state": state, "param_groups": groups}
+            ### END SOLUTION
+
+        def load_state_dict(self, state_dict):
+            """Map the indices back onto this optimizer's parameters; restore their state (copies) and options."""
+            ### BEGIN SOLUTION
+            saved_groups = state_dict["param_groups"]
+            if len(saved_groups) != len(self.param_groups):
+                raise ValueError("loaded state dict has a different number of parameter groups")
+            param_of = {}
+            for saved, group in zip(saved_groups, self.param_groups):
+                if len(saved["params"]) != len(group["params"]):
+                    raise ValueError(
+                        "loaded state dict contains a parameter group that doesn't match the size of optimizer's group"
+                    )
+                param_of.update(zip(saved["params"], group["params"]))
+            restored_state = {
+                param_of[index]: {
+                    key: value.clone() if isinstance(value, minitorch.Tensor) else value for key, value in entry.items()
+                }
+                for index, entry in state_dict["state"].items()
+            }
+            restored_groups = [
+                {**{key: value for key, value in saved.items() if key != "params"}, "params": group["params"]}
+                for saved, group in zip(saved_groups, self.param_groups)
+            ]
+            self.state, self.param_groups = restored_state, restored_groups
+            ### END SOLUTION
+
+        def step(self):
+            raise NotImplementedError("a subclass writes step()")
+
+
+    class AdamW(Optimizer):
+        """AdamW on your Optimizer: decoupled weight decay, then Adam's bias-corrected step."""
+
+        def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2):
+            super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay})
+
+        @minitorch.no_grad()
+        def step(self):
+            """One AdamW update of every parameter that has a gradient, with its group's options."""
+            ### BEGIN SOLUTION
+            for group in self.param_groups:
+                beta1, beta2 = group["betas"]
+                for param in group["params"]:
+                    if param.grad is None:
+                        continue
+                    state = self.state.setdefault(param, {})
+                    if not state:
+                        state["step"] = 0.0
+                        state["exp_avg"] = minitorch.zeros_like(param)
+                        state["exp_avg_sq"] = minitorch.zeros_like(param)
+                    state["step"] = float(state["step"]) + 1
+                    step = state["step"]
+                    param.mul_(1 - group["lr"] * group["weight_decay"])
+                    state["exp_avg"].mul_(beta1).add_(param.grad, alpha=1 - beta1)
+                    state["exp_avg_sq"].mul_(beta2).add_(param.grad * param.grad, alpha=1 - beta2)
+                    corrected_avg = state["exp_avg"] / (1 - beta1**step)
+                    corrected_avg_sq = state["exp_avg_sq"] / (1 - beta2**step)
+                    param.sub_(group["lr"] * corrected_avg / (corrected_avg_sq.sqrt() + group["eps"]))
+            ### END SOLUTION
+
+
+    def optimizer_report_of_mine(values, split, grads, learning_rate, weight_decay):
+        """What the check compares, for your AdamW on your Optimizer."""
+        return optimizer_report(AdamW, values, split, grads, learning_rate, weight_decay)
+    ''', "ch05-optimizer"),
+    tests("""
+    check("ch05.optimizer_base", optimizer_report_of_mine)
+    ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
+    check_hidden("ch05.optimizer_base", optimizer_report_of_mine, [
+        (randn(9, seed=5600), np.array([4, 4]), randn(5, 9, seed=5601), 0.2, 0.05),
+        (randn(3, seed=5602), np.array([1, 1]), randn(8, 3, seed=5603, scale=1e-3), 0.003, 2.0),
+        (randn(12, seed=5604), np.array([2, 7]), randn(2, 12, seed=5605, scale=5.0), 0.5, 0.0),
+    ])
+    ### END HIDDEN TESTS
+    """, "ch05-optimizer-tests", points=3),
+    md(r"""
+    Your optimizer in use: `use("AdamW")` hands out your AdamW if it passes its public checks, and minitorch's
+    `optim.AdamW` otherwise (saying so in one line). The same small model as above, trained for 50 steps, stopped
+    after 25 and resumed from the `state_dict`:
+    """),
+    code("""
+    from grading.library import my_library, use
+
+    YourAdamW = use("AdamW")
+    minitorch.manual_seed(0)
+    model = nn.Linear(4, 1)
+    inputs, targets = minitorch.randn(32, 4), minitorch.randn(32, 1)
+    decay, no_decay = [model.weight], [model.bias]
+    optimizer = YourAdamW([{"params": decay}, {"params": no_decay, "weight_decay": 0.0}], lr=0.05, weight_decay=0.1)
+    for step in range(50):
+        if step == 25:   # stop and resume, as a long run does
+            saved = optimizer.state_dict()
+            optimizer = YourAdamW([{"params": decay}, {"params": no_decay}], lr=0.05, weight_decay=0.1)
+            optimizer.load_state_dict(saved)
+        optimizer.zero_grad()
+        loss = F.mse_loss(model(inputs), targets)
+        loss.backward()
+        optimizer.step()
+    print("groups after resuming:", [(group["lr"], group["weight_decay"]) for group in optimizer.param_groups])
+    print(f"final loss {loss.item():.6f}; the saved state_dict's params: "
+          f"{[group['params'] for group in saved['param_groups']]}")
+    """),
+    md(r"""
+    ### Your library so far
+
+    The pieces of your own minitorch, and whether each one is yours (it passes its public checks) or still
+    minitorch's. Later chapters take your pieces from this notebook once it is saved, so save it before moving on.
+    """),
+    code("""
+    my_library("05_losses_and_optimizers")
+    """),
+    md(r"""
     ## Summary
 
     * A loss reduces (prediction, target) to one number: `nn.MSELoss` for regression, `nn.CrossEntropyLoss` for one
@@ -761,6 +966,9 @@ cells = [
       learning rate must suit the algorithm.
     * A new optimizer is a subclass of `optim.Optimizer` with `defaults`, per-parameter `self.state`, and an in-place
       `step()` under `no_grad`.
+    * `optim.Optimizer` is bookkeeping you can write: groups completed from the defaults, state keyed by the
+      parameter, `zero_grad`, and a `state_dict` that names parameters by position, so a run resumes anywhere
+      (even from PyTorch's own).
     * `optim.lr_scheduler` changes the learning rate as training goes: `StepLR`, `CosineAnnealingLR`, `OneCycleLR`
       (call `scheduler.step()` after `optimizer.step()`).
     """),
