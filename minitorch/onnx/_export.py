@@ -79,6 +79,7 @@ def export(
     custom_opsets: Mapping[str, int] | None = None,
     export_modules_as_functions=False,
     autograd_inlining: bool = True,
+    strict: bool = False,
 ):
     """Export ``model`` to an ONNX file that ONNX Runtime (or TensorRT, or any ONNX runtime) can run.
 
@@ -113,6 +114,10 @@ def export(
             ``1 / sqrt(var + eps)``, for example) by their recorded result.
         autograd_inlining: record the ops inside a custom ``autograd.Function`` that has no
             ONNX mapping of its own.
+        strict: minitorch's addition. A tensor computed from an input that becomes a Python
+            value while recording (``if x.sum() > 0:``, ``.item()``, ``int(t)``) fixes this run's
+            branch or number into the graph: by default that warns with PyTorch's
+            ``TracerWarning`` text, as ``torch.onnx.export`` does; ``strict=True`` refuses it.
 
     An op without an ONNX mapping raises ``UnsupportedOperatorError`` naming the op and the
     line that called it; nothing is silently left out.
@@ -125,41 +130,80 @@ def export(
         >>> [node.op_type for node in onnx.load_from_string(buffer.getvalue()).graph.node]
         ['Gemm', 'Relu']
     """
-    import onnx  # an optional dependency (the ``deploy`` extra): imported when an export runs
-
-    global _IN_EXPORT
     del dynamo, external_data, dynamic_shapes, custom_translation_table, report, optimize, verify, profile
     del dump_exported_program, artifacts_dir, operator_export_type, custom_opsets, export_modules_as_functions
+    opset = _check_opset(opset_version)
+    positional, keyword = _split_arguments(args, kwargs)
+    inputs = _flatten_tensors((positional, keyword), "input")
+    input_names = _names(input_names, len(inputs), _default_input_names(model, len(inputs)), "input_names")
+    dynamic_axes = _normalise_dynamic_axes(dynamic_axes)
+    symbols = _symbols(input_names, inputs, dynamic_axes)
+    # 1. record, twice
+    first, first_outputs = _record_twice(model, positional, keyword, input_names, dynamic_axes, symbols, training,
+                                         autograd_inlining, strict)
+    output_names = _names(output_names, len(first_outputs), [f"output_{i}" for i in range(len(first_outputs))],
+                          "output_names")
+    _check_dynamic_axes_names(dynamic_axes, input_names, output_names)
+    # 2. map
+    builder, result_names = _map(first, first_outputs, input_names, output_names, symbols, opset,
+                                 do_constant_folding, export_params)
+    # 3. write
+    model_proto = _make_model(builder, first, first_outputs, input_names, result_names, dynamic_axes, symbols,
+                              export_params, keep_initializers_as_inputs, set(_parameter_names(model).values()))
+    if verbose:
+        import onnx
+
+        print(onnx.printer.to_text(model_proto.graph))
+    return _write(model_proto, f)
+
+
+def _check_opset(opset_version) -> int:
     opset = DEFAULT_OPSET if opset_version is None else int(opset_version)
     if not MIN_OPSET <= opset <= MAX_OPSET:
         raise ValueError(
             f"Unsupported ONNX opset version: {opset}. minitorch exports opsets {MIN_OPSET} to {MAX_OPSET}"
         )
-    positional, keyword = _split_arguments(args, kwargs)
-    inputs = _flatten_tensors((positional, keyword), "input")
-    input_names = _names(input_names, len(inputs), _default_input_names(model, len(inputs)), "input_names")
-    dynamic_axes = _normalise_dynamic_axes(dynamic_axes)
+    return opset
 
+
+def _record_twice(model, positional, keyword, input_names, dynamic_axes, symbols, training, autograd_inlining,
+                  strict):
+    """Step 1: record on the example inputs, then on other values and sizes; pair the two recordings."""
+    global _IN_EXPORT
     previous_mode = getattr(model, "training", None)
     _set_mode(model, training)
     _IN_EXPORT = True
     try:
         _refuse_active_dropout(model)
         parameters = _parameter_names(model)
-        first, first_outputs = _record(model, positional, keyword, parameters, autograd_inlining)
-        symbols = _symbols(input_names, inputs, dynamic_axes)
-        other_positional, other_keyword = _other_inputs(positional, keyword, input_names, dynamic_axes, symbols)
-        second, _ = _record(model, other_positional, other_keyword, parameters, autograd_inlining)
+        first, first_outputs = _record(model, positional, keyword, parameters, autograd_inlining,
+                                       "raise" if strict else "warn")
+        second = failure = None
+        for candidate in _second_sizes(symbols) if symbols else [symbols]:
+            other_positional, other_keyword = _other_inputs(positional, keyword, input_names, dynamic_axes, candidate)
+            try:
+                second, _ = _record(model, other_positional, other_keyword, parameters, autograd_inlining, "ignore")
+            except Exception as error:  # the model does not take these sizes: try larger steps
+                failure = error
+                continue
+            symbols.update(candidate)
+            break
+        if second is None:
+            raise TraceError(
+                "The model failed on every other size tried along the dynamic axes "
+                f"({', '.join(symbols)}), so the export cannot tell how its sizes follow them: {failure}"
+            ) from failure
     finally:
         _IN_EXPORT = False
         if previous_mode is not None:
             model.train(previous_mode)
     _align(first, second)
-    output_names = _names(output_names, len(first_outputs), [f"output_{i}" for i in range(len(first_outputs))],
-                          "output_names")
-    _check_dynamic_axes_names(dynamic_axes, input_names, output_names)
+    return first, first_outputs
 
-    from ._graph import GraphBuilder, value_info  # it imports ``onnx`` (see above)
+
+def _map(first, first_outputs, input_names, output_names, symbols, opset, do_constant_folding, export_params):
+    """Step 2: every recorded call becomes ONNX nodes (or is folded into a constant, or refused)."""
+    from ._graph import GraphBuilder  # it imports ``onnx`` (an optional dependency, the ``deploy`` extra)
 
     graph_symbols = {
         symbol: (input_names[position], axis, first_size, second_size)
@@ -171,7 +215,15 @@ def export(
     _mark_constant_results(first)
     for call in first.calls:
         _emit(builder, call)
-    result_names = _emit_outputs(builder, first_outputs, output_names)
+    return builder, _emit_outputs(builder, first_outputs, output_names)
+
+
+def _make_model(builder, first, first_outputs, input_names, result_names, dynamic_axes, symbols, export_params,
+                keep_initializers_as_inputs, parameter_names):
+    """Step 3: the graph's inputs, outputs and initializers in a ``ModelProto``, checked by ``onnx.checker``."""
+    import onnx
+
+    from ._graph import value_info
 
     graph_inputs = [
         value_info(name, value.dtype, _input_dims(value, name, dynamic_axes, symbols)) for value, name in
@@ -183,7 +235,6 @@ def export(
     ]
     initializers = builder.initializers
     if not export_params:  # parameters become inputs the caller feeds; folded constants stay in the file
-        parameter_names = set(parameters.values())
         graph_inputs += [value_info(t.name, onnx.helper.tensor_dtype_to_np_dtype(t.data_type), list(t.dims))
                          for t in initializers if t.name in parameter_names]
         initializers = [t for t in initializers if t.name not in parameter_names]
@@ -191,14 +242,16 @@ def export(
         graph_inputs += [value_info(t.name, onnx.helper.tensor_dtype_to_np_dtype(t.data_type), list(t.dims))
                          for t in initializers]
     graph = onnx.helper.make_graph(builder.nodes, "main_graph", graph_inputs, graph_outputs, initializers)
-    opset_imports = [onnx.helper.make_opsetid("", opset)]
+    opset_imports = [onnx.helper.make_opsetid("", builder.opset)]
     model_proto = onnx.helper.make_model(
         graph, opset_imports=opset_imports, producer_name=PRODUCER_NAME, producer_version=_version(),
         ir_version=onnx.helper.find_min_ir_version_for(opset_imports),
     )
     onnx.checker.check_model(model_proto, full_check=True)
-    if verbose:
-        print(onnx.printer.to_text(model_proto.graph))
+    return model_proto
+
+
+def _write(model_proto, f):
     if f is None:
         return model_proto
     if isinstance(f, (str, os.PathLike)):
@@ -319,8 +372,8 @@ def _parameter_names(model) -> dict:
 
 
 # -- recording ----------------------------------------------------------------------------------
-def _record(model, positional, keyword, parameters, autograd_inlining):
-    tracer = Tracer(parameters, autograd_inlining, lambda op: _registry.mapping_of(op) is not None)
+def _record(model, positional, keyword, parameters, autograd_inlining, conversions):
+    tracer = Tracer(parameters, autograd_inlining, lambda op: _registry.mapping_of(op) is not None, conversions)
     for tensor in _flatten_tensors((positional, keyword), "input"):
         tracer.add_input(tensor)
     with no_grad(), tracer:
@@ -349,6 +402,33 @@ def _symbols(input_names, inputs, dynamic_axes) -> dict:
                 raise ValueError(f"dynamic axis '{symbol}' of input '{name}' has size 0: give an example of size >= 1")
             symbols[symbol] = (position, axis, size, size + len(symbols) + 1)
     return symbols
+
+
+# The second recording's sizes: dynamic axis number k grows by m times the k-th prime, for the first m of
+# these that the model accepts (a U-Net that halves its input twice needs sizes that are multiples of 4).
+_SIZE_STEPS = (1, 2, 4, 8, 16)
+
+
+def _primes(count: int) -> list:
+    primes, candidate = [], 2
+    while len(primes) < count:
+        if all(candidate % p for p in primes):
+            primes.append(candidate)
+        candidate += 1
+    return primes
+
+
+def _second_sizes(symbols: dict):
+    """Candidate sizes for the second recording, so that a size that changed can be traced back to one axis
+    (``GraphBuilder.size_rule``): each axis grows by its own prime multiple of ``m``, so no growth is a whole
+    multiple of another's (``2 * B`` cannot pass for ``T + 3``), and each has its own ratio."""
+    primes = _primes(len(symbols))
+    for m in _SIZE_STEPS:
+        seconds = {symbol: first + primes[k] * m for k, (symbol, (_, _, first, _)) in enumerate(symbols.items())}
+        ratios = {seconds[symbol] / first for symbol, (_, _, first, _) in symbols.items()}
+        if len(ratios) == len(symbols):
+            yield {symbol: (position, axis, first, seconds[symbol])
+                   for symbol, (position, axis, first, _) in symbols.items()}
 
 
 def _other_inputs(positional, keyword, input_names, dynamic_axes, symbols):
@@ -394,6 +474,7 @@ def _align(first: Tracer, second: Tracer) -> None:
         _pair(a, b)
     for a_call, b_call in zip(first.calls, second.calls):
         a_call.varying = []
+        a_call.other_args = b_call.args
         for index, (a, b) in enumerate(zip(a_call.args, b_call.args)):
             if isinstance(a, Value) and isinstance(b, Value):
                 _pair(a, b)
@@ -426,19 +507,31 @@ def _same(a, b) -> bool:
 def _mark_constant_results(tracer: Tracer) -> None:
     """Decide which recorded results are constants of the graph (folded in as their recorded arrays).
 
-    A result is *live* (computed by the graph at run time) when it depends on a graph input or
-    on a constant that was different in the second recording (``zeros(batch, ...)`` made in
-    ``forward``); every other result was the same whatever the input, so its recorded value is it.
+    A result is *live* (computed by the graph at run time) when it depends on a graph input, on
+    a constant that was different in the second recording (``zeros(batch, ...)`` made in
+    ``forward``), or on a Python number that was (a size read from ``x.shape``:
+    ``pos[:, :T]``, ``cls.expand(B, -1, -1)``); every other result was the same whatever the
+    input, so its recorded value is it. A result folded in must have been the same in both
+    recordings: one that was not is refused, never written into the file.
     """
     live = {id(value) for value in tracer.inputs}
     live.update(id(value) for value in tracer.constants if _varies(value))
     for call in tracer.calls:
         arguments = list(values_in(call.args)) + list(values_in(call.kwargs.values()))
-        call.live = any(id(a) in live for a in arguments)
+        call.live = bool(getattr(call, "varying", None)) or any(id(a) in live for a in arguments)
         for output in call.outputs:
-            if output is not None and call.live:
+            if output is None:
+                continue
+            if call.live:
                 live.add(id(output))
                 output.array = None
+            elif output.array is not None and output.other is not None and output.other.array is not None \
+                    and _varies(output):
+                raise TraceError(
+                    f"The result of '{call.name}' at {call.where} was different for other inputs, but nothing the "
+                    "export can see explains why; it would be written into the file as a constant. Compute it with "
+                    "tensor ops from the model's inputs."
+                )
 
 
 def _varies(value: Value) -> bool:
@@ -509,8 +602,8 @@ def _output_dims(builder, value: Value, name: str, dynamic_axes: dict, symbols: 
         elif isinstance(dim, int):
             dims.append(dim)
         else:
-            symbol, factor = dim
-            dims.append(symbol if factor == 1 else None)
+            symbol, factor, offset = dim
+            dims.append(symbol if (factor, offset) == (1, 0) else None)
     return dims
 
 

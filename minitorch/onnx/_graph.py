@@ -10,7 +10,9 @@ inputs, and with inputs whose dynamic axes had other sizes. A dimension that kep
 is a number; one that changed is ``factor * symbol`` for one of the named dynamic axes
 (``batch``), found from the two sizes. ``shape_of`` turns such a shape into a 1-D int64
 tensor for ``Reshape``/``Expand``: numbers are constants, a dynamic size is read from the
-graph input that carries the axis (``Shape -> Gather``), times its factor.
+graph input that carries the axis (``Shape -> Gather``), times its factor, plus its offset.
+A Python int that the model read from ``x.shape`` (a slice bound ``pos[:, :T]``) changes between
+the two recordings in the same way, and becomes the same small computation (``size_rule``).
 """
 
 from __future__ import annotations
@@ -120,54 +122,83 @@ class GraphBuilder:
 
     # -- sizes ------------------------------------------------------------------------------
     def dims(self, value: Value) -> list:
-        """Each dimension as an int, or ``(symbol, factor)`` when it follows a dynamic axis."""
+        """Each dimension as an int, or ``(symbol, factor, offset)`` when it follows a dynamic axis."""
         other = value.other_shape if value.other_shape is not None else value.shape
         if len(other) != len(value.shape):
             raise TraceError(
                 f"'{self.call.name}' at {self.call.where}: a value's number of dimensions changes with the dynamic "
                 "axes; this cannot be exported"
             )
-        return [a if a == b else self._symbol_for(a, b) for a, b in zip(value.shape, other)]
+        return [a if a == b else self.size_rule(a, b) for a, b in zip(value.shape, other)]
 
-    def _symbol_for(self, size: int, other_size: int):
-        for symbol, (_, _, first, second) in self.symbols.items():
-            if size % first == 0 and size * second == other_size * first:
-                return symbol, size // first
+    def size_rule(self, size: int, other_size: int) -> tuple:
+        """How a size that changed between the two recordings follows a dynamic axis: ``(symbol, factor, offset)``.
+
+        Two rules, tried in this order: ``factor * symbol`` (a batch of ``B`` flattened with 4
+        channels is ``4 * B``), then ``symbol + offset`` (a class token before ``T`` patches is
+        ``T + 1``, ``x[:, :-1]`` is ``T - 1``). The second recording gives each dynamic axis its
+        own step and its own ratio; a size that two rules explain is refused as ambiguous, and any
+        other dependence (``2 * T + 1``, ``T // 2``) is refused rather than guessed.
+        """
+        matches = [(symbol, size // first, 0) for symbol, (_, _, first, second) in self.symbols.items()
+                   if size % first == 0 and size * second == other_size * first]
+        matches += [(symbol, 1, size - first) for symbol, (_, _, first, second) in self.symbols.items()
+                    if other_size - size == second - first and (symbol, 1, 0) not in matches]
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            rules = " or ".join(f"{factor} * {symbol} + {offset}" for symbol, factor, offset in matches)
+            raise TraceError(
+                f"'{self.call.name}' at {self.call.where}: a size ({size}) follows the dynamic axes as {rules}, and "
+                "the two recordings cannot tell which: export with other example sizes"
+            )
         raise TraceError(
-            f"'{self.call.name}' at {self.call.where}: a size ({size}) changes with the dynamic axes but is no "
-            "multiple of one of them; this cannot be exported with these dynamic_axes"
+            f"'{self.call.name}' at {self.call.where}: a size ({size}) changes with the dynamic axes but is neither a "
+            "multiple of one of them nor one of them plus a fixed number; this cannot be exported with these "
+            "dynamic_axes"
         )
 
     def is_static(self, value: Value) -> bool:
         return all(isinstance(dim, int) for dim in self.dims(value))
 
     def symbol_size(self, symbol: str) -> str:
-        """A 1-element int64 tensor holding the run-time size of a dynamic axis."""
+        """A 1-element int64 tensor holding the run-time size of a dynamic axis (``Shape -> Gather``)."""
         if symbol not in self._symbol_dims:
             source, axis, _, _ = self.symbols[symbol]
             shape = self.node("Shape", [source])
             self._symbol_dims[symbol] = self.node("Gather", [shape, self.int64s([axis])], axis=0)
         return self._symbol_dims[symbol]
 
-    def shape_of(self, value: Value) -> str:
-        """A 1-D int64 tensor with ``value``'s shape, dynamic dimensions computed at run time."""
-        dims = self.dims(value)
-        if all(isinstance(dim, int) for dim in dims):
-            return self.int64s(dims)
+    def size_of(self, rule: tuple) -> str:
+        """A 1-element int64 tensor: ``factor * size(symbol) + offset`` computed at run time."""
+        symbol, factor, offset = rule
+        size = self.symbol_size(symbol)
+        if factor != 1:
+            size = self.node("Mul", [size, self.int64s([factor])])
+        if offset:
+            size = self.node("Add", [size, self.int64s([offset])])
+        return size
+
+    def int64_vector(self, items: list) -> str:
+        """A 1-D int64 tensor from ints and rules (``(symbol, factor, offset)``), the rules computed at run time."""
+        if all(isinstance(item, int) for item in items):
+            return self.int64s(items)
         parts, pending = [], []
-        for dim in dims:
-            if isinstance(dim, int):
-                pending.append(dim)
+        for item in items:
+            if isinstance(item, int):
+                pending.append(item)
                 continue
             if pending:
                 parts.append(self.int64s(pending))
                 pending = []
-            symbol, factor = dim
-            size = self.symbol_size(symbol)
-            parts.append(size if factor == 1 else self.node("Mul", [size, self.int64s([factor])]))
+            parts.append(self.size_of(item))
         if pending:
             parts.append(self.int64s(pending))
         return parts[0] if len(parts) == 1 else self.node("Concat", parts, axis=0)
+
+    def shape_of(self, value: Value) -> str:
+        """A 1-D int64 tensor with ``value``'s shape, dynamic dimensions computed at run time."""
+        return self.int64_vector(self.dims(value))
 
     # -- helpers shared by the mappings ------------------------------------------------------
     def reduce(self, op_type: str, name: str, axes, keepdims: bool) -> str:
