@@ -134,7 +134,7 @@ def _user_stacklevel() -> int:
     frames = traceback.extract_stack()[:-1]
     for level, frame in enumerate(reversed(frames), start=1):
         if not os.path.abspath(frame.filename).startswith(_PACKAGE_DIR):
-            return level - 1  # warnings.warn is called one frame below this function
+            return level  # level 1 is the function that calls warnings.warn
     return 1
 
 
