@@ -77,6 +77,12 @@ class GraphBuilder:
         uniform = flat.size and other_flat.size and (flat == flat[0]).all() and (other_flat == flat[0]).all()
         if uniform and other.shape != value.shape:  # zeros(batch, ...) made in forward: a filled tensor of a shape
             return self.node("Expand", [self.constant(flat[:1].reshape(())), self.shape_of(value)])
+        if value.made_by:
+            raise TraceError(
+                f"A tensor read by '{self.call.name}' at {self.call.where} depends on the input, but it was made by "
+                f"{value.made_by}, which the ONNX export does not record (it computes on the arrays, outside "
+                "Function.apply, and has no ONNX mapping). Compute it with ops that export."
+            )
         raise TraceError(
             f"A tensor read by '{self.call.name}' at {self.call.where} depends on the input, but no recorded op "
             "computed it (it was made with a non-differentiable function such as argmax, .item(), .numpy(), "

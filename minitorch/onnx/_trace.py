@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._tensor import Tensor
+from .._tensor_base import TensorBase
 from ..autograd import function as _function
 from ..ops import inplace as _inplace, pointwise as _pointwise
 
@@ -88,6 +89,7 @@ class Value:
     other_shape: tuple | None = None  # the shape in the second trace
     other: Value | None = None  # the same value in the second trace
     from_input: bool = False  # computed from a graph input (else its recorded array may be folded in)
+    made_by: str = ""  # for a constant: the minitorch function that made it outside the recorded ops, and where
 
 
 @dataclass
@@ -153,6 +155,22 @@ def call_site() -> str:
     return text
 
 
+def _maker() -> str:
+    """The minitorch function the learner's code called that made a tensor (``'argmax' at model.py:12 ...``)."""
+    frames = traceback.extract_stack()[:-2]
+    library = []  # the minitorch frames below the innermost line of the learner's code, outermost first
+    for frame in reversed(frames):
+        if not os.path.abspath(frame.filename).startswith(_PACKAGE_DIR):
+            named = next((f.name for f in reversed(library) if not f.name.startswith("_") and f.name not in
+                          _DECORATOR_NAMES), None)
+            return f"'{named}' at {_frame_text(frame)}" if named else _frame_text(frame)
+        library.append(frame)
+    return "<unknown>"
+
+
+_DECORATOR_NAMES = ("wrapper", "wrapped", "inner", "decorated", "decorate_context")
+
+
 def _frame_text(frame) -> str:
     return f"{frame.filename}:{frame.lineno} in {frame.name}" + (f": {frame.line}" if frame.line else "")
 
@@ -170,6 +188,8 @@ class Tracer:
         self.calls: list[Call] = []
         # id(tensor) -> (tensor, its version counter, the version then, Value); the tensor is kept alive
         self.values: dict[int, tuple] = {}
+        # id(tensor) -> (tensor, "'argmax' at model.py:12 ...") for tensors made outside any recorded op
+        self.made_by: dict[int, tuple] = {}
         self.inputs: list[Value] = []
         self.constants: list[Value] = []
 
@@ -204,7 +224,9 @@ class Tracer:
         if name is not None:
             value = Value("param", tuple(data.shape), data.dtype, name=name, array=data.copy())
         else:
-            value = Value("constant", tuple(data.shape), data.dtype, array=data.copy())
+            made = self.made_by.get(id(tensor))
+            value = Value("constant", tuple(data.shape), data.dtype, array=data.copy(),
+                          made_by=made[1] if made is not None and made[0] is tensor else "")
             self.constants.append(value)
         self._remember(tensor, value)
         return value
@@ -281,6 +303,16 @@ class Tracer:
                 original = getattr(module, function_name)
                 self._saved[(module.__name__, function_name)] = original
                 setattr(module, function_name, self._recording(function_name, original))
+        original_make = TensorBase.__dict__["_make"].__func__
+        self._saved["_make"] = TensorBase.__dict__["_make"]
+
+        def traced_make(cls, *args, **kwargs):
+            tensor = original_make(cls, *args, **kwargs)
+            if tracer.depth == 0:  # made outside every recorded op: remember by what, for the error messages
+                tracer.made_by[id(tensor)] = (tensor, _maker())
+            return tensor
+
+        TensorBase._make = classmethod(traced_make)
         for method_name, kind in _CONVERSIONS.items():
             original = getattr(Tensor, method_name)
             self._saved[("Tensor", method_name)] = original
@@ -298,8 +330,9 @@ class Tracer:
                     message = _CONVERSION_WARNING.format(kind=kind)
                     if tracer.conversions == "raise":
                         raise TraceError(
-                            f"{message} (at {call_site()}; export(..., strict=True) refuses a value of the input that "
-                            "becomes a Python value: compute with tensor ops, e.g. minitorch.where instead of if)"
+                            f"A tensor computed from the input became a Python {kind} at {call_site()}, and "
+                            f"export(..., strict=True) refuses that. {message} Compute with tensor ops instead "
+                            "(minitorch.where in place of an if)."
                         )
                     warnings.warn(message, TracerWarning, stacklevel=_user_stacklevel())
             tracer.depth += 1  # ``__bool__`` calls ``item``: one warning per conversion
@@ -325,6 +358,7 @@ class Tracer:
                 setattr(module, function_name, self._saved[(module.__name__, function_name)])
         for method_name in _CONVERSIONS:
             setattr(Tensor, method_name, self._saved[("Tensor", method_name)])
+        TensorBase._make = self._saved["_make"]
 
     def _recording(self, function_name, original):
         tracer = self

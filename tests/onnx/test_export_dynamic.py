@@ -277,7 +277,9 @@ def test_pytorch_warns_the_same_text():
 
 
 def test_strict_refuses_a_branch_on_a_tensor_value():
-    with pytest.raises(RuntimeError, match=re.escape(PYTORCH_TEXT) + r".*strict=True"):
+    expected = (r"became a Python boolean at .*test_export_dynamic.py:\d+ in forward: return x \* 2 if x.sum\(\) > 0 "
+                r"else x \* 3, and export\(..., strict=True\) refuses that. " + re.escape(PYTORCH_TEXT))
+    with pytest.raises(RuntimeError, match=expected):
         minitorch.onnx.export(Branch(), (minitorch.ones(2),), io.BytesIO(), strict=True)
 
 
@@ -349,3 +351,14 @@ def test_an_unmapped_op_is_refused_with_its_name_and_line():
                        match=r"'minitorch::\w+' to ONNX opset version 20 is not supported \(it was called at "
                              r".*test_export_dynamic.py:\d+ in model"):
         minitorch.onnx.export(model, (minitorch.randn(3),), io.BytesIO())
+
+
+def test_a_tensor_made_outside_the_recorded_ops_is_refused_with_its_maker_and_line():
+    class ArgmaxInForward(minitorch.nn.Module):
+        def forward(self, x):
+            index = x.argmax(dim=1)
+            return x[:, 0] * index
+
+    with pytest.raises(RuntimeError, match=r"depends on the input, but it was made by 'argmax' at "
+                                           r".*test_export_dynamic.py:\d+ in forward: index = x.argmax\(dim=1\)"):
+        minitorch.onnx.export(ArgmaxInForward(), (minitorch.randn(2, 3),), io.BytesIO())
