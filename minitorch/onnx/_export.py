@@ -138,14 +138,14 @@ def export(
     input_names = _names(input_names, len(inputs), _default_input_names(model, len(inputs)), "input_names")
     dynamic_axes = _normalise_dynamic_axes(dynamic_axes)
     symbols = _symbols(input_names, inputs, dynamic_axes)
-    # 1. record, twice
-    first, first_outputs = _record_twice(model, positional, keyword, input_names, dynamic_axes, symbols, training,
-                                         autograd_inlining, strict)
+    # 1. record, three times
+    first, first_outputs, third_sizes = _record_three_times(model, positional, keyword, input_names, dynamic_axes,
+                                                            symbols, training, autograd_inlining, strict)
     output_names = _names(output_names, len(first_outputs), [f"output_{i}" for i in range(len(first_outputs))],
                           "output_names")
     _check_dynamic_axes_names(dynamic_axes, input_names, output_names)
     # 2. map
-    builder, result_names = _map(first, first_outputs, input_names, output_names, symbols, opset,
+    builder, result_names = _map(first, first_outputs, input_names, output_names, symbols, third_sizes, opset,
                                  do_constant_folding, export_params)
     # 3. write
     model_proto = _make_model(builder, first, first_outputs, input_names, result_names, dynamic_axes, symbols,
@@ -166,9 +166,15 @@ def _check_opset(opset_version) -> int:
     return opset
 
 
-def _record_twice(model, positional, keyword, input_names, dynamic_axes, symbols, training, autograd_inlining,
-                  strict):
-    """Step 1: record on the example inputs, then on other values and sizes; pair the two recordings."""
+def _record_three_times(model, positional, keyword, input_names, dynamic_axes, symbols, training,
+                        autograd_inlining, strict):
+    """Step 1: record on the example inputs, then on other values and sizes, twice; pair the recordings.
+
+    The second recording tells which sizes follow which dynamic axis and how (``factor * axis`` or
+    ``axis + offset``, ``GraphBuilder.size_rule``); the third, at yet other sizes, checks every
+    such rule, so a size that only looked linear at two sizes (``T // 2 * 2``) is refused, not
+    written into the graph. Returns the first recording, its outputs and the third sizes.
+    """
     global _IN_EXPORT
     previous_mode = getattr(model, "training", None)
     _set_mode(model, training)
@@ -178,30 +184,47 @@ def _record_twice(model, positional, keyword, input_names, dynamic_axes, symbols
         parameters = _parameter_names(model)
         first, first_outputs = _record(model, positional, keyword, parameters, autograd_inlining,
                                        "raise" if strict else "warn")
-        second = failure = None
-        for candidate in _second_sizes(symbols) if symbols else [symbols]:
-            other_positional, other_keyword = _other_inputs(positional, keyword, input_names, dynamic_axes, candidate)
-            try:
-                second, _ = _record(model, other_positional, other_keyword, parameters, autograd_inlining, "ignore")
-            except Exception as error:  # the model does not take these sizes: try larger steps
-                failure = error
-                continue
-            symbols.update(candidate)
-            break
+
+        def record_at(sizes):
+            other_positional, other_keyword = _other_inputs(positional, keyword, input_names, dynamic_axes, sizes)
+            return _record(model, other_positional, other_keyword, parameters, autograd_inlining, "ignore")[0]
+
+        second, chosen, failure = _first_that_runs(record_at, _second_sizes(symbols) if symbols else [symbols])
         if second is None:
             raise TraceError(
                 "The model failed on every other size tried along the dynamic axes "
                 f"({', '.join(symbols)}), so the export cannot tell how its sizes follow them: {failure}"
             ) from failure
+        symbols.update(chosen)
+        third, third_symbols, failure = (second, symbols, None) if not symbols else _first_that_runs(
+            record_at, _third_sizes(symbols))
+        if third is None:
+            raise TraceError(
+                "The model failed at a third set of sizes along the dynamic axes "
+                f"({', '.join(symbols)}), so the export cannot check how its sizes follow them: {failure}"
+            ) from failure
     finally:
         _IN_EXPORT = False
         if previous_mode is not None:
             model.train(previous_mode)
-    _align(first, second)
-    return first, first_outputs
+    _align(first, second, "other")
+    _align(first, third, "third")
+    return first, first_outputs, {symbol: sizes[3] for symbol, sizes in third_symbols.items()}
 
 
-def _map(first, first_outputs, input_names, output_names, symbols, opset, do_constant_folding, export_params):
+def _first_that_runs(record_at, candidates):
+    """The recording at the first candidate sizes the model accepts: (tracer, sizes, None) or (None, None, error)."""
+    failure = None
+    for sizes in candidates:
+        try:
+            return record_at(sizes), sizes, None
+        except Exception as error:  # the model does not take these sizes: try the next ones
+            failure = error
+    return None, None, failure
+
+
+def _map(first, first_outputs, input_names, output_names, symbols, third_sizes, opset, do_constant_folding,
+         export_params):
     """Step 2: every recorded call becomes ONNX nodes (or is folded into a constant, or refused)."""
     from ._graph import GraphBuilder  # it imports ``onnx`` (an optional dependency, the ``deploy`` extra)
 
@@ -209,7 +232,7 @@ def _map(first, first_outputs, input_names, output_names, symbols, opset, do_con
         symbol: (input_names[position], axis, first_size, second_size)
         for symbol, (position, axis, first_size, second_size) in symbols.items()
     }
-    builder = GraphBuilder(opset, do_constant_folding, export_params, graph_symbols)
+    builder = GraphBuilder(opset, do_constant_folding, export_params, graph_symbols, third_sizes)
     for value, name in zip(first.inputs, input_names):
         builder.bind(value, name)
     _mark_constant_results(first)
@@ -431,6 +454,15 @@ def _second_sizes(symbols: dict):
                    for symbol, (position, axis, first, _) in symbols.items()}
 
 
+def _third_sizes(symbols: dict):
+    """Sizes for the checking recording: one step of ``m`` past the second (an odd size where ``m`` is 1, so a
+    size that depends on parity shows), else the second's step once more."""
+    m = min(second - first for _, _, first, second in symbols.values()) // 2  # the first axis grew by 2 * m
+    for extra in (lambda first, second: m, lambda first, second: second - first):
+        yield {symbol: (position, axis, first, second + extra(first, second))
+               for symbol, (position, axis, first, second) in symbols.items()}
+
+
 def _other_inputs(positional, keyword, input_names, dynamic_axes, symbols):
     """The example inputs with other values, and other sizes along the dynamic axes (for the second recording)."""
     from .._creation import tensor as make_tensor
@@ -460,8 +492,12 @@ def _other_inputs(positional, keyword, input_names, dynamic_axes, symbols):
     return other_positional, other_keyword
 
 
-def _align(first: Tracer, second: Tracer) -> None:
-    """Pair every value of the first recording with the same value in the second one."""
+def _align(first: Tracer, second: Tracer, which: str) -> None:
+    """Pair every value of the first recording with the same value in another one (``which``: "other"/"third").
+
+    A non-tensor argument that differs between the recordings (a size read with ``x.shape``)
+    is noted in ``call.varying``: the op's mapping must compute it in the graph, or refuse.
+    """
     if len(first.calls) != len(second.calls) or any(
         a.name != b.name for a, b in zip(first.calls, second.calls)
     ):
@@ -470,27 +506,32 @@ def _align(first: Tracer, second: Tracer) -> None:
             "The model ran different ops for inputs of other values or sizes (data-dependent control flow, "
             f"first difference at {where}); a recorded graph cannot express that"
         )
+
+    def pair(a: Value, b: Value) -> None:
+        setattr(a, which, b)
+        setattr(a, f"{which}_shape", b.shape)
+
     for a, b in zip(first.inputs, second.inputs):
-        _pair(a, b)
+        pair(a, b)
     for a_call, b_call in zip(first.calls, second.calls):
-        a_call.varying = []
-        a_call.other_args = b_call.args
-        for index, (a, b) in enumerate(zip(a_call.args, b_call.args)):
+        if which == "other":
+            a_call.varying = []
+        setattr(a_call, f"{which}_args", b_call.args)
+        setattr(a_call, f"{which}_kwargs", b_call.kwargs)
+        arguments = list(enumerate(zip(a_call.args, b_call.args)))
+        arguments += [(key, (a_call.kwargs[key], b_call.kwargs.get(key))) for key in a_call.kwargs]
+        for index, (a, b) in arguments:
             if isinstance(a, Value) and isinstance(b, Value):
-                _pair(a, b)
+                pair(a, b)
             elif isinstance(a, (tuple, list)) and any(isinstance(item, Value) for item in a):
                 for item_a, item_b in zip(a, b):
                     if isinstance(item_a, Value) and isinstance(item_b, Value):
-                        _pair(item_a, item_b)
-            elif not _same(a, b):
+                        pair(item_a, item_b)
+            elif not _same(a, b) and index not in a_call.varying:
                 a_call.varying.append(index)
         for a, b in zip(a_call.outputs, b_call.outputs):
             if a is not None and b is not None:
-                _pair(a, b)
-
-
-def _pair(a: Value, b: Value) -> None:
-    a.other, a.other_shape = b, b.shape
+                pair(a, b)
 
 
 def _same(a, b) -> bool:
@@ -525,8 +566,7 @@ def _mark_constant_results(tracer: Tracer) -> None:
             if call.live:
                 live.add(id(output))
                 output.array = None
-            elif output.array is not None and output.other is not None and output.other.array is not None \
-                    and _varies(output):
+            elif output.array is not None and _varies(output):
                 raise TraceError(
                     f"The result of '{call.name}' at {call.where} was different for other inputs, but nothing the "
                     "export can see explains why; it would be written into the file as a constant. Compute it with "
@@ -535,10 +575,16 @@ def _mark_constant_results(tracer: Tracer) -> None:
 
 
 def _varies(value: Value) -> bool:
-    other = value.other
-    return other is not None and (
-        other.shape != value.shape or not np.array_equal(other.array, value.array, equal_nan=True)
-    )
+    """Whether a value was different in the second or the third recording (its shape or, if kept, its numbers)."""
+    for other in (value.other, value.third):
+        if other is None:
+            continue
+        if other.shape != value.shape:
+            return True
+        if other.array is not None and value.array is not None and \
+                not np.array_equal(other.array, value.array, equal_nan=True):
+            return True
+    return False
 
 
 # -- mapping ------------------------------------------------------------------------------------

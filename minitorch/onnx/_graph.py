@@ -29,11 +29,13 @@ def onnx_dtype(dtype) -> int:
 
 
 class GraphBuilder:
-    def __init__(self, opset: int, fold_constants: bool, export_params: bool, symbols: dict):
+    def __init__(self, opset: int, fold_constants: bool, export_params: bool, symbols: dict,
+                 third_sizes: dict | None = None):
         self.opset = opset
         self.fold_constants = fold_constants
         self.export_params = export_params
         self.symbols = symbols  # name -> (graph input name, axis, size in trace 1, size in trace 2)
+        self.third_sizes = third_sizes or {}  # name -> size in trace 3, where every rule is checked
         self.nodes: list = []
         self.initializers: list = []
         self.names: dict[int, str] = {}  # id(Value) -> ONNX name
@@ -71,8 +73,11 @@ class GraphBuilder:
 
     def _constant_value(self, value: Value) -> str:
         other = value.other
-        if other is None or (other.shape == value.shape and np.array_equal(other.array, value.array, equal_nan=True)):
+        if all(seen is None or (seen.shape == value.shape and np.array_equal(seen.array, value.array, equal_nan=True))
+               for seen in (value.other, value.third)):
             return self.constant(value.array)
+        if other is None or (other.shape == value.shape and np.array_equal(other.array, value.array, equal_nan=True)):
+            other = value.third  # the same in the second recording, not in the third
         flat, other_flat = value.array.reshape(-1), other.array.reshape(-1)
         uniform = flat.size and other_flat.size and (flat == flat[0]).all() and (other_flat == flat[0]).all()
         if uniform and other.shape != value.shape:  # zeros(batch, ...) made in forward: a filled tensor of a shape
@@ -130,14 +135,15 @@ class GraphBuilder:
     def dims(self, value: Value) -> list:
         """Each dimension as an int, or ``(symbol, factor, offset)`` when it follows a dynamic axis."""
         other = value.other_shape if value.other_shape is not None else value.shape
-        if len(other) != len(value.shape):
+        third = value.third_shape if value.third_shape is not None else other
+        if not len(other) == len(value.shape) == len(third):
             raise TraceError(
                 f"'{self.call.name}' at {self.call.where}: a value's number of dimensions changes with the dynamic "
                 "axes; this cannot be exported"
             )
-        return [a if a == b else self.size_rule(a, b) for a, b in zip(value.shape, other)]
+        return [a if a == b == c else self.size_rule(a, b, c) for a, b, c in zip(value.shape, other, third)]
 
-    def size_rule(self, size: int, other_size: int) -> tuple:
+    def size_rule(self, size: int, other_size: int, third_size: int | None = None) -> tuple:
         """How a size that changed between the two recordings follows a dynamic axis: ``(symbol, factor, offset)``.
 
         Two rules, tried in this order: ``factor * symbol`` (a batch of ``B`` flattened with 4
@@ -151,7 +157,16 @@ class GraphBuilder:
         matches += [(symbol, 1, size - first) for symbol, (_, _, first, second) in self.symbols.items()
                     if other_size - size == second - first and (symbol, 1, 0) not in matches]
         if len(matches) == 1:
-            return matches[0]
+            symbol, factor, offset = matches[0]
+            if third_size is None or symbol not in self.third_sizes or \
+                    factor * self.third_sizes[symbol] + offset == third_size:
+                return matches[0]
+            raise TraceError(
+                f"'{self.call.name}' at {self.call.where}: a size was {size}, {other_size} and {third_size} when "
+                f"'{symbol}' was {self.symbols[symbol][2]}, {self.symbols[symbol][3]} and {self.third_sizes[symbol]}: "
+                f"it does not follow {factor} * {symbol} + {offset} (T // 2 or a size that depends on parity), and "
+                "the graph cannot compute it. Export without that dynamic axis or compute the size linearly"
+            )
         if matches:
             rules = " or ".join(f"{factor} * {symbol} + {offset}" for symbol, factor, offset in matches)
             raise TraceError(

@@ -88,6 +88,8 @@ class Value:
     position: int | None = None  # the input's position for kind "input"
     other_shape: tuple | None = None  # the shape in the second trace
     other: Value | None = None  # the same value in the second trace
+    third_shape: tuple | None = None  # the shape in the third trace (it checks the sizes' rules)
+    third: Value | None = None  # the same value in the third trace
     from_input: bool = False  # computed from a graph input (else its recorded array may be folded in)
     made_by: str = ""  # for a constant: the minitorch function that made it outside the recorded ops, and where
 

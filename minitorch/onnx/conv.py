@@ -29,16 +29,16 @@ def fixed_geometry(graph, call, index: int):
     with ``padding='same'`` and a stride, where the padding depends on the size).
     """
     geometry = call.args[index]
-    other = getattr(call, "other_args", call.args)[index]
-    for field in _WINDOW_FIELDS:
-        if getattr(geometry, field, None) != getattr(other, field, None):
-            from .errors import UnsupportedOperatorError
+    for other in (getattr(call, "other_args", call.args)[index], getattr(call, "third_args", call.args)[index]):
+        for field in _WINDOW_FIELDS:
+            if getattr(geometry, field, None) != getattr(other, field, None):
+                from .errors import UnsupportedOperatorError
 
-            raise UnsupportedOperatorError(
-                f"Exporting 'minitorch::{call.name}' whose {field} changes with the input size "
-                f"({getattr(geometry, field)} and {getattr(other, field)}) is not supported (called at {call.where}); "
-                "export without that dynamic axis"
-            )
+                raise UnsupportedOperatorError(
+                    f"Exporting 'minitorch::{call.name}' whose {field} changes with the input size "
+                    f"({getattr(geometry, field)} and {getattr(other, field)}) is not supported (called at "
+                    f"{call.where}); export without that dynamic axis"
+                )
     return geometry
 
 

@@ -27,31 +27,39 @@ def _expand_ellipsis(key: tuple, rank: int) -> tuple:
     return key[:at] + (slice(None),) * (rank - used) + key[at + 1:]
 
 
-def _bound(graph, value, other_value, default: int):
+def _bound(graph, value, other_value, default: int, third_value=None):
     """A slice bound or index: an int, or a rule ``(symbol, factor, offset)`` when it changed with a dynamic
-    axis between the two recordings (``T`` from ``x.shape[1]`` in ``mask[:T, :T]``)."""
+    axis between the recordings (``T`` from ``x.shape[1]`` in ``mask[:T, :T]``)."""
     if value is None:
         return default
-    if other_value is None or int(other_value) == int(value):
+    other_value = value if other_value is None else other_value
+    third_value = other_value if third_value is None else third_value
+    if int(value) == int(other_value) == int(third_value):
         return int(value)
-    return graph.size_rule(int(value), int(other_value))
+    return graph.size_rule(int(value), int(other_value), int(third_value))
 
 
-def basic_index(graph, name: str, key, rank: int, other_key=None) -> str:
+def _same_form(key, other_key, rank: int) -> tuple:
+    """``other_key`` (the key in another recording) laid out like ``key``; ``key`` itself when it has another form."""
+    key = _expand_ellipsis(key if isinstance(key, tuple) else (key,), rank)
+    if other_key is None:
+        return key
+    other_key = _expand_ellipsis(other_key if isinstance(other_key, tuple) else (other_key,), rank)
+    return other_key if len(other_key) == len(key) else key
+
+
+def basic_index(graph, name: str, key, rank: int, other_key=None, third_key=None) -> str:
     """``x[key]`` for a key of ints, slices, ``None`` and ``...``.
 
     ``other_key`` is the same key in the second recording: a bound that differs there was
     computed from a size of the input, and is computed in the graph too.
     """
+    other_key, third_key = _same_form(key, other_key, rank), _same_form(key, third_key, rank)
     key = _expand_ellipsis(key if isinstance(key, tuple) else (key,), rank)
-    other_key = key if other_key is None else _expand_ellipsis(
-        other_key if isinstance(other_key, tuple) else (other_key,), rank)
-    if len(other_key) != len(key):
-        other_key = key
     starts, ends, axes, steps = [], [], [], []
     integers, new_axes = [], []
     axis = output_axis = 0
-    for part, other in zip(key, other_key):
+    for part, other, third in zip(key, other_key, third_key):
         if part is None:
             new_axes.append(output_axis)
             output_axis += 1
@@ -64,14 +72,16 @@ def basic_index(graph, name: str, key, rank: int, other_key=None) -> str:
                         f"supported (called at {graph.call.where})"
                     )
                 other = other if isinstance(other, slice) else part
-                starts.append(_bound(graph, part.start, other.start, 0 if step > 0 else INT64_MAX))
-                ends.append(_bound(graph, part.stop, other.stop, INT64_MAX if step > 0 else INT64_MIN))
+                third = third if isinstance(third, slice) else part
+                starts.append(_bound(graph, part.start, other.start, 0 if step > 0 else INT64_MAX, third.start))
+                ends.append(_bound(graph, part.stop, other.stop, INT64_MAX if step > 0 else INT64_MIN, third.stop))
                 axes.append(axis)
                 steps.append(step)
             axis += 1
             output_axis += 1
         else:
-            integers.append((axis, _bound(graph, part, other if not isinstance(other, slice) else part, 0)))
+            integers.append((axis, _bound(graph, part, other if not isinstance(other, slice) else part, 0,
+                                          third if not isinstance(third, slice) else part)))
             axis += 1
     if axes:
         name = graph.node("Slice", [name, graph.int64_vector(starts), graph.int64_vector(ends), graph.int64s(axes),
@@ -91,7 +101,8 @@ def basic_index(graph, name: str, key, rank: int, other_key=None) -> str:
 def slice_(graph, call):
     x, key = call.args
     other_key = getattr(call, "other_args", (None, None))[1]
-    return basic_index(graph, graph.input(call, 0), key, len(x.shape), other_key)
+    third_key = getattr(call, "third_args", (None, None))[1]
+    return basic_index(graph, graph.input(call, 0), key, len(x.shape), other_key, third_key)
 
 
 def _index_array(graph, part) -> str:

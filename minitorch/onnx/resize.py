@@ -29,11 +29,22 @@ _COORDINATES = {"nearest": ("nearest", "asymmetric"), "nearest-exact": ("nearest
                 "bicubic": ("cubic", None)}
 
 
+def _arguments(args, kwargs) -> dict:
+    bound = inspect.signature(vision.interpolate).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return bound.arguments
+
+
 @maps("interpolate", size_aware=True)
 def interpolate(graph, call):
-    bound = inspect.signature(vision.interpolate).bind(*call.args, **call.kwargs)
-    bound.apply_defaults()
-    arguments = bound.arguments
+    arguments = _arguments(call.args, call.kwargs)
+    for which in ("other", "third"):  # the same factor at other sizes: else the graph would keep this one's
+        other = _arguments(getattr(call, f"{which}_args", call.args), getattr(call, f"{which}_kwargs", call.kwargs))
+        if other["scale_factor"] != arguments["scale_factor"]:
+            raise UnsupportedOperatorError(
+                f"Exporting 'minitorch::interpolate' with a scale_factor that changes with the input "
+                f"({arguments['scale_factor']} and {other['scale_factor']}) is not supported (called at {call.where})"
+            )
     mode = arguments["mode"]
     if mode not in _COORDINATES or arguments["antialias"]:
         raise UnsupportedOperatorError(
