@@ -3,9 +3,11 @@
 The steps, each in its own place:
 
 1. **Record** (``_trace.py``): run ``model(*args)`` once in evaluation mode while
-   ``Function.apply`` writes down every op, its arguments and its outputs; then a second time
-   on other input values (and other sizes along ``dynamic_axes``), to tell which tensors are
-   true constants and which sizes follow a dynamic axis.
+   ``Function.apply`` writes down every op, its arguments and its outputs; then twice more on
+   other input values (and other sizes along ``dynamic_axes``), to tell which tensors are true
+   constants and which sizes follow a dynamic axis (the second recording), and to check each
+   such size against a third size (the third). A branch on a tensor's value warns
+   (``TracerWarning``) or, with ``strict=True``, refuses.
 2. **Map** (``pointwise.py``, ``shape.py``, ``nn.py``, ``conv.py``, ...): each recorded call
    becomes ONNX nodes; parameters and buffers become initializers named as in the
    ``state_dict``; ops whose inputs are all constants are folded into their recorded result.
@@ -409,7 +411,8 @@ def _record(model, positional, keyword, parameters, autograd_inlining, conversio
 
 
 def _symbols(input_names, inputs, dynamic_axes) -> dict:
-    """Each dynamic axis name -> (input position, axis, size now, size in the second recording)."""
+    """Each dynamic axis name -> (input position, axis, size now, size in the second recording: a placeholder
+    until ``_second_sizes`` picks one the model accepts)."""
     symbols = {}
     for position, (name, tensor) in enumerate(zip(input_names, inputs)):
         for axis, symbol in dynamic_axes.get(name, {}).items():

@@ -5,14 +5,19 @@ modules a small vocabulary: ``input(call, i)`` (the ONNX name of an argument, ad
 initializer of a parameter or constant on first use), ``node(op_type, inputs, **attributes)``,
 ``constant(array)`` and ``shape_of(value)``.
 
-Sizes and dynamic axes. Every value was seen twice (``_trace.py``): with the example
-inputs, and with inputs whose dynamic axes had other sizes. A dimension that kept its size
-is a number; one that changed is ``factor * symbol`` for one of the named dynamic axes
-(``batch``), found from the two sizes. ``shape_of`` turns such a shape into a 1-D int64
-tensor for ``Reshape``/``Expand``: numbers are constants, a dynamic size is read from the
-graph input that carries the axis (``Shape -> Gather``), times its factor, plus its offset.
+Sizes and dynamic axes. Every value was seen three times (``_export.py``): with the example
+inputs, and with inputs whose dynamic axes had two other sizes. A dimension that kept its size
+is a number; one that changed is ``factor * symbol`` or ``symbol + offset`` for one of the named
+dynamic axes (``batch``), found from the first two sizes and checked against the third.
+``shape_of`` turns such a shape into a 1-D int64 tensor for ``Reshape``/``Expand``: numbers
+are constants, a dynamic size is read from the graph input that carries the axis (``Shape ->
+Gather``), times its factor, plus its offset.
 A Python int that the model read from ``x.shape`` (a slice bound ``pos[:, :T]``) changes between
-the two recordings in the same way, and becomes the same small computation (``size_rule``).
+the recordings in the same way, and becomes the same small computation (``size_rule``).
+
+Why recordings at other sizes rather than symbolic sizes: ``x.shape`` is a tuple of plain ints
+that the whole library (and NumPy under it) computes with; making it symbolic would touch every
+op. Recording again costs two more forward passes and changes nothing outside ``onnx/``.
 """
 
 from __future__ import annotations

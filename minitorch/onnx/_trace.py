@@ -27,8 +27,10 @@ written with tensor ops) is one node. ``autograd_inlining`` records the inside o
 
 A tensor that no recorded call produced is a *constant* of the graph (a parameter, a buffer,
 or something built with ``minitorch.tensor``/``zeros``/... inside ``forward``). The exporter
-traces twice (a second time on other input values and, with ``dynamic_axes``, other sizes)
-to tell true constants from values that came from the input through an op it could not see.
+traces three times (on other input values and, with ``dynamic_axes``, other sizes) to tell
+true constants from values that came from the input through an op it could not see; a tensor
+made outside every recorded op remembers which minitorch function made it (``TensorBase._make``
+is swapped too), so a refusal names it: ``'argmax' at model.py:12``.
 """
 
 from __future__ import annotations

@@ -373,3 +373,13 @@ def test_a_tensor_made_outside_the_recorded_ops_is_refused_with_its_maker_and_li
     with pytest.raises(RuntimeError, match=r"depends on the input, but it was made by 'argmax' at "
                                            r".*test_export_dynamic.py:\d+ in forward: index = x.argmax\(dim=1\)"):
         minitorch.onnx.export(ArgmaxInForward(), (minitorch.randn(2, 3),), io.BytesIO())
+
+
+def test_layer_norm_without_weight_over_a_dynamic_axis_follows_it():
+    def model(x):
+        return minitorch.nn.functional.layer_norm(x, x.shape[-2:])
+
+    buffer = io.BytesIO()
+    minitorch.onnx.export(model, (minitorch.randn(2, 3, 4),), buffer, input_names=["x"], dynamic_axes={"x": {1: "T"}})
+    x = np.random.default_rng(6).standard_normal((2, 7, 4)).astype(np.float32)
+    np.testing.assert_allclose(run(buffer.getvalue(), {"x": x}), model(minitorch.tensor(x)).numpy(), **TOLERANCE)
