@@ -458,12 +458,16 @@ def _second_sizes(symbols: dict):
 
 
 def _third_sizes(symbols: dict):
-    """Sizes for the checking recording: one step of ``m`` past the second (an odd size where ``m`` is 1, so a
-    size that depends on parity shows), else the second's step once more."""
+    """Sizes for the checking recording, smallest first (each recording costs a forward pass): ``m`` below the
+    example, else ``m`` past the second, else the second's step once more. Where ``m`` is 1, the first two
+    have the other parity than the example's, so a size that depends on parity shows."""
     m = min(second - first for _, _, first, second in symbols.values()) // 2  # the first axis grew by 2 * m
-    for extra in (lambda first, second: m, lambda first, second: second - first):
-        yield {symbol: (position, axis, first, second + extra(first, second))
-               for symbol, (position, axis, first, second) in symbols.items()}
+    for third in (lambda first, second: first - m, lambda first, second: second + m,
+                  lambda first, second: 2 * second - first):
+        sizes = {symbol: (position, axis, first, third(first, second))
+                 for symbol, (position, axis, first, second) in symbols.items()}
+        if all(size[3] > 1 for size in sizes.values()):  # 1 is a size of its own (it broadcasts): not a check
+            yield sizes
 
 
 def _other_inputs(positional, keyword, input_names, dynamic_axes, symbols):
