@@ -77,16 +77,18 @@ class GraphBuilder:
         return name
 
     def _constant_value(self, value: Value) -> str:
-        other = value.other
-        if all(seen is None or (seen.shape == value.shape and np.array_equal(seen.array, value.array, equal_nan=True))
-               for seen in (value.other, value.third)):
+        """A tensor made inside ``forward`` outside the recorded ops: the same in every recording (a constant),
+        a filled tensor of a size that follows the input (``zeros(B, 4)``: ``Expand``), or positions
+        ``arange(T)`` (``Range``); anything else that changed with the input is refused."""
+        seen = [value] + [v for v in (value.other, value.third) if v is not None]
+        if all(v.shape == value.shape and np.array_equal(v.array, value.array, equal_nan=True) for v in seen):
             return self.constant(value.array)
-        if other is None or (other.shape == value.shape and np.array_equal(other.array, value.array, equal_nan=True)):
-            other = value.third  # the same in the second recording, not in the third
-        flat, other_flat = value.array.reshape(-1), other.array.reshape(-1)
-        uniform = flat.size and other_flat.size and (flat == flat[0]).all() and (other_flat == flat[0]).all()
-        if uniform and other.shape != value.shape:  # zeros(batch, ...) made in forward: a filled tensor of a shape
-            return self.node("Expand", [self.constant(flat[:1].reshape(())), self.shape_of(value)])
+        flats = [v.array.reshape(-1) for v in seen]
+        first = flats[0][0] if flats[0].size else None
+        if all(f.size and (f == first).all() for f in flats):  # zeros(batch, ...) made in forward
+            return self.node("Expand", [self.constant(flats[0][:1].reshape(())), self.shape_of(value)])
+        if _is_arange(flats) and all(v.array.ndim == 1 for v in seen):  # arange(T): the positions of a sequence
+            return self._range(value, flats[0])
         if value.made_by:
             raise TraceError(
                 f"A tensor read by '{self.call.name}' at {self.call.where} depends on the input, but it was made by "
@@ -98,6 +100,18 @@ class GraphBuilder:
             "computed it (it was made with a non-differentiable function such as argmax, .item(), .numpy(), "
             "or a tensor built from x.shape inside forward). ONNX export cannot follow it: compute it with tensor ops."
         )
+
+    def _range(self, value: Value, array) -> str:
+        """``arange(start, start + n * step, step)`` with ``n`` following a dynamic axis: ONNX ``Range``."""
+        start, step = array[0], array[1] - array[0]
+        (count,) = self.dims(value)
+        count = self.int64s([count]) if isinstance(count, int) else self.size_of(count)
+        limit = self.node("Add", [self.node("Mul", [count, self.int64s([int(step)])]), self.int64s([int(start)])])
+        limit = self.squeeze(limit, [0])
+        if value.dtype != np.int64:
+            limit = self.cast(limit, value.dtype)
+        return self.node("Range", [self.constant(np.asarray(start, dtype=value.dtype)), limit,
+                                   self.constant(np.asarray(step, dtype=value.dtype))])
 
     # -- nodes -----------------------------------------------------------------------------
     def input(self, call: Call, index: int) -> str | None:
@@ -242,6 +256,14 @@ class GraphBuilder:
 
     def cast(self, name: str, dtype) -> str:
         return self.node("Cast", [name], to=onnx_dtype(dtype))
+
+
+def _is_arange(flats: list) -> bool:
+    """Whether every array is ``start + step * arange(n)`` with the same integer ``start`` and ``step`` (n >= 2)."""
+    if any(f.size < 2 or f.dtype.kind not in "iu" for f in flats):
+        return False
+    start, step = flats[0][0], flats[0][1] - flats[0][0]
+    return step != 0 and all(np.array_equal(f, start + step * np.arange(f.size)) for f in flats)
 
 
 def value_info(name: str, dtype, dims: list) -> onnx.ValueInfoProto:

@@ -54,7 +54,7 @@ def vit_block(lib, dim=8, patch=6, max_tokens=16):
     return TinyViT()
 
 
-def gpt_decoder(lib, vocab=11, dim=8, block=16):
+def gpt_decoder(lib, vocab=11, dim=8, block=16, positions="slice"):
     nn = lib.nn
 
     class TinyGPT(nn.Module):
@@ -63,14 +63,18 @@ def gpt_decoder(lib, vocab=11, dim=8, block=16):
         def __init__(self):
             super().__init__()
             self.tokens = nn.Embedding(vocab, dim)
-            self.positions = nn.Parameter(lib.randn(1, block, dim) * 0.1)
+            self.positions = nn.Parameter(lib.randn(1, block, dim) * 0.1) if positions == "slice" else \
+                nn.Embedding(block, dim)  # nanoGPT's wpe, read at arange(T)
             self.qkv = nn.Linear(dim, 3 * dim)
             self.out = nn.Linear(dim, vocab)
             self.register_buffer("bias", lib.tril(lib.ones(block, block)).view(1, block, block))
 
         def forward(self, idx):
             T = idx.size(1)
-            x = self.tokens(idx) + self.positions[:, :T]
+            if positions == "slice":
+                x = self.tokens(idx) + self.positions[:, :T]
+            else:
+                x = self.tokens(idx) + self.positions(lib.arange(0, T, dtype=lib.long))
             q, k, v = self.qkv(x).split(x.shape[-1], dim=2)
             att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.shape[-1]))
             att = att.masked_fill(self.bias[:, :T, :T] == 0, float("-inf"))
@@ -177,8 +181,9 @@ def test_vit_class_token_and_positional_slice_follow_batch_and_tokens():
                    (3, 5), [(1, 5), (4, 2), (2, 9), (1, 16)])
 
 
-def test_gpt_decoder_causal_mask_buffer_follows_the_sequence_length():
-    ours, theirs = both(gpt_decoder)
+@pytest.mark.parametrize("positions", ["slice", "arange"])
+def test_gpt_decoder_causal_mask_buffer_follows_the_sequence_length(positions):
+    ours, theirs = both(gpt_decoder, positions=positions)
     generator = np.random.default_rng(1)
 
     def inputs(batch, tokens):
