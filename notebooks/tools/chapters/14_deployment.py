@@ -389,11 +389,11 @@ cells = [
     number while the model runs, but the exporter records the model twice more at other sizes along the
     `dynamic_axes`, sees which numbers changed with them, and writes those sizes as computations in the graph
     (`Shape -> Gather`, then `Mul`/`Add`, `Concat` for a shape, `Slice` bounds). A class token expanded to the batch
-    (`cls.expand(B, -1, -1)`), positions sliced to the sequence (`pos[:, :T + 1]`), a causal-mask buffer sliced by
-    `T` (`mask[:T, :T]`), and an image size through pooling and `nn.Upsample` (ONNX's `Resize`) all follow the input
-    in ONNX Runtime. A size is written as `factor * axis` or `axis + offset`, found from two sizes and checked at the
-    third; one that follows an axis in any other way (`T // 2`) is refused, never frozen. Masks combine with `~`,
-    `&`, `|` (ONNX's `Not`, `And`, `Or`).
+    (`cls.expand(B, -1, -1)`), positions sliced to the sequence (`pos[:, :T + 1]`) or made with `arange(T)`
+    (ONNX's `Range`), a causal-mask buffer sliced by `T` (`mask[:T, :T]`), and an image size through pooling and
+    `nn.Upsample` (ONNX's `Resize`) all follow the input in ONNX Runtime. A size is written as `factor * axis` or
+    `axis + offset`, found from two sizes and checked at the third; one that follows an axis in any other way
+    (`T // 2`) is refused, never frozen. Masks combine with `~`, `&`, `|` (ONNX's `Not`, `And`, `Or`).
 
     A branch on a tensor's value is what a recording cannot see: `if x.sum() > 0:` turns a tensor into a Python
     boolean, and the graph keeps whichever branch this example took. The export warns with PyTorch's own
