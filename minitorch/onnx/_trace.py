@@ -165,14 +165,17 @@ def _maker() -> str:
     library = []  # the minitorch frames below the innermost line of the learner's code, outermost first
     for frame in reversed(frames):
         if not os.path.abspath(frame.filename).startswith(_PACKAGE_DIR):
-            named = next((f.name for f in reversed(library) if not f.name.startswith("_") and f.name not in
-                          _DECORATOR_NAMES), None)
+            # the function named on the learner's line (``x.argmax(dim=1)``), else the outermost public one
+            named = next((f.name for f in reversed(library) if not f.name.startswith("_") and f.name in
+                          (frame.line or "")), None) or next(
+                (f.name for f in reversed(library) if not f.name.startswith("_") and f.name not in _DECORATOR_NAMES),
+                None)
             return f"'{named}' at {_frame_text(frame)}" if named else _frame_text(frame)
         library.append(frame)
     return "<unknown>"
 
 
-_DECORATOR_NAMES = ("wrapper", "wrapped", "inner", "decorated", "decorate_context")
+_DECORATOR_NAMES = ("wrapper", "wrapped", "inner", "decorated", "decorate_context", "with_numpy_names")
 
 
 def _frame_text(frame) -> str:
