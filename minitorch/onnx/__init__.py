@@ -3,7 +3,7 @@
 The exporter records one forward pass through the same ``Function.apply`` that records the
 graph for backward (``_trace.py``), maps each recorded op to ONNX operators (one module per
 op family: ``pointwise.py``, ``reduction.py``, ``shape.py``, ``indexing.py``, ``linalg.py``,
-``nn.py``, ``conv.py``, ``pooling.py``, ``recurrent.py``), and writes the model with the
+``nn.py``, ``conv.py``, ``pooling.py``, ``recurrent.py``, ``resize.py``), and writes the model with the
 ``onnx`` package. ONNX Runtime (``pip install onnxruntime``, the ``deploy`` extra) runs it.
 
     >>> import minitorch
@@ -19,8 +19,12 @@ minitorch`` works without it.
 from __future__ import annotations
 
 # The mapping modules (conv, indexing, ...) register themselves in the table of ``_registry``.
-from . import conv, conversion, errors, indexing, linalg, nn, pointwise, pooling, recurrent, reduction, shape  # noqa: F401
+from . import conv, conversion, errors, indexing, linalg, nn, pointwise, pooling, recurrent, reduction, resize, shape  # noqa: E501, F401
 from ._export import TrainingMode, export, is_in_onnx_export
+from ._trace import TracerWarning
 from .errors import OnnxExporterError, UnsupportedOperatorError
 
-__all__ = ["export", "TrainingMode", "is_in_onnx_export", "errors", "OnnxExporterError", "UnsupportedOperatorError"]
+__all__ = [
+    "export", "TrainingMode", "is_in_onnx_export", "errors", "OnnxExporterError", "UnsupportedOperatorError",
+    "TracerWarning",
+]

@@ -3,9 +3,11 @@
 The steps, each in its own place:
 
 1. **Record** (``_trace.py``): run ``model(*args)`` once in evaluation mode while
-   ``Function.apply`` writes down every op, its arguments and its outputs; then a second time
-   on other input values (and other sizes along ``dynamic_axes``), to tell which tensors are
-   true constants and which sizes follow a dynamic axis.
+   ``Function.apply`` writes down every op, its arguments and its outputs; then twice more on
+   other input values (and other sizes along ``dynamic_axes``), to tell which tensors are true
+   constants and which sizes follow a dynamic axis (the second recording), and to check each
+   such size against a third size (the third). A branch on a tensor's value warns
+   (``TracerWarning``) or, with ``strict=True``, refuses.
 2. **Map** (``pointwise.py``, ``shape.py``, ``nn.py``, ``conv.py``, ...): each recorded call
    becomes ONNX nodes; parameters and buffers become initializers named as in the
    ``state_dict``; ops whose inputs are all constants are folded into their recorded result.
@@ -79,6 +81,7 @@ def export(
     custom_opsets: Mapping[str, int] | None = None,
     export_modules_as_functions=False,
     autograd_inlining: bool = True,
+    strict: bool = False,
 ):
     """Export ``model`` to an ONNX file that ONNX Runtime (or TensorRT, or any ONNX runtime) can run.
 
@@ -113,6 +116,10 @@ def export(
             ``1 / sqrt(var + eps)``, for example) by their recorded result.
         autograd_inlining: record the ops inside a custom ``autograd.Function`` that has no
             ONNX mapping of its own.
+        strict: minitorch's addition. A tensor computed from an input that becomes a Python
+            value while recording (``if x.sum() > 0:``, ``.item()``, ``int(t)``) fixes this run's
+            branch or number into the graph: by default that warns with PyTorch's
+            ``TracerWarning`` text, as ``torch.onnx.export`` does; ``strict=True`` refuses it.
 
     An op without an ONNX mapping raises ``UnsupportedOperatorError`` naming the op and the
     line that called it; nothing is silently left out.
@@ -125,53 +132,123 @@ def export(
         >>> [node.op_type for node in onnx.load_from_string(buffer.getvalue()).graph.node]
         ['Gemm', 'Relu']
     """
-    import onnx  # an optional dependency (the ``deploy`` extra): imported when an export runs
-
-    global _IN_EXPORT
     del dynamo, external_data, dynamic_shapes, custom_translation_table, report, optimize, verify, profile
     del dump_exported_program, artifacts_dir, operator_export_type, custom_opsets, export_modules_as_functions
+    opset = _check_opset(opset_version)
+    positional, keyword = _split_arguments(args, kwargs)
+    inputs = _flatten_tensors((positional, keyword), "input")
+    input_names = _names(input_names, len(inputs), _default_input_names(model, len(inputs)), "input_names")
+    dynamic_axes = _normalise_dynamic_axes(dynamic_axes)
+    symbols = _symbols(input_names, inputs, dynamic_axes)
+    # 1. record, three times
+    first, first_outputs, third_sizes = _record_three_times(model, positional, keyword, input_names, dynamic_axes,
+                                                            symbols, training, autograd_inlining, strict)
+    output_names = _names(output_names, len(first_outputs), [f"output_{i}" for i in range(len(first_outputs))],
+                          "output_names")
+    _check_dynamic_axes_names(dynamic_axes, input_names, output_names)
+    # 2. map
+    builder, result_names = _map(first, first_outputs, input_names, output_names, symbols, third_sizes, opset,
+                                 do_constant_folding, export_params)
+    # 3. write
+    model_proto = _make_model(builder, first, first_outputs, input_names, result_names, dynamic_axes, symbols,
+                              export_params, keep_initializers_as_inputs, set(_parameter_names(model).values()))
+    if verbose:
+        import onnx
+
+        print(onnx.printer.to_text(model_proto.graph))
+    return _write(model_proto, f)
+
+
+def _check_opset(opset_version) -> int:
     opset = DEFAULT_OPSET if opset_version is None else int(opset_version)
     if not MIN_OPSET <= opset <= MAX_OPSET:
         raise ValueError(
             f"Unsupported ONNX opset version: {opset}. minitorch exports opsets {MIN_OPSET} to {MAX_OPSET}"
         )
-    positional, keyword = _split_arguments(args, kwargs)
-    inputs = _flatten_tensors((positional, keyword), "input")
-    input_names = _names(input_names, len(inputs), _default_input_names(model, len(inputs)), "input_names")
-    dynamic_axes = _normalise_dynamic_axes(dynamic_axes)
+    return opset
 
+
+def _record_three_times(model, positional, keyword, input_names, dynamic_axes, symbols, training,
+                        autograd_inlining, strict):
+    """Step 1: record on the example inputs, then on other values and sizes, twice; pair the recordings.
+
+    The second recording tells which sizes follow which dynamic axis and how (``factor * axis`` or
+    ``axis + offset``, ``GraphBuilder.size_rule``); the third, at yet other sizes, checks every
+    such rule, so a size that only looked linear at two sizes (``T // 2 * 2``) is refused, not
+    written into the graph. Returns the first recording, its outputs and the third sizes.
+    """
+    global _IN_EXPORT
     previous_mode = getattr(model, "training", None)
     _set_mode(model, training)
     _IN_EXPORT = True
     try:
         _refuse_active_dropout(model)
         parameters = _parameter_names(model)
-        first, first_outputs = _record(model, positional, keyword, parameters, autograd_inlining)
-        symbols = _symbols(input_names, inputs, dynamic_axes)
-        other_positional, other_keyword = _other_inputs(positional, keyword, input_names, dynamic_axes, symbols)
-        second, _ = _record(model, other_positional, other_keyword, parameters, autograd_inlining)
+        first, first_outputs = _record(model, positional, keyword, parameters, autograd_inlining,
+                                       "raise" if strict else "warn")
+
+        def record_at(sizes):
+            other_positional, other_keyword = _other_inputs(positional, keyword, input_names, dynamic_axes, sizes)
+            return _record(model, other_positional, other_keyword, parameters, autograd_inlining, "ignore")[0]
+
+        second, chosen, failure = _first_that_runs(record_at, _second_sizes(symbols) if symbols else [symbols])
+        if second is None:
+            raise TraceError(
+                "The model failed on every other size tried along the dynamic axes "
+                f"({', '.join(symbols)}), so the export cannot tell how its sizes follow them: {failure}"
+            ) from failure
+        symbols.update(chosen)
+        third, third_symbols, failure = (second, symbols, None) if not symbols else _first_that_runs(
+            record_at, _third_sizes(symbols))
+        if third is None:
+            raise TraceError(
+                "The model failed at a third set of sizes along the dynamic axes "
+                f"({', '.join(symbols)}), so the export cannot check how its sizes follow them: {failure}"
+            ) from failure
     finally:
         _IN_EXPORT = False
         if previous_mode is not None:
             model.train(previous_mode)
-    _align(first, second)
-    output_names = _names(output_names, len(first_outputs), [f"output_{i}" for i in range(len(first_outputs))],
-                          "output_names")
-    _check_dynamic_axes_names(dynamic_axes, input_names, output_names)
+    _align(first, second, "other")
+    _align(first, third, "third")
+    return first, first_outputs, {symbol: sizes[3] for symbol, sizes in third_symbols.items()}
 
-    from ._graph import GraphBuilder, value_info  # it imports ``onnx`` (see above)
+
+def _first_that_runs(record_at, candidates):
+    """The recording at the first candidate sizes the model accepts: (tracer, sizes, None) or (None, None, error)."""
+    failure = None
+    for sizes in candidates:
+        try:
+            return record_at(sizes), sizes, None
+        except Exception as error:  # the model does not take these sizes: try the next ones
+            failure = error
+    return None, None, failure
+
+
+def _map(first, first_outputs, input_names, output_names, symbols, third_sizes, opset, do_constant_folding,
+         export_params):
+    """Step 2: every recorded call becomes ONNX nodes (or is folded into a constant, or refused)."""
+    from ._graph import GraphBuilder  # it imports ``onnx`` (an optional dependency, the ``deploy`` extra)
 
     graph_symbols = {
         symbol: (input_names[position], axis, first_size, second_size)
         for symbol, (position, axis, first_size, second_size) in symbols.items()
     }
-    builder = GraphBuilder(opset, do_constant_folding, export_params, graph_symbols)
+    builder = GraphBuilder(opset, do_constant_folding, export_params, graph_symbols, third_sizes)
     for value, name in zip(first.inputs, input_names):
         builder.bind(value, name)
     _mark_constant_results(first)
     for call in first.calls:
         _emit(builder, call)
-    result_names = _emit_outputs(builder, first_outputs, output_names)
+    return builder, _emit_outputs(builder, first_outputs, output_names)
+
+
+def _make_model(builder, first, first_outputs, input_names, result_names, dynamic_axes, symbols, export_params,
+                keep_initializers_as_inputs, parameter_names):
+    """Step 3: the graph's inputs, outputs and initializers in a ``ModelProto``, checked by ``onnx.checker``."""
+    import onnx
+
+    from ._graph import value_info
 
     graph_inputs = [
         value_info(name, value.dtype, _input_dims(value, name, dynamic_axes, symbols)) for value, name in
@@ -183,7 +260,6 @@ def export(
     ]
     initializers = builder.initializers
     if not export_params:  # parameters become inputs the caller feeds; folded constants stay in the file
-        parameter_names = set(parameters.values())
         graph_inputs += [value_info(t.name, onnx.helper.tensor_dtype_to_np_dtype(t.data_type), list(t.dims))
                          for t in initializers if t.name in parameter_names]
         initializers = [t for t in initializers if t.name not in parameter_names]
@@ -191,14 +267,16 @@ def export(
         graph_inputs += [value_info(t.name, onnx.helper.tensor_dtype_to_np_dtype(t.data_type), list(t.dims))
                          for t in initializers]
     graph = onnx.helper.make_graph(builder.nodes, "main_graph", graph_inputs, graph_outputs, initializers)
-    opset_imports = [onnx.helper.make_opsetid("", opset)]
+    opset_imports = [onnx.helper.make_opsetid("", builder.opset)]
     model_proto = onnx.helper.make_model(
         graph, opset_imports=opset_imports, producer_name=PRODUCER_NAME, producer_version=_version(),
         ir_version=onnx.helper.find_min_ir_version_for(opset_imports),
     )
     onnx.checker.check_model(model_proto, full_check=True)
-    if verbose:
-        print(onnx.printer.to_text(model_proto.graph))
+    return model_proto
+
+
+def _write(model_proto, f):
     if f is None:
         return model_proto
     if isinstance(f, (str, os.PathLike)):
@@ -319,8 +397,8 @@ def _parameter_names(model) -> dict:
 
 
 # -- recording ----------------------------------------------------------------------------------
-def _record(model, positional, keyword, parameters, autograd_inlining):
-    tracer = Tracer(parameters, autograd_inlining, lambda op: _registry.mapping_of(op) is not None)
+def _record(model, positional, keyword, parameters, autograd_inlining, conversions):
+    tracer = Tracer(parameters, autograd_inlining, lambda op: _registry.mapping_of(op) is not None, conversions)
     for tensor in _flatten_tensors((positional, keyword), "input"):
         tracer.add_input(tensor)
     with no_grad(), tracer:
@@ -333,7 +411,8 @@ def _record(model, positional, keyword, parameters, autograd_inlining):
 
 
 def _symbols(input_names, inputs, dynamic_axes) -> dict:
-    """Each dynamic axis name -> (input position, axis, size now, size in the second recording)."""
+    """Each dynamic axis name -> (input position, axis, size now, size in the second recording: a placeholder
+    until ``_second_sizes`` picks one the model accepts)."""
     symbols = {}
     for position, (name, tensor) in enumerate(zip(input_names, inputs)):
         for axis, symbol in dynamic_axes.get(name, {}).items():
@@ -349,6 +428,46 @@ def _symbols(input_names, inputs, dynamic_axes) -> dict:
                 raise ValueError(f"dynamic axis '{symbol}' of input '{name}' has size 0: give an example of size >= 1")
             symbols[symbol] = (position, axis, size, size + len(symbols) + 1)
     return symbols
+
+
+# The second recording's sizes: dynamic axis number k grows by m times the k-th prime, for the first m of
+# these that the model accepts (a U-Net that halves its input twice needs sizes that are multiples of 4).
+_SIZE_STEPS = (1, 2, 4, 8, 16)
+
+
+def _primes(count: int) -> list:
+    primes, candidate = [], 2
+    while len(primes) < count:
+        if all(candidate % p for p in primes):
+            primes.append(candidate)
+        candidate += 1
+    return primes
+
+
+def _second_sizes(symbols: dict):
+    """Candidate sizes for the second recording, so that a size that changed can be traced back to one axis
+    (``GraphBuilder.size_rule``): each axis grows by its own prime multiple of ``m``, so no growth is a whole
+    multiple of another's (``2 * B`` cannot pass for ``T + 3``), and each has its own ratio."""
+    primes = _primes(len(symbols))
+    for m in _SIZE_STEPS:
+        seconds = {symbol: first + primes[k] * m for k, (symbol, (_, _, first, _)) in enumerate(symbols.items())}
+        ratios = {seconds[symbol] / first for symbol, (_, _, first, _) in symbols.items()}
+        if len(ratios) == len(symbols):
+            yield {symbol: (position, axis, first, seconds[symbol])
+                   for symbol, (position, axis, first, _) in symbols.items()}
+
+
+def _third_sizes(symbols: dict):
+    """Sizes for the checking recording, smallest first (each recording costs a forward pass): ``m`` below the
+    example, else ``m`` past the second, else the second's step once more. Where ``m`` is 1, the first two
+    have the other parity than the example's, so a size that depends on parity shows."""
+    m = min(second - first for _, _, first, second in symbols.values()) // 2  # the first axis grew by 2 * m
+    for third in (lambda first, second: first - m, lambda first, second: second + m,
+                  lambda first, second: 2 * second - first):
+        sizes = {symbol: (position, axis, first, third(first, second))
+                 for symbol, (position, axis, first, second) in symbols.items()}
+        if all(size[3] > 1 for size in sizes.values()):  # 1 is a size of its own (it broadcasts): not a check
+            yield sizes
 
 
 def _other_inputs(positional, keyword, input_names, dynamic_axes, symbols):
@@ -380,8 +499,12 @@ def _other_inputs(positional, keyword, input_names, dynamic_axes, symbols):
     return other_positional, other_keyword
 
 
-def _align(first: Tracer, second: Tracer) -> None:
-    """Pair every value of the first recording with the same value in the second one."""
+def _align(first: Tracer, second: Tracer, which: str) -> None:
+    """Pair every value of the first recording with the same value in another one (``which``: "other"/"third").
+
+    A non-tensor argument that differs between the recordings (a size read with ``x.shape``)
+    is noted in ``call.varying``: the op's mapping must compute it in the graph, or refuse.
+    """
     if len(first.calls) != len(second.calls) or any(
         a.name != b.name for a, b in zip(first.calls, second.calls)
     ):
@@ -390,26 +513,32 @@ def _align(first: Tracer, second: Tracer) -> None:
             "The model ran different ops for inputs of other values or sizes (data-dependent control flow, "
             f"first difference at {where}); a recorded graph cannot express that"
         )
+
+    def pair(a: Value, b: Value) -> None:
+        setattr(a, which, b)
+        setattr(a, f"{which}_shape", b.shape)
+
     for a, b in zip(first.inputs, second.inputs):
-        _pair(a, b)
+        pair(a, b)
     for a_call, b_call in zip(first.calls, second.calls):
-        a_call.varying = []
-        for index, (a, b) in enumerate(zip(a_call.args, b_call.args)):
+        if which == "other":
+            a_call.varying = []
+        setattr(a_call, f"{which}_args", b_call.args)
+        setattr(a_call, f"{which}_kwargs", b_call.kwargs)
+        arguments = list(enumerate(zip(a_call.args, b_call.args)))
+        arguments += [(key, (a_call.kwargs[key], b_call.kwargs.get(key))) for key in a_call.kwargs]
+        for index, (a, b) in arguments:
             if isinstance(a, Value) and isinstance(b, Value):
-                _pair(a, b)
+                pair(a, b)
             elif isinstance(a, (tuple, list)) and any(isinstance(item, Value) for item in a):
                 for item_a, item_b in zip(a, b):
                     if isinstance(item_a, Value) and isinstance(item_b, Value):
-                        _pair(item_a, item_b)
-            elif not _same(a, b):
+                        pair(item_a, item_b)
+            elif not _same(a, b) and index not in a_call.varying:
                 a_call.varying.append(index)
         for a, b in zip(a_call.outputs, b_call.outputs):
             if a is not None and b is not None:
-                _pair(a, b)
-
-
-def _pair(a: Value, b: Value) -> None:
-    a.other, a.other_shape = b, b.shape
+                pair(a, b)
 
 
 def _same(a, b) -> bool:
@@ -426,26 +555,43 @@ def _same(a, b) -> bool:
 def _mark_constant_results(tracer: Tracer) -> None:
     """Decide which recorded results are constants of the graph (folded in as their recorded arrays).
 
-    A result is *live* (computed by the graph at run time) when it depends on a graph input or
-    on a constant that was different in the second recording (``zeros(batch, ...)`` made in
-    ``forward``); every other result was the same whatever the input, so its recorded value is it.
+    A result is *live* (computed by the graph at run time) when it depends on a graph input, on
+    a constant that was different in the second recording (``zeros(batch, ...)`` made in
+    ``forward``), or on a Python number that was (a size read from ``x.shape``:
+    ``pos[:, :T]``, ``cls.expand(B, -1, -1)``); every other result was the same whatever the
+    input, so its recorded value is it. A result folded in must have been the same in both
+    recordings: one that was not is refused, never written into the file.
     """
     live = {id(value) for value in tracer.inputs}
     live.update(id(value) for value in tracer.constants if _varies(value))
     for call in tracer.calls:
         arguments = list(values_in(call.args)) + list(values_in(call.kwargs.values()))
-        call.live = any(id(a) in live for a in arguments)
+        call.live = bool(getattr(call, "varying", None)) or any(id(a) in live for a in arguments)
         for output in call.outputs:
-            if output is not None and call.live:
+            if output is None:
+                continue
+            if call.live:
                 live.add(id(output))
                 output.array = None
+            elif output.array is not None and _varies(output):
+                raise TraceError(
+                    f"The result of '{call.name}' at {call.where} was different for other inputs, but nothing the "
+                    "export can see explains why; it would be written into the file as a constant. Compute it with "
+                    "tensor ops from the model's inputs."
+                )
 
 
 def _varies(value: Value) -> bool:
-    other = value.other
-    return other is not None and (
-        other.shape != value.shape or not np.array_equal(other.array, value.array, equal_nan=True)
-    )
+    """Whether a value was different in the second or the third recording (its shape or, if kept, its numbers)."""
+    for other in (value.other, value.third):
+        if other is None:
+            continue
+        if other.shape != value.shape:
+            return True
+        if other.array is not None and value.array is not None and \
+                not np.array_equal(other.array, value.array, equal_nan=True):
+            return True
+    return False
 
 
 # -- mapping ------------------------------------------------------------------------------------
@@ -509,8 +655,8 @@ def _output_dims(builder, value: Value, name: str, dynamic_axes: dict, symbols: 
         elif isinstance(dim, int):
             dims.append(dim)
         else:
-            symbol, factor = dim
-            dims.append(symbol if factor == 1 else None)
+            symbol, factor, offset = dim
+            dims.append(symbol if (factor, offset) == (1, 0) else None)
     return dims
 
 

@@ -8,13 +8,18 @@ that runs the real ``apply`` and then writes down a ``Call``: the op class, its 
 its outputs and the line of user code that called it. Nothing is computed twice and no op
 is re-implemented: the recorded outputs are the real ones.
 
-Three more entry points are swapped for the duration of the trace, because they make no
-graph node:
+More entry points are swapped for the duration of the trace, because they make no graph
+node:
 
-* the comparisons and logical functions of ``ops/pointwise.py`` (``x > 0`` in
-  ``leaky_relu``; masks), which return bool tensors and never reach ``Function.apply``;
+* the comparisons, logical and bitwise functions of ``ops/pointwise.py`` (``x > 0`` in
+  ``leaky_relu``; masks and ``~``, ``&``, ``|``), which return bool tensors and never reach
+  ``Function.apply``;
+* ``nn.functional.interpolate`` (``nn.Upsample``), recorded as one call: ONNX's ``Resize``;
 * ``ops/inplace._store``, which writes an in-place result (``relu_``, ``x += y``) into the
-  target's memory: from then on the target tensor *is* that result.
+  target's memory: from then on the target tensor *is* that result;
+* ``Tensor.__bool__``, ``item``, ``__float__``, ``__int__`` and ``__index__``: a tensor computed
+  from an input that becomes a Python value (``if x.sum() > 0:``) fixes this run's branch into
+  the graph, so the tracer warns with PyTorch's ``TracerWarning`` text (or refuses, ``strict``).
 
 Only the outermost call is recorded: an op whose forward calls other ops (a ``Function``
 written with tensor ops) is one node. ``autograd_inlining`` records the inside of a
@@ -22,24 +27,43 @@ written with tensor ops) is one node. ``autograd_inlining`` records the inside o
 
 A tensor that no recorded call produced is a *constant* of the graph (a parameter, a buffer,
 or something built with ``minitorch.tensor``/``zeros``/... inside ``forward``). The exporter
-traces twice (a second time on other input values and, with ``dynamic_axes``, other sizes)
-to tell true constants from values that came from the input through an op it could not see.
+traces three times (on other input values and, with ``dynamic_axes``, other sizes) to tell
+true constants from values that came from the input through an op it could not see; a tensor
+made outside every recorded op remembers which minitorch function made it (``TensorBase._make``
+is swapped too), so a refusal names it: ``'argmax' at model.py:12``.
 """
 
 from __future__ import annotations
 
 import os
 import traceback
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._tensor import Tensor
+from .._tensor_base import TensorBase
 from ..autograd import function as _function
 from ..ops import inplace as _inplace, pointwise as _pointwise
 
 # Non-differentiable functions that the trace records by name (they make no ``Function`` call).
-RECORDED_FUNCTIONS = ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "logical_not")
+RECORDED_FUNCTIONS = ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "logical_not",
+                      "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor")
+# Functions of ``nn.functional`` recorded as one call (their inside is NumPy index arithmetic and
+# interpolation matrices of one size; ONNX has one operator for the whole of each).
+RECORDED_NN_FUNCTIONS = ("interpolate",)
+
+# What PyTorch's tracer says when a traced tensor becomes a Python value (torch/csrc/jit/frontend/tracer.cpp).
+_CONVERSION_WARNING = (
+    "Converting a tensor to a Python {kind} might cause the trace to be incorrect. We can't record the data flow of "
+    "Python values, so this value will be treated as a constant in the future. This means that the trace might not "
+    "generalize to other inputs!"
+)
+
+# The Tensor methods that turn a tensor into a Python value, and the word PyTorch's warning uses for each.
+_CONVERSIONS = {"__bool__": "boolean", "item": "number", "__float__": "number", "__int__": "number",
+                "__index__": "index"}
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 # Frames inside these folders are the machinery, not the place a learner called an op from.
@@ -66,7 +90,10 @@ class Value:
     position: int | None = None  # the input's position for kind "input"
     other_shape: tuple | None = None  # the shape in the second trace
     other: Value | None = None  # the same value in the second trace
+    third_shape: tuple | None = None  # the shape in the third trace (it checks the sizes' rules)
+    third: Value | None = None  # the same value in the third trace
     from_input: bool = False  # computed from a graph input (else its recorded array may be folded in)
+    made_by: str = ""  # for a constant: the minitorch function that made it outside the recorded ops, and where
 
 
 @dataclass
@@ -99,6 +126,24 @@ class TraceError(RuntimeError):
     """The forward pass did something the recording cannot follow (named, with where it happened)."""
 
 
+class TracerWarning(Warning):
+    """A tensor computed from the input became a Python value while recording (``torch.jit.TracerWarning``).
+
+    ``if x.sum() > 0:``, ``bool(t)``, ``t.item()``, ``int(t)``: the trace keeps the branch or the
+    number of this one run, so the exported graph may not generalize to other inputs.
+    ``export(..., strict=True)`` refuses instead of warning.
+    """
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` of the innermost frame outside minitorch (where the learner converted the tensor)."""
+    frames = traceback.extract_stack()[:-1]
+    for level, frame in enumerate(reversed(frames), start=1):
+        if not os.path.abspath(frame.filename).startswith(_PACKAGE_DIR):
+            return level  # level 1 is the function that calls warnings.warn
+    return 1
+
+
 def call_site() -> str:
     """Where the op was called: the innermost line of the learner's code, and the minitorch function in between.
 
@@ -114,6 +159,25 @@ def call_site() -> str:
     return text
 
 
+def _maker() -> str:
+    """The minitorch function the learner's code called that made a tensor (``'argmax' at model.py:12 ...``)."""
+    frames = traceback.extract_stack()[:-2]
+    library = []  # the minitorch frames below the innermost line of the learner's code, outermost first
+    for frame in reversed(frames):
+        if not os.path.abspath(frame.filename).startswith(_PACKAGE_DIR):
+            # the function named on the learner's line (``x.argmax(dim=1)``), else the outermost public one
+            named = next((f.name for f in reversed(library) if not f.name.startswith("_") and f.name in
+                          (frame.line or "")), None) or next(
+                (f.name for f in reversed(library) if not f.name.startswith("_") and f.name not in _DECORATOR_NAMES),
+                None)
+            return f"'{named}' at {_frame_text(frame)}" if named else _frame_text(frame)
+        library.append(frame)
+    return "<unknown>"
+
+
+_DECORATOR_NAMES = ("wrapper", "wrapped", "inner", "decorated", "decorate_context", "with_numpy_names")
+
+
 def _frame_text(frame) -> str:
     return f"{frame.filename}:{frame.lineno} in {frame.name}" + (f": {frame.line}" if frame.line else "")
 
@@ -121,13 +185,18 @@ def _frame_text(frame) -> str:
 class Tracer:
     """Records the calls of one forward pass (use as a context manager around ``model(*inputs)``)."""
 
-    def __init__(self, parameters: dict, autograd_inlining: bool, mapped):
+    def __init__(self, parameters: dict, autograd_inlining: bool, mapped, conversions: str = "warn"):
         self.parameters = parameters  # id(tensor) -> state_dict name
+        # a traced tensor turned into a Python value: "warn" (PyTorch), "raise" (strict) or "ignore" (second trace)
+        self.conversions = conversions
+        self.depth = 0  # > 0 inside a recorded call: its own conversions are the op's business
         self.autograd_inlining = autograd_inlining
         self.mapped = mapped  # predicate: does the op class have an ONNX mapping?
         self.calls: list[Call] = []
         # id(tensor) -> (tensor, its version counter, the version then, Value); the tensor is kept alive
         self.values: dict[int, tuple] = {}
+        # id(tensor) -> (tensor, "'argmax' at model.py:12 ...") for tensors made outside any recorded op
+        self.made_by: dict[int, tuple] = {}
         self.inputs: list[Value] = []
         self.constants: list[Value] = []
 
@@ -162,7 +231,9 @@ class Tracer:
         if name is not None:
             value = Value("param", tuple(data.shape), data.dtype, name=name, array=data.copy())
         else:
-            value = Value("constant", tuple(data.shape), data.dtype, array=data.copy())
+            made = self.made_by.get(id(tensor))
+            value = Value("constant", tuple(data.shape), data.dtype, array=data.copy(),
+                          made_by=made[1] if made is not None and made[0] is tensor else "")
             self.constants.append(value)
         self._remember(tensor, value)
         return value
@@ -230,7 +301,55 @@ class Tracer:
             return stored
 
         _inplace._store = traced_store
+        from ..nn import functional as _functional
+        from ..nn.functional import vision as _vision
+
+        self._nn_modules = (_functional, _vision)
+        for module in self._nn_modules:
+            for function_name in RECORDED_NN_FUNCTIONS:
+                original = getattr(module, function_name)
+                self._saved[(module.__name__, function_name)] = original
+                setattr(module, function_name, self._recording(function_name, original))
+        original_make = TensorBase.__dict__["_make"].__func__
+        self._saved["_make"] = TensorBase.__dict__["_make"]
+
+        def traced_make(cls, *args, **kwargs):
+            tensor = original_make(cls, *args, **kwargs)
+            if tracer.depth == 0:  # made outside every recorded op: remember by what, for the error messages
+                tracer.made_by[id(tensor)] = (tensor, _maker())
+            return tensor
+
+        TensorBase._make = classmethod(traced_make)
+        for method_name, kind in _CONVERSIONS.items():
+            original = getattr(Tensor, method_name)
+            self._saved[("Tensor", method_name)] = original
+            setattr(Tensor, method_name, self._converting(original, kind))
         return self
+
+    def _converting(self, original, kind: str):
+        """``Tensor.__bool__`` (or ``item``...) warning as PyTorch's tracer does when the tensor came from an input."""
+        tracer = self
+
+        def converted(tensor, *args):
+            if tracer.depth == 0 and tracer.conversions != "ignore":
+                known = tracer.values.get(id(tensor))
+                if known is not None and known[3].from_input:
+                    message = _CONVERSION_WARNING.format(kind=kind)
+                    if tracer.conversions == "raise":
+                        raise TraceError(
+                            f"A tensor computed from the input became a Python {kind} at {call_site()}, and "
+                            f"export(..., strict=True) refuses that. {message} Compute with tensor ops instead "
+                            "(minitorch.where in place of an if)."
+                        )
+                    warnings.warn(message, TracerWarning, stacklevel=_user_stacklevel())
+            tracer.depth += 1  # ``__bool__`` calls ``item``: one warning per conversion
+            try:
+                return original(tensor, *args)
+            finally:
+                tracer.depth -= 1
+
+        converted.__name__ = original.__name__
+        return converted
 
     def __exit__(self, *exc_info):
         self._restore()
@@ -241,11 +360,19 @@ class Tracer:
         for function_name in RECORDED_FUNCTIONS:
             setattr(_pointwise, function_name, self._saved[function_name])
         _inplace._store = self._saved["_store"]
+        for module in self._nn_modules:
+            for function_name in RECORDED_NN_FUNCTIONS:
+                setattr(module, function_name, self._saved[(module.__name__, function_name)])
+        for method_name in _CONVERSIONS:
+            setattr(Tensor, method_name, self._saved[("Tensor", method_name)])
+        TensorBase._make = self._saved["_make"]
 
     def _recording(self, function_name, original):
         tracer = self
 
         def recorded(*args, **kwargs):
+            if tracer.depth > 0:  # called inside a recorded op: part of that op
+                return original(*args, **kwargs)
             with tracer.paused():
                 output = original(*args, **kwargs)
             tracer.record(function_name, args, output, kwargs)
@@ -273,6 +400,7 @@ class _Paused:
         self.tracer = tracer
 
     def __enter__(self):
+        self.tracer.depth += 1
         saved = self.tracer._saved
         self.swapped = (_function.Function.__dict__["apply"], {n: getattr(_pointwise, n) for n in RECORDED_FUNCTIONS})
         _function.Function.apply = saved["apply"]
@@ -284,4 +412,5 @@ class _Paused:
         _function.Function.apply = apply
         for function_name, function in functions.items():
             setattr(_pointwise, function_name, function)
+        self.tracer.depth -= 1
         return False

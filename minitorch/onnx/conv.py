@@ -18,14 +18,39 @@ def _pads(geometry) -> list:
     return [int(before) for before, _ in geometry.padding] + [int(after) for _, after in geometry.padding]
 
 
+_WINDOW_FIELDS = ("kernel_size", "stride", "padding", "dilation", "groups")
+
+
+def fixed_geometry(graph, call, index: int):
+    """The window geometry of argument ``index``, checked to be the same at the other size of a dynamic axis.
+
+    A geometry also records the input and output sizes, which follow the dynamic axes and which
+    ONNX's ``Conv``/``MaxPool`` compute themselves; the window itself must not change (it would
+    with ``padding='same'`` and a stride, where the padding depends on the size).
+    """
+    geometry = call.args[index]
+    for other in (getattr(call, "other_args", call.args)[index], getattr(call, "third_args", call.args)[index]):
+        for field in _WINDOW_FIELDS:
+            if getattr(geometry, field, None) != getattr(other, field, None):
+                from .errors import UnsupportedOperatorError
+
+                raise UnsupportedOperatorError(
+                    f"Exporting 'minitorch::{call.name}' whose {field} changes with the input size "
+                    f"({getattr(geometry, field)} and {getattr(other, field)}) is not supported (called at "
+                    f"{call.where}); export without that dynamic axis"
+                )
+    return geometry
+
+
 def _attributes(geometry) -> dict:
     return {"kernel_shape": list(geometry.kernel_size), "strides": list(geometry.stride), "pads": _pads(geometry),
             "dilations": list(geometry.dilation), "group": int(geometry.groups)}
 
 
-@maps(ops.Convolution)
+@maps(ops.Convolution, size_aware=True)
 def convolution(graph, call):
-    input, weight, bias, geometry = call.args
+    input, weight, bias, _ = call.args
+    geometry = fixed_geometry(graph, call, 3)
     names = [graph.input(call, 0), graph.input(call, 1), graph.input(call, 2) if bias is not None else None]
     return graph.node("Conv", names, **_attributes(geometry))
 
@@ -43,13 +68,14 @@ def convolution_transpose(graph, call):
     return graph.node("ConvTranspose", names, output_padding=output_padding, **_attributes(geometry))
 
 
-@maps(ops.Unfold)
+@maps(ops.Unfold, size_aware=True)
 def unfold(graph, call):
     """im2col as a convolution with one-hot kernels: output channel ``c * K + k`` copies offset ``k`` of channel ``c``.
 
     Multiplying by 1 and adding zeros is exact, so the columns are the input's own numbers.
     """
-    input, geometry = call.args
+    input, _ = call.args
+    geometry = fixed_geometry(graph, call, 1)
     channels, kernel = input.shape[1], math.prod(geometry.kernel_size)
     one_hot = np.eye(kernel, dtype=input.dtype).reshape((kernel, 1) + tuple(geometry.kernel_size))
     weight = graph.constant(np.tile(one_hot, (channels, 1) + (1,) * len(geometry.kernel_size)))

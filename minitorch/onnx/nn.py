@@ -65,7 +65,9 @@ def normalize(graph, call):
     x_name = graph.input(call, 0)
     weight_name = graph.input(call, 1) if weight is not None else None
     bias_name = graph.input(call, 2) if bias is not None else None
-    if graph.opset >= 17:
+    # LayerNormalization needs a scale; made of ones here, so only where the normalized sizes are fixed
+    static = all(isinstance(dim, int) for dim in graph.dims(x)[axes[0]:])
+    if graph.opset >= 17 and (weight_name is not None or static):
         if weight_name is None:
             weight_name = graph.constant(np.ones(x.shape[axes[0]:], dtype=x.dtype))
         return graph.node("LayerNormalization", [x_name, weight_name, bias_name], axis=axes[0], epsilon=float(eps))

@@ -154,3 +154,30 @@ def logical(graph, call):
 @maps("logical_not")
 def logical_not(graph, call):
     return graph.node("Not", [operand(graph, call, 0, np.bool_)])
+
+
+# -- ``~``, ``&``, ``|``, ``^``: logical on bool tensors, bit by bit on integer tensors -------------------------------
+_BITWISE = {"bitwise_and": ("And", "BitwiseAnd"), "bitwise_or": ("Or", "BitwiseOr"),
+            "bitwise_xor": ("Xor", "BitwiseXor"), "bitwise_not": ("Not", "BitwiseNot")}
+BITWISE_OPSET = 18  # ONNX's BitwiseAnd/Or/Xor/Not arrived in opset 18
+
+
+@maps(*_BITWISE)
+def bitwise(graph, call):
+    """``~mask``, ``a & b``, ``a | b``, ``a ^ b``: ``Not``/``And``/``Or``/``Xor`` on bool tensors (the masks of
+    attention and padding); ``BitwiseNot``/``BitwiseAnd``/... on integer tensors (opset 18 and later)."""
+    dtype = _result_dtype(call)
+    logical_op, bitwise_op = _BITWISE[call.name]
+    count = 1 if call.name == "bitwise_not" else 2
+    operands = [operand(graph, call, index, dtype) for index in range(count)]
+    if dtype == np.bool_:
+        return graph.node(logical_op, operands)
+    if graph.opset < BITWISE_OPSET:
+        from .errors import UnsupportedOperatorError
+
+        raise UnsupportedOperatorError(
+            f"Exporting the operator 'minitorch::{call.name}' on {dtype} tensors to ONNX opset version {graph.opset} "
+            f"is not supported: ONNX's {bitwise_op} needs opset {BITWISE_OPSET} or later (called at {call.where}). "
+            f"Export with opset_version={BITWISE_OPSET} or later, or use bool tensors."
+        )
+    return graph.node(bitwise_op, operands)

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from ..ops import pooling as ops
 from ._registry import maps
-from .conv import _pads
+from .conv import _pads, fixed_geometry
 
 
-@maps(ops.MaxPool)
+@maps(ops.MaxPool, size_aware=True)
 def max_pool(graph, call):
     """``MaxPool``; padding counts as ``-inf`` in both. The indices output is not exported."""
-    input, geometry = call.args
+    geometry = fixed_geometry(graph, call, 1)
     values = graph.node("MaxPool", [graph.input(call, 0)], kernel_shape=list(geometry.kernel_size),
                         strides=list(geometry.stride), pads=_pads(geometry), dilations=list(geometry.dilation))
     return values, None
@@ -27,6 +27,13 @@ def adaptive_max_pool(graph, call):
     spatial = input.shape[2:]
     if all(o == 1 for o in sizes):
         return graph.node("GlobalMaxPool", [graph.input(call, 0)]), None
+    if not graph.is_static(input) and any(isinstance(d, tuple) for d in graph.dims(input)[2:]):
+        from .errors import UnsupportedOperatorError
+
+        raise UnsupportedOperatorError(
+            f"Exporting 'minitorch::AdaptiveMaxPool' to {list(sizes)} with a spatial size that changes with the "
+            f"dynamic axes is not supported (its windows follow the size; called at {call.where})"
+        )
     if any(n % o for n, o in zip(spatial, sizes)):
         from .errors import UnsupportedOperatorError
 

@@ -385,10 +385,45 @@ cells = [
         print(type(error).__name__ + ":", error)
     """),
     md(r"""
-    Other things an export cannot keep, each refused with its reason rather than exported wrong: a number read from a
-    tensor with `.item()` (the graph would keep the one value it saw), a `.numpy()` round trip, an `argmax` used
-    inside `forward`, and a model whose ops change with the input (an `if` on a tensor's value). The way out is the
-    same each time: say the same thing with tensor operations that export.
+    Sizes are a different matter: they may follow the input. A size read with `x.shape` or `x.size(1)` is a Python
+    number while the model runs, but the exporter records the model twice more at other sizes along the
+    `dynamic_axes`, sees which numbers changed with them, and writes those sizes as computations in the graph
+    (`Shape -> Gather`, then `Mul`/`Add`, `Concat` for a shape, `Slice` bounds). A class token expanded to the batch
+    (`cls.expand(B, -1, -1)`), positions sliced to the sequence (`pos[:, :T + 1]`) or made with `arange(T)`
+    (ONNX's `Range`), a causal-mask buffer sliced by `T` (`mask[:T, :T]`), and an image size through pooling and
+    `nn.Upsample` (ONNX's `Resize`) all follow the input in ONNX Runtime. A size is written as `factor * axis` or
+    `axis + offset`, found from two sizes and checked at the third; one that follows an axis in any other way
+    (`T // 2`) is refused, never frozen. Masks combine with `~`, `&`, `|` (ONNX's `Not`, `And`, `Or`).
+
+    A branch on a tensor's value is what a recording cannot see: `if x.sum() > 0:` turns a tensor into a Python
+    boolean, and the graph keeps whichever branch this example took. The export warns with PyTorch's own
+    `TracerWarning` text; `strict=True` (minitorch's addition) refuses instead:
+    """),
+    code("""
+    import warnings
+
+
+    class SignDependent(nn.Module):
+        def forward(self, x):
+            return x * 2 if x.sum() > 0 else x * 3   # a Python `if` on a tensor's value
+
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        minitorch.onnx.export(SignDependent(), (minitorch.ones(3),), io.BytesIO())
+    print([f"{w.category.__name__}: {w.message}" for w in caught if w.category is minitorch.onnx.TracerWarning])
+    try:
+        minitorch.onnx.export(SignDependent(), (minitorch.ones(3),), io.BytesIO(), strict=True)
+    except RuntimeError as error:
+        print(type(error).__name__ + ":", error)
+    """),
+    md(r"""
+    Refused, each with its reason and the line that did it, rather than exported wrong: an op without a mapping (by
+    name); a number read with `.item()` that changed with the input (the graph would keep the one value it saw); a
+    tensor made outside the recorded ops from the input (a `.numpy()` round trip, an `argmax` inside `forward`); a
+    model that ran other ops for other inputs; a size that follows a dynamic axis in a way the graph cannot write;
+    `interpolate` in `area` mode or with `antialias`. The way out is the same each time: say the same thing with
+    tensor operations that export (`minitorch.where` instead of an `if`).
 
     ### Exercise 3: replace the op that blocks the export
 
@@ -442,8 +477,10 @@ cells = [
       depends on the model and the machine, so measure.
     * TensorRT and the mobile runtimes read the same file, in FP16 or INT8; at the edge, batch-1 latency is what
       counts.
-    * An op without a mapping, a value read out with `.item()`, or data-dependent control flow stops the export with
-      a message that says where; rewrite that part with tensor operations that export.
+    * Sizes read with `x.shape` along a dynamic axis become shape computations in the graph. A branch on a tensor's
+      value warns with PyTorch's `TracerWarning` (`strict=True` refuses it); an op without a mapping, a number from
+      `.item()` that changed with the input, or a model that ran other ops for other inputs stops the export with a
+      message that says where; rewrite that part with tensor operations that export.
     """),
     code("""
     summary("ch14")
