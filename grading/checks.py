@@ -76,23 +76,25 @@ def expected_outputs(exercise: registry.Exercise, case: tuple) -> list[np.ndarra
 
 def run_case(exercise: registry.Exercise, function, case: tuple) -> CaseResult:
     """Call the learner's ``function`` on one case and compare with the reference."""
-    expected = expected_outputs(exercise, case)
+    expected = expected_outputs(exercise, case)  # before the pieces are withheld: the reference uses them
     arguments = call_arguments(case, exercise.input_type)
+    guard = _withholding(exercise)
+    if guard is not None:  # the batch grader's withheld pieces (grading/withhold.py), applied here alike
+        refused = guard.refusal(function)
+        if refused:
+            return CaseResult(FAILED, refused, refused)
+        guard.start()
     try:
-        with quiet():
-            result = function(*arguments)
-    except NotImplementedError:
-        return CaseResult(NOT_IMPLEMENTED, "raises NotImplementedError", "raises NotImplementedError")
-    except Exception as error:  # the learner's bug: report it in one line, with the line it came from
-        where = _learner_frame(error)
-        message = f"raised {type(error).__name__}: {error}{where}"
-        return CaseResult(FAILED, message, f"raised {type(error).__name__}")
-    if result is None:
-        return CaseResult(NOT_IMPLEMENTED, "returned None", "returned None")
-    try:
-        kinds, got = output_arrays(result)
-    except UnsupportedOutput as error:
-        return CaseResult(FAILED, str(error), str(error))
+        outcome = _call_and_read(function, arguments)
+    finally:
+        if guard is not None:
+            guard.stop()
+    if guard is not None and guard.hits:
+        detail = _withheld_detail(exercise, guard.hits[0])
+        return CaseResult(FAILED, detail, detail)
+    if isinstance(outcome, CaseResult):
+        return outcome
+    result, kinds, got = outcome
     # a changed input first: it is usually why the values are wrong too
     problem = None if exercise.mutates_inputs else _changed_input(function, case, arguments)
     if problem:
@@ -109,6 +111,46 @@ def run_case(exercise: registry.Exercise, function, case: tuple) -> CaseResult:
     if problem:
         return CaseResult(FAILED, problem, problem, expected, got)
     return CaseResult(PASSED, expected=expected, got=got)
+
+
+def _withholding(exercise: registry.Exercise):
+    """The exercise's withheld pieces as a :class:`grading.withhold.Withholding`, or None when it has none."""
+    if not exercise.withheld:
+        return None
+    from grading.withhold import Withholding
+
+    return Withholding(exercise.name, exercise.withheld)
+
+
+def _withheld_detail(exercise: registry.Exercise, piece: str) -> str:
+    if piece in exercise.withheld:
+        return (
+            f"calls minitorch's own {piece}, which {exercise.name} asks you to build (the grader withholds it "
+            "while this exercise is graded, so such an answer scores 0): write it from smaller operations"
+        )
+    return f"reached {piece} while {exercise.name} was checked, which the grader does not allow"
+
+
+def _call_and_read(function, arguments: list):
+    """(answer, kinds, arrays) of one call, or the CaseResult that ends the case (an error, no answer)."""
+    try:
+        with quiet():
+            result = function(*arguments)
+    except NotImplementedError as error:
+        if type(error).__name__ == "WithheldPiece":
+            return CaseResult(FAILED, str(error), str(error))  # reported from the guard's hits
+        return CaseResult(NOT_IMPLEMENTED, "raises NotImplementedError", "raises NotImplementedError")
+    except Exception as error:  # the learner's bug: report it in one line, with the line it came from
+        where = _learner_frame(error)
+        message = f"raised {type(error).__name__}: {error}{where}"
+        return CaseResult(FAILED, message, f"raised {type(error).__name__}")
+    if result is None:
+        return CaseResult(NOT_IMPLEMENTED, "returned None", "returned None")
+    try:
+        kinds, got = output_arrays(result)  # a tensor subclass's numpy() is the learner's code too
+    except UnsupportedOutput as error:
+        return CaseResult(FAILED, str(error), str(error))
+    return result, kinds, got
 
 
 def _changed_input(function, case: tuple, arguments: list) -> str | None:
