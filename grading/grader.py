@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from grading import checks, registry, sandbox
+from grading import checks, registry, sandbox, withhold
 from grading.compare import ALLOWED_KINDS, compare
 from grading.notebook import Assignment, GradedPart, NotebookError, parse_notebook, plan_submission
 from grading.progress import CASE_STATUSES
@@ -592,8 +592,8 @@ def _case_problem(prepared, case, status, expected, arrays) -> str | None:
     if code == "withheld":
         # which piece, on public cases only, and only a piece the exercise names (the text came from the sandbox)
         piece = status.get("piece")
-        public = case < prepared.public_count
-        named = piece if public and piece in prepared.exercise.withheld else "a piece of minitorch"
+        known = piece in prepared.exercise.withheld or withhold.is_label(piece)
+        named = piece if case < prepared.public_count and known else "a withheld piece"
         return f"calls {named}, which this exercise asks you to build (withheld while it is graded)"
     if code == "error":
         if case >= prepared.public_count:

@@ -17,7 +17,7 @@ import nbformat
 import pytest
 
 import minitorch
-from grading import _runner, registry
+from grading import registry
 from tests.grading.conftest import require_bwrap
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -50,32 +50,35 @@ def test_every_withheld_name_exists(chapter):
             assert hasattr(owner, attribute), f"{entry.name}: {name} does not exist"
 
 
-def test_withholding_covers_notebook_names_and_is_undone():
+def test_withholding_reaches_every_reference_and_is_undone():
     import minitorch.nn.functional as F
+    from grading.withhold import WithheldPiece, Withholding
 
     original_conv, original_setattr = F.conv2d, minitorch.nn.Module.__dict__["__setattr__"]
-    namespace = {"my_conv": F.conv2d, "F": F, "unrelated": 3}
+    kept = F.conv2d  # a reference taken before, as a notebook cell would
 
     class Mine(minitorch.nn.Module):  # a "Module" that only subclasses the library's
         pass
 
-    restore = _runner._withhold(
-        ["minitorch.nn.functional.conv2d", "minitorch.nn.Module.__setattr__", "minitorch.no_such_piece"], namespace
+    guard = Withholding(
+        "demo.x", ["minitorch.nn.functional.conv2d", "minitorch.nn.Module.__setattr__", "minitorch.no_such_piece"]
     )
-    try:
-        with pytest.raises(NotImplementedError, match="minitorch.nn.functional.conv2d is not available"):
+    assert guard.missing == ["minitorch.no_such_piece"]
+    with guard.active():
+        with pytest.raises(WithheldPiece, match="minitorch.nn.functional.conv2d: minitorch's own conv2d is not"):
             F.conv2d(minitorch.zeros(1, 1, 3, 3), minitorch.zeros(1, 1, 2, 2))
         with pytest.raises(NotImplementedError):
-            namespace["my_conv"](minitorch.zeros(1, 1, 3, 3), minitorch.zeros(1, 1, 2, 2))
+            kept(minitorch.zeros(1, 1, 3, 3), minitorch.zeros(1, 1, 2, 2))
         with pytest.raises(NotImplementedError):
             Mine().weight = minitorch.nn.Parameter(minitorch.zeros(2))
-    finally:
-        restore()
-    assert F.conv2d is original_conv and namespace["my_conv"] is original_conv and namespace["unrelated"] == 3
+    assert guard.hits[0] == "minitorch.nn.functional.conv2d"
+    assert F.conv2d is original_conv and kept is original_conv
     assert minitorch.nn.Module.__dict__["__setattr__"] is original_setattr
     module = Mine()
     module.weight = minitorch.nn.Parameter(minitorch.zeros(2))
     assert [name for name, _ in module.named_parameters()] == ["weight"]
+    assert F.conv2d(minitorch.ones(1, 1, 3, 3), minitorch.ones(1, 1, 2, 2)).tolist() == [[[[4.0, 4.0], [4.0, 4.0]]]]
+    assert guard.refusal(F.conv2d) and guard.refusal(original_setattr) and guard.refusal(lambda x: x) is None
 
 
 # -- the batch grader: a submission that calls the withheld piece fails that exercise only ---------------
@@ -185,4 +188,4 @@ def test_calling_the_withheld_piece_fails_that_exercise_and_the_reference_passes
     assert float(rows["shortcut"]["total"]) == assignment.max_points - lost, feedback
     for exercise in SHORTCUTS[chapter]:
         line = next(line for line in feedback.splitlines() if line.startswith(f"- {exercise}:"))
-        assert "not implemented yet" in line or "raised NotImplementedError" in line, line
+        assert "which this exercise asks you to build (withheld while it is graded)" in line, line
