@@ -134,6 +134,20 @@ return get('demo.linear').reference(x, weight, bias)""",
 }
 
 
+FORBIDDEN = ("torch", "functorch", "pytest", "_pytest", "hypothesis", "nbgrader", "grading.exercises.demo",
+             "grading.grader", "grading.exercises.ch04")  # fmt: skip
+# (quick ones: the cell runs under the tests' 3-second step limit)
+ALLOWED = ("numpy", "minitorch", "grading.checks", "grading.withhold", "threadpoolctl", "tqdm", "PIL.Image")
+IMPORTS_REPORT = f"""import importlib
+for name in {FORBIDDEN + ALLOWED!r}:
+    try:
+        importlib.import_module(name)
+        print("IMPORT", name, "ok")
+    except BaseException as error:
+        print("IMPORT", name, type(error).__name__, str(error)[:200])
+"""
+
+
 def _submission(route: dict) -> nbformat.NotebookNode:
     return notebook(
         RELU_SOLUTION, route.get("linear", "return x @ weight.T + bias"),
@@ -149,6 +163,7 @@ def graded_routes(tmp_path_factory, course):
     folder, out = root / "submitted", root / "grades"
     folder.mkdir()
     (folder / f"{HONEST}.ipynb").write_text(nbformat.writes(correct()))
+    (folder / "s3__imports.ipynb").write_text(nbformat.writes(correct(before_relu=IMPORTS_REPORT)))
     for name, route in ROUTES.items():
         (folder / f"s1__{name}.ipynb").write_text(nbformat.writes(_submission(route)))
     command = [sys.executable, "-m", "grading", str(folder), "--source", str(course["source"]), "--out", str(out)]
@@ -162,6 +177,18 @@ def graded_routes(tmp_path_factory, course):
 def test_the_honest_classmate_keeps_full_marks(graded_routes):
     grades, out = graded_routes
     assert float(grades[HONEST]["total"]) == 3, (out / "feedback" / f"{HONEST}.md").read_text()
+
+
+def test_the_sandbox_imports_the_kits_dependencies_only(graded_routes):
+    """PyTorch, the test tools, nbgrader and the answer key are not importable inside; the kit's own are."""
+    grades, out = graded_routes
+    log = (out / "logs" / "s3__imports.log").read_text()
+    assert float(grades["s3__imports"]["total"]) == 3, log[-3000:]
+    outcome = dict(line.split()[1:3] for line in log.splitlines() if line.startswith("IMPORT "))
+    assert {name: outcome.get(name) for name in ALLOWED} == {name: "ok" for name in ALLOWED}, log[-3000:]
+    for name in FORBIDDEN:
+        assert outcome.get(name) in ("ImportError", "ModuleNotFoundError"), (name, log[-3000:])
+    assert outcome["torch"] == "ImportError" and "not available in the grading sandbox" in log
 
 
 @pytest.mark.parametrize("name", sorted(ROUTES))
