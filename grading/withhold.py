@@ -267,6 +267,7 @@ class Withholding:
         self.hits: list[str] = []
         self._owner = os.getpid()
         self._active = self._stopping = False
+        self._raising: list | None = None
         self._format = message_format
 
     # -- messages ---------------------------------------------------------------------------------
@@ -347,8 +348,10 @@ class Withholding:
         if self._active or not self.functions:
             return
         self._active, self._owner, self.hits, self._stopping = True, os.getpid(), [], False
-        for function, piece in self.functions:
-            function.__code__ = _raising_code(function, _Raiser(self, piece))
+        if self._raising is None:  # made once: compiling a stand-in per call would cost a millisecond
+            self._raising = [_raising_code(function, _Raiser(self, piece)) for function, piece in self.functions]
+        for (function, _), code in zip(self.functions, self._raising):
+            function.__code__ = code
         self._previous_profile = sys.getprofile()
         self._previous_thread_profile = getattr(threading, "_profile_hook", None)
         threading.setprofile(self._watch)
