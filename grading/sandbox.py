@@ -4,7 +4,9 @@ Backends:
 
 * ``bwrap`` (bubblewrap, the default on Linux): new PID, network, IPC and UTS namespaces, so the code
   sees no network at all (not even 127.0.0.1 of the host) and no other process; a read-only root
-  built from read-only binds of the system (``/usr``), Python and its site-packages, ``minitorch``,
+  built from read-only binds of the system (``/usr``), Python and its site-packages (with a stand-in
+  that raises ImportError over every package that is not one of the kit's runtime dependencies:
+  PyTorch, the test tools, nbgrader, an installed answer key; :func:`hidden_site_entries`), ``minitorch``,
   ``widgets`` and the learner-side part of ``grading`` (never the reference solutions in
   ``grading/exercises/``, nor the grader itself); a minimal read-only ``/dev`` with a small
   ``/dev/shm``; a private ``/tmp`` and home on small tmpfs; the task folder (plan and inputs)
@@ -174,11 +176,11 @@ def allowed_distributions() -> frozenset[str] | None:
     is not installed (then only FORBIDDEN_DISTRIBUTIONS are hidden)."""
     import importlib.metadata as metadata
 
-    from packaging.requirements import Requirement
-
     try:
+        from packaging.requirements import Requirement  # matplotlib's dependency, so the kit's too
+
         metadata.distribution(KIT_DISTRIBUTION)
-    except metadata.PackageNotFoundError:
+    except (ImportError, metadata.PackageNotFoundError):
         return None
     allowed, frontier = set(), [(KIT_DISTRIBUTION, SUBMISSION_EXTRAS)]
     while frontier:
