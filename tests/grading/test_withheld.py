@@ -233,3 +233,15 @@ def test_the_instant_check_refuses_the_same_shortcut(chapter, name, capsys):
         names.update(kept)
     report = capsys.readouterr().out
     assert "asks you to build" in report, report
+
+
+def test_the_grader_reads_a_withheld_status_defensively():
+    """The piece's name comes from the sandbox: only a known label or one of the exercise's pieces is shown."""
+    from grading import grader, withhold
+
+    assert grader._valid_status({"status": "withheld", "piece": "minitorch.nn.functional.linear"})
+    assert not grader._valid_status({"status": "withheld"})
+    assert not grader._valid_status({"status": "withheld", "piece": "x", "value": 3})
+    assert not grader._valid_status({"status": "withheld", "piece": ["not", "text"]})
+    assert withhold.is_label("PyTorch") and withhold.is_label("another program (_posixsubprocess.fork_exec)")
+    assert not withhold.is_label("another program (your hidden input is 3)") and not withhold.is_label(3)
