@@ -261,16 +261,13 @@ def _graph_name(output):
         return "Node"
 
 
-def _run_part(part, namespace, inputs, event, steps, out_dir):
+def _run_part(part, namespace, inputs, event, steps, out_dir, guard=None):
     number = part["number"]
     function = namespace.get(part["function"])
     results, outputs = [], {}
-    guard = refused = None
-    if part.get("withheld"):
-        # the exercise's pieces, found by name now (after the cells): while each case runs no path reaches
-        # them (grading/withhold.py); an answer that *is* one of them is refused without a call
-        guard = _TOOLS["withholding"](part.get("exercise") or part["function"], part["withheld"])
-        refused = guard.answer_piece(function) if callable(function) else None
+    # with the exercise's withheld pieces (found before the cells ran), no path reaches them while each case
+    # runs (grading/withhold.py); an answer that *is* one of them is refused without a call
+    refused = guard.answer_piece(function) if guard is not None and callable(function) else None
     _run_cases(part, function, inputs, event, steps, results, outputs, guard, refused)
     try:
         _TOOLS["savez"](os.path.join(out_dir, f"e{number}.npz"), **outputs)
@@ -331,7 +328,6 @@ def main():
         array_equal=np.array_equal,
         ndarray=np.ndarray,
         tensor=minitorch.Tensor,
-        withholding=Withholding,
     )
     event(end="setup")
 
@@ -344,12 +340,19 @@ def main():
     namespace = main_module.__dict__
     namespace.update({"__builtins__": builtins, "display": _display})
     sys.modules["__main__"] = main_module
+    # Each part's withheld pieces are found now, before any cell runs: a cell that rebinds a piece's name
+    # (F.linear = something) cannot make the guard withhold the wrong object (grading/withhold.py).
+    guards = {
+        part["number"]: Withholding(part.get("exercise") or part["function"], part["withheld"])
+        for part in plan["parts"]
+        if part.get("withheld")
+    }
     _run_cells(plan, namespace, event, steps)
     if plan["parts"]:
         inputs = _wait_for_inputs(task_dir, event)
     _TOOLS["file_bytes"] = int(plan["limits"]["file_bytes"])
     for part in plan["parts"]:
-        _run_part(part, namespace, inputs, event, steps, out_dir)
+        _run_part(part, namespace, inputs, event, steps, out_dir, guards.get(part["number"]))
     event(end="run")
     try:
         sys.stdout.flush()

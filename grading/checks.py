@@ -80,7 +80,7 @@ def run_case(exercise: registry.Exercise, function, case: tuple) -> CaseResult:
     arguments = call_arguments(case, exercise.input_type)
     guard = _withholding(exercise)
     if guard is not None:  # the batch grader's withheld pieces (grading/withhold.py), applied here alike
-        refused = guard.refusal(function)
+        refused = guard.refusal(function) or _replaced(exercise, guard.replaced)
         if refused:
             return CaseResult(FAILED, refused, refused)
         guard.start()
@@ -120,6 +120,15 @@ def _withholding(exercise: registry.Exercise):
     from grading.withhold import Withholding
 
     return Withholding(exercise.name, exercise.withheld)
+
+
+def _replaced(exercise: registry.Exercise, names: list[str]) -> str | None:
+    if not names:
+        return None
+    return (
+        f"{names[0]} was replaced in this kernel, so {exercise.name} cannot be checked with minitorch's own "
+        "withheld: restart the kernel and run the cells again, without rebinding minitorch's names"
+    )
 
 
 def _withheld_detail(exercise: registry.Exercise, piece: str) -> str:

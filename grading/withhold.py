@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
 import os
 import sys
 import threading
@@ -267,8 +268,19 @@ class Withholding:
         self.hits: list[str] = []
         self._owner = os.getpid()
         self._active = self._stopping = False
-        self._raising: list | None = None
         self._format = message_format
+        # the stand-ins are compiled now, before any submission code runs (a cell could replace compile)
+        self._raising = [_raising_code(function, _Raiser(self, piece)) for function, piece in self.functions]
+        # a piece that this process already replaced by code of its own (F.linear = my_linear in a cell
+        # before the check): what the name finds is not minitorch's, and minitorch's own is out of sight
+        library = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "")
+        package = importlib.util.find_spec("minitorch")
+        folders = tuple(os.path.join(folder, "") for folder in (package.submodule_search_locations or [])) if (
+            package is not None
+        ) else (library,)
+        self.replaced = sorted({
+            name for function, name in self.functions if not function.__code__.co_filename.startswith(folders)
+        })
 
     # -- messages ---------------------------------------------------------------------------------
     def message(self, piece: str) -> str:
@@ -348,8 +360,6 @@ class Withholding:
         if self._active or not self.functions:
             return
         self._active, self._owner, self.hits, self._stopping = True, os.getpid(), [], False
-        if self._raising is None:  # made once: compiling a stand-in per call would cost a millisecond
-            self._raising = [_raising_code(function, _Raiser(self, piece)) for function, piece in self.functions]
         for (function, _), code in zip(self.functions, self._raising):
             function.__code__ = code
         self._previous_profile = sys.getprofile()

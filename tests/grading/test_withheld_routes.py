@@ -74,6 +74,12 @@ ROUTES = {
         "before_relu": "kept_code = minitorch.nn.functional.linear.__wrapped__.__code__",
     },
     "importlib_reload": {"linear": RELOAD},
+    # the piece's name rebound in a cell, so that a guard built later would withhold the wrong object
+    "rebinds_the_library_name_first": {
+        "linear": "return kept(x, weight, bias)",
+        "before_relu": "kept = minitorch.nn.functional.linear\n"
+        "minitorch.nn.functional.linear = lambda x, weight, bias=None: x @ weight.T + bias",
+    },
     "exec_of_the_source_file": {"linear": EXEC_SOURCE},
     "catches_the_refusal_then_exec": {
         "linear": "try:\n    return minitorch.nn.functional.linear(x, weight, bias)\nexcept BaseException:\n"
@@ -242,6 +248,7 @@ def test_the_instant_check_refuses_the_same_code(name):
     else:
         reached = ("PyTorch", "another program") if name in ("import_torch", "another_program") else ("linear",)
         assert any(what in report for what in reached), report
-        assert "asks you to build" in report or "does not allow" in report, report
+        said = ("asks you to build", "does not allow", "was replaced in this kernel")
+        assert any(words in report for words in said), report
     # the library is whole again after the check
     assert "demo.relu: all 2 public cases pass" in done.stdout
