@@ -14,7 +14,9 @@ only; the expected answers never enter the sandbox). ``OUT_DIR`` (writable) rece
 Everything here shares a process with the submission's code, which may overwrite any of these files
 or monkeypatch anything. That is fine by design: the score is computed outside the sandbox, by
 comparing the arrays with the reference, and no file written here can claim a score. At worst a
-submission spoils its own answers.
+submission spoils its own answers. The one rule enforced in here is withholding (an exercise's withheld
+pieces, :mod:`grading.withhold`): what it guarantees, and what code that takes it apart in this process
+can still do, is in grading/README.md.
 
 This file imports only the standard library until the limits are set and privileges dropped.
 """
