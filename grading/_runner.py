@@ -14,7 +14,9 @@ only; the expected answers never enter the sandbox). ``OUT_DIR`` (writable) rece
 Everything here shares a process with the submission's code, which may overwrite any of these files
 or monkeypatch anything. That is fine by design: the score is computed outside the sandbox, by
 comparing the arrays with the reference, and no file written here can claim a score. At worst a
-submission spoils its own answers.
+submission spoils its own answers. The one rule enforced in here is withholding (an exercise's withheld
+pieces, :mod:`grading.withhold`): what it guarantees, and what code that takes it apart in this process
+can still do, is in grading/README.md.
 
 This file imports only the standard library until the limits are set and privileges dropped.
 """
@@ -169,14 +171,31 @@ def _run_cells(plan, namespace, event, steps):
         event(end="cell", cell=index, status=status, error=error, line=line)
 
 
-def _call_case(function, case, input_type, steps, file_bytes):
+def _call_case(function, case, input_type, steps, file_bytes, guard=None):
     """One graded call: (the status for e<k>.json, the answer's arrays).
 
     Besides the answer's arrays, an answered call reports what its values cannot show, for the rules
     the grader enforces outside (as the learner's check does): ``changed``, the positions of the array
     arguments whose values differ after the call (an input written in place), ``graph``, for each
     output the name of its ``grad_fn`` when it is still attached to an autograd graph (else None), and
-    ``tuple``, whether the answer was a tuple or list."""
+    ``tuple``, whether the answer was a tuple or list.
+
+    With ``guard`` (the exercise's withheld pieces, :mod:`grading.withhold`), the whole case runs with
+    them withheld: the call and the reading of its answer (a tensor subclass's ``numpy`` is the
+    submission's code too). A call that reached a withheld piece is ``withheld``, whatever it returned."""
+    if guard is None:
+        return _judge_case(function, case, input_type, steps, file_bytes)
+    guard.start()
+    try:
+        result = _judge_case(function, case, input_type, steps, file_bytes)
+    finally:
+        guard.stop()
+    if guard.hits:
+        return {"status": "withheld", "piece": str(guard.hits[0])[:200]}, []
+    return result
+
+
+def _judge_case(function, case, input_type, steps, file_bytes):
     UnsupportedOutput, call_arguments, output_arrays = _TOOLS["compare"]  # noqa: N806 - a class among functions
     answer = {}
 
@@ -244,15 +263,14 @@ def _graph_name(output):
         return "Node"
 
 
-def _run_part(part, namespace, inputs, event, steps, out_dir):
+def _run_part(part, namespace, inputs, event, steps, out_dir, guard=None):
     number = part["number"]
     function = namespace.get(part["function"])
     results, outputs = [], {}
-    restore = _withhold(part.get("withheld", []), namespace)
-    try:
-        _run_cases(part, function, inputs, event, steps, results, outputs)
-    finally:
-        restore()
+    # with the exercise's withheld pieces (found before the cells ran), no path reaches them while each case
+    # runs (grading/withhold.py); an answer that *is* one of them is refused without a call
+    refused = guard.answer_piece(function) if guard is not None and callable(function) else None
+    _run_cases(part, function, inputs, event, steps, results, outputs, guard, refused)
     try:
         _TOOLS["savez"](os.path.join(out_dir, f"e{number}.npz"), **outputs)
         with open(os.path.join(out_dir, f"e{number}.json"), "w") as handle:
@@ -262,7 +280,7 @@ def _run_part(part, namespace, inputs, event, steps, out_dir):
     event(end="part", part=number)
 
 
-def _run_cases(part, function, inputs, event, steps, results, outputs):
+def _run_cases(part, function, inputs, event, steps, results, outputs, guard=None, refused=None):
     number = part["number"]
     file_bytes = _TOOLS["file_bytes"]
     for case_number, arguments_spec in enumerate(part["cases"]):
@@ -277,7 +295,10 @@ def _run_cases(part, function, inputs, event, steps, results, outputs):
             None if spec is None else inputs[spec] if isinstance(spec, str) else spec["scalar"]
             for spec in arguments_spec
         )
-        result, arrays = _call_case(function, case, part["input_type"], steps, file_bytes)
+        if refused:
+            result, arrays = {"status": "withheld", "piece": refused[:200]}, []
+        else:
+            result, arrays = _call_case(function, case, part["input_type"], steps, file_bytes, guard)
         for position, array in enumerate(arrays):
             outputs[f"c{case_number}_{position}"] = array
         results.append(result)
@@ -297,6 +318,7 @@ def main():
 
     import minitorch  # imported here, so a broken install is the grader's error, not a cell's
     from grading.compare import UnsupportedOutput, call_arguments, output_arrays
+    from grading.withhold import Withholding
 
     _TOOLS.update(
         compare=(UnsupportedOutput, call_arguments, output_arrays),
@@ -312,14 +334,27 @@ def main():
     event(end="setup")
 
     import builtins
+    import types
 
-    namespace = {"__name__": "__main__", "__builtins__": builtins, "display": _display}
+    # The cells run in a module of their own named __main__, as in a Jupyter kernel: ``import __main__``
+    # finds the notebook's names (and pickles its functions by reference), not this runner.
+    main_module = types.ModuleType("__main__")
+    namespace = main_module.__dict__
+    namespace.update({"__builtins__": builtins, "display": _display})
+    sys.modules["__main__"] = main_module
+    # Each part's withheld pieces are found now, before any cell runs: a cell that rebinds a piece's name
+    # (F.linear = something) cannot make the guard withhold the wrong object (grading/withhold.py).
+    guards = {
+        part["number"]: Withholding(part.get("exercise") or part["function"], part["withheld"])
+        for part in plan["parts"]
+        if part.get("withheld")
+    }
     _run_cells(plan, namespace, event, steps)
     if plan["parts"]:
         inputs = _wait_for_inputs(task_dir, event)
     _TOOLS["file_bytes"] = int(plan["limits"]["file_bytes"])
     for part in plan["parts"]:
-        _run_part(part, namespace, inputs, event, steps, out_dir)
+        _run_part(part, namespace, inputs, event, steps, out_dir, guards.get(part["number"]))
     event(end="run")
     try:
         sys.stdout.flush()
@@ -342,61 +377,6 @@ def _wait_for_inputs(task_dir, event):
         inputs = {key: archive[key] for key in archive.files}
     event(end="inputs")
     return inputs
-
-
-def _withhold(names, namespace):
-    """Replace each dotted name (``minitorch.relu``, ``minitorch.Tensor.relu``) by a function that raises
-    NotImplementedError while one exercise's graded calls run, and return the function that puts them
-    back: an exercise that asks the learner to rebuild a piece of minitorch earns nothing by calling
-    minitorch's own, while the notebook's other cells (which ran before, with the whole library) and the
-    other exercises keep it. A notebook name bound to the piece itself (``from minitorch.nn.functional
-    import conv2d``, ``my_conv = F.conv2d``) is replaced too; a copy hidden deeper (a closure, a default
-    argument, a list) is not: the withholding stops the obvious shortcut, the hidden cases the rest."""
-    import importlib
-
-    undo = []
-    for name in names:
-        module_name, _, attribute = name.rpartition(".")
-        owner, parts = None, module_name.split(".")
-        try:
-            for cut in range(len(parts), 0, -1):  # the longest importable prefix, then attributes
-                try:
-                    owner = importlib.import_module(".".join(parts[:cut]))
-                except ImportError:
-                    continue
-                for part in parts[cut:]:
-                    owner = getattr(owner, part)
-                break
-        except AttributeError:
-            owner = None
-        if owner is None or not hasattr(owner, attribute):
-            continue
-        original = getattr(owner, attribute)
-        own = attribute in getattr(owner, "__dict__", {})
-        stored = owner.__dict__[attribute] if own else None  # a staticmethod stays one when put back
-
-        def withheld(*args, _name=name, **kwargs):
-            raise NotImplementedError(f"{_name} is not available while this exercise is graded: write it yourself")
-
-        setattr(owner, attribute, withheld)
-        bound = [key for key, value in list(namespace.items()) if value is original]
-        for key in bound:
-            namespace[key] = withheld
-        undo.append((owner, attribute, own, stored, original, bound))
-
-    def restore():
-        for owner, attribute, own, stored, original, bound in reversed(undo):
-            try:
-                if own:
-                    setattr(owner, attribute, stored)
-                else:
-                    delattr(owner, attribute)
-            except BaseException:  # noqa: BLE001 - the submission replaced the owner: nothing to put back
-                pass
-            for key in bound:
-                namespace[key] = original
-
-    return restore
 
 
 def _cell_line(error):

@@ -84,24 +84,25 @@ def expected_outputs(exercise: registry.Exercise, case: tuple) -> list[np.ndarra
 
 def run_case(exercise: registry.Exercise, function, case: tuple) -> CaseResult:
     """Call the learner's ``function`` on one case and compare with the reference."""
-    expected = expected_outputs(exercise, case)
+    expected = expected_outputs(exercise, case)  # before the pieces are withheld: the reference uses them
     arguments = call_arguments(case, exercise.input_type)
+    guard = _withholding(exercise)
+    if guard is not None:  # the batch grader's withheld pieces (grading/withhold.py), applied here alike
+        refused = guard.refusal(function) or _replaced(exercise, guard.replaced)
+        if refused:
+            return CaseResult(FAILED, refused, refused)
+        guard.start()
     try:
-        with quiet():
-            result = function(*arguments)
-    except NotImplementedError as error:
-        blank = _raising_learner_function(error)
-        return CaseResult(NOT_IMPLEMENTED, "raises NotImplementedError", "raises NotImplementedError", blank=blank)
-    except Exception as error:  # the learner's bug: report it in one line, with the line it came from
-        where = _learner_frame(error)
-        message = f"raised {type(error).__name__}: {error}{where}"
-        return CaseResult(FAILED, message, f"raised {type(error).__name__}")
-    if result is None:
-        return CaseResult(NOT_IMPLEMENTED, "returned None", "returned None")
-    try:
-        kinds, got = output_arrays(result)
-    except UnsupportedOutput as error:
-        return CaseResult(FAILED, str(error), str(error))
+        outcome = _call_and_read(function, arguments)
+    finally:
+        if guard is not None:
+            guard.stop()
+    if guard is not None and guard.hits:
+        detail = _withheld_detail(exercise, guard.hits[0])
+        return CaseResult(FAILED, detail, detail)
+    if isinstance(outcome, CaseResult):
+        return outcome
+    result, kinds, got = outcome
     # a changed input first: it is usually why the values are wrong too
     problem = None if exercise.mutates_inputs else _changed_input(function, case, arguments)
     if problem:
@@ -175,6 +176,56 @@ def _loop_in(exercise: registry.Exercise, function) -> str | None:
     except (OSError, TypeError):
         return None  # no source to read (a built-in, a function made by exec): the grader reads the notebook's
     return python_loop(source, getattr(function, "__name__", exercise.function))
+
+
+def _withholding(exercise: registry.Exercise):
+    """The exercise's withheld pieces as a :class:`grading.withhold.Withholding`, or None when it has none."""
+    if not exercise.withheld:
+        return None
+    from grading.withhold import Withholding
+
+    return Withholding(exercise.name, exercise.withheld)
+
+
+def _replaced(exercise: registry.Exercise, names: list[str]) -> str | None:
+    if not names:
+        return None
+    return (
+        f"{names[0]} was replaced in this kernel, so {exercise.name} cannot be checked with minitorch's own "
+        "withheld: restart the kernel and run the cells again, without rebinding minitorch's names"
+    )
+
+
+def _withheld_detail(exercise: registry.Exercise, piece: str) -> str:
+    if piece in exercise.withheld:
+        return (
+            f"calls minitorch's own {piece}, which {exercise.name} asks you to build (the grader withholds it "
+            "while this exercise is graded, so such an answer scores 0): write it from smaller operations"
+        )
+    return f"reached {piece} while {exercise.name} was checked, which the grader does not allow"
+
+
+def _call_and_read(function, arguments: list):
+    """(answer, kinds, arrays) of one call, or the CaseResult that ends the case (an error, no answer)."""
+    try:
+        with quiet():
+            result = function(*arguments)
+    except NotImplementedError as error:
+        if type(error).__name__ == "WithheldPiece":
+            return CaseResult(FAILED, str(error), str(error))  # reported from the guard's hits
+        blank = _raising_learner_function(error)
+        return CaseResult(NOT_IMPLEMENTED, "raises NotImplementedError", "raises NotImplementedError", blank=blank)
+    except Exception as error:  # the learner's bug: report it in one line, with the line it came from
+        where = _learner_frame(error)
+        message = f"raised {type(error).__name__}: {error}{where}"
+        return CaseResult(FAILED, message, f"raised {type(error).__name__}")
+    if result is None:
+        return CaseResult(NOT_IMPLEMENTED, "returned None", "returned None")
+    try:
+        kinds, got = output_arrays(result)  # a tensor subclass's numpy() is the learner's code too
+    except UnsupportedOutput as error:
+        return CaseResult(FAILED, str(error), str(error))
+    return result, kinds, got
 
 
 def _changed_input(function, case: tuple, arguments: list) -> str | None:

@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from grading import checks, class_summary, registry, sandbox
+from grading import checks, class_summary, registry, sandbox, withhold
 from grading.compare import ALLOWED_KINDS, compare
 from grading.notebook import Assignment, GradedPart, NotebookError, parse_notebook, plan_submission
 from grading.progress import CASE_STATUSES
@@ -270,6 +270,7 @@ class _Launcher:
                     "input_type": prepared.exercise.input_type,
                     "cases": prepared.argument_specs,
                     "withheld": list(prepared.exercise.withheld),  # only while this part's calls run
+                    "exercise": prepared.exercise.name,  # names the piece in a withheld call's message
                 }
                 for prepared in pending
             ],
@@ -471,6 +472,7 @@ _STATUS_FIELDS = {
     "error": {"status", "error"},
     "none": {"status", "why"},
     "unsupported": {"status", "why"},
+    "withheld": {"status", "piece"},  # the call reached a withheld piece (grading/withhold.py)
 }
 _OUTPUT_KINDS = ("tensor", "ndarray", "number")
 
@@ -498,6 +500,8 @@ def _valid_status(status, count_limit: int = 64) -> bool:
         return short_text(status["error"])
     if code in ("none", "unsupported"):
         return short_text(status["why"], 200)
+    if code == "withheld":
+        return short_text(status["piece"], 200)
     return True
 
 
@@ -630,6 +634,12 @@ def _case_problem(prepared, case, status, expected, arrays) -> str | None:
             # public cases may quote values (the learner has them); hidden ones name the kind of failure only
             return mismatch.detail if public else _HIDDEN_MISMATCH[mismatch.kind]
         return _answer_rule(prepared.exercise, kinds, got, status, public)
+    if code == "withheld":
+        # which piece, on public cases only, and only a piece the exercise names (the text came from the sandbox)
+        piece = status.get("piece")
+        known = piece in prepared.exercise.withheld or withhold.is_label(piece)
+        named = piece if case < prepared.public_count and known else "a withheld piece"
+        return f"calls {named}, which this exercise asks you to build (withheld while it is graded)"
     if code == "error":
         if case >= prepared.public_count:
             return "raised an exception"  # which one could be chosen to spell a hidden input

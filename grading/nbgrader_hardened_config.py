@@ -19,8 +19,17 @@ What it changes, and why:
 * ``LimitOutput``: at most 1000 lines of output and 100 lines of traceback per cell are kept.
 * The kernel's history goes to memory, not to a shared file.
 
+Withheld pieces: the hidden test cells call ``check_hidden``, which runs every case with the exercise's
+withheld pieces withheld exactly as ``minitorch-grade`` does (``grading/withhold.py``; README "Withheld
+pieces"): an answer that reaches minitorch's own piece, a re-executed copy of it or PyTorch fails its test
+cell (``tests/grading/test_withheld_nbgrader.py``). Only the sandbox is missing: PyTorch stays importable
+in the kernel (the watch still fails a call that runs it), and the limits below apply.
+
 Known limits of the nbgrader path, which ``minitorch-grade`` does not have (use it for anything
 that counts):
+
+* the withholding runs in the student's kernel too, whose code can take it apart before the hidden
+  cells run (rebind ``grading.withhold``'s functions, or ``grading.checks.run_case``);
 
 * the tests run inside the student's own kernel: a submission can monkeypatch ``numpy.testing``,
   ``np.allclose``, the check helpers or ``AssertionError`` and pass every test cell;

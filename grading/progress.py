@@ -29,7 +29,9 @@ from pathlib import Path
 from grading.untrusted import MalformedOutput, bounded_int, load_json, short_text
 
 CELL_STATUSES = ("ok", "error", "timeout", "exit")
-CASE_STATUSES = ("ok", "error", "timeout", "exit", "not_implemented", "none", "unsupported", "too_large")
+CASE_STATUSES = (
+    "ok", "error", "timeout", "exit", "not_implemented", "none", "unsupported", "too_large", "withheld",
+)  # fmt: skip
 MAX_LINE = 4096
 
 

@@ -4,7 +4,9 @@ Backends:
 
 * ``bwrap`` (bubblewrap, the default on Linux): new PID, network, IPC and UTS namespaces, so the code
   sees no network at all (not even 127.0.0.1 of the host) and no other process; a read-only root
-  built from read-only binds of the system (``/usr``), Python and its site-packages, ``minitorch``,
+  built from read-only binds of the system (``/usr``), Python and its site-packages (with a stand-in
+  that raises ImportError over every package that is not one of the kit's runtime dependencies:
+  PyTorch, the test tools, nbgrader, an installed answer key; :func:`hidden_site_entries`), ``minitorch``,
   ``widgets`` and the learner-side part of ``grading`` (never the reference solutions in
   ``grading/exercises/``, nor the grader itself); a minimal read-only ``/dev`` with a small
   ``/dev/shm``; a private ``/tmp`` and home on small tmpfs; the task folder (plan and inputs)
@@ -129,6 +131,7 @@ KIT_PACKAGES = ("minitorch", "widgets")
 # learner). Never the reference solutions (grading/exercises/<chapter>.py), the grader, or its reports.
 LEARNER_GRADING_FILES = (
     "__init__.py", "_runner.py", "checks.py", "compare.py", "registry.py", "devices.py", "exercises/__init__.py",
+    "withhold.py",
     "review.py", "review_questions/__init__.py",
     *sorted(f"review_questions/{path.name}" for path in (Path(__file__).parent / "review_questions").glob("ch*.py")),
     # the learner's own library: its mechanism, its reports and minitorch's equivalents of its pieces
@@ -150,6 +153,126 @@ def learner_grading_files() -> list[tuple[Path, str]]:
     """(file here, path inside the sandbox's library folder) of the learner-side grading files."""
     folder = package_dir("grading")
     return [(folder / name, f"grading/{name}") for name in LEARNER_GRADING_FILES]
+
+
+# -- what a submission may import -----------------------------------------------------------------
+# The kit's distribution and the extras a chapter's cells use (ONNX for deployment, CuPy, MPI); never its
+# test tools (PyTorch, pytest, hypothesis) nor the instructor's (nbgrader).
+KIT_DISTRIBUTION = "minitorch-kit"
+SUBMISSION_EXTRAS = ("deploy", "cuda", "distributed")
+# Hidden whatever the kit's metadata says (and when the kit is not installed as a distribution at all).
+FORBIDDEN_DISTRIBUTIONS = ("torch", "pytest", "hypothesis", "nbgrader", "minitorch-kit")
+BLOCKED_MESSAGE = (
+    "{name} is not available in the grading sandbox: a submission imports the kit's runtime dependencies "
+    "only (not PyTorch, not the test tools, not the grader)"
+)
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@functools.cache
+def allowed_distributions() -> frozenset[str] | None:
+    """The kit's runtime dependencies, transitively (normalised names), or None when the kit's metadata
+    is not installed (then only FORBIDDEN_DISTRIBUTIONS are hidden)."""
+    import importlib.metadata as metadata
+
+    try:
+        from packaging.requirements import Requirement  # matplotlib's dependency, so the kit's too
+
+        metadata.distribution(KIT_DISTRIBUTION)
+    except (ImportError, metadata.PackageNotFoundError):
+        return None
+    allowed, frontier = set(), [(KIT_DISTRIBUTION, SUBMISSION_EXTRAS)]
+    while frontier:
+        name, extras = frontier.pop()
+        if _normal(name) in allowed:
+            continue
+        allowed.add(_normal(name))
+        try:
+            requires = metadata.distribution(name).requires or []
+        except metadata.PackageNotFoundError:
+            continue
+        for text in requires:
+            requirement = Requirement(text)
+            environments = [{"extra": extra} for extra in ("", *extras)]
+            if requirement.marker is None or any(requirement.marker.evaluate(env) for env in environments):
+                frontier.append((requirement.name, tuple(requirement.extras)))
+    return frozenset(allowed)
+
+
+@functools.cache
+def hidden_site_entries() -> tuple[tuple[str, str], ...]:
+    """(path, kind) of each top-level entry of the bound site-packages that a submission may not import:
+    kind ``package`` (a folder), ``module`` (a file) or ``pth`` (a start-up file that would import one).
+
+    Each installed distribution's files (its RECORD) say which entries are its own; an entry is hidden
+    when its distribution is not one of the kit's runtime dependencies, or is forbidden outright. The
+    ``grading`` and ``minitorch`` folders of an installed (non-editable) kit are hidden too: the
+    sandbox binds the learner-side part of ``grading`` and the library at its own place, never the
+    answer key that a full install holds."""
+    import importlib.metadata as metadata
+
+    allowed = allowed_distributions()
+    forbidden = {_normal(name) for name in FORBIDDEN_DISTRIBUTIONS}
+    folders = {
+        entry for entry in [*site.getsitepackages(), *sys.path] if entry.endswith(("site-packages", "dist-packages"))
+    }
+    # (the folder as the sandbox's Python sees it, the folder its files really are in)
+    roots = [(Path(folder), Path(folder).resolve()) for folder in sorted(folders) if os.path.isdir(folder)]
+    hidden: dict[str, str] = {}
+    for distribution in metadata.distributions():
+        name = _normal(distribution.metadata["Name"] or "")
+        if name not in forbidden and (allowed is None or name in allowed):
+            continue
+        for file in distribution.files or []:
+            try:
+                located = Path(distribution.locate_file(file)).resolve()
+            except (OSError, ValueError):
+                continue
+            for seen_as, real in roots:
+                if real not in located.parents:
+                    continue
+                top = located.relative_to(real).parts[0]
+                if top.endswith((".dist-info", ".egg-info", ".libs")) or top in ("__pycache__", "..", "bin"):
+                    break  # metadata, and shared libraries unreachable without their package
+                path = seen_as / top
+                kind = "package" if (real / top).is_dir() else "pth" if top.endswith(".pth") else "module"
+                hidden[str(path)] = kind
+                break
+    return tuple(sorted(hidden.items()))
+
+
+@functools.cache
+def blocked_stand_ins() -> Path:
+    """A folder of stand-ins bound over hidden entries: a package whose ``__init__.py`` raises
+    ImportError, a module that does, and an empty start-up file. Made once per grader process."""
+    import atexit
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="minitorch-grade-hidden-"))
+    (folder / "package").mkdir()
+    text = f"raise ImportError({BLOCKED_MESSAGE.format(name='this package')!r})\n"
+    (folder / "package" / "__init__.py").write_text(text)
+    (folder / "module.py").write_text(text)
+    (folder / "empty.pth").write_text("")
+    for path in (folder / "package", folder):
+        path.chmod(0o755)
+    for path in (folder / "package" / "__init__.py", folder / "module.py", folder / "empty.pth"):
+        path.chmod(0o644)
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
+def hiding_binds() -> list[str]:
+    """bwrap arguments that put a stand-in over every hidden site-packages entry (after the binds)."""
+    stand_ins = blocked_stand_ins()
+    sources = {"package": stand_ins / "package", "module": stand_ins / "module.py", "pth": stand_ins / "empty.pth"}
+    arguments = []
+    for path, kind in hidden_site_entries():
+        arguments += ["--ro-bind", str(sources[kind]), path]
+    return arguments
 
 
 @functools.cache
@@ -266,6 +389,7 @@ class Bubblewrap(Backend):
         ]  # fmt: skip
         for path in python_paths():
             mounts += ["--ro-bind", path, path]
+        mounts += hiding_binds()  # PyTorch, the test tools, an installed answer key: not importable
         for name, folder in kit_packages():
             mounts += ["--ro-bind", str(folder), f"{SANDBOX_LIB}/{name}"]
         for source, destination in learner_grading_files():

@@ -32,6 +32,10 @@ def _integers(low, high, size, seed):
 exercise(
     "ch06.load_batch",
     function="load_batch",
+    # the library's collate
+    withheld=(
+        "minitorch.utils.data.default_collate",
+    ),
     reference=_load_batch,
     public=[
         (randn(10, 3, seed=600), _integers(0, 10, 10, seed=601), np.array([4, 0, 7], dtype=np.int64)),
@@ -63,6 +67,10 @@ def _batches_as_tensors(num_samples, batch_size, drop_last):
 exercise(
     "ch06.batch_indices",
     function="batches_as_tensors",
+    # the library's batch sampler
+    withheld=(
+        "minitorch.utils.data.BatchSampler",
+    ),
     reference=_batches_as_tensors,
     public=[(10, 3, False), (10, 3, True), (8, 4, True), (5, 8, False)],
     labels=[
@@ -93,6 +101,10 @@ def _train_val_split(num_samples, val_fraction, seed):
 exercise(
     "ch06.train_val_split",
     function="train_val_split",
+    # the library's split
+    withheld=(
+        "minitorch.utils.data.random_split",
+    ),
     reference=_train_val_split,
     public=[(10, 0.2, 0), (1797, 0.2, 1), (7, 0.5, 42)],
     labels=[

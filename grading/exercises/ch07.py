@@ -13,12 +13,17 @@ from grading.registry import exercise, randn
 from minitorch.vision.transforms import functional as TF
 
 # the library's max pooling: the exercises write it and its backward (withheld while they are graded)
-MAX_POOL = ("minitorch.nn.functional.max_pool2d", "minitorch.nn.functional.max_pool2d_with_indices")
+MAX_POOL = (
+    "minitorch.nn.functional.max_pool2d", "minitorch.nn.functional.max_pool2d_with_indices",
+    "minitorch.ops.pooling.MaxPool", "minitorch.nn.MaxPool2d",  # the op under them and the layer
+)
+# the library's convolution: the function, the op every convolution applies (conv1d and conv3d too) and the layer
+CONV2D = ("minitorch.nn.functional.conv2d", "minitorch.ops.conv.Convolution", "minitorch.nn.Conv2d")
 
 exercise(
     "ch07.conv2d_im2col",
     function="conv2d_im2col",
-    withheld=("minitorch.nn.functional.conv2d",),
+    withheld=CONV2D,
     reference=lambda x, weight, bias, stride, padding: F.conv2d(x, weight, bias, stride=stride, padding=padding),
     public=[
         (randn(2, 3, 6, 6, seed=700), randn(4, 3, 3, 3, seed=701), randn(4, seed=702), 1, 1),
@@ -110,7 +115,7 @@ def _conv2d_forward_backward(x, weight, bias, grad_output, stride, padding):
 exercise(
     "ch07.conv2d_forward_backward",
     function="conv2d_forward_backward",
-    withheld=("minitorch.nn.functional.conv2d",),
+    withheld=CONV2D,
     reference=_conv2d_forward_backward,
     public=[
         (

@@ -25,7 +25,12 @@ _LSTM_PIECES = (
 )
 # Backpropagation by hand: autograd's entry points are withheld too, so a submission cannot let autograd
 # compute the gradients it is asked to derive.
-_AUTOGRAD_ENTRY_POINTS = ("minitorch.Tensor.backward", "minitorch.autograd.backward", "minitorch.autograd.grad")
+_AUTOGRAD_ENTRY_POINTS = (
+    "minitorch.Tensor.backward", "minitorch.autograd.backward", "minitorch.autograd.grad",
+    # the engine under them, and one node's backward called by hand
+    "minitorch.autograd.engine.run_backward", "minitorch.autograd.graph.step_backward",
+    "minitorch.autograd.graph.call_node",
+)
 
 INPUT, HIDDEN = 3, 4  # the public cases' sizes (the hidden cases use others)
 
@@ -64,6 +69,12 @@ def _cell_case(gates, batch, seed, with_cell=False):
 exercise(
     "ch08.embedding_lookup",
     function="embedding_lookup",
+    # the library's lookup: the function, its op and the layer
+    withheld=(
+        "minitorch.nn.functional.embedding",
+        "minitorch.nn.Embedding",
+        "minitorch.ops.nn_ops.Embedding",
+    ),
     reference=lambda weight, indices: F.embedding(indices, weight),
     public=[
         (randn(10, 4, seed=801), _ids((5,), 10, seed=802)),
@@ -84,6 +95,13 @@ exercise(
 exercise(
     "ch08.rnn_cell",
     function="rnn_cell",
+    # the library's cell: the layers and the step they run
+    withheld=(
+        "minitorch.nn.RNNCell",
+        "minitorch.nn.RNN",
+        "minitorch.nn.functional._rnn_cell",
+        "minitorch.nn.functional.recurrent._rnn_step",
+    ),
     reference=_rnn_cell,
     public=[_cell_case(1, 2, seed=810), _cell_case(1, 5, seed=820)],
     labels=[
@@ -122,6 +140,14 @@ exercise(
 exercise(
     "ch08.gru_cell",
     function="gru_cell",
+    # the library's cell: the layers, the function and the ops under them
+    withheld=(
+        "minitorch.nn.GRUCell",
+        "minitorch.nn.GRU",
+        "minitorch.nn.functional._gru_cell",
+        "minitorch.ops.recurrent.GRUCell",
+        "minitorch.ops.recurrent.GRUSequence",
+    ),
     reference=_gru_cell,
     public=[_cell_case(3, 2, seed=850), _cell_case(3, 5, seed=860)],
     labels=[

@@ -183,11 +183,25 @@ def _collate_not_into_dicts(samples):
 
 
 def _loader_with_a_sampler_and_batch_sampler(dataset, batch_size, shuffle, drop_last, generator):
-    """Correct, written differently: minitorch's samplers for the order, a recursive collate by type."""
-    from minitorch.utils.data import BatchSampler, RandomSampler, SequentialSampler
+    """Correct, written differently: an index sampler and a batch sampler of its own (generators), and a
+    recursive collate by type. (minitorch's samplers are withheld while this exercise is graded, in the
+    check as in the grader.)"""
+
+    def sampler():
+        size = len(dataset)
+        yield from (minitorch.randperm(size, generator=generator).tolist() if shuffle else range(size))
+
+    def batches(indices):
+        batch = []
+        for index in indices:
+            batch.append(index)
+            if len(batch) == batch_size:
+                yield batch
+                batch = []
+        if batch and not drop_last:
+            yield batch
 
     minitorch.empty((), dtype=minitorch.int64).random_(generator=generator)
-    sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
 
     def collate(samples):
         first = samples[0]
@@ -199,8 +213,24 @@ def _loader_with_a_sampler_and_batch_sampler(dataset, batch_size, shuffle, drop_
             return {key: collate([sample[key] for sample in samples]) for key in first}
         return [collate([sample[position] for sample in samples]) for position in range(len(first))]
 
-    for indices in BatchSampler(sampler, batch_size, drop_last):
+    for indices in batches(sampler()):
         yield collate([dataset[index] for index in indices])
+
+
+def test_the_librarys_samplers_are_refused_by_the_check(capsys):
+    """The instant check withholds what the grader withholds: the library's samplers give no green."""
+
+    def with_the_librarys_samplers(dataset, batch_size, shuffle, drop_last, generator):
+        from minitorch.utils.data import BatchSampler, RandomSampler, SequentialSampler
+
+        minitorch.empty((), dtype=minitorch.int64).random_(generator=generator)
+        sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
+        for indices in BatchSampler(sampler, batch_size, drop_last):
+            yield minitorch.utils.data.default_collate([dataset[index] for index in indices])
+
+    with pytest.raises(AssertionError):
+        check("ch06.mini_loader", _report_with(with_the_librarys_samplers))
+    assert "calls minitorch's own minitorch.utils.data." in capsys.readouterr().out
 
 
 WRONG_LOADERS = {

@@ -29,7 +29,9 @@ HONEST = "s3__correct"
 # what the instructor's view (grades.csv status, the log) or the student's feedback must say
 EXPECTED = {
     "s0__calls_reference_solution": {"feedback": ["raised ModuleNotFoundError"]},
-    "s0__calls_minitorchs_own_pieces": {"feedback": ["not implemented yet"]},
+    "s0__calls_minitorchs_own_pieces": {
+        "feedback": ["calls minitorch.relu, which this exercise asks you to build (withheld while it is graded)"]
+    },
     "s3__memfd_3gb": {"peak_memory_mib": 1024},
     "s3__tmpfs_in_user_namespace": {"log": ["user namespace refused: Operation not permitted"]},
     "s3__fallocate_1gb": {"log": ["fallocate: -1"]},

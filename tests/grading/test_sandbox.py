@@ -200,7 +200,10 @@ def test_bubblewrap_binds_only_what_the_runner_needs(tmp_path):
     assert str(REPOSITORY) not in sources and str(REPOSITORY / "tests") not in sources
     assert str(REPOSITORY / "minitorch") in sources and str(REPOSITORY / "grading" / "checks.py") in sources
     # the answer key and the grader itself stay outside: only the learner-side grading files go in
-    grading_sources = {Path(source).relative_to(REPOSITORY / "grading") for source in sources if "/grading" in source}
+    inside = str(REPOSITORY / "grading") + "/"
+    grading_sources = {
+        Path(source).relative_to(REPOSITORY / "grading") for source in sources if source.startswith(inside)
+    }
     assert str(REPOSITORY / "grading") not in sources
     assert {str(path) for path in grading_sources} == set(sandbox.LEARNER_GRADING_FILES)
     assert not any(path.parent.name == "exercises" and path.name != "__init__.py" for path in grading_sources)
@@ -208,6 +211,13 @@ def test_bubblewrap_binds_only_what_the_runner_needs(tmp_path):
     assert not any(source in ("/", "/root", "/home", "/work", "/tmp") for source in sources)
     # the private /tmp is mounted before Python's folders, so a virtual environment under /tmp stays visible
     assert command.index("/tmp") < command.index(sandbox.python_paths()[0])
+    # PyTorch and the test tools get a stand-in over their folders, after the site-packages bind
+    import torch
+
+    torch_folder = str(Path(torch.__file__).parent)
+    stand_in = command[command.index(torch_folder) - 1]
+    assert command[command.index(torch_folder) - 2] == "--ro-bind" and stand_in.endswith("/package")
+    assert (Path(stand_in) / "__init__.py").read_text().startswith("raise ImportError(")
 
 
 def test_refuses_to_run_without_a_sandbox(tmp_path, monkeypatch, capsys, course):

@@ -1,10 +1,10 @@
 """Withheld pieces in one exercise at a time, as the batch grader's runner withholds them.
 
 ``run_with_withheld`` runs a chapter's reference solution of one exercise, and a shortcut ``cheat``
-through the withheld pieces, in a fresh interpreter with the pieces withheld (``grading/_runner.py``'s
-``_withhold``): the solution must still match the expected answers (computed before, outside, as the
+through the withheld pieces, in a fresh interpreter with the pieces withheld (``grading/withhold.py``, as
+the runner applies it): the solution must still match the expected answers (computed before, outside, as the
 grader does) and the shortcut must raise. ``withheld_names_missing`` lists names that do not exist
-(``_withhold`` skips those silently, so a misspelt piece would stay available).
+(a misspelt piece would withhold nothing).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import sys
 import numpy as np
 import minitorch
 import minitorch.nn.functional as F
-from grading._runner import _withhold
+from grading.withhold import Withholding
 from grading.checks import expected_outputs
 from grading.compare import call_arguments, output_arrays
 from grading.registry import get
@@ -35,15 +35,18 @@ expected = [expected_outputs(exercise, case) for case in exercise.public]  # as 
 solution = solutions(sys.argv[2])[exercise.function]
 namespace = {"minitorch": minitorch, "F": F, "nn": minitorch.nn}
 exec(sys.argv[3], namespace)
-_withhold(exercise.withheld, namespace)  # as _runner.py does in the sandbox while the graded calls run
+guard = Withholding(exercise.name, exercise.withheld)  # as _runner.py does in the sandbox, per graded call
 for case, want in zip(exercise.public, expected):
-    got = output_arrays(solution(*call_arguments(case, exercise.input_type)))[1]
+    with guard.active():
+        got = output_arrays(solution(*call_arguments(case, exercise.input_type)))[1]
+    assert not guard.hits, f"the solution reached {guard.hits}"
     for have, reference in zip(got, want):
         np.testing.assert_allclose(have, reference, rtol=exercise.rtol, atol=exercise.atol)
-try:
-    namespace["cheat"](*call_arguments(exercise.public[0], exercise.input_type))
-except NotImplementedError as error:
-    print("withheld:", error)
+with guard.active():
+    try:
+        namespace["cheat"](*call_arguments(exercise.public[0], exercise.input_type))
+    except NotImplementedError as error:
+        print("withheld:", error)
 """
 
 

@@ -1,0 +1,423 @@
+"""Withheld pieces: while an exercise's graded calls run, no path reaches the piece of minitorch it rebuilds.
+
+An exercise lists the pieces the learner rebuilds by their dotted names (``withheld=("minitorch.nn.
+functional.conv2d", "minitorch.ops.conv.Convolution")`` in ``grading/exercises/<chapter>.py``). A name is
+only a way to *find* the piece; what is withheld is the implementation itself, in three layers that the
+batch grader's runner (``grading/_runner.py``) and the learner's instant ``check`` apply alike:
+
+1. **The function objects stop working.** Every Python function of the piece (a function; every method,
+   static or class method and property of a class, an ``Op``/``Function`` subclass's ``forward`` and
+   ``backward`` included; the functions a decorator wrapped, through ``__wrapped__``) has its ``__code__``
+   swapped for one that raises :class:`WithheldPiece`, naming the piece. A function object is one object
+   wherever it is referenced, so this reaches the graded name bound to it, the defining module, other
+   modules' references, closures and default arguments captured at import (``minitorch.func``'s
+   ``grad_and_value`` calls autograd's ``grad`` through a reference it took at import), a
+   ``functools.partial`` or a lambda around it, a subclass that inherits the method, and the answer
+   being the library's object itself (refused before it is called, see :func:`refusal`).
+2. **Copies of its code are recognised when they run.** A profile hook (``sys.setprofile``, and
+   ``threading.setprofile`` for new threads) looks at every Python function that starts during the
+   graded call and records a hit when its code is the piece's: the same code object (a reference to
+   ``__code__`` kept before the swap), a code object equal to it (``importlib.reload`` of the module,
+   ``exec(open(path).read())`` of its file: Python compares code objects by their bytecode, constants,
+   names and line numbers, not by file name), or the same bytecode, constants, names and qualified name
+   at other line numbers (the file's text executed after an edit above the function, ``marshal``). A
+   hit fails the call even when the submission catches the exception; in a forked child process it
+   ends that process. Starting another program (``subprocess``, ``os.exec*``, ``os.posix_spawn``,
+   ``os.system``, multiprocessing's ``spawn``: a fresh interpreter has the whole library) and switching
+   the hook off (``sys.setprofile``) are hits too.
+3. **No other copy of the library is importable.** The sandbox holds no PyTorch (``grading/sandbox.py``).
+
+Everything is put back after the call, so the notebook's other cells and exercises keep the whole
+library. What this cannot prevent is written in ``grading/README.md``: code in the same process that
+takes the mechanism itself apart (``ctypes`` writing memory, a raw ``_thread`` thread running a
+re-executed copy), and a function copied from minitorch's public source and then changed.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.util
+import os
+import sys
+import threading
+import types
+import warnings
+
+__all__ = ["WithheldPiece", "Withholding", "resolve", "refusal"]
+
+
+class WithheldPiece(NotImplementedError):
+    """A graded call reached a piece of minitorch that its exercise asks the learner to build."""
+
+    def __init__(self, message: str, piece: str = ""):
+        super().__init__(message)
+        self.piece = piece
+
+
+def resolve(name: str):
+    """The object a dotted name (``minitorch.nn.functional.conv2d``, ``minitorch.Tensor.relu``) names, or None.
+
+    The longest importable prefix is a module; the rest are attributes. The attribute is read from the
+    owner's ``__dict__`` when it is there, so a static method stays recognisable as one."""
+    module_name, _, attribute = name.rpartition(".")
+    parts = module_name.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            owner = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        try:
+            for part in parts[cut:]:
+                owner = getattr(owner, part)
+        except AttributeError:
+            return None
+        found = getattr(owner, "__dict__", {}).get(attribute, None)
+        return found if found is not None else getattr(owner, attribute, None)
+    return None
+
+
+def _functions(obj, seen: set) -> list[types.FunctionType]:
+    """The Python functions that implement ``obj``: itself, a class's methods (its own ``__dict__``), the
+    functions behind static and class methods, properties and ``functools.partial``, and what a decorator
+    wrapped (``__wrapped__``)."""
+    if id(obj) in seen:
+        return []
+    seen.add(id(obj))
+    found: list[types.FunctionType] = []
+    if isinstance(obj, types.FunctionType):
+        found.append(obj)
+        wrapped = obj.__dict__.get("__wrapped__")
+        if wrapped is not None:
+            found += _functions(wrapped, seen)
+        for cell in obj.__closure__ or ():  # a decorator's wrapper holds the function it wraps in a cell
+            try:
+                inner = cell.cell_contents
+            except ValueError:
+                continue
+            if isinstance(inner, types.FunctionType) and inner.__module__ == obj.__module__ and (
+                inner.__name__ == obj.__name__
+            ):
+                found += _functions(inner, seen)
+    elif isinstance(obj, (staticmethod, classmethod)):
+        found += _functions(obj.__func__, seen)
+    elif isinstance(obj, property):
+        for accessor in (obj.fget, obj.fset, obj.fdel):
+            if accessor is not None:
+                found += _functions(accessor, seen)
+    elif isinstance(obj, functools.partial):
+        found += _functions(obj.func, seen)
+    elif isinstance(obj, types.MethodType):
+        found += _functions(obj.__func__, seen)
+    elif isinstance(obj, type):
+        for value in list(vars(obj).values()):
+            if isinstance(value, (types.FunctionType, staticmethod, classmethod, property)):
+                found += _functions(value, seen)
+    return found
+
+
+def _codes(code: types.CodeType) -> list[types.CodeType]:
+    """``code`` and the code objects nested in it (functions and comprehensions defined inside)."""
+    nested = [code]
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            nested += _codes(constant)
+    return nested
+
+
+def _shape(code: types.CodeType) -> tuple:
+    """What a copy of ``code`` keeps wherever its text is executed: qualified name, bytecode, constants
+    (nested code by their own shape), names, variables. Line numbers and the file name are left out."""
+    constants = tuple(
+        _shape(constant) if isinstance(constant, types.CodeType) else (type(constant).__name__, repr(constant))
+        for constant in code.co_consts
+    )
+    return (code.co_qualname, code.co_code, constants, code.co_names, code.co_varnames, code.co_freevars)
+
+
+class _Raiser:
+    """The constant the swapped-in code calls: records the hit, then raises :class:`WithheldPiece`."""
+
+    def __init__(self, guard: Withholding, piece: str):
+        self.guard, self.piece = guard, piece
+
+    def __call__(self):
+        self.guard._hit(self.piece, raise_now=False)
+        raise WithheldPiece(self.guard.message(self.piece), self.piece)
+
+
+_PLACEHOLDER = "__minitorch_withheld_raiser__"
+
+
+def _raising_code(function: types.FunctionType, raiser: _Raiser) -> types.CodeType:
+    """A code object for ``function`` that calls ``raiser`` (which raises) whatever the arguments: it keeps
+    ``function``'s free variables (a closure's cells must match) and its names, for tracebacks."""
+    free = function.__code__.co_freevars
+    lines = ["def _outer():"]
+    lines += [f"    {name} = None" for name in free]
+    lines.append("    def _withheld(*args, **kwargs):")
+    if free:
+        lines.append(f"        ({', '.join(free)},)")
+    lines.append(f"        {_PLACEHOLDER!r}()")
+    lines.append("    return _withheld")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "'str' object is not callable": the constant is replaced below
+        module = compile("\n".join(lines), function.__code__.co_filename, "exec")
+    outer = next(constant for constant in module.co_consts if isinstance(constant, types.CodeType))
+    inner = next(constant for constant in outer.co_consts if isinstance(constant, types.CodeType))
+    constants = tuple(raiser if constant == _PLACEHOLDER else constant for constant in inner.co_consts)
+    return inner.replace(
+        co_consts=constants, co_name=function.__code__.co_name, co_qualname=function.__code__.co_qualname
+    )
+
+
+# Builtins that start another program: a fresh interpreter would import the whole library.
+def _program_starters() -> dict[int, str]:
+    starters = {}
+    for module_name, names in (
+        ("posix", ("execv", "execve", "posix_spawn", "posix_spawnp", "system", "fexecve")),
+        ("_posixsubprocess", ("fork_exec",)),
+    ):
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        for name in names:
+            function = getattr(module, name, None)
+            if function is not None:
+                starters[id(function)] = f"{module_name}.{name}"
+    return starters
+
+
+_FOREIGN = ("torch", "functorch")
+_LABELS = ("PyTorch", "the grader's watch (sys.setprofile)")
+
+
+def is_label(text) -> bool:
+    """Whether ``text`` is one of the hits this module names besides the pieces themselves."""
+    return isinstance(text, str) and (text in _LABELS or (
+        text.startswith("another program (") and text.endswith(")") and text[17:-1] in _STARTER_NAMES
+    ))
+
+
+_STARTER_NAMES = (
+    "posix.execv", "posix.execve", "posix.posix_spawn", "posix.posix_spawnp", "posix.system", "posix.fexecve",
+    "_posixsubprocess.fork_exec",
+)
+
+
+def _foreign_folders() -> tuple[str, ...]:
+    """The folders of PyTorch's packages where they are installed (the learner's own environment may
+    have it; the sandbox has not): a graded call that runs their code is a hit, found without importing
+    them."""
+    import importlib.util
+
+    folders = []
+    for name in _FOREIGN:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is not None and spec.submodule_search_locations:
+            folders += [os.path.join(folder, "") for folder in spec.submodule_search_locations]
+    return tuple(folders)
+
+
+class Withholding:
+    """The withheld pieces of one exercise. ``with guard.active(): ...`` runs graded code with them withheld.
+
+    ``hits`` lists the pieces the code reached (empty when it reached none), ``refusal(function)`` says
+    why an answer cannot be graded at all (it *is* a withheld piece). Build it before the graded code
+    runs: the pieces are found by name then, from the library as imported."""
+
+    def __init__(self, exercise: str, names, message_format: str | None = None):
+        self.exercise, self.names = exercise, tuple(names)
+        self.functions: list[tuple[types.FunctionType, str]] = []  # (function, the piece it belongs to)
+        self.missing: list[str] = []
+        for name in self.names:
+            obj = resolve(name)
+            functions = _functions(obj, set()) if obj is not None else []
+            if not functions:
+                self.missing.append(name)
+            self.functions += [(function, name) for function in functions]
+        self._by_identity = {id(function): name for function, name in self.functions}
+        for name in self.names:  # a class itself (MyAdamW = optim.AdamW) is the piece too
+            obj = resolve(name)
+            if isinstance(obj, type):
+                self._by_identity[id(obj)] = name
+        self._objects = [resolve(name) for name in self.names]  # kept alive: their ids stay theirs
+        # what the watch recognises: the code objects (by identity and by value) and their shapes. A code
+        # with free variables may be shared by many closures (methods made by a factory): only its own
+        # function objects are withheld (layer 1), never every closure of that code.
+        self._codes: dict[types.CodeType, str] = {}
+        self._kept: list[types.CodeType] = []
+        self._shapes: dict[tuple, str] = {}
+        for function, name in self.functions:
+            for code in _codes(function.__code__):
+                if code.co_freevars:
+                    continue
+                self._codes.setdefault(code, name)
+                self._kept.append(code)
+                self._shapes.setdefault(_shape(code), name)
+        self._originals = [(function, function.__code__) for function, _ in self.functions]
+        self._seen: dict[int, tuple] = {}  # id(code) -> (code, piece or None): each code is judged once
+        self._c_seen: dict[int, tuple] = {}  # id(builtin) -> (builtin, what it reaches or None)
+        self._starters = _program_starters()
+        self._setprofile_id = id(sys.setprofile)
+        self._foreign = _foreign_folders()
+        self.hits: list[str] = []
+        self._owner = os.getpid()
+        self._active = self._stopping = False
+        self._format = message_format
+        # the stand-ins are compiled now, before any submission code runs (a cell could replace compile)
+        self._raising = [_raising_code(function, _Raiser(self, piece)) for function, piece in self.functions]
+        # a piece that this process already replaced by code of its own (F.linear = my_linear in a cell
+        # before the check): what the name finds is not minitorch's, and minitorch's own is out of sight
+        library = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "")
+        package = importlib.util.find_spec("minitorch")
+        folders = tuple(os.path.join(folder, "") for folder in (package.submodule_search_locations or [])) if (
+            package is not None
+        ) else (library,)
+        self.replaced = sorted({
+            name for function, name in self.functions if not function.__code__.co_filename.startswith(folders)
+        })
+
+    # -- messages ---------------------------------------------------------------------------------
+    def message(self, piece: str) -> str:
+        if self._format:
+            return self._format.format(exercise=self.exercise, piece=piece)
+        short = piece.rpartition(".")[2]
+        return (
+            f"{self.exercise} rebuilds {piece}: minitorch's own {short} is not available while this exercise is "
+            "graded; write it from smaller operations"
+        )
+
+    def answer_piece(self, function) -> str | None:
+        """The withheld piece that ``function`` is (or only wraps: a partial, a bound method), else None."""
+        for candidate in _unwrapped(function):
+            piece = self._by_identity.get(id(candidate))
+            if piece is not None:
+                return piece
+        return None
+
+    def refusal(self, function) -> str | None:
+        """Why ``function`` cannot be the answer: it is (or only wraps) a withheld piece; else None."""
+        piece = self.answer_piece(function)
+        if piece is None:
+            return None
+        return f"the answer is minitorch's own {piece}, which {self.exercise} asks you to build: write it yourself"
+
+    # -- the watch ----------------------------------------------------------------------------------
+    def _hit(self, piece: str, raise_now: bool) -> None:
+        if os.getpid() != self._owner:
+            os._exit(70)  # a forked child reached the piece: it gives nothing back
+        self.hits.append(piece)
+
+    def _judge(self, code) -> str | None:
+        seen = self._seen.get(id(code))
+        if seen is not None and seen[0] is code:
+            return seen[1]
+        piece = None
+        if self._foreign and code.co_filename.startswith(self._foreign):
+            piece = "PyTorch"  # another library's implementation of every piece
+        elif not code.co_freevars:
+            piece = self._codes.get(code)
+            if piece is None:
+                try:
+                    piece = self._shapes.get(_shape(code))
+                except Exception:  # noqa: BLE001 - a constant whose repr fails: not minitorch's code
+                    piece = None
+        self._seen[id(code)] = (code, piece)
+        return piece
+
+    def _watch(self, frame, event, argument):
+        if self._stopping:
+            return
+        if event == "call":
+            piece = self._judge(frame.f_code)
+            if piece is not None:
+                self._hit(piece, raise_now=False)
+        elif event == "c_call":
+            seen = self._c_seen.get(id(argument))
+            if seen is None or seen[0] is not argument:
+                seen = (argument, self._judge_builtin(argument))
+                self._c_seen[id(argument)] = seen
+            if seen[1] is not None:
+                self._hit(seen[1], raise_now=False)
+
+    def _judge_builtin(self, function) -> str | None:
+        key = id(function)
+        if key in self._starters:
+            return f"another program ({self._starters[key]})"
+        if key == self._setprofile_id:
+            return "the grader's watch (sys.setprofile)"
+        if self._foreign and str(getattr(function, "__module__", None) or "").startswith(_FOREIGN):
+            return "PyTorch"
+        return None
+
+    # -- switching it on and off ------------------------------------------------------------------------
+    def start(self) -> None:
+        if self._active or not self.functions:
+            return
+        self._active, self._owner, self.hits, self._stopping = True, os.getpid(), [], False
+        for (function, _), code in zip(self.functions, self._raising):
+            function.__code__ = code
+        self._previous_profile = sys.getprofile()
+        self._previous_thread_profile = getattr(threading, "_profile_hook", None)
+        threading.setprofile(self._watch)
+        sys.setprofile(self._watch)
+
+    def stop(self) -> None:
+        if not self._active:
+            return
+        switched_off = sys.getprofile() != self._watch
+        self._stopping = True
+        sys.setprofile(self._previous_profile)
+        threading.setprofile(self._previous_thread_profile)
+        for function, code in self._originals:
+            function.__code__ = code
+        self._active = self._stopping = False
+        if switched_off:
+            self.hits.append("the grader's watch (sys.setprofile)")
+
+    def active(self):
+        return _Active(self)
+
+    def first_hit(self) -> str | None:
+        return self.hits[0] if self.hits else None
+
+
+class _Active:
+    def __init__(self, guard: Withholding):
+        self.guard = guard
+
+    def __enter__(self):
+        self.guard.start()
+        return self.guard
+
+    def __exit__(self, *exc_info):
+        self.guard.stop()
+        return False
+
+
+def _unwrapped(function) -> list:
+    """``function`` and what it wraps: a bound method's function, a partial's, ``__wrapped__``, ``__func__``."""
+    found, frontier = [], [function]
+    while frontier and len(found) < 32:
+        candidate = frontier.pop()
+        found.append(candidate)
+        for attribute in ("__func__", "func", "__wrapped__"):
+            try:
+                inner = object.__getattribute__(candidate, attribute) if not isinstance(candidate, type) else None
+            except AttributeError:
+                inner = None
+            except Exception:  # noqa: BLE001 - a lying __getattribute__: nothing to unwrap
+                inner = None
+            if inner is not None and not isinstance(inner, (str, bytes, int)):
+                frontier.append(inner)
+    return found
+
+
+def refusal(exercise: str, names, function) -> str | None:
+    """Why ``function`` cannot be graded for ``exercise`` (it is a withheld piece itself), else None."""
+    return Withholding(exercise, names).refusal(function)
