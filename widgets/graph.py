@@ -64,7 +64,10 @@ from .static import StaticFallback
 
 __all__ = ["GraphStepper", "GraphTimeline", "ForwardRecord", "record_forward"]
 
-AUTO_COLLAPSE_ITEMS = 150  # bigger graphs start folded into one box per module
+AUTO_COLLAPSE_ITEMS = 150  # bigger graphs start folded into one box per module, without a first layout
+# A graph whose whole drawing would show its 10 pt labels smaller than this many pixels per point in a
+# laptop's box (graph_view.FIT_BOX) starts folded into one box per top-level module (a transformer layer).
+AUTO_COLLAPSE_SCALE = 0.45
 _FRONTEND = Path(__file__).parent / "frontend"
 
 
@@ -79,11 +82,12 @@ class GraphStepper(StaticFallback):
     * ``record``: a ``ForwardRecord`` from ``record_forward`` (values, module grouping, names).
     * ``gradient``, ``retain_graph``: as in ``output.backward(gradient, retain_graph)``.
     * ``backward=False``: show the forward pass only (and leave the graph alone).
-    * ``group``: ``"auto"`` (frames around modules; graphs above 150 items start folded one
-      box per top-level module), ``"modules"`` (frames), ``"none"``; ``collapsed``: the module
+    * ``group``: ``"auto"`` (frames around modules; a graph too big to read whole on a laptop
+      screen, or above 150 items, starts folded one box per top-level module), ``"modules"``
+      (frames), ``"none"``; ``collapsed``: the module
       paths to fold (``stepper.collapse(...)`` / ``expand(...)`` change it later).
-    * ``rankdir``: ``"TB"`` (top to bottom), ``"LR"`` (left to right) or ``"auto"``: left to
-      right when top to bottom would be taller than wide.
+    * ``rankdir``: ``"TB"`` (top to bottom), ``"LR"`` (left to right) or ``"auto"``: top to
+      bottom unless left to right fits a laptop's box at a larger size.
     * ``offline``: kept for compatibility; the browser always steps on its own.
 
     Display it as the last expression of a cell (or ``display(stepper)``).
@@ -102,13 +106,19 @@ class GraphStepper(StaticFallback):
                 paths.add(path)
                 path = path.rpartition(".")[0]
         self.modules = sorted(paths, key=module_order)
-        if collapsed is None:
-            large = len(self.timeline.items) > AUTO_COLLAPSE_ITEMS
-            collapsed = [path for path in self.modules if "." not in path] if (group == "auto" and large) else []
         self.group = group
         self.rankdir = rankdir
         self.interval_ms = interval_ms
-        self.view = GraphView(self.timeline, collapsed, clusters=group != "none", rankdir=rankdir)
+        top_level = [path for path in self.modules if "." not in path]
+        if collapsed is None and group == "auto" and top_level and len(self.timeline.items) > AUTO_COLLAPSE_ITEMS:
+            collapsed = top_level  # too big to lay out whole in good time: one box per top-level module
+        self.view = GraphView(self.timeline, collapsed or [], clusters=group != "none", rankdir=rankdir)
+        if collapsed is None and group == "auto" and top_level and self.view.fit_scale() < AUTO_COLLAPSE_SCALE:
+            # Unfolded, the whole graph would be too small to read on a laptop: start with one box per
+            # top-level module (click a box, or use the fold list, to open it in place).
+            folded = GraphView(self.timeline, top_level, clusters=group != "none", rankdir=rankdir)
+            if folded.template is not None and folded.fit_scale() > self.view.fit_scale():
+                self.view = folded
         self._widget = None
 
     @classmethod

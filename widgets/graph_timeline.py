@@ -303,10 +303,11 @@ class GraphTimeline:
             if item.kind == "op":
                 self._op_lines(item)
             else:
-                if item.title:
-                    item.lines.append(Line(item.title, "#111827"))
-                if meta is not None:
-                    item.lines.append(Line(_shape_line(meta.shape, meta.dtype, meta.device), "#374151"))
+                # the name and the shape on one line: a whole graph must fit a screen at a legible size
+                shape = _shape_line(meta.shape, meta.dtype, meta.device) if meta is not None else ""
+                if item.title or shape:
+                    item.lines.append(Line(f"{item.title}: {shape}" if item.title and shape else item.title or shape,
+                                           "#111827"))
                 value = item.details.get("value")
                 if value is not None:
                     item.lines.extend(Line(text, "#1f2937") for text in value_lines(value))

@@ -7,10 +7,11 @@ ever exist. Backward is drawn as *gradient edges*: for every use of a tensor, a 
 the op back to the tensor, labelled with the gradient that op sent along it (its values for a
 small tensor, shape and norm for a large one). They appear at the backward step that sends
 them, so ``y = x * x + x`` shows three gradients meeting at ``x`` (3 + 3 + 1 = x.grad = 7).
-Layout: top to bottom, or left to right when top to bottom would be taller than wide
-(``rankdir="auto"``). Graphviz lays it out once (``render.py``); each frame then
-fills that one SVG template with the frame's visibility, colours and label text, so nothing
-moves while stepping. Folding other modules means a new ``GraphView`` of the same timeline.
+Layout: top to bottom (as TensorBoard and Netron draw), or left to right when that fits a laptop's
+drawing box (``FIT_BOX``) at a larger size (``rankdir="auto"``). Graphviz lays it out once
+(``render.py``); each frame then fills that one SVG template with the frame's visibility,
+colours and label text, so nothing moves while stepping. Folding other modules means a new
+``GraphView`` of the same timeline.
 
     >>> sorted(["encoder.10", "head", "encoder.2", "encoder"], key=module_order)
     ['encoder', 'head', 'encoder.2', 'encoder.10']
@@ -28,7 +29,7 @@ from .graph_timeline import GraphTimeline, Line, Unit, _item_label
 from .graph_values import INLINE_VALUES, _inline
 from .render import GraphvizUnavailable, SvgTemplate, render_svg
 
-__all__ = ["GraphView", "module_order"]
+__all__ = ["GraphView", "module_order", "FIT_BOX", "LEGIBLE_SCALE"]
 
 
 # == views: which units are drawn, laid out once ==================================================
@@ -63,6 +64,12 @@ _SHAPES = {"leaf": "box", "op": "box", "tensor": "box", "output": "box", "module
 _STYLE = {"op": "rounded,filled", "module": "filled"}
 
 
+# The drawing's box in the notebook on a 1440x900 laptop screen (graph_stepper.css: the box is as tall as
+# the window allows below the controls; the side panel takes its share of the width), in CSS pixels.
+FIT_BOX = (700, 620)
+LEGIBLE_SCALE = 0.9  # pixels per point: the 10 pt labels are 9 px on screen, the smallest text one reads
+
+
 class GraphView:
     """One drawing of a timeline: which modules are folded into one box, laid out once.
 
@@ -83,15 +90,27 @@ class GraphView:
         self.error = None
         self.rankdir = "TB" if rankdir == "auto" else rankdir
         self.dot_source = self._dot()
+        self.size = (0.0, 0.0)  # the drawing's natural width and height, in points
         try:
             svg = render_svg(self.dot_source)
-            if rankdir == "auto" and _is_tall(svg):  # a screen is wider than tall: lay it out left to right
+            self.size = _natural_size(svg)
+            if rankdir == "auto":  # top to bottom, unless left to right fits the box at a larger size
                 self.rankdir = "LR"
-                self.dot_source = self._dot()
-                svg = render_svg(self.dot_source)
+                sideways = render_svg(self._dot())
+                if _fit_scale(_natural_size(sideways)) > _fit_scale(self.size) * 1.05:
+                    svg, self.size, self.dot_source = sideways, _natural_size(sideways), self._dot()
+                else:
+                    self.rankdir = "TB"
             self.template = SvgTemplate(svg, titles=self._titles())
         except GraphvizUnavailable as error:
             self.error = str(error)
+
+    def fit_scale(self, box=None) -> float:
+        """Screen pixels per point when the whole drawing fits ``box`` (default: the widget's box on a laptop).
+
+        Text is 10 pt, so the whole graph is legible (9 px or more) when this is at least ``LEGIBLE_SCALE``.
+        """
+        return _fit_scale(self.size, box or FIT_BOX)
 
     def _folded_module(self, module):
         if module is None:
@@ -264,7 +283,7 @@ class GraphView:
     def _dot(self) -> str:
         lines = [
             "digraph minitorch_graph {",
-            f'  graph [rankdir={self.rankdir} nodesep=0.3 ranksep=0.45 fontname="Helvetica" fontsize=10 '
+            f'  graph [rankdir={self.rankdir} nodesep=0.25 ranksep=0.3 fontname="Helvetica" fontsize=10 '
             'bgcolor="white"];',
             '  node [fontname="Helvetica" fontsize=10 margin="0.16,0.05" penwidth=1];',
             '  edge [arrowsize=0.6 fontname="Helvetica" fontsize=10];',
@@ -398,9 +417,16 @@ class GraphView:
         return found
 
 
-def _is_tall(svg: str) -> bool:
+def _natural_size(svg: str) -> tuple[float, float]:
+    """The width and height of Graphviz's drawing, in points."""
     match = re.search(r'<svg[^>]*?width="([0-9.]+)pt"[^>]*?height="([0-9.]+)pt"', svg)
-    return match is not None and float(match.group(2)) > float(match.group(1))
+    return (float(match.group(1)), float(match.group(2))) if match else (0.0, 0.0)
+
+
+def _fit_scale(size, box=None) -> float:
+    width, height = size
+    box_width, box_height = box or FIT_BOX
+    return min(box_width / width, box_height / height) if width and height else 0.0
 
 
 def _plain(key: str, value: str) -> str:

@@ -217,7 +217,7 @@ def test_frames_show_nodes_as_they_are_created_and_gradients_only_once_computed(
     assert len(frames) == stepper.frame_count == 7
     # frame 0: only the leaves
     assert frames[0][leaf_a.key][0] and not frames[0][mul_item.key][0] and not frames[0][sum_item.key][0]
-    assert frames[0][leaf_a.key][1][:3] == ["a", "(2,) float32", "[1., 2.]"]
+    assert frames[0][leaf_a.key][1][:2] == ["a: (2,) float32", "[1., 2.]"]  # name and shape on one line
     # forward: mul, then sum, appear in creation order; the product's values are shown
     assert frames[1][mul_item.key][0] and not frames[1][sum_item.key][0]
     assert "[ 3., -8.]" in frames[1][product_item.key][1]
@@ -268,8 +268,9 @@ def test_large_tensors_show_a_summary_and_the_details_panel_shows_saved_tensors(
     leaf = next(item for item in stepper.items if item.title == "weights")
     lines = drawn(stepper.frame_svg(0))[leaf.key][1]
     values = weights.detach().numpy().astype(np.float64)
-    assert lines[2] == f"mean {values.mean():.4g} std {values.std():.4g}"
-    assert lines[3] == f"min {values.min():.4g} max {values.max():.4g}"
+    assert lines[:2] == ["weights: (30, 20) float32", f"mean {values.mean():.4g} std {values.std():.4g}"]
+    assert lines[2] == "grad not computed"  # one line of summary in the drawing; the panel has min and max
+    assert f"min {values.min():.4g} max {values.max():.4g}" in stepper.details_html(stepper.items.index(leaf))
     mul = next(index for index, item in enumerate(stepper.items) if item.title == "MulBackward0")
     details = stepper.details_html(mul)
     assert "saved for backward: 2" in details and "y = a * b" in details and "sent grad to input 0" in details
@@ -454,15 +455,46 @@ def test_settings_read_as_python_and_are_never_cut_inside_a_word():
     assert python_value(Geometry(np.int64(1), (np.int64(0), 2))) == Geometry(1, (0, 2))
 
 
-def test_tall_graphs_are_laid_out_left_to_right():
+def test_the_layout_is_the_one_that_fits_a_laptop_box_best():
     import widgets
+    from widgets.graph_view import GraphView
 
     model, inputs, targets = make_mlp()
     stepper = widgets.GraphStepper.capture(mse, model, inputs, targets, model=model)
-    assert stepper.view.rankdir == "LR" and "rankdir=LR" in stepper.view.dot_source
-    upright = widgets.GraphStepper.capture(mse, model, inputs, targets, model=model, rankdir="TB")
-    assert "rankdir=TB" in upright.view.dot_source
+    upright, sideways = (GraphView(stepper.timeline, rankdir=rankdir) for rankdir in ("TB", "LR"))
+    # top to bottom, as TensorBoard and Netron draw: the chain of ops runs down the box, not across it
+    assert stepper.view.rankdir == "TB" and "rankdir=TB" in stepper.view.dot_source
+    assert stepper.view.fit_scale() == upright.fit_scale() > 2 * sideways.fit_scale()
+    width, height = upright.size
+    assert stepper.view.fit_scale() == pytest.approx(min(700 / width, 620 / height))
+    # a graph wider than tall when drawn downwards (eight inputs summed side by side) is laid out sideways
+    leaves = [minitorch.tensor([float(index)], requires_grad=True) for index in range(12)]
+    wide = widgets.GraphStepper(sum(leaf * leaf for leaf in leaves).sum())
+    down, across = (GraphView(wide.timeline, rankdir=rankdir) for rankdir in ("TB", "LR"))
+    best = max(down, across, key=lambda view: view.fit_scale())
+    assert wide.view.rankdir == best.rankdir and wide.view.fit_scale() == pytest.approx(best.fit_scale(), rel=0.06)
+    forced = widgets.GraphStepper.capture(mse, model, inputs, targets, model=model, rankdir="LR")
+    assert "rankdir=LR" in forced.view.dot_source
 
+
+@pytest.mark.parametrize("name", ["mlp", "cnn", "residual", "transformer"])
+def test_the_four_graphs_of_the_course_fit_a_laptop_box_better_than_side_by_side(name):
+    """The whole graph on a laptop (700 x 620 px box): labels of 10 pt at this many pixels per point."""
+    from tests.widgets.four_graphs import make
+    from widgets.graph_view import GraphView
+
+    stepper = make(name)
+    sideways = GraphView(stepper.timeline, stepper.collapsed, rankdir="LR")
+    whole = stepper.view.fit_scale()
+    # the layout left to right across the whole graph (the second edition): 2 to 3 px text
+    assert whole >= 2 * sideways.fit_scale() or stepper.collapsed
+    assert whole >= 0.5, f"{name}: the whole graph shows 10 pt text at {10 * whole:.1f} px"
+    if name == "transformer":  # 80 items: unfolded it would be a 1.5 px strip; it starts one box per module
+        unfolded = GraphView(stepper.timeline, [], rankdir="auto")
+        assert unfolded.fit_scale() < 0.45 and stepper.collapsed == ["linear1", "linear2", "norm1", "norm2",
+                                                                      "self_attn"]
+    if name == "mlp":  # the course's MLP stays unfolded: its Linear layers are what it teaches
+        assert stepper.collapsed == []
 
 def test_the_output_keeps_a_static_picture_for_viewers_without_the_widget():
     import widgets
