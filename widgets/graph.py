@@ -294,6 +294,7 @@ def _stepper_view_class():
         details = t.List(t.List()).tag(sync=True)  # per item: [[from frame, html], ...]
         selected = t.Int(0).tag(sync=True)
         modules = t.List(t.List(t.Unicode())).tag(sync=True)  # [[label, path], ...]
+        module_boxes = t.Dict().tag(sync=True)  # drawn id of a folded module's box -> its module path
         collapsed = t.List(t.Unicode()).tag(sync=True)
         error = t.Unicode("").tag(sync=True)
 
@@ -320,6 +321,7 @@ def _stepper_view_class():
                     self.selected = len(items) - 1
                 self.modules = [[stepper.module_label(path), path] for path in stepper.modules]
                 self.collapsed = list(view.collapsed)
+                self.module_boxes = {unit.key: unit.title for unit in view.units if unit.kind == "module"}
                 if view.template is None:
                     self.error = view.error
                     self.svg_parts, self.slot_keys, self.initial, self.focus = [], [], [], [[] for _ in range(count)]

@@ -407,15 +407,38 @@ class GraphView:
         return initial, changes
 
     def focus(self, frame_count: int) -> list[list[str]]:
-        """For each frame, the ids of what changes there (new or running nodes, gradients sent): the view
-        pans to them."""
-        found = [[] for _ in range(frame_count)]
-        for unit in [*self.units, *self.gradient_units]:
-            for frame, style in zip(unit.style_frames, unit.style_names):
-                if style in ("new", "active") and 0 <= frame < frame_count:
-                    found[frame].append(unit.key)
-        return found
+        """For each frame, the ids of what the view must show together: the view frames them.
 
+        A forward step: the new node, the edges into it and the nodes they come from (its inputs). A
+        backward step: the node that runs, every gradient edge it sends (with its label) and every node
+        that receives one. Nodes come first in each list, in that order: the sender before its receivers.
+        """
+        found = [[] for _ in range(frame_count)]
+
+        def add(frame, unit):
+            if 0 <= frame < frame_count and unit.key not in found[frame]:
+                found[frame].append(unit.key)
+
+        for unit in self.units:
+            for frame, style in zip(unit.style_frames, unit.style_names):
+                if style in ("new", "active"):
+                    add(frame, unit)
+        for edge in self.edge_units:  # forward: the inputs of what was made
+            source, target = edge.members
+            for frame, style in zip(edge.style_frames, edge.style_names):
+                if style == "new" and frame > 0:
+                    add(frame, source)
+                    add(frame, target)
+        for edge in self.gradient_units:  # backward: the gradient edges and their receivers
+            sender, receiver = edge.members
+            for frame, style in zip(edge.style_frames, edge.style_names):
+                if style == "active":
+                    add(frame, receiver)
+        for edge in [*self.edge_units, *self.gradient_units]:
+            for frame, style in zip(edge.style_frames, edge.style_names):
+                if style in ("new", "active") and frame > 0:
+                    add(frame, edge)
+        return found
 
 def _natural_size(svg: str) -> tuple[float, float]:
     """The width and height of Graphviz's drawing, in points."""

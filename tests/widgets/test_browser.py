@@ -19,6 +19,7 @@ Needs Debian's ``chromium`` and ``graphviz`` and the ``playwright`` package (nev
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -40,6 +41,7 @@ ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "release" / "widgets_tour.ipynb"
 ARTIFACTS = ROOT / "test-artifacts"
 SERVER_CONFIG = ROOT / "jupyter-config" / "jupyter_server_config.d" / "minitorch-kit.json"
+LAB_SETTINGS = ROOT / "jupyter-config" / "lab" / "overrides.json"
 CHROMIUM_FLAGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
     "--disable-component-update", "--disable-sync",
@@ -101,36 +103,42 @@ def _write_json(path: Path, value) -> None:
     path.write_text(json.dumps(value))
 
 
-@pytest.fixture
-def jupyterlab(tmp_path, monkeypatch):
-    """A JupyterLab server on 127.0.0.1 serving a copy of the demo notebook; yields its URL and token."""
-    require("jupyterlab", "the browser test runs the notebook in JupyterLab")
-    require("ipywidgets", "the widgets are ipywidgets")
-    require_dot()
-    root = tmp_path / "notebooks"
-    root.mkdir()
-    _notebook_with_chapter_2(root / NOTEBOOK.name)
-    settings = tmp_path / "settings"
-    widget_manager = settings / "@jupyter-widgets" / "jupyterlab-manager" / "plugin.jupyterlab-settings"
-    _write_json(widget_manager, {"saveState": True})
+@contextlib.contextmanager
+def _lab_server(folder: Path, root: Path, kit: bool = True):
+    """A JupyterLab server on 127.0.0.1 serving ``root``, with its own settings under ``folder``.
+
+    ``kit=True``: the kit's lab (its server extension and its lab settings, as ``make lab`` has them).
+    ``kit=False``: a colleague's plain JupyterLab with ipywidgets: no kit, and anywidget's front end
+    turned off (as if anywidget were not installed). Yields ``(url, token, user settings folder, log)``.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    settings = folder / "settings"
     _write_json(settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings",
                 {"fetchNews": "false", "checkForUpdates": False})
-    # Without this, JupyterLab may ask which kernel to start in a dialog that blocks the page.
-    _write_json(settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings",
-                {"autoStartDefaultKernel": True})
-    # The kit's Jupyter server extension (widgets/saving.py), as installing the kit enables it in the
-    # environment's etc/jupyter (tests/widgets/test_saving.py checks that the install steps do).
-    server_config = tmp_path / "config" / "jupyter_server_config.d"
-    server_config.mkdir(parents=True)
-    shutil.copy(SERVER_CONFIG, server_config / SERVER_CONFIG.name)
+    config = folder / "config"
+    app_settings = folder / "app-settings"
+    app_settings.mkdir(exist_ok=True)
+    if kit:
+        # The kit's lab settings, as `make lab` installs them (jupyter-config/lab/overrides.json): widget state
+        # saved with the notebook, and the default kernel started without a "Select Kernel" dialog.
+        shutil.copy(LAB_SETTINGS, app_settings / "overrides.json")
+        # The kit's Jupyter server extension (widgets/saving.py), as installing the kit enables it in the
+        # environment's etc/jupyter (tests/widgets/test_saving.py checks that the install steps do).
+        server_config = config / "jupyter_server_config.d"
+        server_config.mkdir(parents=True, exist_ok=True)
+        shutil.copy(SERVER_CONFIG, server_config / SERVER_CONFIG.name)
+    else:
+        _write_json(settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings",
+                    {"autoStartDefaultKernel": True})
+        _write_json(config / "labconfig" / "page_config.json", {"disabledExtensions": {"anywidget": True}})
     environment = dict(os.environ)
     environment.update({
-        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
-        "JUPYTER_DATA_DIR": str(tmp_path / "data"),
-        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+        "JUPYTER_CONFIG_DIR": str(config),
+        "JUPYTER_DATA_DIR": str(folder / "data"),
+        "JUPYTER_RUNTIME_DIR": str(folder / "runtime"),
         "JUPYTERLAB_SETTINGS_DIR": str(settings),
-        "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces"),
-        "IPYTHONDIR": str(tmp_path / "ipython"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(folder / "workspaces"),
+        "IPYTHONDIR": str(folder / "ipython"),
         "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
         "MPLBACKEND": "Agg",
     })
@@ -138,10 +146,12 @@ def jupyterlab(tmp_path, monkeypatch):
     command = [
         sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}", "--ServerApp.port_retries=0",
+        f"--LabApp.app_settings_dir={app_settings}",
     ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")
-    log = (tmp_path / "jupyterlab.log").open("w")
+    log_path = folder / "jupyterlab.log"
+    log = log_path.open("w")
     server = subprocess.Popen(command, env=environment, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -155,9 +165,9 @@ def jupyterlab(tmp_path, monkeypatch):
                 pass
             if server.poll() is not None or time.monotonic() > deadline:
                 log.flush()
-                pytest.fail(f"JupyterLab did not start:\n{(tmp_path / 'jupyterlab.log').read_text()[-3000:]}")
+                pytest.fail(f"JupyterLab did not start:\n{log_path.read_text()[-3000:]}")
             time.sleep(0.2)
-        yield url, token, widget_manager, root, tmp_path / "jupyterlab.log"
+        yield url, token, settings, log_path
     finally:
         server.terminate()
         try:
@@ -165,6 +175,24 @@ def jupyterlab(tmp_path, monkeypatch):
         except subprocess.TimeoutExpired:
             server.kill()
         log.close()
+
+
+def _require_lab():
+    require("jupyterlab", "the browser test runs the notebook in JupyterLab")
+    require("ipywidgets", "the widgets are ipywidgets")
+    require_dot()
+
+
+@pytest.fixture
+def jupyterlab(tmp_path, monkeypatch):
+    """The kit's JupyterLab serving a copy of the demo notebook; yields its URL and token."""
+    _require_lab()
+    root = tmp_path / "notebooks"
+    root.mkdir()
+    _notebook_with_chapter_2(root / NOTEBOOK.name)
+    with _lab_server(tmp_path, root) as (url, token, settings, log):
+        widget_manager = settings / "@jupyter-widgets" / "jupyterlab-manager" / "plugin.jupyterlab-settings"
+        yield url, token, widget_manager, root, log
 
 
 def _open_and_run(page, url, token, expect, run=True):
@@ -482,4 +510,133 @@ def test_widgets_in_jupyterlab_in_headless_chromium(jupyterlab, tmp_path, viewpo
             shot("failure")
             raise
         finally:
+            browser.close()
+
+
+# == the third edition: the whole graph legible, each step framed, pictures that survive every save ==
+def _launch(playwright, chromium, folder: Path, viewport, javascript=True):
+    return playwright.chromium.launch_persistent_context(
+        str(folder), executable_path=chromium, headless=True, args=CHROMIUM_FLAGS,
+        viewport={"width": viewport[0], "height": viewport[1]}, java_script_enabled=javascript,
+    )
+
+
+def _run_all(page, url, token, name, expect, steppers: int):
+    """Open notebook ``name`` in the lab and run all its cells; the kernel starts without a dialog."""
+    page.goto(f"{url}/lab/tree/{name}?token={token}")
+    page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell")
+    # the kit's settings start the default kernel: no "Select Kernel" dialog may block a learner
+    expect(page.locator(".jp-StatusBar-Widget:has-text('| Idle')").first).to_be_visible(timeout=60_000)
+    assert page.locator(".jp-Dialog:has-text('Select Kernel')").count() == 0
+    first_prompt = page.locator(".jp-CodeCell .jp-InputPrompt").first
+    for _ in range(3):
+        page.click(".lm-MenuBar-item:has-text('Run')")
+        page.click(".lm-Menu-item[data-command='runmenu:run-all']")
+        try:
+            expect(first_prompt).to_have_text(re.compile(r"\[[0-9*]+\]"), timeout=20_000)
+            break
+        except AssertionError:
+            continue
+    expect(page.locator(".jp-CodeCell .jp-InputPrompt").last).to_have_text(re.compile(r"\[\d+\]"), timeout=240_000)
+    expect(page.locator(".minitorch-graph-stepper")).to_have_count(steppers, timeout=120_000)
+    expect(page.locator(".jp-StatusBar-Widget:has-text('| Idle')").first).to_be_visible(timeout=60_000)
+
+
+# The text of a drawing as seen on screen: the smallest label in pixels, how many nodes are visible whole.
+_MEASURE = """(stepper) => {
+  const graph = stepper.querySelector('.mt-graph');
+  const view = graph.getBoundingClientRect();
+  const inside = (r) => r.left >= view.left - 1 && r.right <= view.right + 1 && r.top >= view.top - 1
+    && r.bottom <= view.bottom + 1;
+  const drawing = graph.querySelector(':scope > svg');
+  let smallest = Infinity, nodes = 0, whole = 0;
+  for (const group of drawing.querySelectorAll('g.node')) {
+    if (group.getAttribute('visibility') === 'hidden') continue;
+    nodes += 1;
+    if (inside(group.getBoundingClientRect())) whole += 1;
+  }
+  for (const text of drawing.querySelectorAll('text')) {
+    const group = text.closest('g.node, g.edge, g.cluster');
+    if (group && group.getAttribute('visibility') === 'hidden') continue;
+    if (!text.textContent.trim()) continue;
+    const box = text.getBoundingClientRect();
+    if (!box.width || box.right < view.left || box.left > view.right || box.bottom < view.top || box.top > view.bottom)
+      continue;
+    const size = parseFloat(getComputedStyle(text).fontSize) * text.getScreenCTM().a;
+    smallest = Math.min(smallest, size);
+  }
+  return {smallest, nodes, whole};
+}"""
+
+
+@pytest.mark.parametrize("viewport", [(1440, 900), (1280, 720)], ids=["1440x900", "1280x720"])
+def test_four_graphs_are_legible_and_every_step_frames_what_changed(tmp_path, viewport):
+    """The course's MLP, a small CNN, a residual block and a transformer encoder layer: the labels on screen
+    are 9 px or more, and at every step what changed is in view: a forward step's new node with its inputs,
+    a backward step's sender with every receiver and its gradient label."""
+    sync_api = require("playwright.sync_api", "the browser test drives Chromium with Playwright")
+    chromium = require_program("chromium", "the browser test runs headless Chromium", "apt-get install chromium")
+    _require_lab()
+    from tests.widgets.four_graphs import CELLS, SETUP
+
+    expect = sync_api.expect
+    root = tmp_path / "notebooks"
+    root.mkdir()
+    nbformat = require("nbformat", "the notebooks are written with nbformat")
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(SETUP)] + [nbformat.v4.new_code_cell(cell) for cell in CELLS.values()]
+    nbformat.write(notebook, root / "four_graphs.ipynb")
+    size = f"{viewport[0]}x{viewport[1]}"
+    ARTIFACTS.mkdir(exist_ok=True)
+    report = {}
+    with _lab_server(tmp_path / "lab", root) as (url, token, _, _), sync_api.sync_playwright() as playwright:
+        browser = _launch(playwright, chromium, tmp_path / "chromium", viewport)
+        page = browser.pages[0] if browser.pages else browser.new_page()
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.set_default_timeout(60_000)
+        try:
+            _run_all(page, url, token, "four_graphs.ipynb", expect, steppers=4)
+            view = {"x": 0, "y": 0, "width": viewport[0], "height": viewport[1]}
+            for name, stepper in zip(CELLS, page.locator(".minitorch-graph-stepper").all()):
+                stepper.locator(".mt-stage").evaluate("stage => stage.scrollIntoView({block: 'nearest'})")
+                page.wait_for_timeout(500)
+                graph = stepper.locator(".mt-graph")
+                assert _inside(graph.bounding_box(), view), f"{name}: the drawing is not on screen"
+                last = int(stepper.locator(".mt-slider").get_attribute("max"))
+                stepper.locator(".mt-slider").fill(str(last))  # the whole graph drawn, at the opening zoom
+                page.wait_for_timeout(500)
+                opening = stepper.evaluate(_MEASURE)
+                page.screenshot(path=str(ARTIFACTS / f"widgets3_{size}_{name}_opening.png"))
+                stepper.locator(".mt-slider").fill("0")
+                page.wait_for_timeout(300)
+                frames, smallest = [], opening["smallest"]
+                for frame in range(1, last + 1):
+                    stepper.locator(".mt-next").click()
+                    expect(stepper.locator(".mt-counter")).to_have_text(f"step {frame} of {last}")
+                    page.wait_for_timeout(120)  # the view moves at the next animation frame
+                    box = graph.bounding_box()
+                    keys = (graph.get_attribute("data-focus") or "").split()
+                    outside = []
+                    for key in keys:
+                        element = stepper.locator(f".mt-graph > svg [id='{key}']")
+                        found = element.bounding_box()
+                        if found is None or not _inside(found, box, margin=1) or not _inside(found, view):
+                            outside.append(key)
+                    caption = stepper.locator(".mt-caption").text_content()
+                    frames.append({"frame": frame, "focus": keys, "outside": outside, "caption": caption[:60]})
+                    smallest = min(smallest, stepper.evaluate(_MEASURE)["smallest"])
+                    if frame in (1, last) or caption.startswith("Backward step 1 ") or outside:
+                        page.screenshot(path=str(ARTIFACTS / f"widgets3_{size}_{name}_step{frame}.png"))
+                report[name] = {"opening": opening, "smallest_text_px_while_stepping": smallest,
+                                "frames_with_something_out_of_view": [f for f in frames if f["outside"]]}
+                assert all(f["focus"] for f in frames), f"{name}: a step with nothing to show"
+                assert not report[name]["frames_with_something_out_of_view"], (name, report[name])
+                assert opening["smallest"] >= 8.95, f"{name}: text of {opening['smallest']:.1f} px when opened"
+            assert errors == [], errors
+        except Exception:
+            page.screenshot(path=str(ARTIFACTS / f"widgets3_{size}_failure.png"))
+            raise
+        finally:
+            (ARTIFACTS / f"widgets3_{size}_four_graphs.json").write_text(json.dumps(report, indent=1))
             browser.close()
