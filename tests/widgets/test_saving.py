@@ -199,7 +199,7 @@ def test_a_notebook_saved_with_widget_state_shows_every_picture_in_the_html_expo
         html = exporter.from_filename(str(tmp_path / "saved.ipynb"))[0]
         # with JavaScript off (the page without its scripts), every widget cell shows its picture
         assert _picture_cells(html) == 2
-        assert re.search(r"minitorch-graph-static.*?<svg", html, flags=re.S)  # the graph is drawn
+        assert re.search(r"minitorch-graph-static.*?data:image/svg\+xml;base64,", html, flags=re.S)  # drawn
         assert '<script type="application/vnd.jupyter.widget-view+json">' not in html  # no live view to render
     # a viewer that reads the file itself (nbviewer, GitHub) shows the richest format it knows: the picture
     assert all("minitorch-static" in "".join(output["data"]["text/html"]) for output in outputs)
@@ -278,3 +278,18 @@ def test_the_kits_lab_saves_widget_state_and_starts_the_default_kernel():
     assert "cp $(LAB_SETTINGS) $@" in makefile
     lab_rule = next(line for line in makefile.splitlines() if line.startswith("lab:"))
     assert "$(LAB_OVERRIDES)" in lab_rule
+
+
+def test_drawings_are_kept_as_images_that_a_sanitising_viewer_leaves_alone():
+    from tests.widgets.support import pictures
+    from widgets.static import svg_as_images
+
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="540pt" style="max-width:none"><text>a &lt; b</text></svg>'
+    html = svg_as_images(f"<div class='minitorch-static'><p>before</p>{svg}<p>after</p>{svg}</div>",
+                         alt='the graph "x"')
+    assert "<svg" not in html and "<p>before</p>" in html and "<p>after</p>" in html
+    assert pictures(html) == [svg, svg]  # the same drawing, byte for byte
+    assert html.count('style="width:540pt;max-width:100%;height:auto;max-width:none"') == 2  # its size kept
+    assert 'alt="the graph &quot;x&quot;"' in html
+    # what JupyterLab's sanitiser checks (the scheme of href and cite, never src) and an HTML export shows
+    assert re.findall(r"<img [^>]*>", html)[0].count("src=") == 1 and "href=" not in html
