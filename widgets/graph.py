@@ -59,15 +59,16 @@ from pathlib import Path
 
 from .graph_record import ForwardRecord, record_forward
 from .graph_timeline import GraphTimeline, _item_label
-from .graph_view import GraphView, module_order
+from .graph_view import LEGIBLE_SCALE, GraphView, module_order
 from .static import StaticFallback
 
 __all__ = ["GraphStepper", "GraphTimeline", "ForwardRecord", "record_forward"]
 
 AUTO_COLLAPSE_ITEMS = 150  # bigger graphs start folded into one box per module, without a first layout
-# A graph whose whole drawing would show its 10 pt labels smaller than this many pixels per point in a
-# laptop's box (graph_view.FIT_BOX) starts folded into one box per top-level module (a transformer layer).
-AUTO_COLLAPSE_SCALE = 0.45
+# A graph of more items than this whose whole drawing would show its labels smaller than 9 px in a laptop's
+# box (graph_view.FIT_BOX, LEGIBLE_SCALE) starts folded into one box per top-level module (a residual block,
+# a transformer layer); a smaller one (the course's MLP) stays open: its modules' insides are the lesson.
+AUTO_COLLAPSE_MIN_ITEMS = 24
 _FRONTEND = Path(__file__).parent / "frontend"
 
 
@@ -113,7 +114,8 @@ class GraphStepper(StaticFallback):
         if collapsed is None and group == "auto" and top_level and len(self.timeline.items) > AUTO_COLLAPSE_ITEMS:
             collapsed = top_level  # too big to lay out whole in good time: one box per top-level module
         self.view = GraphView(self.timeline, collapsed or [], clusters=group != "none", rankdir=rankdir)
-        if collapsed is None and group == "auto" and top_level and self.view.fit_scale() < AUTO_COLLAPSE_SCALE:
+        if (collapsed is None and group == "auto" and top_level and len(self.timeline.items) > AUTO_COLLAPSE_MIN_ITEMS
+                and self.view.fit_scale() < LEGIBLE_SCALE):
             # Unfolded, the whole graph would be too small to read on a laptop: start with one box per
             # top-level module (click a box, or use the fold list, to open it in place).
             folded = GraphView(self.timeline, top_level, clusters=group != "none", rankdir=rankdir)
@@ -310,9 +312,15 @@ def _stepper_view_class():
                 self.captions = [stepper.caption(frame) for frame in range(count)]
                 self.item_labels = [_item_label(item) for item in items]
                 self.item_units = [view.unit_of[item.key].key for item in items]
+                # drawn node id -> the item a click selects (an op merged with its output: the output, whose
+                # value and gradient the learner looks for)
                 self.unit_items = {
                     item.key: index for index, item in enumerate(items) if view.unit_of[item.key] is item
                 }
+                self.unit_items.update({
+                    view.unit_of[item.key].key: index for index, item in enumerate(items)
+                    if view.unit_of[item.key] is not item and view.unit_of[item.key].kind != "module"
+                })
                 self.details = [
                     [[frame, timeline.details_html(item, frame)] for frame in timeline.detail_frames(item)]
                     for item in items

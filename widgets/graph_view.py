@@ -66,7 +66,7 @@ _STYLE = {"op": "rounded,filled", "module": "filled"}
 
 # The drawing's box in the notebook on a 1440x900 laptop screen (graph_stepper.css: the box is as tall as
 # the window allows below the controls; the side panel takes its share of the width), in CSS pixels.
-FIT_BOX = (700, 620)
+FIT_BOX = (730, 640)
 LEGIBLE_SCALE = 0.9  # pixels per point: the 10 pt labels are 9 px on screen, the smallest text one reads
 
 
@@ -77,12 +77,14 @@ class GraphView:
     ``clusters``: draw a labelled frame around the nodes of each unfolded module.
     """
 
-    def __init__(self, timeline: GraphTimeline, collapsed=(), clusters: bool = True, rankdir: str = "auto"):
+    def __init__(self, timeline: GraphTimeline, collapsed=(), clusters: bool = True, rankdir: str = "auto",
+                 merge: bool = True):
         if rankdir not in ("auto", "TB", "LR"):
             raise ValueError(f"rankdir must be 'auto', 'TB' or 'LR', got {rankdir!r}")
         self.timeline = timeline
         self.collapsed = sorted(set(collapsed), key=module_order)
         self.clusters = clusters
+        self.merge = merge
         self.units: list[Unit] = []
         self.unit_of = {}  # item key -> unit (the item itself, or the box of its folded module)
         self._build_units()
@@ -138,6 +140,7 @@ class GraphView:
             self.unit_of[item.key] = box
         for path, box in boxes.items():
             self._module_box(box, path)
+        self._merge_outputs()
 
         # Edges between units: one per use of a tensor; into or out of a folded box, one per pair of
         # units, styled by the most telling of its member edges.
@@ -179,6 +182,41 @@ class GraphView:
             for cluster in self.cluster_units.values():
                 cluster.set_styles({min(member.created for member in cluster.members): "normal"})
 
+    def _merge_outputs(self) -> None:
+        """Draw each op and the one tensor it made as one node (as Netron draws a layer and its output).
+
+        Half as many rows: a whole graph fits a laptop's screen at a legible size. The node reads the
+        op (its name, settings, backward status), then the tensor after an arrow (its name and shape,
+        value, gradient). The graph's final output keeps its own (green) node.
+        """
+        self.extra_lines = {}
+        if not self.merge:
+            return
+        outputs = {}
+        for source, target, input_nr in self.timeline.edges:
+            if input_nr < 0:
+                outputs.setdefault(source.key, []).append((source, target))
+        merged = set()
+        for pairs in outputs.values():
+            if len(pairs) != 1:
+                continue
+            op, tensor = pairs[0]
+            if (self.unit_of[op.key] is not op or self.unit_of[tensor.key] is not tensor or tensor.kind != "tensor"
+                    or (op.module or None) != (tensor.module or None)):
+                continue
+            self.unit_of[tensor.key] = op
+            merged.add(tensor.key)
+            header, *rest = tensor.lines
+            arrow = Line("")
+            arrow.frames, arrow.colors = list(header.frames), list(header.colors)
+            arrow.texts = ["\u2192 " + text for text in header.texts]
+            self.extra_lines[op.key] = [arrow, *rest]
+        self.units = [unit for unit in self.units if unit.key not in merged]
+
+    def lines(self, unit) -> list:
+        """The lines of ``unit``'s label as drawn (an op merged with its output has the output's too)."""
+        return unit.lines + self.extra_lines.get(unit.key, [])
+
     def _edge_events(self, source, target, input_nr) -> dict:
         timeline = self.timeline
         created = target.created if input_nr >= 0 else source.created
@@ -204,8 +242,8 @@ class GraphView:
                 uses.setdefault(source.key, []).append((target, input_nr))
         for source, target, input_nr in timeline.edges:
             a, b = self.unit_of[source.key], self.unit_of[target.key]
-            if a is not source or b is not target:
-                continue  # inside or across a folded module: the box says how far backward got
+            if a is b or "module" in (a.kind, b.kind):
+                continue  # inside a node, or into a folded module: the box says how far backward got
             if input_nr >= 0:  # the op sent this gradient to one of its inputs
                 sent = timeline.edge_gradients.get((source.key, target.key, input_nr))
                 if sent is None or sent[1] is None:
@@ -283,9 +321,9 @@ class GraphView:
     def _dot(self) -> str:
         lines = [
             "digraph minitorch_graph {",
-            f'  graph [rankdir={self.rankdir} nodesep=0.25 ranksep=0.3 fontname="Helvetica" fontsize=10 '
+            f'  graph [rankdir={self.rankdir} nodesep=0.25 ranksep=0.25 fontname="Helvetica" fontsize=10 '
             'bgcolor="white"];',
-            '  node [fontname="Helvetica" fontsize=10 margin="0.16,0.05" penwidth=1];',
+            '  node [fontname="Helvetica" fontsize=10 margin="0.14,0.035" penwidth=1];',
             '  edge [arrowsize=0.6 fontname="Helvetica" fontsize=10];',
         ]
         in_cluster = {}
@@ -336,7 +374,7 @@ class GraphView:
         return lines
 
     def _node_statement(self, unit) -> str:
-        label = "".join(_dot_escape(line.longest()) + "\\l" for line in unit.lines)
+        label = "".join(_dot_escape(line.longest()) + "\\l" for line in self.lines(unit))
         shape = _SHAPES.get(unit.kind, "box")
         style = _STYLE.get(unit.kind, "filled")
         fill = _BASE_FILL.get(unit.kind, "#ffffff")
@@ -361,8 +399,9 @@ class GraphView:
             key + ".fill": fill, key + ".stroke": stroke, key + ".stroke-width": width,
         }
         if unit.kind not in ("edge", "gradient", "cluster"):
+            lines = self.lines(unit)
             for index in range(self.template.line_counts.get(key, 0)):
-                line = unit.lines[index]
+                line = lines[index]
                 position = bisect_right(line.frames, frame) - 1
                 values[f"{key}.text{index}"] = line.texts[position]
                 values[f"{key}.text{index}.fill"] = line.colors[position]
@@ -389,7 +428,7 @@ class GraphView:
         changes = [[] for _ in range(frame_count)]
         for unit in self._drawn_units():
             frames = set(unit.style_frames)
-            for line in unit.lines:
+            for line in self.lines(unit):
                 frames.update(line.frames)
             if unit.kind in ("edge", "gradient"):
                 for member in unit.members:

@@ -235,7 +235,7 @@ def _step_to_first_backward_step(page, stepper, expect):
     """Press next until the caption says backward step 1; return the ids of what changed there."""
     caption = stepper.locator(".mt-caption")
     stepper.locator(".mt-controls").scroll_into_view_if_needed()
-    expect(stepper.locator(".mt-graph svg")).to_have_count(1)  # drawn once the view has a size
+    expect(stepper.locator(".mt-graph > svg")).to_have_count(1)  # drawn once the view has a size
     for _ in range(60):
         if caption.text_content().startswith("Backward step 1 "):
             break
@@ -254,7 +254,7 @@ def _check_the_action_is_in_view(page, stepper, focus):
     assert _inside(graph, view), f"the drawing {graph} is not inside the viewport {view}"
     assert _inside(stepper.locator(".mt-controls").bounding_box(), view), "the controls are out of view"
     for key in focus:
-        node = stepper.locator(f".mt-graph svg [id='{key}']")
+        node = stepper.locator(f".mt-graph > svg [id='{key}']")
         if node.get_attribute("class") != "node":
             continue
         box = node.bounding_box()
@@ -265,7 +265,7 @@ def _check_the_action_is_in_view(page, stepper, focus):
 def _gradient_labels_into(stepper, leaf_title: str) -> list[float]:
     """The numbers on the visible gradient edges whose hover title says they go back to ``leaf_title``."""
     values = []
-    for edge in stepper.locator(".mt-graph svg g.edge").all():
+    for edge in stepper.locator(".mt-graph > svg g.edge").all():
         title = edge.locator("title").text_content()
         if not title.startswith("gradient ") or not title.split(" (use")[0].endswith(f" to {leaf_title}"):
             continue
@@ -354,13 +354,13 @@ def test_widgets_in_jupyterlab_in_headless_chromium(jupyterlab, tmp_path, viewpo
             # click a node: the panel shows that node at this step only (a's gradient comes later)
             demo.locator(".mt-fit").click()
             page.wait_for_timeout(300)
-            demo.locator(".mt-graph svg g.node:has(title:text-is('a (leaf)'))").click()
+            demo.locator(".mt-graph > svg g.node:has(title:text-is('a (leaf)'))").click()
             details = demo.locator(".mt-details")
             expect(details).to_contain_text("a (leaf)", timeout=10_000)
             text = details.text_content()
             assert "value:" in text and "[1., 2., 3.]" in text and "grad: not computed yet" in text, text
             assert ".grad:" not in text  # the gradient is not known at this step
-            assert demo.locator(".mt-graph svg g.node.mt-selected title").text_content() == "a (leaf)"
+            assert demo.locator(".mt-graph > svg g.node.mt-selected title").text_content() == "a (leaf)"
             shot("stepper_node_selected")
             for _ in range(5):
                 demo.locator(".mt-next").click()
@@ -383,7 +383,7 @@ def test_widgets_in_jupyterlab_in_headless_chromium(jupyterlab, tmp_path, viewpo
                 page.wait_for_timeout(60)
             labels = _gradient_labels_into(total, "x")
             assert sorted(labels) == [1.0, 3.0, 3.0] and sum(labels) == 7.0
-            mul_edges = [e for e in total.locator(".mt-graph svg g.edge title").all_text_contents()
+            mul_edges = [e for e in total.locator(".mt-graph > svg g.edge title").all_text_contents()
                          if e.startswith("gradient 3 sent back from MulBackward0 to x")]
             assert len(mul_edges) == 2  # one edge per use of x in x * x
             assert "x.grad, which is now 7" in total.locator(".mt-caption").text_content()
@@ -394,13 +394,13 @@ def test_widgets_in_jupyterlab_in_headless_chromium(jupyterlab, tmp_path, viewpo
             fold = mlp.locator(".mt-fold-select")
             fold.scroll_into_view_if_needed()
             expect(fold).to_be_enabled(timeout=10_000)
-            nodes = mlp.locator(".mt-graph svg g.node")
+            nodes = mlp.locator(".mt-graph > svg g.node")
             unfolded = nodes.count()
-            assert mlp.locator(".mt-graph svg").text_content().count("(folded)") == 0
+            assert mlp.locator(".mt-graph > svg").text_content().count("(folded)") == 0
             fold.select_option(["0"])
             expect(nodes).not_to_have_count(unfolded, timeout=30_000)
             assert nodes.count() < unfolded
-            expect(mlp.locator(".mt-graph svg g.node text:has-text('(folded)')")).to_have_count(1)
+            expect(mlp.locator(".mt-graph > svg g.node text:has-text('(folded)')")).to_have_count(1)
             assert mlp.locator(".mt-fold-select option:checked").all_text_contents() == ["0 (Linear)"]
             expect(mlp.locator(".mt-caption")).to_have_text(re.compile(r"^Backward step 1 of"))  # the same step
             mlp.locator(".mt-stage").evaluate("stage => stage.scrollIntoView({block: 'nearest'})")
@@ -409,7 +409,7 @@ def test_widgets_in_jupyterlab_in_headless_chromium(jupyterlab, tmp_path, viewpo
             shot("mlp_folded")
             mlp.locator(".mt-fit").click()  # the whole graph: the folded box is in it
             page.wait_for_timeout(400)
-            folded = mlp.locator(".mt-graph svg g.node:has(text:has-text('(folded)'))").bounding_box()
+            folded = mlp.locator(".mt-graph > svg g.node:has(text:has-text('(folded)'))").bounding_box()
             assert folded is not None and _inside(folded, mlp.locator(".mt-graph").bounding_box(), margin=1)
             shot("mlp_folded_whole_graph")
             fold.select_option([])
@@ -436,7 +436,7 @@ def test_widgets_in_jupyterlab_in_headless_chromium(jupyterlab, tmp_path, viewpo
             page.wait_for_timeout(1500)
             reopen_without_kernel()
             stepper = page.locator(".minitorch-graph-stepper").first
-            expect(stepper.locator(".mt-graph svg")).to_have_count(1, timeout=60_000)
+            expect(stepper.locator(".mt-graph > svg")).to_have_count(1, timeout=60_000)
             stepper.locator(".mt-controls").scroll_into_view_if_needed()
             caption = stepper.locator(".mt-caption")
             expect(caption).to_have_text(re.compile(r"^Backward step 6 of 6"))  # where it was saved
@@ -716,7 +716,7 @@ def test_a_notebook_saved_with_widget_state_shows_its_pictures_everywhere_and_re
                 # reopened in the kit's lab: live again from the saved state, and the first save keeps the state
                 page.reload()
                 page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell")
-                expect(page.locator(".minitorch-graph-stepper .mt-graph svg").first).to_be_visible(timeout=60_000)
+                expect(page.locator(".minitorch-graph-stepper .mt-graph > svg").first).to_be_visible(timeout=60_000)
                 expect(page.locator(".jp-StatusBar-Widget:has-text('| Idle')").first).to_be_visible(timeout=60_000)
                 page.wait_for_timeout(2000)
                 text = page.locator(".jp-NotebookPanel").inner_text()

@@ -236,7 +236,7 @@ function render({ model, el }) {
     if (!panZoom) return;
     const sizes = panZoom.getSizes();
     if (!sizes.viewBox.width) return;
-    const whole = Math.min(sizes.width / sizes.viewBox.width, sizes.height / sizes.viewBox.height) * 0.98;
+    const whole = Math.min(sizes.width / sizes.viewBox.width, sizes.height / sizes.viewBox.height) * 0.99;
     if (whole >= LEGIBLE_SCALE) {
       setScale(Math.min(whole, READING_SCALE));
       panZoom.center();
