@@ -292,8 +292,8 @@ function render({ model, el }) {
       box = measure(elements);
       if (!box) return;
     }
-    const inside = box.left >= view.left + margin && box.right <= view.right - margin &&
-      box.top >= view.top + margin && box.bottom <= view.bottom - margin;
+    // already in view (a whole graph that fills the box, too): leave the view where the learner has it
+    const inside = box.left >= view.left && box.right <= view.right && box.top >= view.top && box.bottom <= view.bottom;
     if (inside && !always) return;
     // centre it
     const dx = view.left + view.width / 2 - (box.left + box.right) / 2;
