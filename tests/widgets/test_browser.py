@@ -617,17 +617,24 @@ def test_four_graphs_are_legible_and_every_step_frames_what_changed(tmp_path, vi
                 for frame in range(1, last + 1):
                     stepper.locator(".mt-next").click()
                     expect(stepper.locator(".mt-counter")).to_have_text(f"step {frame} of {last}")
-                    page.wait_for_timeout(120)  # the view moves at the next animation frame
-                    box = graph.bounding_box()
-                    keys = (graph.get_attribute("data-focus") or "").split()
-                    outside = []
-                    for key in keys:
-                        element = stepper.locator(f".mt-graph > svg [id='{key}']")
-                        found = element.bounding_box()
-                        if found is None or not _inside(found, box, margin=1) or not _inside(found, view):
-                            outside.append(key)
+                    # the view moves within a few animation frames (slower on a busy machine): up to 1.5 s
+                    for _ in range(10):
+                        page.wait_for_timeout(150)
+                        box = graph.bounding_box()
+                        keys = (graph.get_attribute("data-focus") or "").split()
+                        outside = []
+                        for key in keys:
+                            element = stepper.locator(f".mt-graph > svg [id='{key}']")
+                            found = element.bounding_box()
+                            if found is None or not _inside(found, box, margin=1) or not _inside(found, view):
+                                outside.append(key)
+                        if not outside:
+                            break
                     caption = stepper.locator(".mt-caption").text_content()
-                    frames.append({"frame": frame, "focus": keys, "outside": outside, "caption": caption[:60]})
+                    frames.append({"frame": frame, "focus": keys, "outside": outside, "caption": caption[:60],
+                                   "framed": graph.get_attribute("data-framed"),
+                                   "boxes": {key: stepper.locator(f".mt-graph > svg [id='{key}']").bounding_box()
+                                             for key in outside}})
                     smallest = min(smallest, stepper.evaluate(_MEASURE)["smallest"])
                     if frame in (1, last) or caption.startswith("Backward step 1 ") or outside:
                         page.screenshot(path=str(ARTIFACTS / f"widgets3_{size}_{name}_step{frame}.png"))

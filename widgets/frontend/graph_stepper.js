@@ -280,25 +280,33 @@ function render({ model, el }) {
       };
     };
     const view = graph.getBoundingClientRect();
-    const margin = 16;
-    let box = measure(elements);
+    const margin = 12;
+    const box = measure(elements);
     if (!box) return;
     const width = box.right - box.left;
     const height = box.bottom - box.top;
     const room = Math.min((view.width - 2 * margin) / width, (view.height - 2 * margin) / height);
-    if (room < 1) { // zoom out around the box's centre until it fits, then measure again
+    if (room < 1) { // zoom out around the box's centre until it fits, then (once drawn) frame it again
       const centre = { x: (box.left + box.right) / 2 - view.left, y: (box.top + box.bottom) / 2 - view.top };
       panZoom.zoomAtPoint(panZoom.getZoom() * room * 0.98, centre);
-      box = measure(elements);
-      if (!box) return;
+      requestAnimationFrame(() => requestAnimationFrame(() => frameElements(elements, always)));
+      return;
     }
-    // already in view (a whole graph that fills the box, too): leave the view where the learner has it
-    const inside = box.left >= view.left && box.right <= view.right && box.top >= view.top && box.bottom <= view.bottom;
+    // Already in view with a margin: leave the view where the learner has it. Else move it as little as
+    // brings the box inside (a whole graph that fills its box stays put but for a few pixels).
+    const inside = box.left >= view.left + margin && box.right <= view.right - margin &&
+      box.top >= view.top + margin && box.bottom <= view.bottom - margin;
+    graph.dataset.framed = JSON.stringify({ box, room, inside });
     if (inside && !always) return;
-    // centre it
-    const dx = view.left + view.width / 2 - (box.left + box.right) / 2;
-    const dy = view.top + view.height / 2 - (box.top + box.bottom) / 2;
-    panZoom.panBy({ x: dx, y: dy });
+    const shift = (low, high, start, end) => {
+      if (always || high - low > end - start - 2 * margin) return (start + end) / 2 - (low + high) / 2;
+      if (low < start + margin) return start + margin - low;
+      if (high > end - margin) return end - margin - high;
+      return 0;
+    };
+    panZoom.panBy({
+      x: shift(box.left, box.right, view.left, view.right), y: shift(box.top, box.bottom, view.top, view.bottom),
+    });
   }
 
   // -- expand in place, and search by name -------------------------------------------------------------
