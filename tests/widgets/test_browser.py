@@ -638,6 +638,33 @@ def test_four_graphs_are_legible_and_every_step_frames_what_changed(tmp_path, vi
                     smallest = min(smallest, stepper.evaluate(_MEASURE)["smallest"])
                     if frame in (1, last) or caption.startswith("Backward step 1 ") or outside:
                         page.screenshot(path=str(ARTIFACTS / f"widgets3_{size}_{name}_step{frame}.png"))
+                # the minimap: shown with a rectangle where the view is when the graph is not all in view
+                minimap = stepper.locator(".mt-minimap")
+                if opening["whole"] < opening["nodes"]:
+                    expect(minimap).to_be_visible()
+                    rectangle, frame_box = stepper.locator(".mt-minimap-view").bounding_box(), minimap.bounding_box()
+                    assert rectangle["width"] > 2 and _inside(rectangle, frame_box, margin=1), (rectangle, frame_box)
+                if name == "transformer":
+                    # search by name: the node is selected and brought into view
+                    search = stepper.locator(".mt-search")
+                    search.fill("norm1.weight")
+                    search.press("Enter")
+                    expect(stepper.locator(".mt-node-select option:checked")).to_have_text(re.compile("norm1.weight"))
+                    # expand in place: click the folded attention box, the kernel lays it out open
+                    search.fill("self_attn.in_proj_weight")
+                    search.press("Enter")
+                    page.wait_for_timeout(600)
+                    nodes = stepper.locator(".mt-graph > svg g.node")
+                    before = nodes.count()
+                    folded = stepper.locator(".mt-graph > svg g.node")
+                    folded = folded.filter(has=page.locator("text", has_text="self_attn: MultiheadAttention"))
+                    folded.click()
+                    expect(nodes).not_to_have_count(before, timeout=30_000)
+                    assert nodes.count() > before
+                    checked = stepper.locator(".mt-fold-select option:checked").all_text_contents()
+                    assert checked and not [label for label in checked if label.startswith("self_attn ")], checked
+                    page.wait_for_timeout(600)
+                    page.screenshot(path=str(ARTIFACTS / f"widgets3_{size}_transformer_attention_opened.png"))
                 report[name] = {"opening": opening, "smallest_text_px_while_stepping": smallest,
                                 "frames_with_something_out_of_view": [f for f in frames if f["outside"]]}
                 assert all(f["focus"] for f in frames), f"{name}: a step with nothing to show"
