@@ -35,7 +35,10 @@ EXTRAS_gpu := [test,cuda]
 .PHONY: lab test test-gpu lint
 
 # The lab of the kit saves widget state with the notebook (JupyterLab's default is not to), so a saved
-# chapter reopens with its widgets instead of "Error displaying widget: model not found".
+# chapter reopens with its widgets instead of "Error displaying widget: model not found"; and it starts
+# the default kernel (Python 3) when a notebook opens, instead of a "Select Kernel" dialog that blocks a
+# learner who has not chosen one yet. The settings are jupyter-config/lab/overrides.json.
+LAB_SETTINGS := jupyter-config/lab/overrides.json
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 
 # With JupyterLab's default settings (no widget state saved), the kit's Jupyter server extension
@@ -48,9 +51,9 @@ SERVER_EXTENSION := $(VENV)/etc/jupyter/jupyter_server_config.d/minitorch-kit.js
 lab: $(call stamp,base) $(LAB_OVERRIDES) $(SERVER_EXTENSION)
 	$(BIN)/jupyter lab $(ALLOW_ROOT) $(LAB_ARGS) $(LAB_ROOT)
 
-$(LAB_OVERRIDES): | $(BIN)/python
+$(LAB_OVERRIDES): $(LAB_SETTINGS) | $(BIN)/python
 	@mkdir -p $(dir $@)
-	@echo '{"@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": true}}' > $@
+	cp $(LAB_SETTINGS) $@
 
 $(SERVER_EXTENSION): $(SERVER_CONFIG) | $(BIN)/python
 	@mkdir -p $(dir $@)

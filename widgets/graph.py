@@ -59,12 +59,16 @@ from pathlib import Path
 
 from .graph_record import ForwardRecord, record_forward
 from .graph_timeline import GraphTimeline, _item_label
-from .graph_view import GraphView, module_order
+from .graph_view import LEGIBLE_SCALE, GraphView, module_order
 from .static import StaticFallback
 
 __all__ = ["GraphStepper", "GraphTimeline", "ForwardRecord", "record_forward"]
 
-AUTO_COLLAPSE_ITEMS = 150  # bigger graphs start folded into one box per module
+AUTO_COLLAPSE_ITEMS = 150  # bigger graphs start folded into one box per module, without a first layout
+# A graph of more items than this whose whole drawing would show its labels smaller than 9 px in a laptop's
+# box (graph_view.FIT_BOX, LEGIBLE_SCALE) starts folded into one box per top-level module (a residual block,
+# a transformer layer); a smaller one (the course's MLP) stays open: its modules' insides are the lesson.
+AUTO_COLLAPSE_MIN_ITEMS = 24
 _FRONTEND = Path(__file__).parent / "frontend"
 
 
@@ -79,11 +83,12 @@ class GraphStepper(StaticFallback):
     * ``record``: a ``ForwardRecord`` from ``record_forward`` (values, module grouping, names).
     * ``gradient``, ``retain_graph``: as in ``output.backward(gradient, retain_graph)``.
     * ``backward=False``: show the forward pass only (and leave the graph alone).
-    * ``group``: ``"auto"`` (frames around modules; graphs above 150 items start folded one
-      box per top-level module), ``"modules"`` (frames), ``"none"``; ``collapsed``: the module
+    * ``group``: ``"auto"`` (frames around modules; a graph too big to read whole on a laptop
+      screen, or above 150 items, starts folded one box per top-level module), ``"modules"``
+      (frames), ``"none"``; ``collapsed``: the module
       paths to fold (``stepper.collapse(...)`` / ``expand(...)`` change it later).
-    * ``rankdir``: ``"TB"`` (top to bottom), ``"LR"`` (left to right) or ``"auto"``: left to
-      right when top to bottom would be taller than wide.
+    * ``rankdir``: ``"TB"`` (top to bottom), ``"LR"`` (left to right) or ``"auto"``: top to
+      bottom unless left to right fits a laptop's box at a larger size.
     * ``offline``: kept for compatibility; the browser always steps on its own.
 
     Display it as the last expression of a cell (or ``display(stepper)``).
@@ -102,13 +107,20 @@ class GraphStepper(StaticFallback):
                 paths.add(path)
                 path = path.rpartition(".")[0]
         self.modules = sorted(paths, key=module_order)
-        if collapsed is None:
-            large = len(self.timeline.items) > AUTO_COLLAPSE_ITEMS
-            collapsed = [path for path in self.modules if "." not in path] if (group == "auto" and large) else []
         self.group = group
         self.rankdir = rankdir
         self.interval_ms = interval_ms
-        self.view = GraphView(self.timeline, collapsed, clusters=group != "none", rankdir=rankdir)
+        top_level = [path for path in self.modules if "." not in path]
+        if collapsed is None and group == "auto" and top_level and len(self.timeline.items) > AUTO_COLLAPSE_ITEMS:
+            collapsed = top_level  # too big to lay out whole in good time: one box per top-level module
+        self.view = GraphView(self.timeline, collapsed or [], clusters=group != "none", rankdir=rankdir)
+        if (collapsed is None and group == "auto" and top_level and len(self.timeline.items) > AUTO_COLLAPSE_MIN_ITEMS
+                and self.view.fit_scale() < LEGIBLE_SCALE):
+            # Unfolded, the whole graph would be too small to read on a laptop: start with one box per
+            # top-level module (click a box, or use the fold list, to open it in place).
+            folded = GraphView(self.timeline, top_level, clusters=group != "none", rankdir=rankdir)
+            if folded.template is not None and folded.fit_scale() > self.view.fit_scale():
+                self.view = folded
         self._widget = None
 
     @classmethod
@@ -284,6 +296,7 @@ def _stepper_view_class():
         details = t.List(t.List()).tag(sync=True)  # per item: [[from frame, html], ...]
         selected = t.Int(0).tag(sync=True)
         modules = t.List(t.List(t.Unicode())).tag(sync=True)  # [[label, path], ...]
+        module_boxes = t.Dict().tag(sync=True)  # drawn id of a folded module's box -> its module path
         collapsed = t.List(t.Unicode()).tag(sync=True)
         error = t.Unicode("").tag(sync=True)
 
@@ -299,9 +312,15 @@ def _stepper_view_class():
                 self.captions = [stepper.caption(frame) for frame in range(count)]
                 self.item_labels = [_item_label(item) for item in items]
                 self.item_units = [view.unit_of[item.key].key for item in items]
+                # drawn node id -> the item a click selects (an op merged with its output: the output, whose
+                # value and gradient the learner looks for)
                 self.unit_items = {
                     item.key: index for index, item in enumerate(items) if view.unit_of[item.key] is item
                 }
+                self.unit_items.update({
+                    view.unit_of[item.key].key: index for index, item in enumerate(items)
+                    if view.unit_of[item.key] is not item and view.unit_of[item.key].kind != "module"
+                })
                 self.details = [
                     [[frame, timeline.details_html(item, frame)] for frame in timeline.detail_frames(item)]
                     for item in items
@@ -310,6 +329,7 @@ def _stepper_view_class():
                     self.selected = len(items) - 1
                 self.modules = [[stepper.module_label(path), path] for path in stepper.modules]
                 self.collapsed = list(view.collapsed)
+                self.module_boxes = {unit.key: unit.title for unit in view.units if unit.kind == "module"}
                 if view.template is None:
                     self.error = view.error
                     self.svg_parts, self.slot_keys, self.initial, self.focus = [], [], [], [[] for _ in range(count)]

@@ -303,10 +303,11 @@ class GraphTimeline:
             if item.kind == "op":
                 self._op_lines(item)
             else:
-                if item.title:
-                    item.lines.append(Line(item.title, "#111827"))
-                if meta is not None:
-                    item.lines.append(Line(_shape_line(meta.shape, meta.dtype, meta.device), "#374151"))
+                # the name and the shape on one line: a whole graph must fit a screen at a legible size
+                shape = _shape_line(meta.shape, meta.dtype, meta.device) if meta is not None else ""
+                if item.title or shape:
+                    item.lines.append(Line(f"{item.title}: {shape}" if item.title and shape else item.title or shape,
+                                           "#111827"))
                 value = item.details.get("value")
                 if value is not None:
                     item.lines.extend(Line(text, "#1f2937") for text in value_lines(value))
@@ -327,7 +328,12 @@ class GraphTimeline:
 
     def _op_lines(self, item) -> None:
         node = item.node
-        item.lines.append(Line(node.name(), "#111827"))
+        # The name line also says when backward ran the op (its outline turns red then): no line of its own,
+        # so that a whole graph fits a screen at a legible size.
+        name = Line(node.name(), "#111827")
+        if item.ran is not None:
+            name.change(item.ran, f"{node.name()} (backward step {item.ran - self.forward_steps})", "#b91c1c")
+        item.lines.append(name)
         arguments = {
             key: value for key, value in autograd_graph.arguments(node).items() if not isinstance(value, np.ndarray)
         }
@@ -336,12 +342,8 @@ class GraphTimeline:
             fields = getattr(value, "_asdict", None)
             pairs = fields().items() if fields is not None else [(key, value)]
             settings += [f"{name}={_short(item, 28)}" for name, item in pairs]
-        for text in _wrapped(settings, 36):
+        for text in _wrapped(settings, 48):
             item.lines.append(Line(text, "#4b5563"))
-        status = Line(f"sequence number {autograd_graph.sequence_number(node)}", "#6b7280")
-        if item.ran is not None:
-            status.change(item.ran, f"backward ran (step {item.ran - self.forward_steps})", "#b91c1c")
-        item.lines.append(status)
 
     def _grad_lines(self, item) -> list[Line]:
         not_computed = "#9ca3af"

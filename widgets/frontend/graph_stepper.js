@@ -4,10 +4,14 @@
 // the text of its lines), and for every frame only the holes that change. This view fills the
 // holes in place, so stepping works without a kernel (a saved notebook with its widget state)
 // and the pan and zoom stay where the learner left them. Pan and zoom: svg-pan-zoom (vendored,
-// see vendor/svg-pan-zoom.LICENSE). On each step the view pans to the nodes and edges that
-// change, so the action is always on screen; clicking a node selects it and the side panel
-// shows what is known about it at the current frame. Folding modules needs the kernel (it lays
-// the graph out again): without one, the fold list is disabled and says so.
+// see vendor/svg-pan-zoom.LICENSE). The drawing opens whole when its text is legible that way
+// (9 px or more), else at the smallest legible size on the current step. On each step the view
+// frames what changed: a forward step's new node with its inputs, a backward step's sender with
+// every receiver and gradient label (zooming out when they do not fit). A minimap shows the whole
+// graph and where the view is (click it to go there); the search box finds a node by name.
+// Clicking a node selects it and the side panel shows what is known about it at the current
+// frame; clicking a folded module's box opens it in place. Folding needs the kernel (it lays the
+// graph out again): without one, the fold list is disabled and says so.
 
 const HOLE = /^\u27e6(\d+)\u27e7$/;
 
@@ -36,11 +40,17 @@ function render({ model, el }) {
   const zoomIn = button("+", "zoom in", "mt-zoom-in");
   const fitWidth = button("fit", "fit the whole graph in view", "mt-fit");
   const actual = button("1:1", "back to the reading size, centred on the current step", "mt-actual");
+  const search = element("input", {
+    type: "search", class: "mt-search", placeholder: "find a node by name", "aria-label": "find a node by name",
+  });
   const controls = element("div", { class: "mt-controls" }, [
     play, previous, next, slider, counter, element("span", { class: "mt-gap" }), zoomOut, zoomIn, fitWidth, actual,
+    search,
   ]);
   const caption = element("div", { class: "minitorch-graph-caption mt-caption" });
   const graph = element("div", { class: "minitorch-graph-frames mt-graph" });
+  const minimap = element("div", { class: "mt-minimap", title: "the whole graph: click to go there" });
+  const minimapView = element("div", { class: "mt-minimap-view" });
   const nodeSelect = element("select", { class: "mt-node-select", "aria-label": "selected node" });
   const details = element("div", { class: "minitorch-graph-detail-panel mt-details" });
   const side = element("div", { class: "mt-side" }, [
@@ -100,14 +110,81 @@ function render({ model, el }) {
     svg.setAttribute("width", "100%");
     svg.setAttribute("height", "100%");
     graph.appendChild(svg);
+    buildMinimap();
     for (const group of svg.querySelectorAll("g.node")) {
-      group.addEventListener("click", () => select(model.get("unit_items")[group.id] ?? -1));
+      group.addEventListener("click", () => {
+        const path = model.get("module_boxes")[group.id];
+        if (path !== undefined) { expandInPlace(path); return; }
+        select(model.get("unit_items")[group.id] ?? -1);
+      });
     }
     panZoom = window.svgPanZoom(svg, {
       zoomEnabled: true, panEnabled: true, controlIconsEnabled: false, fit: true, center: true,
-      minZoom: 0.5, maxZoom: 2000, dblClickZoomEnabled: false, zoomScaleSensitivity: 0.25,
+      minZoom: 0.05, maxZoom: 2000, dblClickZoomEnabled: false, zoomScaleSensitivity: 0.25,
+      onPan: () => minimapSoon(), onZoom: () => minimapSoon(),
     });
-    readingSize();
+    openingView();
+  }
+
+  // -- the minimap: the whole graph, small, and a rectangle where the view is ------------------------
+  function buildMinimap() {
+    minimap.textContent = "";
+    const copy = svg.cloneNode(true);
+    copy.removeAttribute("id");
+    for (const node of copy.querySelectorAll("[id]")) node.removeAttribute("id");
+    copy.setAttribute("preserveAspectRatio", "xMidYMid meet");
+    minimap.append(copy, minimapView);
+    graph.appendChild(minimap);
+  }
+
+  let minimapPending = false;
+  function minimapSoon() {
+    if (minimapPending) return;
+    minimapPending = true;
+    requestAnimationFrame(() => { minimapPending = false; drawMinimapView(); });
+  }
+
+  function drawingBox() {
+    const viewport = svg && svg.querySelector(".svg-pan-zoom_viewport");
+    return viewport ? viewport.getBoundingClientRect() : null;
+  }
+
+  function drawMinimapView() {
+    const drawing = drawingBox();
+    if (!drawing || !drawing.width) return;
+    const view = graph.getBoundingClientRect();
+    const whole = drawing.left >= view.left - 1 && drawing.right <= view.right + 1 &&
+      drawing.top >= view.top - 1 && drawing.bottom <= view.bottom + 1;
+    minimap.classList.toggle("mt-hidden", whole); // the whole graph is in view: no map needed
+    const map = minimap.getBoundingClientRect();
+    // the drawing as the minimap shows it: scaled to fit, centred
+    const scale = Math.min(map.width / drawing.width, map.height / drawing.height);
+    const offsetX = (map.width - drawing.width * scale) / 2;
+    const offsetY = (map.height - drawing.height * scale) / 2;
+    const left = Math.max(0, (view.left - drawing.left) * scale + offsetX);
+    const top = Math.max(0, (view.top - drawing.top) * scale + offsetY);
+    const right = Math.min(map.width, (view.right - drawing.left) * scale + offsetX);
+    const bottom = Math.min(map.height, (view.bottom - drawing.top) * scale + offsetY);
+    Object.assign(minimapView.style, {
+      left: `${left}px`, top: `${top}px`, width: `${Math.max(2, right - left)}px`, height: `${Math.max(2, bottom - top)}px`,
+    });
+  }
+
+  minimap.addEventListener("click", (event) => {
+    event.stopPropagation();
+    const drawing = drawingBox();
+    if (!drawing || !panZoom) return;
+    const map = minimap.getBoundingClientRect();
+    const scale = Math.min(map.width / drawing.width, map.height / drawing.height);
+    const offsetX = (map.width - drawing.width * scale) / 2;
+    const offsetY = (map.height - drawing.height * scale) / 2;
+    const x = drawing.left + (event.clientX - map.left - offsetX) / scale;
+    const y = drawing.top + (event.clientY - map.top - offsetY) / scale;
+    const view = graph.getBoundingClientRect();
+    panZoom.panBy({ x: view.left + view.width / 2 - x, y: view.top + view.height / 2 - y });
+  });
+  for (const type of ["mousedown", "pointerdown", "wheel", "dblclick"]) {
+    minimap.addEventListener(type, (event) => event.stopPropagation()); // the map is not the drawing's pan area
   }
 
   function put(key, value) {
@@ -137,14 +214,39 @@ function render({ model, el }) {
 
   // -- keeping the action in view ------------------------------------------------------------------
   const READING_SCALE = 1.25; // screen pixels per point of the drawing: the same font size for every graph
+  const LEGIBLE_SCALE = 0.9; // the labels are 10 pt: 9 px on screen is the smallest text one reads
+
+  function setScale(scale) {
+    const sizes = panZoom.getSizes();
+    panZoom.zoom(panZoom.getZoom() * scale / sizes.realZoom);
+  }
 
   function readingSize() {
     if (!panZoom) return;
     const sizes = panZoom.getSizes();
     if (!sizes.viewBox.width) return;
-    panZoom.zoom(panZoom.getZoom() * READING_SCALE / sizes.realZoom);
+    setScale(READING_SCALE);
     panZoom.pan({ x: 8, y: 8 });
     followSoon(true);
+  }
+
+  // The whole graph when it is legible that way (no larger than the reading size), else the smallest
+  // legible size, on the current step.
+  function openingView() {
+    if (!panZoom) return;
+    const sizes = panZoom.getSizes();
+    if (!sizes.viewBox.width) return;
+    const whole = Math.min(sizes.width / sizes.viewBox.width, sizes.height / sizes.viewBox.height) * 0.99;
+    if (whole >= LEGIBLE_SCALE) {
+      setScale(Math.min(whole, READING_SCALE));
+      panZoom.center();
+      minimapSoon();
+      followSoon();
+    } else {
+      setScale(LEGIBLE_SCALE);
+      panZoom.pan({ x: 8, y: 8 });
+      followSoon(true);
+    }
   }
 
   // svg-pan-zoom moves the drawing at the next animation frame: measure after it, once per frame.
@@ -162,6 +264,13 @@ function render({ model, el }) {
     const keys = model.get("focus")[model.get("frame")] || [];
     graph.dataset.focus = keys.join(" ");
     const elements = keys.map((key) => svg.getElementById(key)).filter((node) => node);
+    frameElements(elements, always);
+    minimapSoon();
+  }
+
+  // Bring ``elements`` into view together: pan when they fit at this zoom, else zoom out until they
+  // do (the sender and every receiver with its gradient label, or a new node with its inputs).
+  function frameElements(elements, always = false) {
     const measure = (nodes) => {
       const boxes = nodes.map((node) => node.getBoundingClientRect()).filter((box) => box.width || box.height);
       if (!boxes.length) return null;
@@ -171,24 +280,66 @@ function render({ model, el }) {
       };
     };
     const view = graph.getBoundingClientRect();
-    const margin = 24;
-    const fits = (box) => box.right - box.left <= view.width - 2 * margin && box.bottom - box.top <= view.height - 2 * margin;
-    // Everything that changed when it fits; else the nodes that changed (the gradients' labels may
-    // lie far along their edges); else the first of them.
-    const nodes = elements.filter((node) => node.classList.contains("node"));
-    let box = measure(elements);
-    if (box && !fits(box)) box = measure(nodes) || box;
-    if (box && !fits(box) && nodes.length) box = measure(nodes.slice(0, 1));
+    const margin = 12;
+    const box = measure(elements);
     if (!box) return;
+    const width = box.right - box.left;
+    const height = box.bottom - box.top;
+    const room = Math.min((view.width - 2 * margin) / width, (view.height - 2 * margin) / height);
+    if (room < 1) { // zoom out around the box's centre until it fits, then (once drawn) frame it again
+      const centre = { x: (box.left + box.right) / 2 - view.left, y: (box.top + box.bottom) / 2 - view.top };
+      panZoom.zoomAtPoint(panZoom.getZoom() * room * 0.98, centre);
+      requestAnimationFrame(() => requestAnimationFrame(() => frameElements(elements, always)));
+      return;
+    }
+    // Already in view with a margin: leave the view where the learner has it. Else move it as little as
+    // brings the box inside (a whole graph that fills its box stays put but for a few pixels).
     const inside = box.left >= view.left + margin && box.right <= view.right - margin &&
       box.top >= view.top + margin && box.bottom <= view.bottom - margin;
+    graph.dataset.framed = JSON.stringify({ box, room, inside });
     if (inside && !always) return;
-    // centre it; when it does not fit, its top left corner comes first
-    let dx = view.left + view.width / 2 - (box.left + box.right) / 2;
-    let dy = view.top + view.height / 2 - (box.top + box.bottom) / 2;
-    if (box.right - box.left > view.width - 2 * margin) dx = view.left + margin - box.left;
-    if (box.bottom - box.top > view.height - 2 * margin) dy = view.top + margin - box.top;
-    panZoom.panBy({ x: dx, y: dy });
+    const shift = (low, high, start, end) => {
+      if (always || high - low > end - start - 2 * margin) return (start + end) / 2 - (low + high) / 2;
+      if (low < start + margin) return start + margin - low;
+      if (high > end - margin) return end - margin - high;
+      return 0;
+    };
+    panZoom.panBy({
+      x: shift(box.left, box.right, view.left, view.right), y: shift(box.top, box.bottom, view.top, view.bottom),
+    });
+  }
+
+  // -- expand in place, and search by name -------------------------------------------------------------
+  function expandInPlace(path) {
+    if (!kernelAlive) {
+      foldNote.textContent = "Opening a folded module lays the graph out again and needs the running kernel: " +
+        "run the cell to use it.";
+      return;
+    }
+    model.set("collapsed", model.get("collapsed").filter((folded) => folded !== path));
+    model.save_changes();
+  }
+
+  function find(text) {
+    const wanted = text.trim().toLowerCase();
+    if (!wanted) return;
+    const labels = model.get("item_labels");
+    let index = labels.findIndex((label) => label.toLowerCase() === wanted);
+    if (index < 0) index = labels.findIndex((label) => label.toLowerCase().startsWith(wanted));
+    if (index < 0) index = labels.findIndex((label) => label.toLowerCase().includes(wanted));
+    search.classList.toggle("mt-not-found", index < 0);
+    if (index < 0) return;
+    select(index);
+    const key = model.get("item_units")[index];
+    const node = key && svg ? svg.getElementById(key) : null;
+    if (node) {
+      if (node.getAttribute("visibility") === "hidden") { // not made yet at this step: go to where it appears
+        const focus = model.get("focus");
+        const appears = focus.findIndex((keys) => keys.includes(key));
+        if (appears >= 0) go(appears);
+      }
+      requestAnimationFrame(() => frameElements([node], true));
+    }
   }
 
   // -- selection and the detail panel ----------------------------------------------------------------
@@ -281,6 +432,8 @@ function render({ model, el }) {
   zoomIn.addEventListener("click", () => panZoom && panZoom.zoomBy(1.25));
   zoomOut.addEventListener("click", () => panZoom && panZoom.zoomBy(0.8));
   fitWidth.addEventListener("click", () => { if (panZoom) { panZoom.resize(); panZoom.fit(); panZoom.center(); } });
+  search.addEventListener("change", () => find(search.value));
+  search.addEventListener("keydown", (event) => { if (event.key === "Enter") find(search.value); });
   actual.addEventListener("click", () => readingSize());
   nodeSelect.addEventListener("change", () => select(nodeSelect.selectedIndex));
   foldSelect.addEventListener("change", () => {
@@ -317,7 +470,7 @@ function render({ model, el }) {
     if (!width || width === drawnWidth) return;
     if (!drawnWidth) { drawnWidth = width; build(); update(); return; }
     drawnWidth = width;
-    if (panZoom) { panZoom.resize(); followSoon(); }
+    if (panZoom) { panZoom.resize(); followSoon(); minimapSoon(); }
   });
   resized.observe(graph);
   return () => {
