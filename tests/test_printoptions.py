@@ -28,6 +28,8 @@ OPTIONS = [
 
 @pytest.fixture(autouse=True)
 def _restore_defaults():
+    minitorch.set_printoptions(profile="default")
+    torch.set_printoptions(profile="default")
     yield
     minitorch.set_printoptions(profile="default")
     torch.set_printoptions(profile="default")

@@ -908,4 +908,5 @@ def test_the_batch_grader_scores_minitorchs_recording_and_engine_zero(tmp_path):
     assert lost == 2 and float(rows["shortcut"]["total"]) == assignment.max_points - lost, feedback
     for exercise in ENGINE_SHORTCUTS:
         line = next(line for line in feedback.splitlines() if line.startswith(f"- {exercise}:"))
-        assert "not implemented yet" in line or "raised NotImplementedError" in line, line
+        # the feedback names the withheld piece the shortcut called (grading/withhold.py)
+        assert "withheld while it is graded" in line, line

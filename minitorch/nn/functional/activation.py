@@ -335,6 +335,8 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     ``tau`` is a smooth stand-in for it. With ``hard=True`` the result is the one-hot sample in the forward
     pass and the soft sample's gradient in the backward pass (``y_hard - y_soft.detach() + y_soft``).
     """
+    if not isinstance(logits, Tensor):  # PyTorch's message: its first call on logits is empty_like
+        raise TypeError(_messages.must_be_tensor("empty_like", logits))
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
     gumbels = -_creation.empty_like(logits).exponential_().log()  # ~Gumbel(0, 1)
