@@ -405,6 +405,18 @@ def zeros_for_missing(node, grad_outputs):
     return filled
 
 
+def fit_gradient_count(node, results):
+    """A custom backward may return extra trailing Nones (PyTorch drops them); any other count is PyTorch's error."""
+    expected = len(node._needs_input_grad)
+    if len(results) > expected and all(result is None for result in results[expected:]):
+        results = tuple(results[:expected])
+        if node._tensor_positions is not None:
+            return [results[position] for position in node._tensor_positions]
+        if len(results) == len(node._input_meta):
+            return results
+    raise_wrong_count(node, results)
+
+
 def raise_wrong_count(node, results) -> None:
     expected = len(node._needs_input_grad)
     raise RuntimeError(

@@ -188,7 +188,7 @@ def _call_node(node, grad_outputs) -> tuple:
     if node._tensor_positions is not None and len(grad_inputs) == len(node._needs_input_grad):
         grad_inputs = [grad_inputs[p] for p in node._tensor_positions]  # one per argument: keep the inputs'
     elif len(grad_inputs) != len(node._input_meta):
-        _extensions.raise_wrong_count(node, grad_inputs)  # PyTorch's error
+        grad_inputs = _extensions.fit_gradient_count(node, grad_inputs)  # extra trailing Nones dropped, else an error
 
     checked = []
     for index, (grad, meta) in enumerate(zip(grad_inputs, node._input_meta)):

@@ -631,6 +631,32 @@ def test_custom_function_returning_too_few_gradients_fails(torch):
     assert "expected 2, got 1" in message
 
 
+def test_custom_function_may_return_extra_trailing_nones_but_not_extra_gradients(torch):
+    """PyTorch drops extra trailing Nones from a backward's results (code written for an older signature);
+    an extra gradient that is not None is still the wrong-count error."""
+
+    def build(lib, extra):
+        class Scale(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, factor, y):
+                ctx.factor = factor
+                return x * factor * y
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad * ctx.factor, None, grad, extra(grad)
+
+        a, b = _leaf(lib, [1.0, 2.0]), _leaf(lib, [3.0, 4.0])
+        Scale.apply(a, 5.0, b).sum().backward()
+        return a.grad, b.grad
+
+    ours, theirs = build(minitorch, lambda grad: None), build(torch, lambda grad: None)
+    _assert_close(ours, theirs)
+    message = _same_error(torch, lambda lib: build(lib, lambda grad: grad),
+                          prefix_length=len("function ScaleBackward returned an incorrect number of gradients"))
+    assert "expected 3, got 4" in message
+
+
 def _min_max_function(lib):
     class MinMax(lib.autograd.Function):
         """Two outputs: the sorted pair (smaller, larger) of a and b, elementwise, and the mask a <= b."""
