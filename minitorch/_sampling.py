@@ -20,6 +20,9 @@ the numbers PyTorch's CPU kernels write, bit for bit. The recipes (from ATen's
   fuses them.
 * exponential: ``-1 / lambda * log1p(-u)`` in double; bernoulli with a tensor of
   probabilities: ``u < p``; randperm: Fisher-Yates with ``word % (n - i)``.
+* cauchy: ``median + sigma * tan(pi * (u - 0.5))``; log-normal: ``exp`` of the scalar normal draw;
+  geometric: ``ceil(log(u) / log1p(-p))``; each with one float64 ``u`` per value, in double, with
+  the C library's ``tan``/``exp``/``log``.
 
 What is not bit for bit (tests/test_random_parity.py checks the rest against PyTorch 2.13):
 
@@ -50,6 +53,12 @@ def _c_log(x: np.ndarray) -> np.ndarray:
     last bit for about 1 value in 300, so float64 logs are taken here one by one.
     """
     return np.fromiter(map(math.log, np.asarray(x, np.float64).reshape(-1).tolist()), np.float64,
+                       count=np.size(x)).reshape(np.shape(x))
+
+
+def _c_elementwise(function, x: np.ndarray) -> np.ndarray:
+    """The C library's ``function`` (``math.tan``, ``math.exp``...) element by element (see ``_c_log``)."""
+    return np.fromiter(map(function, np.asarray(x, np.float64).reshape(-1).tolist()), np.float64,
                        count=np.size(x)).reshape(np.shape(x))
 
 
@@ -317,6 +326,29 @@ def exponential(generator, shape, dtype, rate: float = 1.0) -> np.ndarray:
     """``Exp(rate)``: ``-1 / rate * log1p(-u)`` in double (PyTorch's CPU ``exponential_``)."""
     unit = _unit_float64(generator, math.prod(shape))
     return ((-1.0 / float(rate)) * _c_log1p(-unit)).astype(dtype).reshape(shape)
+
+
+def cauchy(generator, shape, dtype, median: float = 0.0, sigma: float = 1.0) -> np.ndarray:
+    """``Cauchy(median, sigma)``: ``median + sigma * tan(pi * (u - 1/2))`` in double (PyTorch's CPU ``cauchy_``).
+
+    ``tan`` maps the uniform angle ``pi * (u - 1/2)`` in ``(-pi/2, pi/2)`` to the whole line: the inverse of
+    the Cauchy CDF ``F(x) = 1/2 + arctan((x - median) / sigma) / pi``.
+    """
+    unit = _unit_float64(generator, math.prod(shape))
+    return _fma64(_c_elementwise(math.tan, math.pi * (unit - 0.5)), float(sigma), float(median)).astype(
+        dtype).reshape(shape)
+
+
+def log_normal(generator, shape, dtype, mean: float = 1.0, std: float = 2.0) -> np.ndarray:
+    """``exp(N(mean, std^2))``: the scalar normal draw (Box-Muller, one sample cached), then the C library's ``exp``."""
+    normal_values = _normal_scalar(generator, math.prod(shape), float(mean), float(std))
+    return _c_elementwise(math.exp, normal_values).astype(dtype).reshape(shape)
+
+
+def geometric(generator, shape, dtype, p: float) -> np.ndarray:
+    """The number of Bernoulli(``p``) trials up to the first success: ``ceil(log(u) / log(1 - p))`` (inverse CDF)."""
+    unit = _unit_float64(generator, math.prod(shape))
+    return np.ceil(_c_log(unit) / math.log1p(-float(p))).astype(dtype).reshape(shape)
 
 
 def bernoulli_tensor(generator, probabilities: np.ndarray, dtype) -> np.ndarray:

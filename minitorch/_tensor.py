@@ -1875,6 +1875,15 @@ class Tensor(TensorBase):
     def exponential_(self, lambd: float = 1.0, *, generator=None):
         return inplace.exponential_(self, lambd, generator=generator)
 
+    def cauchy_(self, median: float = 0.0, sigma: float = 1.0, *, generator=None):
+        return inplace.cauchy_(self, median, sigma, generator=generator)
+
+    def log_normal_(self, mean: float = 1.0, std: float = 2.0, *, generator=None):
+        return inplace.log_normal_(self, mean, std, generator=generator)
+
+    def geometric_(self, p: float, *, generator=None):
+        return inplace.geometric_(self, p, generator=generator)
+
     # -- in-place shape changes: x.unsqueeze_(0) gives x itself the new shape (ops/inplace.py) -------------------------
     def squeeze_(self, dim=None) -> Tensor:
         return inplace.in_place_view(self, Tensor.squeeze, dim)

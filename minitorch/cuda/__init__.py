@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 
+from .. import _random
 from .._device import device as _device, get_backend
 from .._random import manual_seed as seed_all
 
@@ -87,6 +88,34 @@ def manual_seed(seed: int) -> None:
 
 
 manual_seed_all = manual_seed
+
+
+# minitorch draws a GPU tensor's random numbers on the host, from the default generator (``_random.py``), so
+# the state of a GPU's generator is that generator's state (PyTorch keeps a Philox state per GPU instead).
+def get_rng_state(device="cuda"):
+    """The random state that GPU draws use (a uint8 tensor, as PyTorch returns)."""
+    _check_rng_device(device)
+    return _random.get_rng_state()
+
+
+def set_rng_state(new_state, device="cuda") -> None:
+    _check_rng_device(device)
+    _random.set_rng_state(new_state)
+
+
+def get_rng_state_all() -> list:
+    return [get_rng_state(index) for index in range(device_count())]
+
+
+def set_rng_state_all(new_states) -> None:
+    for index, state in enumerate(new_states):
+        set_rng_state(state, index)
+
+
+def _check_rng_device(device) -> None:
+    """Refuse a GPU that is not there, as PyTorch does (without a GPU: the reason CUDA is missing)."""
+    index = device if isinstance(device, int) else _device(device).index
+    _check_index(current_device() if index is None else index)
 
 
 class Event:

@@ -359,6 +359,34 @@ def exponential_(target: Tensor, lambd: float = 1.0, *, generator=None) -> Tenso
                         generator)
 
 
+def cauchy_(target: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=None) -> Tensor:
+    """Fill with samples from the Cauchy distribution ``1 / (pi * sigma * (1 + ((x - median) / sigma)^2))``."""
+    if not target.is_floating_point():
+        raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {target.dtype.cpp_name}")  # PyTorch's C++ name here
+    if sigma <= 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
+    return _random_fill(target, None, lambda g, shape, dtype: _sampling.cauchy(g, shape, dtype, median, sigma),
+                        generator)
+
+
+def log_normal_(target: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=None) -> Tensor:
+    """Fill with ``exp(N(mean, std^2))``: ``mean`` and ``std`` are those of the underlying normal, not of the values."""
+    if std <= 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+    return _random_fill(target, "log_normal_cpu",
+                        lambda g, shape, dtype: _sampling.log_normal(g, shape, dtype, mean, std), generator)
+
+
+def geometric_(target: Tensor, p: float, *, generator=None) -> Tensor:
+    """Fill with ``k >= 1``, the trial of the first success, ``P(k) = (1 - p)^(k - 1) p`` (any dtype but bool)."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    if target.dtype.numpy_dtype == np.bool_:
+        raise NotImplementedError(_messages.not_implemented_for("geometric_cpu", target.dtype))
+    return _random_fill(target, None, lambda g, shape, dtype: _sampling.geometric(g, shape, dtype, p), generator)
+
+
 # -- the other in-place forms: ``x.name_(...)`` is ``x.name(...)`` written back into ``x`` ---------------
 # PyTorch has an in-place twin for most pointwise ops (and a few others). Each is a one-line method in
 # _tensor.py, ``def log_(self): return inplace.in_place(self, Tensor.log)``, so versions, the leaf rule and
