@@ -35,6 +35,8 @@ from .distributed_c10d import (
     all_gather,
     all_gather_into_tensor,
     all_reduce,
+    all_to_all,
+    all_to_all_single,
     barrier,
     broadcast,
     default_pg_timeout,
@@ -53,6 +55,7 @@ from .distributed_c10d import (
     is_mpi_available,
     is_nccl_available,
     isend,
+    monitored_barrier,
     new_group,
     recv,
     reduce,
@@ -60,6 +63,7 @@ from .distributed_c10d import (
     scatter,
     send,
 )
+from .object_collectives import all_gather_object, broadcast_object_list, gather_object, scatter_object_list
 from .reduce_op import ReduceOp
 from .watchdog import DistBackendError, DistError, DistStoreError
 from .work import Work
@@ -70,5 +74,6 @@ __all__ = [
     "destroy_process_group", "gather", "get_backend", "get_global_rank", "get_group_rank", "get_process_group_ranks",
     "get_rank", "get_world_size", "init_process_group", "irecv", "is_available", "is_initialized",
     "is_mpi_available", "is_nccl_available", "isend", "new_group", "recv", "reduce", "reduce_scatter_tensor",
-    "scatter", "send",
+    "scatter", "send", "all_to_all", "all_to_all_single", "monitored_barrier", "all_gather_object",
+    "broadcast_object_list", "gather_object", "scatter_object_list",
 ]

@@ -14,7 +14,9 @@ same order, with tensors of the same shapes:
 ``reduce_scatter_tensor``   reduce, then rank ``k`` keeps the ``k``-th piece
 ``gather`` / ``scatter``    all to one rank / from one rank, a piece each
 ``send`` / ``recv``         one rank to another
+``all_to_all``              rank ``i``'s ``j``-th piece goes to rank ``j`` (a transpose)
 ``barrier()``               wait until every rank has got here
+``monitored_barrier()``     the same, and rank 0 names the ranks that never arrived
 ==========================  ==========================================================
 
 Ranks (``src``, ``dst``) are *global* ranks, as in PyTorch, even for a sub-group. Every
@@ -26,9 +28,13 @@ the backends (``backends/mpi.py``, ``backends/nccl.py``) do the communication.
 
 from __future__ import annotations
 
+import math
 import os
+import time
 from datetime import timedelta
 
+from .._creation import zeros, zeros_like
+from .._dtype import int32
 from .._tensor import Tensor
 from .backends import mpi as _mpi, nccl as _nccl
 from .reduce_op import RedOpType, ReduceOp, as_reduce_op
@@ -39,7 +45,8 @@ __all__ = [
     "is_initialized", "is_available", "is_mpi_available", "is_nccl_available", "get_rank", "get_world_size",
     "get_backend", "get_process_group_ranks", "get_global_rank", "get_group_rank", "new_group", "all_reduce",
     "broadcast", "reduce", "all_gather", "all_gather_into_tensor", "reduce_scatter_tensor", "gather", "scatter",
-    "send", "recv", "isend", "irecv", "barrier", "ReduceOp", "Work",
+    "send", "recv", "isend", "irecv", "barrier", "ReduceOp", "Work", "all_to_all", "all_to_all_single",
+    "monitored_barrier",
 ]
 
 default_pg_timeout = timedelta(minutes=30)  # PyTorch's default for CPU backends
@@ -472,6 +479,117 @@ def barrier(group: ProcessGroup | None = None, async_op: bool = False, device_id
     if pg is None:
         return None
     return _done(pg._backend.barrier(), async_op)
+
+
+def all_to_all(output_tensor_list: list[Tensor], input_tensor_list: list[Tensor], group: ProcessGroup | None = None,
+               async_op: bool = False):
+    """Rank ``i`` sends ``input_tensor_list[j]`` to rank ``j``, which receives it as ``output_tensor_list[i]``.
+
+    A transpose of who-holds-what: before, rank ``i`` holds row ``i`` of a ``world x world`` table of tensors;
+    after, it holds column ``i``. Tensors may differ in size from pair to pair (not in dtype).
+    """
+    _check_tensor_list(output_tensor_list, "output_tensor_list")
+    _check_tensor_list(input_tensor_list, "input_tensor_list")
+    pg = _group_for(group, "all_to_all")
+    if pg is None:
+        return None
+    for name, tensors in (("input_tensor_list", input_tensor_list), ("output_tensor_list", output_tensor_list)):
+        if len(tensors) != pg.size():
+            raise ValueError(f"all_to_all: {name} must hold one tensor per rank of the group ({pg.size()}), "
+                             f"got {len(tensors)}")
+    reference = input_tensor_list[0]
+    _same_kind(list(input_tensor_list) + list(output_tensor_list), reference, "all_to_all")
+    xp = reference._xp
+    pieces = [_array_of(t, pg)[0].reshape(-1) for t in input_tensor_list]
+    sending = xp.concatenate(pieces) if pieces else xp.empty(0, reference._data.dtype)
+    receiving = xp.empty(sum(t.numel() for t in output_tensor_list), dtype=sending.dtype)
+
+    def into_list():
+        start = 0
+        for output in output_tensor_list:
+            output._data[...] = receiving[start:start + output.numel()].reshape(output._data.shape)
+            output._bump_version()
+            start += output.numel()
+
+    return _done(pg._backend.alltoall(receiving, [t.numel() for t in output_tensor_list], sending,
+                                      [t.numel() for t in input_tensor_list]).then(into_list), async_op)
+
+
+def all_to_all_single(output: Tensor, input: Tensor, output_split_sizes: list[int] | None = None,
+                      input_split_sizes: list[int] | None = None, group: ProcessGroup | None = None,
+                      async_op: bool = False):
+    """``all_to_all`` on one tensor each way, split along dim 0: rank ``i``'s ``j``-th slice of ``input`` goes to
+    rank ``j`` and lands as the ``i``-th slice of its ``output``. Without split sizes the slices are equal."""
+    _check_tensor(output, "output")
+    _check_tensor(input, "input")
+    pg = _group_for(group, "all_to_all_single")
+    if pg is None:
+        return None
+    _same_kind([output], input, "all_to_all_single")
+    world = pg.size()
+    row = math.prod(input.shape[1:]) if input.dim() else 1
+
+    def splits(sizes, tensor, name):
+        if sizes is None or len(sizes) == 0:
+            rows = tensor.shape[0] if tensor.dim() else 1
+            if rows % world:
+                raise ValueError(f"all_to_all_single: {name}.size(0) = {rows} is not divisible by the world size "
+                                 f"{world}; pass {name}_split_sizes")
+            return [rows // world] * world
+        sizes = [int(size) for size in sizes]
+        if len(sizes) != world or sum(sizes) != (tensor.shape[0] if tensor.dim() else 1):
+            raise ValueError(f"all_to_all_single: {name}_split_sizes {sizes} must have one entry per rank ({world}) "
+                             f"summing to {name}.size(0) = {tensor.shape[0] if tensor.dim() else 1}")
+        return sizes
+
+    sending_rows = splits(input_split_sizes, input, "input")
+    receiving_rows = splits(output_split_sizes, output, "output")
+    sending, _ = _array_of(input, pg)
+    receiving, write_back = _array_of(output, pg)
+    work = pg._backend.alltoall(receiving.reshape(-1), [rows * row for rows in receiving_rows], sending.reshape(-1),
+                                [rows * row for rows in sending_rows])
+    return _done(work.then(write_back), async_op)
+
+
+def monitored_barrier(group: ProcessGroup | None = None, timeout: timedelta | None = None,
+                      wait_all_ranks: bool = False) -> None:
+    """A barrier that names the ranks that did not arrive: rank 0 waits for a message from each other rank within
+    ``timeout``, then releases them. A missing rank raises on rank 0 ``[Rank 0]: Rank k failed to pass
+    monitoredBarrier in T ms`` (every missing rank with ``wait_all_ranks=True``), where ``barrier`` would only hang.
+    """
+    pg = _group_for(group, "monitored_barrier")
+    if pg is None:
+        return
+    seconds = timeout.total_seconds() if timeout is not None else _timeout_seconds(pg)
+    milliseconds = int(seconds * 1000)
+    token = zeros(1, dtype=int32) if pg.name() == Backend.MPI else zeros(1, dtype=int32, device="cuda")
+    if pg.rank() != 0:
+        send(token, group_dst=0, group=group, tag=_MONITORED_BARRIER_TAG)
+        irecv(token, group_src=0, group=group, tag=_MONITORED_BARRIER_TAG).wait(timedelta(seconds=seconds))
+        return
+    arrivals = {k: irecv(zeros_like(token), group_src=k, group=group, tag=_MONITORED_BARRIER_TAG)
+                for k in range(1, pg.size())}
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and not all(work.is_completed() for work in arrivals.values()):
+        time.sleep(0.001)
+    missing = [pg._ranks[k] for k, work in arrivals.items() if not work.is_completed()]
+    if missing and wait_all_ranks:
+        raise RuntimeError(f"[Rank 0]: Ranks {', '.join(map(str, missing))} failed to pass monitoredBarrier in "
+                           f"{milliseconds} ms")
+    if missing:
+        raise RuntimeError(f"[Rank 0]: Rank {missing[0]} failed to pass monitoredBarrier in {milliseconds} ms\n"
+                           f" Original exception: \n rank {missing[0]} sent nothing within the timeout")
+    for k in range(1, pg.size()):
+        send(token, group_dst=k, group=group, tag=_MONITORED_BARRIER_TAG)
+
+
+def _timeout_seconds(pg: ProcessGroup) -> float:
+    """The group's own timeout (``init_process_group(timeout=...)``), PyTorch's default for monitored_barrier."""
+    watchdog = getattr(pg._backend, "watchdog", None)
+    return watchdog.timeout if watchdog is not None else default_pg_timeout.total_seconds()
+
+
+_MONITORED_BARRIER_TAG = 0x6D62  # "mb": keeps the barrier's messages apart from a program's own sends
 
 
 def isend(tensor: Tensor, dst: int | None = None, group: ProcessGroup | None = None, tag: int = 0,

@@ -271,6 +271,19 @@ class ProcessGroupMPI:
         send = _as_bytes(array) if array is not None else None
         return self._work("scatter", [self.comm.Iscatter(send, _as_bytes(output), root)])
 
+    def alltoall(self, output: np.ndarray, output_counts: list[int], array: np.ndarray,
+                 input_counts: list[int]) -> MPIWork:
+        """Rank ``i`` sends ``input_counts[j]`` elements of ``array`` to rank ``j`` (in order); ``output`` gets
+        ``output_counts[j]`` elements from rank ``j``. Counts are in elements; MPI moves bytes."""
+        itemsize = array.dtype.itemsize
+
+        def spec(buffer, counts):
+            sizes = np.asarray(counts, dtype=np.int64) * itemsize
+            offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+            return [_as_bytes(buffer), (sizes.tolist(), offsets.tolist()), _MPI.BYTE]
+
+        return self._work("all_to_all", [self.comm.Ialltoallv(spec(array, input_counts), spec(output, output_counts))])
+
     def barrier(self) -> MPIWork:
         return self._work("barrier", [self.comm.Ibarrier()])
 
