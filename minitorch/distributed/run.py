@@ -14,6 +14,10 @@ makes sure no process of the job is left, and exits with that rank's exit code::
 
     minitorch.distributed.run: rank 1 (local rank 1) failed with exit code 1: ValueError: bad batch
 
+An exception raised before ``init_process_group`` is named the same way. If the launcher itself
+dies, even by SIGKILL, ``mpiexec`` gets the parent-death signal and each rank's wrapper sees the
+launcher gone and ends its rank, so nothing of the job keeps running.
+
 Several machines (not tested here): give the host names, N processes on each; the same
 Python environment and script must exist at the same path on every machine, and ``mpiexec``
 reaches them by ``ssh`` without a password::
@@ -37,6 +41,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from ._rank_wrapper import _die_with_parent, process_identity
 from .distributed_c10d import RUN_DIR_VARIABLE
 
 _GRACE_SECONDS = 3.0  # after a rank failed: how long the others get to stop by themselves
@@ -167,7 +172,10 @@ def run(argv=None) -> int:
     environment.setdefault("MASTER_PORT", str(args.master_port or _free_port()))
     if args.nproc_per_node > 1:
         environment.setdefault("OMP_NUM_THREADS", "1")
-    job = subprocess.Popen(command_for(args, run_dir), env=environment, start_new_session=True)
+    if os.path.exists(f"/proc/{os.getpid()}/stat"):  # Linux: ranks end by themselves if the launcher dies
+        environment["MINITORCH_LAUNCHER"] = process_identity(os.getpid())
+    job = subprocess.Popen(command_for(args, run_dir), env=environment, start_new_session=True,
+                           preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
     interrupted = []
 
     def forward(number, frame):

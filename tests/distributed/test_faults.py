@@ -58,3 +58,34 @@ def test_without_the_launcher_the_other_ranks_stop_naming_the_failed_one(tmp_pat
     assert "minitorch.distributed: rank 1 failed: ValueError: rank 1 cannot read its batch" in result.stderr
     assert "rank 1 failed, so rank 0 stops waiting in all_reduce" in result.stderr
     assert leftover_processes(marker) == []
+
+
+def test_an_exception_before_init_process_group_is_named_with_its_error(tmp_path):
+    marker = str(tmp_path)
+    result = run_launcher(2, "early_or_forever.py", "early", marker, timeout=90)
+    assert result.returncode == 1
+    assert result.stderr.rstrip().endswith(
+        "minitorch.distributed.run: rank 1 (local rank 1) failed with exit code 1: "
+        "FileNotFoundError: rank 1 cannot find data/train.bin"), result.stderr
+    assert "without a Python exception" not in result.stderr
+    traceback_text = result.stderr[result.stderr.index("Traceback"):]
+    assert "runpy" not in traceback_text and "_rank_main" not in traceback_text  # it starts in the script
+    assert leftover_processes(marker) == []
+
+
+def test_killing_the_launcher_with_sigkill_leaves_no_process_of_the_job(tmp_path):
+    marker = str(tmp_path)
+    command = [sys.executable, "-m", "minitorch.distributed.run", "--nproc-per-node", "2",
+               str(SCRIPTS / "early_or_forever.py"), "forever", marker]
+    launcher = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_environment())
+    deadline = time.monotonic() + 90
+    while len(list(tmp_path.glob("rank*.joined"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert len(list(tmp_path.glob("rank*.joined"))) == 2, "the ranks did not start"
+    assert len(leftover_processes(marker)) >= 4  # mpiexec, its proxy, two wrappers and two scripts
+    launcher.kill()  # SIGKILL: the launcher cannot clean anything up
+    launcher.wait()
+    deadline = time.monotonic() + 10
+    while leftover_processes(marker) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert leftover_processes(marker) == []
