@@ -77,6 +77,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import mmap as mmap_module
 import os
 import pickle
 import struct
@@ -103,8 +104,8 @@ from ._weights_only_unpickler import (
     torch_globals,
 )
 
-__all__ = ["save", "load", "add_safe_globals", "clear_safe_globals", "get_safe_globals", "safe_globals",
-           "DEFAULT_PROTOCOL"]
+__all__ = ["save", "load", "get_default_mmap_options", "set_default_mmap_options", "add_safe_globals",
+           "clear_safe_globals", "get_safe_globals", "safe_globals", "DEFAULT_PROTOCOL"]
 
 DEFAULT_PROTOCOL = 2  # torch.save's: the protocol PyTorch's weights-only unpickler reads
 STORAGE_ALIGNMENT = 64  # storages start at multiples of 64 bytes in the file, as PyTorch writes them
@@ -323,8 +324,8 @@ def load(f: FileLike, map_location=None, pickle_module=None, *, weights_only: bo
         weights_only = pickle_module is None
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
-    if mmap:
-        raise ValueError("minitorch.load does not support mmap=True: files are read into memory")
+    if mmap and not isinstance(f, (str, os.PathLike)):
+        raise ValueError("f must be a file path in order to use the mmap argument")
     if pickle_load_args and weights_only:
         warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
     name = _describe(f)
@@ -332,8 +333,39 @@ def load(f: FileLike, map_location=None, pickle_module=None, *, weights_only: bo
         return _load_safetensors(os.fspath(f), map_location)
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as stream:
-            return _load_stream(stream, name, map_location, weights_only, pickle_module, pickle_load_args)
+            return _load_stream(stream, name, map_location, weights_only, pickle_module, pickle_load_args,
+                                mmap_path=os.fspath(f) if mmap else None)
     return _load_stream(_seekable(f), name, map_location, weights_only, pickle_module, pickle_load_args)
+
+
+# -- mmap=True: storages are views of the file, read by the operating system as they are touched --------------
+_mmap_flags = [mmap_module.MAP_PRIVATE]  # PyTorch's default: writes to a loaded tensor stay in memory
+
+
+def get_default_mmap_options() -> int:
+    """The flags ``load(..., mmap=True)`` maps files with: ``mmap.MAP_PRIVATE`` (default) or ``mmap.MAP_SHARED``."""
+    return _mmap_flags[0]
+
+
+class set_default_mmap_options:
+    """Set the flags of ``load(..., mmap=True)``; as a context manager, only inside the ``with`` block.
+
+    ``mmap.MAP_PRIVATE``: writes to a loaded tensor stay in this process (copy on write). ``mmap.MAP_SHARED``:
+    they go to the file itself.
+    """
+
+    def __init__(self, flags: int) -> None:
+        if flags not in (mmap_module.MAP_PRIVATE, mmap_module.MAP_SHARED):
+            raise ValueError("Invalid argument in function set_default_mmap_options, "
+                             f"expected mmap.MAP_PRIVATE or mmap.MAP_SHARED, but got {flags}")
+        self.previous = _mmap_flags[0]
+        _mmap_flags[0] = flags
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc_info) -> None:
+        _mmap_flags[0] = self.previous
 
 
 def _describe(f) -> str:
@@ -382,7 +414,8 @@ _DAMAGE = (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, KeyError, TypeE
            struct.error, pickle.UnpicklingError)
 
 
-def _load_stream(stream, name: str, map_location, weights_only: bool, pickle_module, pickle_load_args):
+def _load_stream(stream, name: str, map_location, weights_only: bool, pickle_module, pickle_load_args,
+                 mmap_path: str | None = None):
     start = stream.tell()
     head = stream.read(8)
     stream.seek(start)
@@ -397,7 +430,7 @@ def _load_stream(stream, name: str, map_location, weights_only: bool, pickle_mod
             names = archive.namelist()
             if _npz_serialization.is_npz_archive(names):
                 return _npz_serialization.read(archive, name, map_location)
-            reader = _TorchArchive(archive, names, map_location)
+            reader = _TorchArchive(archive, names, map_location, stream, mmap_path)
             return reader.load(weights_only, pickle_module, pickle_load_args)
     except _PlacingFailed as failure:
         raise failure.error from None
@@ -451,8 +484,9 @@ _SMALL_MEMBER = 1 << 20
 class _TorchArchive:
     """A ``torch.save`` zip archive: its records, read with every check a hostile file could defeat."""
 
-    def __init__(self, archive: zipfile.ZipFile, names: list, map_location):
+    def __init__(self, archive: zipfile.ZipFile, names: list, map_location, stream=None, mmap_path=None):
         self.archive, self.map_location = archive, map_location
+        self.stream, self.mmap_path = stream, mmap_path  # the file itself: storages are read (or mapped) directly
         self.infos = {info.filename: info for info in archive.infolist()}
         pickles = [n for n in names if n.endswith("/data.pkl") and n.count("/") == 1]
         if len(pickles) != 1:
@@ -534,18 +568,52 @@ class _TorchArchive:
                 f"storage '{key}' should hold {numel} {dtype.name} elements ({expected} bytes), but its record "
                 f"{name!r} has {info.file_size} bytes"
             )
+        if info.compress_type == zipfile.ZIP_STORED and self.stream is not None:
+            array = self._read_stored(info, dtype, numel)
+        else:
+            array = self._read_through_zipfile(info, dtype, expected)
+        if self.swap_bytes and dtype.itemsize > 1:
+            array = array.byteswap(inplace=self.mmap_path is None)  # a mapped file is not swapped in place
+        return array
+
+    def _read_stored(self, info: zipfile.ZipInfo, dtype: _dtype.dtype, numel: int) -> np.ndarray:
+        """An uncompressed record (torch.save writes only those) read straight from the file at its offset, or
+        mapped (``mmap=True``); like PyTorch's reader, without zipfile's CRC check, which would double the time."""
+        self.stream.seek(info.header_offset)
+        header = self.stream.read(_LOCAL_HEADER_SIZE)
+        if len(header) != _LOCAL_HEADER_SIZE or header[:4] != b"PK\x03\x04":
+            raise _Unreadable(f"its record {info.filename!r} has no local header where the directory says")
+        name_length, extra_length = struct.unpack("<HH", header[26:30])
+        stored_name = self.stream.read(name_length)
+        if stored_name.decode("utf-8", "replace") != info.filename:
+            raise _Unreadable(f"its record {info.filename!r} is named {stored_name!r:.80} in its local header")
+        start = info.header_offset + _LOCAL_HEADER_SIZE + name_length + extra_length
+        size = numel * dtype.itemsize
+        if start + size > self.stream.seek(0, os.SEEK_END):
+            raise _utils.CheckpointError(f"its record {info.filename!r} is truncated")
+        if self.mmap_path is not None and size:
+            mode = "c" if _mmap_flags[0] == mmap_module.MAP_PRIVATE else "r+"
+            return np.memmap(self.mmap_path, dtype=dtype.numpy_dtype, mode=mode, offset=start, shape=(numel,))
+        array = np.empty(numel, dtype=dtype.numpy_dtype)  # writable, so tensors over it are too
+        self.stream.seek(start)
+        if size and self.stream.readinto(memoryview(array).cast("B")) != size:
+            raise _utils.CheckpointError(f"its record {info.filename!r} is truncated")
+        return array
+
+    def _read_through_zipfile(self, info: zipfile.ZipInfo, dtype: _dtype.dtype, expected: int) -> np.ndarray:
+        """A record that zipfile must decompress (not one torch.save writes, but a valid zip may hold it)."""
         buffer = bytearray(expected)  # writable, so tensors over it are too
         with self.archive.open(info) as member:
             filled = member.readinto(buffer) if expected else 0
             while filled < expected:
                 more = member.readinto(memoryview(buffer)[filled:])
                 if not more:
-                    raise _utils.CheckpointError(f"its record {name!r} is truncated")
+                    raise _utils.CheckpointError(f"its record {info.filename!r} is truncated")
                 filled += more
-        array = np.frombuffer(buffer, dtype=dtype.numpy_dtype)
-        if self.swap_bytes and dtype.itemsize > 1:
-            array.byteswap(inplace=True)
-        return array
+        return np.frombuffer(buffer, dtype=dtype.numpy_dtype)
+
+
+_LOCAL_HEADER_SIZE = 30  # a zip entry's local header before its name and extra field
 
 
 def _ascii(value):

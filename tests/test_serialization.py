@@ -1190,3 +1190,84 @@ def test_pytorchs_legacy_format_is_refused_with_advice(torch, tmp_path):
     torch.save({"w": torch.ones(2)}, tmp_path / "legacy.pt", _use_new_zipfile_serialization=False)
     with pytest.raises(RuntimeError, match=r"it is a bare pickle.*legacy format \(before PyTorch 1\.6.*re-save"):
         minitorch.load(tmp_path / "legacy.pt")
+
+
+# -- mmap=True and direct reads ---------------------------------------------------------------------------------
+def _saved_by_torch(torch, path):
+    generator = np.random.default_rng(3)
+    state = {"w": torch.from_numpy(generator.standard_normal((64, 33)).astype(np.float32)),
+             "b": torch.arange(7, dtype=torch.int64), "h": torch.ones(5, dtype=torch.float16),
+             "view": torch.arange(30.0).reshape(5, 6)[1:, ::2]}
+    torch.save(state, path)
+    return state
+
+
+def test_mmap_loads_the_same_values_as_torch_and_as_reading(torch, tmp_path):
+    path = tmp_path / "state.pt"
+    theirs = _saved_by_torch(torch, path)
+    mapped, read = minitorch.load(path, mmap=True), minitorch.load(path)
+    for key, value in theirs.items():
+        for ours in (mapped[key], read[key]):
+            np.testing.assert_array_equal(ours.numpy(), value.numpy())
+            assert ours.shape == tuple(value.shape) and ours.stride() == value.stride()
+    assert _file_mapping(mapped["w"]) is not None and _file_mapping(read["w"]) is None
+
+
+def _file_mapping(tensor):
+    """The ``np.memmap`` a tensor's memory comes from (following views' bases), or None."""
+    array = tensor._data
+    while array is not None:
+        if isinstance(array, np.memmap):
+            return array
+        array = getattr(array, "base", None)
+    return None
+
+
+def test_mmap_private_writes_stay_in_memory_and_shared_writes_reach_the_file(torch, tmp_path):
+    import mmap
+
+    path = tmp_path / "state.pt"
+    _saved_by_torch(torch, path)
+    assert minitorch.serialization.get_default_mmap_options() == mmap.MAP_PRIVATE == \
+        torch.serialization.get_default_mmap_options()
+    private = minitorch.load(path, mmap=True)
+    private["w"][0, 0] = 123.0
+    assert float(minitorch.load(path)["w"][0, 0]) != 123.0
+    with minitorch.serialization.set_default_mmap_options(mmap.MAP_SHARED):
+        shared = minitorch.load(path, mmap=True)
+        shared["w"][0, 0] = 123.0
+        _file_mapping(shared["w"]).flush()
+    assert minitorch.serialization.get_default_mmap_options() == mmap.MAP_PRIVATE
+    del shared
+    assert float(torch.load(path)["w"][0, 0]) == 123.0
+
+
+def test_mmap_refusals_in_pytorchs_words(torch, tmp_path):
+    buffer = io.BytesIO()
+    minitorch.save({"a": minitorch.ones(2)}, buffer)
+    messages = []
+    for lib in (torch, minitorch):
+        with pytest.raises(ValueError) as caught:
+            lib.load(io.BytesIO(buffer.getvalue()), mmap=True)
+        with pytest.raises(ValueError) as flags:
+            lib.serialization.set_default_mmap_options(12345)
+        messages.append((str(caught.value), str(flags.value)))
+    assert messages[0] == messages[1]
+
+
+def test_a_record_whose_local_header_disagrees_is_refused(tmp_path):
+    path = tmp_path / "state.pt"
+    minitorch.save({"w": minitorch.arange(1000.0)}, path)
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as archive:
+        info = next(i for i in archive.infolist() if "/data/" in i.filename)
+    name_start = info.header_offset + 30
+    data[name_start:name_start + 1] = b"X"  # the local header names another record than the directory
+    damaged = tmp_path / "damaged.pt"
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(RuntimeError, match="damaged.pt.*local header"):
+        minitorch.load(damaged)
+    truncated = tmp_path / "truncated.pt"
+    truncated.write_bytes(path.read_bytes()[: info.header_offset + 30 + len(info.filename) + 100])
+    with pytest.raises(RuntimeError, match="truncated.pt"):
+        minitorch.load(truncated)
