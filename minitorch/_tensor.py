@@ -60,7 +60,7 @@ def numpy_names(method):
 
     @functools.wraps(method)
     def with_numpy_names(*args, **kwargs):
-        if kwargs:
+        if not aliases.keys().isdisjoint(kwargs):  # a NumPy name was given (``axis=``, ``x2=``)
             _arguments.rename_aliases(name, kwargs, aliases)
         return method(*args, **kwargs)
 
