@@ -239,13 +239,14 @@ def _parse(text: str) -> tuple[str, int | None]:
     return type_name, (int(index_text) if index_text else None)
 
 
+# The CUDA device that ``cuda`` without an index means; ``minitorch.cuda.set_device`` changes it (it lives here,
+# below ``cuda/``, because every device made from ``"cuda"`` reads it).
+current_cuda = {"index": 0}
+
+
 def current_index(type_name: str) -> int:
     """The index that ``device(type_name)`` without an index means right now."""
-    if type_name == "cuda":
-        from . import cuda  # cuda/ builds on this module: imported when first needed
-
-        return cuda.current_device()
-    return 0
+    return current_cuda["index"] if type_name == "cuda" else 0
 
 
 def canonical(d: device) -> device:

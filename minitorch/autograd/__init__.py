@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from . import functional, graph
+from . import _lent_ops, functional, graph
 from ._extensions import as_tuple, bring_views_up_to_date, make_root_grads
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import BackwardStep, _drain, backward, run_backward
@@ -60,8 +60,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
                     "Set allow_unused=True if this is the desired behavior."
                 )
             if materialize_grads:
-                from .._creation import zeros_like  # ops sit above autograd: imported when first needed
-
-                result = zeros_like(tensor)
+                result = _lent_ops.zeros_like(tensor)
         final.append(result)
     return tuple(final)

@@ -20,6 +20,7 @@ import numpy as np
 
 from .._random import Generator
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make: the class sits above autograd
+from . import _lent_ops  # the ops it calls, lent by the ops (autograd sits below them)
 from .grad_mode import enable_grad, no_grad
 
 
@@ -57,7 +58,6 @@ def _numerical_jacobians(func, inputs, differentiable, eps):
 
 def _analytical_jacobians(func, inputs, differentiable):
     """Row k of each Jacobian is the backward pass of a one-hot ``grad_output`` at element k."""
-    from .._creation import zeros_like  # ops sit above autograd: imported when first needed
     from . import grad  # defined in autograd/__init__.py, which imports this module
 
     outputs = _outputs(func, inputs)
@@ -67,7 +67,7 @@ def _analytical_jacobians(func, inputs, differentiable):
         if not output.requires_grad:
             continue
         for row in range(output.numel()):
-            grad_output = zeros_like(output)
+            grad_output = _lent_ops.zeros_like(output)
             grad_output._data.reshape(-1)[row] = 1
             grads = grad(output, targets, grad_output, retain_graph=True, allow_unused=True)
             for column_block, g in enumerate(grads):
@@ -133,7 +133,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
                   check_fwd_over_rev: bool = False, check_rev_over_rev: bool = True, fast_mode: bool = False,
                   masked: bool = False) -> bool:
     """Check second derivatives: ``gradcheck`` applied to the function ``(inputs, v) -> v^T J``."""
-    from .._creation import randn_like  # ops sit above autograd: imported when first needed
     from . import grad  # defined in autograd/__init__.py, which imports this module
 
     inputs = _as_tuple(inputs)
@@ -142,7 +141,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
         generator = Generator().manual_seed(0)
         outputs = _outputs(func, inputs)
         grad_outputs = tuple(
-            randn_like(o, generator=generator).requires_grad_(True) for o in outputs if o.requires_grad
+            _lent_ops.randn_like(o, generator=generator).requires_grad_(True) for o in outputs if o.requires_grad
         )
     else:
         grad_outputs = _as_tuple(grad_outputs)

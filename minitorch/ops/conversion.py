@@ -10,6 +10,7 @@ from __future__ import annotations
 from .. import _dtype
 from .._device import canonical, device as Device
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
+from ..autograd._lent_ops import lend_to_autograd
 from ..autograd.function import Op
 
 
@@ -60,6 +61,7 @@ def _parse_to_arguments(tensor, args, kwargs):
     return device, dtype, copy
 
 
+@lend_to_autograd
 def to(tensor: Tensor, *args, **kwargs) -> Tensor:
     """``tensor`` on the requested device and dtype; ``tensor`` itself when nothing changes."""
     device, dtype, copy = _parse_to_arguments(tensor, args, dict(kwargs))

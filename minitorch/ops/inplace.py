@@ -187,6 +187,22 @@ def lerp_(target: Tensor, end, weight) -> Tensor:
     return _inplace(target, lambda x, e, w: pointwise.lerp(x, e, w), end, weight)
 
 
+def float_power_(target: Tensor, exponent) -> Tensor:
+    """``float_power`` in place; ``target`` must already be float64, the dtype of the result."""
+    if target._data.dtype != np.float64:
+        raise RuntimeError(
+            f"the base given to float_power_ has dtype {target.dtype.type_name} but the operation's result requires "
+            "dtype Double"
+        )
+    return _inplace(target, lambda x, *rest: pointwise.float_power(x, *rest), exponent)
+
+
+def nan_to_num_(target: Tensor, nan: float | None = None, posinf: float | None = None,
+                neginf: float | None = None) -> Tensor:
+    """``nan_to_num`` in place."""
+    return _inplace(target, lambda x: pointwise.nan_to_num(x, nan, posinf, neginf))
+
+
 # -- overwriting with new values --------------------------------------------------------------
 class Overwrite(Op):
     """``y = new values`` (nothing of ``x`` survives);  ``dx = 0``."""
