@@ -14,12 +14,11 @@ import warnings
 import numpy as np
 
 from . import _dtype, _messages, _sampling
-from ._device import CPU, _default_device, canonical, device as Device
+from ._device import CPU, _default_device, canonical, check_available, device as Device
 from ._random import generator_or_default
 from ._shapes import shape_argument, sizes_given
 from ._tensor_base import TensorBase as Tensor  # isinstance and _make: the class sits above
 from .autograd._lent_ops import lend_to_autograd
-from .ops.conversion import _raise_unavailable
 
 
 def _target_device(device):
@@ -37,10 +36,8 @@ def _finish(array, dtype, device, requires_grad: bool) -> Tensor:
         array = array.astype(dtype.numpy_dtype)
     target = _target_device(device)
     if target is not CPU:
-        backend = target.backend
-        if not backend.is_available() or (target.index or 0) >= backend.device_count():
-            _raise_unavailable(target)
-        array = backend.to_device(array, target.index)
+        check_available(target)
+        array = target.backend.to_device(array, target.index)
     result = Tensor._make(array, target)
     if requires_grad:
         if array.dtype.kind not in "fc":

@@ -249,6 +249,19 @@ def current_index(type_name: str) -> int:
     return current_cuda["index"] if type_name == "cuda" else 0
 
 
+def check_available(target: device) -> None:
+    """PyTorch's error for a device this machine does not have: no CUDA, or an index past the last GPU."""
+    backend = target.backend
+    if backend.is_available() and (target.index or 0) < backend.device_count():
+        return
+    if target.type == "cuda" and not backend.is_available():
+        backend.array_module  # noqa: B018 - reading it raises the explanation of why CUDA is missing
+    raise RuntimeError(
+        f"CUDA error: invalid device ordinal: {target} was requested but only {backend.device_count()} "
+        f"{target.type} device(s) are available"
+    )
+
+
 def canonical(d: device) -> device:
     """The device with its index filled in: ``cuda`` becomes ``cuda:<current>``; ``cpu`` stays ``cpu``."""
     if d.index is None and d.type != "cpu":

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from .._tensor_base import TensorBase as Tensor  # isinstance only: autograd sits below the Tensor class
 from . import _lent_ops  # the ops it calls, lent by the ops (autograd sits below them)
+from ._grad import grad
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
@@ -98,8 +99,6 @@ def _check_outputs_require_grad(outputs, strict: bool) -> None:
 
 def _grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
     """``autograd.grad`` over the outputs that require grad; None for inputs they do not reach."""
-    from . import grad  # defined in autograd/__init__.py, which imports this module
-
     grad_outputs = grad_outputs if grad_outputs is not None else (None,) * len(outputs)
     pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o.requires_grad]
     if not pairs:
@@ -151,7 +150,6 @@ def vjp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
 
 def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     """``(func(inputs), J v)`` by the double backward trick (see the module docstring)."""
-
     with enable_grad():
         inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _prepare(inputs, create_graph, need_graph=True)
@@ -194,7 +192,6 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vec
     ``strategy="forward-mode"`` (one ``jvp`` per input element, a column each) suits functions
     with more outputs than inputs.
     """
-
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError(
             'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your function has more outputs '
@@ -253,7 +250,6 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vec
 
 def _jacobian_forward(func, inputs, strict: bool):
     """The Jacobian one column at a time: ``jvp`` with each unit vector of the inputs."""
-
     inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
     columns_per_input = []
     outputs_tuple = False

@@ -21,6 +21,7 @@ import numpy as np
 from .._random import Generator
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make: the class sits above autograd
 from . import _lent_ops  # the ops it calls, lent by the ops (autograd sits below them)
+from ._grad import grad
 from .grad_mode import enable_grad, no_grad
 
 
@@ -58,8 +59,6 @@ def _numerical_jacobians(func, inputs, differentiable, eps):
 
 def _analytical_jacobians(func, inputs, differentiable):
     """Row k of each Jacobian is the backward pass of a one-hot ``grad_output`` at element k."""
-    from . import grad  # defined in autograd/__init__.py, which imports this module
-
     outputs = _outputs(func, inputs)
     jacobians = [[np.zeros((o.numel(), inputs[i].numel())) for i in differentiable] for o in outputs]
     targets = [inputs[i] for i in differentiable]
@@ -133,8 +132,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
                   check_fwd_over_rev: bool = False, check_rev_over_rev: bool = True, fast_mode: bool = False,
                   masked: bool = False) -> bool:
     """Check second derivatives: ``gradcheck`` applied to the function ``(inputs, v) -> v^T J``."""
-    from . import grad  # defined in autograd/__init__.py, which imports this module
-
     inputs = _as_tuple(inputs)
     differentiable = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if grad_outputs is None:

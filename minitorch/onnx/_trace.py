@@ -47,6 +47,8 @@ import numpy as np
 from .._tensor import Tensor
 from .._tensor_base import TensorBase
 from ..autograd import function as _function
+from ..nn import functional as _functional
+from ..nn.functional import vision as _vision
 from ..ops import inplace as _inplace, pointwise as _pointwise
 
 # Non-differentiable functions that the trace records by name (they make no ``Function`` call).
@@ -305,8 +307,6 @@ class Tracer:
         _inplace._store = traced_store
         self._saved["_alike_without_graph"] = _inplace._alike_without_graph
         _inplace._alike_without_graph = lambda target, other: False  # every in-place write goes through _store
-        from ..nn import functional as _functional
-        from ..nn.functional import vision as _vision
 
         self._nn_modules = (_functional, _vision)
         for module in self._nn_modules:
