@@ -1,7 +1,7 @@
 """Automatic differentiation: record ops as they run, then walk the record backwards.
 
 * ``Function`` / ``once_differentiable`` (function.py): ops with a forward and a backward.
-* ``backward`` (engine.py) and ``grad`` (here): start the walk; ``engine.py`` does it.
+* ``backward`` (engine.py) and ``grad`` (_grad.py): start the walk; ``engine.py`` does it.
 * ``Node``, ``AccumulateGrad`` (node.py): the nodes of the graph; ``_extensions.py``: PyTorch's extras.
 * ``no_grad`` and friends (grad_mode.py): switch recording off.
 * ``gradcheck`` / ``gradgradcheck`` (gradcheck.py): compare with finite differences.
