@@ -4,7 +4,7 @@
 #   make lab         JupyterLab on the course (extra options: make lab LAB_ARGS="--no-browser --port 8899")
 #   make test        the whole test suite (select tests: make test PYTEST_ARGS="-k matmul -x")
 #   make test-gpu    the op-table tests on a CUDA GPU (installs the cuda extra, CuPy)
-#   make lint        ruff over the whole tree
+#   make lint        ruff over the whole tree, and import-linter's layers (.importlinter)
 
 PYTHON ?= python3
 VENV := .venv
@@ -67,6 +67,7 @@ test-gpu: $(call stamp,gpu)
 
 lint: $(call stamp,test)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10) and "Python 3.10+ is needed: $(PYTHON) is " + sys.version.split()[0])'

@@ -14,11 +14,11 @@ import warnings
 import numpy as np
 
 from . import _dtype, _messages, _sampling
-from ._device import CPU, _default_device, canonical, device as Device
+from ._device import CPU, _default_device, canonical, check_available, device as Device
 from ._random import generator_or_default
+from ._shapes import shape_argument, sizes_given
 from ._tensor_base import TensorBase as Tensor  # isinstance and _make: the class sits above
-from .ops._util import shape_argument, sizes_given
-from .ops.conversion import _raise_unavailable
+from .autograd._lent_ops import lend_to_autograd
 
 
 def _target_device(device):
@@ -36,10 +36,8 @@ def _finish(array, dtype, device, requires_grad: bool) -> Tensor:
         array = array.astype(dtype.numpy_dtype)
     target = _target_device(device)
     if target is not CPU:
-        backend = target.backend
-        if not backend.is_available() or (target.index or 0) >= backend.device_count():
-            _raise_unavailable(target)
-        array = backend.to_device(array, target.index)
+        check_available(target)
+        array = target.backend.to_device(array, target.index)
     result = Tensor._make(array, target)
     if requires_grad:
         if array.dtype.kind not in "fc":
@@ -105,6 +103,7 @@ def _replace_tensors(data):
     return data
 
 
+@lend_to_autograd
 def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (a number, nested lists, a NumPy array or a tensor)."""
     if isinstance(data, Tensor):
@@ -155,6 +154,7 @@ def _shape_and_default(sizes, dtype, size=None, function: str = "zeros"):
     return shape_argument(sizes_given(sizes, size, "size", function)), (dtype or _dtype.get_default_dtype())
 
 
+@lend_to_autograd
 def zeros(*sizes, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     shape, dtype = _shape_and_default(sizes, dtype, size, "zeros")
     return _finish(np.zeros(shape, dtype=dtype.numpy_dtype), None, device, requires_grad)
@@ -181,6 +181,7 @@ def _like(template: Tensor, dtype, device):
     return template.shape, (dtype or template.dtype), (device if device is not None else template.device)
 
 
+@lend_to_autograd
 def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
     shape, dtype, device = _like(input, dtype, device)
     return zeros(shape, dtype=dtype, device=device, requires_grad=requires_grad)
@@ -208,6 +209,7 @@ def rand_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = F
     return rand(shape, dtype=dtype, device=device, requires_grad=requires_grad, generator=generator)
 
 
+@lend_to_autograd
 def randn_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
     shape, dtype, device = _like(input, dtype, device)
     return randn(shape, dtype=dtype, device=device, requires_grad=requires_grad, generator=generator)

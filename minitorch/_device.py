@@ -239,13 +239,27 @@ def _parse(text: str) -> tuple[str, int | None]:
     return type_name, (int(index_text) if index_text else None)
 
 
+# The CUDA device that ``cuda`` without an index means; ``minitorch.cuda.set_device`` changes it (it lives here,
+# below ``cuda/``, because every device made from ``"cuda"`` reads it).
+current_cuda = {"index": 0}
+
+
 def current_index(type_name: str) -> int:
     """The index that ``device(type_name)`` without an index means right now."""
-    if type_name == "cuda":
-        from . import cuda  # cuda/ builds on this module: imported when first needed
+    return current_cuda["index"] if type_name == "cuda" else 0
 
-        return cuda.current_device()
-    return 0
+
+def check_available(target: device) -> None:
+    """PyTorch's error for a device this machine does not have: no CUDA, or an index past the last GPU."""
+    backend = target.backend
+    if backend.is_available() and (target.index or 0) < backend.device_count():
+        return
+    if target.type == "cuda" and not backend.is_available():
+        backend.array_module  # noqa: B018 - reading it raises the explanation of why CUDA is missing
+    raise RuntimeError(
+        f"CUDA error: invalid device ordinal: {target} was requested but only {backend.device_count()} "
+        f"{target.type} device(s) are available"
+    )
 
 
 def canonical(d: device) -> device:

@@ -43,6 +43,7 @@ from ._device import CPU, device as Device
 from ._map_location import place
 from ._storage import LARGEST, contiguous_strides, make_view, storage_view, view_fits
 from ._tensor import Size, Tensor
+from .nn.parameter import Parameter
 
 __all__ = ["save_npz", "is_npz_archive", "read"]
 
@@ -175,8 +176,6 @@ class _Writer:
         if isinstance(owner, np.ndarray):
             kind, requires_grad = "ndarray", False
         else:
-            from .nn.parameter import Parameter  # nn sits above the core that this module belongs to
-
             kind, requires_grad = ("Parameter" if isinstance(owner, Parameter) else "Tensor"), owner.requires_grad
         number = len(self.tensor_entries)
         self.tensor_entries.append({
@@ -440,8 +439,6 @@ class _Placer:
         else:
             result = Tensor._make(view, device, version_counter=version_counter)
             if entry["class"] == "Parameter":
-                from .nn.parameter import Parameter  # nn sits above the core that this module belongs to
-
                 result = Parameter(result, requires_grad=entry["requires_grad"])
             elif entry["requires_grad"]:
                 result.requires_grad_(True)

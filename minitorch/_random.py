@@ -26,7 +26,8 @@ import time
 import numpy as np
 
 from . import _dtype
-from ._device import device as Device
+from ._device import CPU, device as Device
+from ._tensor_base import TensorBase  # _make: a state is a uint8 tensor on the CPU
 
 _STATE_WORDS = 624  # MT19937's state: 624 words of 32 bits
 # Byte offsets in PyTorch's CPUGeneratorImplState (a C struct; x86-64/aarch64 layout, little-endian).
@@ -87,8 +88,6 @@ class Generator:
     # -- state ----------------------------------------------------------------------------------
     def get_state(self):
         """The generator's state as PyTorch's 5056-byte uint8 tensor (restore it with ``set_state``)."""
-        from ._creation import tensor  # _creation builds on this module: imported when first needed
-
         twister = self._twister.state["state"]
         position = int(twister["pos"])
         raw = bytearray(_STATE_BYTES)
@@ -110,7 +109,7 @@ class Generator:
         if self.next_float_normal is not None:
             raw[_FLOAT_NORMAL:_FLOAT_NORMAL + 4] = np.float32(self.next_float_normal).astype("<f4").tobytes()
             raw[_FLOAT_NORMAL_IS_VALID] = 1
-        return tensor(np.frombuffer(bytes(raw), dtype=np.uint8).copy(), dtype=_dtype.uint8)
+        return TensorBase._make(np.frombuffer(bytes(raw), dtype=np.uint8).copy(), CPU)
 
     def set_state(self, new_state) -> Generator:
         """Restore a state from ``get_state`` (minitorch's or PyTorch's: the bytes are the same)."""

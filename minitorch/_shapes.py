@@ -64,3 +64,19 @@ def expand_mismatch(shape, target) -> str | None:
                 f"dimension {leading + axis}.  Target sizes: {list(target)}.  Tensor sizes: {list(shape)}"
             )
     return None
+
+
+def sizes_given(positional: tuple, keyword, name: str, function: str) -> tuple:
+    """Sizes passed either as ``f(x, 2, 3)`` / ``f(x, (2, 3))`` or by PyTorch's keyword (``f(x, dims=(2, 3))``)."""
+    if keyword is None:
+        return positional
+    if positional:
+        raise TypeError(f"{function}() got multiple values for argument '{name}'")
+    return (keyword,)
+
+
+def shape_argument(args) -> tuple:
+    """Sizes given as ``f(2, 3)``, ``f((2, 3))`` or ``f([2, 3])`` (or a Size) as one tuple of ints."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = args[0]
+    return tuple(int(a) for a in args)

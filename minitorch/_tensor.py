@@ -60,7 +60,7 @@ def numpy_names(method):
 
     @functools.wraps(method)
     def with_numpy_names(*args, **kwargs):
-        if kwargs:
+        if not aliases.keys().isdisjoint(kwargs):  # a NumPy name was given (``axis=``, ``x2=``)
             _arguments.rename_aliases(name, kwargs, aliases)
         return method(*args, **kwargs)
 
@@ -734,7 +734,7 @@ class Tensor(TensorBase):
         return pointwise.float_power(self, exponent)
 
     def float_power_(self, exponent):
-        return pointwise.float_power_(self, exponent)
+        return inplace.float_power_(self, exponent)
 
     # -- pointwise ops: exponentials and logarithms (ops/pointwise/exponential.py) -------------------------------------
     def exp(self):
@@ -1156,7 +1156,7 @@ class Tensor(TensorBase):
         return pointwise.nan_to_num(self, nan, posinf, neginf)
 
     def nan_to_num_(self, nan=None, posinf=None, neginf=None):
-        return pointwise.nan_to_num_(self, nan, posinf, neginf)
+        return inplace.nan_to_num_(self, nan, posinf, neginf)
 
     def logical_not(self):
         return pointwise.logical_not(self)

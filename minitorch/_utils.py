@@ -28,6 +28,7 @@ from collections import OrderedDict
 from . import _dtype
 from ._storage import make_view, view_fits
 from ._tensor import Tensor
+from .nn.parameter import Parameter
 
 __all__ = ["CheckpointError", "StorageType", "LoadedStorage", "TensorType", "STORAGE_CLASS_NAMES"]
 
@@ -149,8 +150,6 @@ def _is_int(value) -> bool:
 # -- parameters and tensors with extra state ---------------------------------------------------------------------
 def _rebuild_parameter(data, requires_grad, backward_hooks):
     """``nn.Parameter(data, requires_grad)``."""
-    from .nn.parameter import Parameter  # nn sits above the core that this module belongs to
-
     if not isinstance(data, Tensor) or not isinstance(requires_grad, bool):
         raise CheckpointError("_rebuild_parameter expects a tensor and a bool")
     if requires_grad and not data.is_floating_point():
@@ -165,8 +164,6 @@ def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
 
 def _rebuild_from_type_v2(func, new_type, args, state):
     """``func(*args)`` as ``new_type`` (``torch.Tensor`` or ``torch.nn.Parameter``), with its attributes ``state``."""
-    from .nn.parameter import Parameter  # nn sits above the core that this module belongs to
-
     if func not in (_rebuild_tensor, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter):
         raise CheckpointError(f"_rebuild_from_type_v2 expects a tensor rebuild function, got {func!r}")
     if not isinstance(args, tuple):

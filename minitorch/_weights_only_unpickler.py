@@ -35,6 +35,7 @@ from typing import Any
 from . import _dtype, _utils
 from ._device import device as Device
 from ._tensor import Size
+from .nn.parameter import Parameter
 
 __all__ = ["Unpickler", "WeightsOnlyError", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
            "safe_globals", "torch_globals"]
@@ -203,8 +204,6 @@ def _user_allowed_globals() -> dict[str, Any]:
 
 
 def _parameter_class():
-    from .nn.parameter import Parameter  # nn sits above the core that this module belongs to
-
     return Parameter
 
 

@@ -29,9 +29,11 @@ from __future__ import annotations
 import contextlib
 import functools
 
+from ._creation import zeros_like
 from ._tensor import Tensor
 from .autograd import functional as _functional, grad as _autograd_grad
 from .autograd.grad_mode import enable_grad
+from .ops.shape import select, stack
 
 __all__ = [
     "grad", "grad_and_value", "vmap", "jacrev", "jacfwd", "hessian", "functional_call", "stack_module_state", "vjp",
@@ -117,8 +119,6 @@ def grad_and_value(func, argnums=0, has_aux: bool = False):
             if output.requires_grad:
                 grads = _autograd_grad(output, flat, create_graph=nested, allow_unused=True, materialize_grads=True)
             else:
-                from ._creation import zeros_like
-
                 grads = tuple(zeros_like(leaf) for leaf in flat)
         results, start = [], 0
         for number in numbers:
@@ -186,8 +186,6 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
     ``randomness`` and ``chunk_size`` are accepted for PyTorch's signature (each call draws its own
     random numbers, as PyTorch's ``randomness="different"``).
     """
-    from .ops.shape import select, stack
-
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         dims = _per_argument(in_dims, args)
@@ -380,8 +378,6 @@ def stack_module_state(models) -> tuple[dict, dict]:
         raise RuntimeError("stack_module_state: Expected all models to have the same training/eval mode.")
     if any(type(model) is not type(models[0]) for model in models):
         raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
-    from .ops.shape import stack  # the ops sit above this module's imports: imported when first needed
-
     def stacked_leaf(tensors, name):
         requiring = [tensor.requires_grad for tensor in tensors]
         if any(requiring) and not all(requiring):

@@ -103,6 +103,8 @@ from ._weights_only_unpickler import (
     safe_globals,
     torch_globals,
 )
+from .nn.parameter import Parameter
+from .utils import safetensors
 
 __all__ = ["save", "load", "get_default_mmap_options", "set_default_mmap_options", "add_safe_globals",
            "clear_safe_globals", "get_safe_globals", "safe_globals", "DEFAULT_PROTOCOL"]
@@ -256,8 +258,6 @@ class _Pickler(pickle._Pickler):
         return NotImplemented
 
     def _reduce_tensor(self, tensor: Tensor):
-        from .nn.parameter import Parameter  # nn sits above the core that this module belongs to
-
         if isinstance(tensor, Parameter):
             # As PyTorch: the parameter's data as a plain tensor (requires_grad False), then the flag.
             data = Tensor._make(tensor._data, tensor._device, version_counter=tensor._version_counter)
@@ -386,8 +386,6 @@ def _seekable(f):
 
 def _load_safetensors(path: str, map_location):
     # torch.load reads a path ending in .safetensors with safetensors' loader, onto one device.
-    from .utils import safetensors  # minitorch.utils is imported after this module (it sits above the core)
-
     if isinstance(map_location, dict) or (callable(map_location) and not isinstance(map_location, (str, Device))):
         kind = "dict" if isinstance(map_location, dict) else "callable"
         raise RuntimeError(

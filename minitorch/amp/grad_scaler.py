@@ -36,6 +36,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from .. import _creation, _dtype
+from .._device import get_backend
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 
@@ -59,10 +60,8 @@ class GradScaler:
 
     def __init__(self, device: str = "cuda", init_scale: float = 2.0**16, growth_factor: float = 2.0,
                  backoff_factor: float = 0.5, growth_interval: int = 2000, enabled: bool = True) -> None:
-        from .. import cuda  # the cuda module sits beside this one: imported when a scaler is made
-
         self._device, self._enabled = device, enabled
-        if device == "cuda" and enabled and not cuda.is_available():
+        if device == "cuda" and enabled and not get_backend("cuda").is_available():
             warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
                           stacklevel=2)
             self._enabled = False

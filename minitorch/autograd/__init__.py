@@ -1,7 +1,7 @@
 """Automatic differentiation: record ops as they run, then walk the record backwards.
 
 * ``Function`` / ``once_differentiable`` (function.py): ops with a forward and a backward.
-* ``backward`` (engine.py) and ``grad`` (here): start the walk; ``engine.py`` does it.
+* ``backward`` (engine.py) and ``grad`` (_grad.py): start the walk; ``engine.py`` does it.
 * ``Node``, ``AccumulateGrad`` (node.py): the nodes of the graph; ``_extensions.py``: PyTorch's extras.
 * ``no_grad`` and friends (grad_mode.py): switch recording off.
 * ``gradcheck`` / ``gradgradcheck`` (gradcheck.py): compare with finite differences.
@@ -12,9 +12,9 @@
 from __future__ import annotations
 
 from . import functional, graph
-from ._extensions import as_tuple, bring_views_up_to_date, make_root_grads
+from ._grad import grad
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
-from .engine import BackwardStep, _drain, backward, run_backward
+from .engine import BackwardStep, backward, run_backward
 from .function import AccumulateGrad, Function, Node, once_differentiable
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import gradcheck, gradgradcheck
@@ -24,44 +24,3 @@ __all__ = [
     "inference_mode", "is_grad_enabled", "gradcheck", "gradgradcheck", "detect_anomaly", "set_detect_anomaly",
     "is_anomaly_enabled", "graph", "Node", "AccumulateGrad", "BackwardStep", "run_backward", "functional",
 ]
-
-
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bool = False,
-         only_inputs: bool = True, allow_unused=None, is_grads_batched: bool = False, materialize_grads: bool = False):
-    """The gradients of ``outputs`` with respect to ``inputs``, returned rather than stored in ``.grad``.
-
-        >>> import minitorch
-        >>> x = minitorch.tensor(3.0, requires_grad=True)
-        >>> (dy,) = minitorch.autograd.grad(x ** 2, x, create_graph=True)   # 2x
-        >>> minitorch.autograd.grad(dy, x)                                   # 2
-        (tensor(2.),)
-    """
-    outputs_tuple = as_tuple(outputs)
-    inputs_tuple = as_tuple(inputs)
-    bring_views_up_to_date(outputs_tuple, inputs_tuple)
-    if not inputs_tuple:
-        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    if allow_unused is None:
-        allow_unused = materialize_grads
-    for tensor in inputs_tuple:
-        if not tensor.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
-    if retain_graph is None:
-        retain_graph = create_graph
-    roots = make_root_grads(outputs_tuple, as_tuple(grad_outputs), create_graph)
-    steps = run_backward(outputs_tuple, roots, retain_graph, create_graph, inputs=inputs_tuple, accumulate=False)
-    results = _drain(steps)
-    final = []
-    for index, (tensor, result) in enumerate(zip(inputs_tuple, results)):
-        if result is None:
-            if not allow_unused:
-                raise RuntimeError(
-                    f"The differentiated Tensor at index {index} appears to not have been used in the graph. "
-                    "Set allow_unused=True if this is the desired behavior."
-                )
-            if materialize_grads:
-                from .._creation import zeros_like  # ops sit above autograd: imported when first needed
-
-                result = zeros_like(tensor)
-        final.append(result)
-    return tuple(final)

@@ -27,6 +27,7 @@ import warnings
 from .._device import CPU as _CPU
 from .._dtype import from_numpy_dtype
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make: the graph knows no Tensor methods
+from . import _lent_ops  # the ops it calls while it runs, lent by the ops (see there)
 from .grad_mode import _GradState
 
 
@@ -58,9 +59,7 @@ def refresh_if_stale(view) -> None:
     history again from the base's current one (``ops/copy_slices.py``), if recording.
     A view made without recording keeps none (PyTorch's rule)."""
     if _GradState.enabled and not view._view_made_without_grad:
-        from ..ops.copy_slices import refresh_view  # ops sit above autograd: imported when first needed
-
-        refresh_view(view)
+        _lent_ops.refresh_view(view)
 
 
 def collect_across_devices(args, want_arrays: bool):
@@ -94,9 +93,7 @@ def common_device(tensors):
 def _join_devices(args):
     """Move 0-d CPU tensors to the device of the other tensors (differentiably), or raise the mismatch."""
     device = common_device(args)
-    from ..ops.conversion import to  # ops sit above autograd: imported when first needed
-
-    moved = tuple(to(a, device) if isinstance(a, Tensor) and a._device is not device else a for a in args)
+    moved = tuple(_lent_ops.to(a, device) if isinstance(a, Tensor) and a._device is not device else a for a in args)
     return device, moved
 
 
@@ -237,9 +234,7 @@ def make_root_grads(outputs, grad_outputs, create_graph: bool):
             roots.append(Tensor._make(output._xp.ones(data.shape, data.dtype), output._device))  # a fresh leaf
             continue
         if not isinstance(grad, Tensor):
-            from .._creation import tensor as make_tensor  # ops sit above autograd: imported when first needed
-
-            grad = make_tensor(grad, dtype=output.dtype, device=output.device)
+            grad = _lent_ops.tensor(grad, dtype=output.dtype, device=output.device)
         elif grad.shape != output.shape:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{index}] has a shape of {grad.shape} and output[{index}] has a shape "
@@ -394,14 +389,12 @@ def run_callbacks(callbacks) -> None:
 def zeros_for_missing(node, grad_outputs):
     """Zeros for the outputs that received no gradient, so ``backward`` sees a tensor for each
     (unless it called ``ctx.set_materialize_grads(False)``)."""
-    from .._creation import zeros  # ops sit above autograd: imported when first needed
-
     meta = node._output_meta
     filled = list(grad_outputs)
     for output_nr, grad in enumerate(filled):
         if grad is None and meta is not None and meta[output_nr] is not None:
             shape, numpy_dtype = meta[output_nr]
-            filled[output_nr] = zeros(shape, dtype=from_numpy_dtype(numpy_dtype), device=node._device)
+            filled[output_nr] = _lent_ops.zeros(shape, dtype=from_numpy_dtype(numpy_dtype), device=node._device)
     return filled
 
 

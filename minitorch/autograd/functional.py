@@ -30,6 +30,8 @@ differentiated again), a part of the output that does not depend on an input giv
 from __future__ import annotations
 
 from .._tensor_base import TensorBase as Tensor  # isinstance only: autograd sits below the Tensor class
+from . import _lent_ops  # the ops it calls, lent by the ops (autograd sits below them)
+from ._grad import grad
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
@@ -97,8 +99,6 @@ def _check_outputs_require_grad(outputs, strict: bool) -> None:
 
 def _grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
     """``autograd.grad`` over the outputs that require grad; None for inputs they do not reach."""
-    from . import grad  # defined in autograd/__init__.py, which imports this module
-
     grad_outputs = grad_outputs if grad_outputs is not None else (None,) * len(outputs)
     pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o.requires_grad]
     if not pairs:
@@ -111,14 +111,13 @@ def _grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=N
 
 
 def _zeros_where_missing(grads, references, strict: bool, message: str):
-    from .._creation import zeros_like  # ops sit above autograd: imported when first needed
 
     filled = []
     for index, (value, reference) in enumerate(zip(grads, references)):
         if value is None:
             if strict:
                 raise RuntimeError(message.format(index=index))
-            value = zeros_like(reference)
+            value = _lent_ops.zeros_like(reference)
         filled.append(value)
     return tuple(filled)
 
@@ -151,8 +150,6 @@ def vjp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
 
 def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     """``(func(inputs), J v)`` by the double backward trick (see the module docstring)."""
-    from .._creation import zeros_like  # ops sit above autograd: imported when first needed
-
     with enable_grad():
         inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _prepare(inputs, create_graph, need_graph=True)
@@ -168,7 +165,7 @@ def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
         outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", "jvp")
         _check_outputs_require_grad(outputs, strict)
         # g(u) = J^T u for a dummy u (zeros that require grad); d(g(u) . v)/du = J v
-        dummies = tuple(zeros_like(output, requires_grad=True) for output in outputs)
+        dummies = tuple(_lent_ops.zeros_like(output, requires_grad=True) for output in outputs)
         transposed = _grad(outputs, inputs, dummies, create_graph=True)
         if strict:
             for index, value in enumerate(transposed):
@@ -195,9 +192,6 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vec
     ``strategy="forward-mode"`` (one ``jvp`` per input element, a column each) suits functions
     with more outputs than inputs.
     """
-    from .._creation import zeros_like  # ops sit above autograd: imported when first needed
-    from ..ops.shape import stack  # ops sit above autograd: imported when first needed
-
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError(
             'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your function has more outputs '
@@ -238,7 +232,7 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vec
                                 f"Output {out_index} of the user-provided function is independent of input "
                                 f"{in_index}. This is not allowed in strict mode."
                             )
-                        value = zeros_like(reference)
+                        value = _lent_ops.zeros_like(reference)
                     elif strict and create_graph and not value.requires_grad:
                         raise RuntimeError(
                             f"The jacobian of the user-provided function is independent of input {out_index}. This "
@@ -246,7 +240,8 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vec
                         )
                     collected.append(value)
             rows_per_output.append(tuple(
-                (stack(collected, 0) if collected else zeros_like(reference).reshape((0,) + reference.shape))
+                (_lent_ops.stack(collected, 0) if collected
+                 else _lent_ops.zeros_like(reference).reshape((0,) + reference.shape))
                 .view(output.shape + reference.shape)
                 for collected, reference in zip(rows, inputs)
             ))
@@ -255,16 +250,13 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vec
 
 def _jacobian_forward(func, inputs, strict: bool):
     """The Jacobian one column at a time: ``jvp`` with each unit vector of the inputs."""
-    from .._creation import zeros_like  # ops sit above autograd: imported when first needed
-    from ..ops.shape import stack  # ops sit above autograd: imported when first needed
-
     inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
     columns_per_input = []
     outputs_tuple = False
     for in_index, value in enumerate(inputs):
         columns = []
         for element in range(value.numel()):  # one jvp per column
-            directions = [zeros_like(other) for other in inputs]
+            directions = [_lent_ops.zeros_like(other) for other in inputs]
             directions[in_index].reshape(-1)[element] = 1.0
             outputs, column = jvp(func, inputs if inputs_tuple else inputs[0],
                                   tuple(directions) if inputs_tuple else directions[0], strict=strict)
@@ -272,7 +264,7 @@ def _jacobian_forward(func, inputs, strict: bool):
             columns.append(column if outputs_tuple else (column,))
         outputs = outputs if outputs_tuple else (outputs,)
         columns_per_input.append(tuple(
-            stack([c[out_index] for c in columns], -1).view(output.shape + value.shape)
+            _lent_ops.stack([c[out_index] for c in columns], -1).view(output.shape + value.shape)
             for out_index, output in enumerate(outputs)
         ))
     per_output = tuple(zip(*columns_per_input))

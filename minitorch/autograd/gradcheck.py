@@ -20,6 +20,8 @@ import numpy as np
 
 from .._random import Generator
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make: the class sits above autograd
+from . import _lent_ops  # the ops it calls, lent by the ops (autograd sits below them)
+from ._grad import grad
 from .grad_mode import enable_grad, no_grad
 
 
@@ -57,9 +59,6 @@ def _numerical_jacobians(func, inputs, differentiable, eps):
 
 def _analytical_jacobians(func, inputs, differentiable):
     """Row k of each Jacobian is the backward pass of a one-hot ``grad_output`` at element k."""
-    from .._creation import zeros_like  # ops sit above autograd: imported when first needed
-    from . import grad  # defined in autograd/__init__.py, which imports this module
-
     outputs = _outputs(func, inputs)
     jacobians = [[np.zeros((o.numel(), inputs[i].numel())) for i in differentiable] for o in outputs]
     targets = [inputs[i] for i in differentiable]
@@ -67,7 +66,7 @@ def _analytical_jacobians(func, inputs, differentiable):
         if not output.requires_grad:
             continue
         for row in range(output.numel()):
-            grad_output = zeros_like(output)
+            grad_output = _lent_ops.zeros_like(output)
             grad_output._data.reshape(-1)[row] = 1
             grads = grad(output, targets, grad_output, retain_graph=True, allow_unused=True)
             for column_block, g in enumerate(grads):
@@ -133,16 +132,13 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
                   check_fwd_over_rev: bool = False, check_rev_over_rev: bool = True, fast_mode: bool = False,
                   masked: bool = False) -> bool:
     """Check second derivatives: ``gradcheck`` applied to the function ``(inputs, v) -> v^T J``."""
-    from .._creation import randn_like  # ops sit above autograd: imported when first needed
-    from . import grad  # defined in autograd/__init__.py, which imports this module
-
     inputs = _as_tuple(inputs)
     differentiable = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if grad_outputs is None:
         generator = Generator().manual_seed(0)
         outputs = _outputs(func, inputs)
         grad_outputs = tuple(
-            randn_like(o, generator=generator).requires_grad_(True) for o in outputs if o.requires_grad
+            _lent_ops.randn_like(o, generator=generator).requires_grad_(True) for o in outputs if o.requires_grad
         )
     else:
         grad_outputs = _as_tuple(grad_outputs)

@@ -11,15 +11,12 @@ from __future__ import annotations
 import time
 
 from .. import _random
-from .._device import device as _device, get_backend
+from .._device import current_cuda as _current, device as _device, get_backend
 from .._random import manual_seed as seed_all
 
 
 def _backend():
     return get_backend("cuda")
-
-
-_current = {"index": 0}
 
 
 def is_available() -> bool:

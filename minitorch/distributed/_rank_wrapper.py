@@ -26,7 +26,7 @@ import time
 def _die_with_parent() -> None:
     """In the child, before the script starts: be killed when this wrapper dies (Linux only)."""
     try:
-        import ctypes
+        import ctypes  # inside the try: where libc cannot be loaded, the child just runs on
 
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG

@@ -13,6 +13,7 @@ import math
 from .. import _creation, _type_info
 from .._tensor import Size, Tensor
 from ..autograd.grad_mode import no_grad
+from ..ops.shape import broadcast_tensors
 from . import constraints
 from .distribution import Distribution
 from .utils import lazy_property, logits_to_probs, probs_to_logits
@@ -94,8 +95,6 @@ class Categorical(Distribution):
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
-        from .. import broadcast_tensors  # the public face sits above: imported when first needed
-
         value = value.long().unsqueeze(-1)
         value, log_pmf = broadcast_tensors(value, self.logits)
         return log_pmf.gather(-1, value[..., :1]).squeeze(-1)

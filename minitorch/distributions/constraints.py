@@ -8,6 +8,8 @@ vector, so its ``event_dim`` is 1).
 
 from __future__ import annotations
 
+from .. import linalg
+
 __all__ = [
     "Constraint", "boolean", "dependent", "dependent_property", "greater_than", "greater_than_eq", "half_open_interval",
     "independent", "integer_interval", "interval", "is_dependent", "less_than", "lower_cholesky", "nonnegative",
@@ -176,8 +178,6 @@ class _PositiveDefinite(Constraint):
     event_dim = 2
 
     def check(self, value):
-        from .. import linalg  # linalg sits beside distributions: imported when first checked
-
         symmetric = ((value - value.mT).abs() <= 1e-6).flatten(-2).all(-1)
         return symmetric & (linalg.eigvalsh(value) > 0).all(-1)
 

@@ -9,6 +9,7 @@ from .. import _dtype, _type_info
 from .._creation import tensor
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
+from ..ops.shape import broadcast_tensors
 
 __all__ = ["broadcast_all", "logits_to_probs", "probs_to_logits", "clamp_probs", "lazy_property"]
 
@@ -23,8 +24,6 @@ def broadcast_all(*values) -> tuple[Tensor, ...]:
         if isinstance(value, Tensor):
             options = {"dtype": value.dtype, "device": value.device}
             break
-    from .. import broadcast_tensors  # the public face sits above: imported when first needed
-
     return broadcast_tensors(*[v if isinstance(v, Tensor) else tensor(v, **options) for v in values])
 
 

@@ -52,7 +52,7 @@ def value_and_grad(fun: Callable[[Tensor], Tensor], shape=None, dtype=_dtype.flo
 
 def minimize(fun: Callable[[Tensor], Tensor], x0, method: str | None = None, **kwargs):
     """``scipy.optimize.minimize`` of a minitorch function; ``result.x`` has ``x0``'s shape."""
-    from scipy import optimize
+    from scipy import optimize  # SciPy is slow to import: loaded when a minimizer first runs
 
     if isinstance(x0, Tensor):
         x0 = x0.detach().numpy(force=True)
@@ -69,7 +69,7 @@ def minimize_module(module, closure: Callable[[], Tensor], method: str = "L-BFGS
     for, they are written into the module, the loss is computed and differentiated, and the
     gradients are packed the same way. The optimum is left in the module.
     """
-    from scipy import optimize
+    from scipy import optimize  # SciPy is slow to import: loaded when a minimizer first runs
 
     parameters = [p for p in module.parameters() if p.requires_grad]
     sizes = [p.numel() for p in parameters]

@@ -22,9 +22,11 @@ import inspect
 import os
 import warnings
 from collections.abc import Mapping, Sequence
+from importlib.metadata import version
 
 import numpy as np
 
+from .._creation import tensor as make_tensor
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..nn.modules.dropout import _DropoutNd
@@ -153,7 +155,7 @@ def export(
     model_proto = _make_model(builder, first, first_outputs, input_names, result_names, dynamic_axes, symbols,
                               export_params, keep_initializers_as_inputs, set(_parameter_names(model).values()))
     if verbose:
-        import onnx
+        import onnx  # optional (the deploy extra): loaded when a model is exported
 
         print(onnx.printer.to_text(model_proto.graph))
     return _write(model_proto, f)
@@ -246,9 +248,9 @@ def _map(first, first_outputs, input_names, output_names, symbols, third_sizes, 
 def _make_model(builder, first, first_outputs, input_names, result_names, dynamic_axes, symbols, export_params,
                 keep_initializers_as_inputs, parameter_names):
     """Step 3: the graph's inputs, outputs and initializers in a ``ModelProto``, checked by ``onnx.checker``."""
-    import onnx
+    import onnx  # optional (the deploy extra): loaded when a model is exported
 
-    from ._graph import value_info
+    from ._graph import value_info  # _graph.py imports onnx (optional, the deploy extra)
 
     graph_inputs = [
         value_info(name, value.dtype, _input_dims(value, name, dynamic_axes, symbols)) for value, name in
@@ -472,8 +474,6 @@ def _third_sizes(symbols: dict):
 
 def _other_inputs(positional, keyword, input_names, dynamic_axes, symbols):
     """The example inputs with other values, and other sizes along the dynamic axes (for the second recording)."""
-    from .._creation import tensor as make_tensor
-
     generator = np.random.default_rng(0)
     sizes = {symbol: second for symbol, (_, _, _, second) in symbols.items()}
     names = iter(input_names)
@@ -662,8 +662,6 @@ def _output_dims(builder, value: Value, name: str, dynamic_axes: dict, symbols: 
 
 def _version() -> str:
     try:
-        from importlib.metadata import version
-
         return version("minitorch-kit")
     except Exception:
         return "0"

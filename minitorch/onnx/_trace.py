@@ -17,6 +17,8 @@ node:
 * ``nn.functional.interpolate`` (``nn.Upsample``), recorded as one call: ONNX's ``Resize``;
 * ``ops/inplace._store``, which writes an in-place result (``relu_``, ``x += y``) into the
   target's memory: from then on the target tensor *is* that result;
+  ``ops/inplace._alike_without_graph`` answers False meanwhile, so that ``x += y`` under ``no_grad``
+  (an export runs under it) takes that path too instead of the update on the arrays;
 * ``Tensor.__bool__``, ``item``, ``__float__``, ``__int__`` and ``__index__``: a tensor computed
   from an input that becomes a Python value (``if x.sum() > 0:``) fixes this run's branch into
   the graph, so the tracer warns with PyTorch's ``TracerWarning`` text (or refuses, ``strict``).
@@ -45,6 +47,8 @@ import numpy as np
 from .._tensor import Tensor
 from .._tensor_base import TensorBase
 from ..autograd import function as _function
+from ..nn import functional as _functional
+from ..nn.functional import vision as _vision
 from ..ops import inplace as _inplace, pointwise as _pointwise
 
 # Non-differentiable functions that the trace records by name (they make no ``Function`` call).
@@ -301,8 +305,8 @@ class Tracer:
             return stored
 
         _inplace._store = traced_store
-        from ..nn import functional as _functional
-        from ..nn.functional import vision as _vision
+        self._saved["_alike_without_graph"] = _inplace._alike_without_graph
+        _inplace._alike_without_graph = lambda target, other: False  # every in-place write goes through _store
 
         self._nn_modules = (_functional, _vision)
         for module in self._nn_modules:
@@ -360,6 +364,7 @@ class Tracer:
         for function_name in RECORDED_FUNCTIONS:
             setattr(_pointwise, function_name, self._saved[function_name])
         _inplace._store = self._saved["_store"]
+        _inplace._alike_without_graph = self._saved["_alike_without_graph"]
         for module in self._nn_modules:
             for function_name in RECORDED_NN_FUNCTIONS:
                 setattr(module, function_name, self._saved[(module.__name__, function_name)])

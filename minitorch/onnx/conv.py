@@ -12,6 +12,7 @@ import numpy as np
 
 from ..ops import conv as ops
 from ._registry import maps
+from .errors import UnsupportedOperatorError
 
 
 def _pads(geometry) -> list:
@@ -32,8 +33,6 @@ def fixed_geometry(graph, call, index: int):
     for other in (getattr(call, "other_args", call.args)[index], getattr(call, "third_args", call.args)[index]):
         for field in _WINDOW_FIELDS:
             if getattr(geometry, field, None) != getattr(other, field, None):
-                from .errors import UnsupportedOperatorError
-
                 raise UnsupportedOperatorError(
                     f"Exporting 'minitorch::{call.name}' whose {field} changes with the input size "
                     f"({getattr(geometry, field)} and {getattr(other, field)}) is not supported (called at "

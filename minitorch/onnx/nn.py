@@ -12,6 +12,7 @@ import numpy as np
 
 from ..ops import nn_ops as ops
 from ._registry import maps
+from .errors import UnsupportedOperatorError
 
 
 @maps(ops.Linear)
@@ -56,8 +57,6 @@ def normalize(graph, call):
     rank = len(x.shape)
     axes = sorted(axis % rank for axis in axes)
     if return_stats or axes != list(range(rank - len(axes), rank)):
-        from .errors import UnsupportedOperatorError
-
         raise UnsupportedOperatorError(
             f"Exporting 'minitorch::{call.name}' over axes {axes} (batch or group statistics, as in training-mode "
             f"batch norm) is not supported (called at {call.where}); export the model in eval mode"

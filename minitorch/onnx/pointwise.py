@@ -12,6 +12,7 @@ import numpy as np
 from ..ops import pointwise as ops
 from ._registry import maps
 from ._trace import Value
+from .errors import UnsupportedOperatorError
 
 
 def operand(graph, call, index: int, dtype) -> str:
@@ -173,8 +174,6 @@ def bitwise(graph, call):
     if dtype == np.bool_:
         return graph.node(logical_op, operands)
     if graph.opset < BITWISE_OPSET:
-        from .errors import UnsupportedOperatorError
-
         raise UnsupportedOperatorError(
             f"Exporting the operator 'minitorch::{call.name}' on {dtype} tensors to ONNX opset version {graph.opset} "
             f"is not supported: ONNX's {bitwise_op} needs opset {BITWISE_OPSET} or later (called at {call.where}). "

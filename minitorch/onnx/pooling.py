@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..ops import pooling as ops
 from ._registry import maps
 from .conv import _pads, fixed_geometry
+from .errors import UnsupportedOperatorError
 
 
 @maps(ops.MaxPool, size_aware=True)
@@ -28,15 +29,11 @@ def adaptive_max_pool(graph, call):
     if all(o == 1 for o in sizes):
         return graph.node("GlobalMaxPool", [graph.input(call, 0)]), None
     if not graph.is_static(input) and any(isinstance(d, tuple) for d in graph.dims(input)[2:]):
-        from .errors import UnsupportedOperatorError
-
         raise UnsupportedOperatorError(
             f"Exporting 'minitorch::AdaptiveMaxPool' to {list(sizes)} with a spatial size that changes with the "
             f"dynamic axes is not supported (its windows follow the size; called at {call.where})"
         )
     if any(n % o for n, o in zip(spatial, sizes)):
-        from .errors import UnsupportedOperatorError
-
         raise UnsupportedOperatorError(
             f"Exporting 'minitorch::AdaptiveMaxPool' from {list(spatial)} to {list(sizes)} (windows of unequal "
             f"sizes) is not supported (called at {call.where})"

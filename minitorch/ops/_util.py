@@ -7,9 +7,11 @@ import numbers
 import numpy as np
 
 from .. import _dtype
-from .._shapes import broadcast_shapes, wrap_dim  # noqa: F401 (the ops import them from here)
+from .._creation import as_tensor
+from .._shapes import broadcast_shapes, shape_argument, sizes_given, wrap_dim  # noqa: F401 (the ops import them from here)
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import common_device
+from .conversion import to
 
 
 def array_module(array):
@@ -37,8 +39,6 @@ def as_operand(value, like: Tensor):
             return value.item()
         return value
     if isinstance(value, (list, tuple, np.ndarray)):
-        from .._creation import as_tensor  # _creation.py builds on this module: imported when first needed
-
         return as_tensor(value, device=like._device)
     raise TypeError(f"unsupported operand type: expected a Tensor or a number, but got {type(value).__name__}")
 
@@ -58,8 +58,6 @@ def cast(tensor: Tensor, dtype: _dtype.dtype) -> Tensor:
     """``tensor`` converted to ``dtype`` (differentiably), or itself when it already has it."""
     if tensor._data.dtype == dtype.numpy_dtype:
         return tensor
-    from .conversion import to  # conversion.py builds on this module: imported when first needed
-
     return to(tensor, dtype)
 
 
@@ -96,22 +94,6 @@ def normalize_dims(dim, ndim: int) -> tuple:
             raise RuntimeError(f"dim {axes[0]} appears multiple times in the list of dims")
         return tuple(sorted(axes))
     return (wrap_dim(dim, ndim),)
-
-
-def sizes_given(positional: tuple, keyword, name: str, function: str) -> tuple:
-    """Sizes passed either as ``f(x, 2, 3)`` / ``f(x, (2, 3))`` or by PyTorch's keyword (``f(x, dims=(2, 3))``)."""
-    if keyword is None:
-        return positional
-    if positional:
-        raise TypeError(f"{function}() got multiple values for argument '{name}'")
-    return (keyword,)
-
-
-def shape_argument(args) -> tuple:
-    """Sizes given as ``f(2, 3)``, ``f((2, 3))`` or ``f([2, 3])`` (or a Size) as one tuple of ints."""
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        args = args[0]
-    return tuple(int(a) for a in args)
 
 
 def _has_integer_array(key) -> bool:

@@ -8,8 +8,9 @@ host memory when the two array modules differ (NumPy <-> CuPy).
 from __future__ import annotations
 
 from .. import _dtype
-from .._device import canonical, device as Device
+from .._device import canonical, check_available, device as Device
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
+from ..autograd._lent_ops import lend_to_autograd
 from ..autograd.function import Op
 
 
@@ -60,6 +61,7 @@ def _parse_to_arguments(tensor, args, kwargs):
     return device, dtype, copy
 
 
+@lend_to_autograd
 def to(tensor: Tensor, *args, **kwargs) -> Tensor:
     """``tensor`` on the requested device and dtype; ``tensor`` itself when nothing changes."""
     device, dtype, copy = _parse_to_arguments(tensor, args, dict(kwargs))
@@ -68,20 +70,10 @@ def to(tensor: Tensor, *args, **kwargs) -> Tensor:
         device = f"cuda:{device}"
     target = canonical(Device(device)) if device is not None else source
     if target is not source:
-        backend = target.backend
-        if not backend.is_available() or (target.index or 0) >= backend.device_count():
-            _raise_unavailable(target)
+        check_available(target)
     same_dtype = dtype is None or tensor._data.dtype == dtype.numpy_dtype
     if target is source and same_dtype and not copy:
         return tensor
     return ToCopy.apply(tensor, source, target, dtype, copy)
 
 
-def _raise_unavailable(target) -> None:
-    backend = target.backend
-    if target.type == "cuda" and not backend.is_available():
-        backend.array_module  # noqa: B018 - reading it raises the explanation of why CUDA is missing
-    raise RuntimeError(
-        f"CUDA error: invalid device ordinal: {target} was requested but only {backend.device_count()} "
-        f"{target.type} device(s) are available"
-    )

@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
+from ..autograd._lent_ops import lend_to_autograd
 from ..autograd.function import Op
 from ._util import _add_at, array_module
 
@@ -162,6 +163,7 @@ def _read_again(view: Tensor, positions) -> None:
     view._base_history = base.grad_fn
 
 
+@lend_to_autograd
 def refresh_view(view: Tensor) -> None:
     """Bring a stale view's history up to date (module docstring); ``Function.apply`` calls it."""
     base = view._base

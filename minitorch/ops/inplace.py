@@ -100,7 +100,29 @@ def _inplace(target: Tensor, compute, *others) -> Tensor:
 
 # -- arithmetic ---------------------------------------------------------------------------
 def add_(target: Tensor, other, *, alpha=1) -> Tensor:
+    """``target += alpha * other``; an optimizer's update is ``param.add_(grad, alpha=-lr)``.
+
+    With no graph to record and ``other`` just like ``target`` (an optimizer's step under ``no_grad``), the update
+    is the arithmetic on the arrays, written into ``target``'s memory, as PyTorch's kernel does. Otherwise it is
+    the out-of-place ``add`` written back (``_inplace``: dtype promotion, broadcasting, the graph).
+    """
+    if _alike_without_graph(target, other) and type(alpha) in (int, float):
+        target._data += other._data * alpha
+        target._version_counter[0] += 1
+        return target
     return _inplace(target, lambda x, y: pointwise.add(x, y, alpha=alpha), other)
+
+
+def _alike_without_graph(target: Tensor, other) -> bool:
+    """Whether ``target`` can be updated with ``other`` on the arrays alone: grad mode is off (no graph to record),
+    and ``other`` is a tensor of ``target``'s floating dtype, shape and device (no dtype to promote, no shape to
+    broadcast, no error to raise). The ONNX tracer answers False while it records, as it follows ``_store``."""
+    return (
+        not _GradState.enabled and isinstance(other, Tensor)
+        and other._data.dtype == target._data.dtype and target._data.dtype.kind == "f"
+        and other._data.shape == target._data.shape and other._device is target._device
+        and target._data.flags.writeable
+    )
 
 
 def sub_(target: Tensor, other, *, alpha=1) -> Tensor:
@@ -163,6 +185,22 @@ def addcdiv_(target: Tensor, tensor1, tensor2, *, value=1) -> Tensor:
 
 def lerp_(target: Tensor, end, weight) -> Tensor:
     return _inplace(target, lambda x, e, w: pointwise.lerp(x, e, w), end, weight)
+
+
+def float_power_(target: Tensor, exponent) -> Tensor:
+    """``float_power`` in place; ``target`` must already be float64, the dtype of the result."""
+    if target._data.dtype != np.float64:
+        raise RuntimeError(
+            f"the base given to float_power_ has dtype {target.dtype.type_name} but the operation's result requires "
+            "dtype Double"
+        )
+    return _inplace(target, lambda x, *rest: pointwise.float_power(x, *rest), exponent)
+
+
+def nan_to_num_(target: Tensor, nan: float | None = None, posinf: float | None = None,
+                neginf: float | None = None) -> Tensor:
+    """``nan_to_num`` in place."""
+    return _inplace(target, lambda x: pointwise.nan_to_num(x, nan, posinf, neginf))
 
 
 # -- overwriting with new values --------------------------------------------------------------

@@ -26,7 +26,7 @@ from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
 from . import pointwise
 from ._util import array_module, cast, normalize_dims, shape_argument, wrap_dim
-from .shape import Expand
+from .shape import Expand, cat
 
 
 def _kept_shape(shape, dims) -> tuple:
@@ -1113,8 +1113,6 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) ->
         >>> minitorch.tensor([1.0, 3.0, 6.0, 10.0]).diff()
         tensor([2., 3., 4.])
     """
-    from .shape import cat  # shape.py builds on this module (via indexing): imported when first needed
-
     if input._data.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:

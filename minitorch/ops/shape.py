@@ -20,6 +20,7 @@ from .. import _dtype, _messages
 from .._creation import zeros
 from .._shapes import broadcast_shapes as common_shape, expand_mismatch
 from .._tensor_base import Size, TensorBase as Tensor  # the class sits above the ops
+from ..autograd._lent_ops import lend_to_autograd
 from ..autograd.function import Op
 from . import indexing
 from ._util import array_module, cast, normalize_dims, shape_argument, sizes_given, wrap_dim
@@ -469,6 +470,7 @@ class Stack(Op):
         return (None, *unbind(grad, ctx.dim))
 
 
+@lend_to_autograd
 def stack(tensors, dim: int = 0) -> Tensor:
     """Join equally shaped tensors along a new dimension ``dim``."""
     tensors = _check_tensor_list(tensors, "stack")

@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .. import _dtype
+from .._creation import as_tensor
 from .._tensor import Tensor
 
 __all__ = ["assert_close"]
@@ -79,8 +80,6 @@ def _tolerances(actual_dtype, expected_dtype, rtol, atol) -> tuple[float, float]
 
 
 def _as_tensor(value) -> Tensor:
-    from .._creation import as_tensor  # the creation functions sit above this module: imported when first needed
-
     return value if isinstance(value, Tensor) else as_tensor(value)
 
 

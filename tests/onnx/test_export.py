@@ -241,6 +241,31 @@ def test_an_in_place_activation_is_followed():
                                **TOLERANCE)
 
 
+class _AddsInPlace(nn.Module):
+    """A residual sum written in place, ``h += x``: under the export's ``no_grad`` an in-place update of a tensor
+    by one alike is the arithmetic on the arrays (``ops/inplace.add_``), which the tracer must still follow."""
+
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(4, 4)
+
+    def forward(self, x):
+        h = self.linear(x)
+        h += x
+        h.add_(x, alpha=-0.5)
+        return h
+
+
+def test_an_in_place_add_of_a_tensor_alike_is_followed():
+    model = _AddsInPlace().eval()
+    example = np.random.default_rng(1).standard_normal((3, 4)).astype(np.float32)
+    data = export_bytes(model, minitorch.tensor(example))
+    with minitorch.no_grad():
+        expected = (model.linear(minitorch.tensor(example)).numpy() + 0.5 * example)
+    np.testing.assert_allclose(minitorch_output(model, example), expected, **TOLERANCE)
+    np.testing.assert_allclose(session(data).run(None, {"input": example})[0], expected, **TOLERANCE)
+
+
 def test_the_export_leaves_the_models_mode_as_it_was():
     model = course_models.cnn(minitorch).train()
     export_bytes(model, minitorch.randn(2, 1, 8, 8))

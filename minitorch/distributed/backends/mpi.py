@@ -40,7 +40,7 @@ def mpi_module():
     global _MPI
     if _MPI is None:
         try:
-            import mpi4py
+            import mpi4py  # optional (the distributed extra): loaded when the MPI backend starts
         except ImportError as error:
             raise ImportError(
                 "minitorch.distributed's MPI backend needs mpi4py and an MPI library: pip install mpi4py mpich "
@@ -49,7 +49,7 @@ def mpi_module():
         if "mpi4py.MPI" not in sys.modules:
             mpi4py.rc.initialize = False  # init_process_group starts MPI, within its timeout
             mpi4py.rc.finalize = False  # and this module ends it, at exit
-        from mpi4py import MPI
+        from mpi4py import MPI  # optional (the distributed extra): importing it starts MPI
 
         _MPI = MPI
     return _MPI

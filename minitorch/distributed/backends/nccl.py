@@ -33,9 +33,9 @@ def is_available() -> bool:
 
 def _cupy():
     try:
-        import cupy
+        import cupy  # optional (the cuda extra): only on a GPU
         from cupy.cuda import nccl  # noqa: F401
-        from cupyx.distributed import NCCLBackend
+        from cupyx.distributed import NCCLBackend  # optional (the cuda extra): only on a GPU
     except Exception as error:
         raise RuntimeError(
             "backend='nccl' needs CuPy built with NCCL and an NVIDIA GPU (pip install cupy-cuda12x; "

@@ -12,6 +12,7 @@ import numpy as np
 from ... import _arguments
 from ..._shapes import wrap_dim
 from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
 from ...ops import nn_ops, pointwise, shape as shape_ops
 from ._utils import _shape_text
 
@@ -139,8 +140,6 @@ def _update_running_stats(running_mean: Tensor, running_var: Tensor, batch_mean:
     The running variance takes the *unbiased* batch variance (``var * n / (n - 1)``), as in
     PyTorch, although the batch itself is normalised with the biased one.
     """
-    from ...autograd.grad_mode import no_grad
-
     with no_grad():
         running_mean.mul_(1 - momentum).add_(batch_mean.to(running_mean.dtype), alpha=momentum)
         unbiased_var = batch_var * (count / max(count - 1, 1))

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from ... import _arguments
 from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
 from ...ops import nn_ops, pointwise
+from ...ops.indexing import AccumulateAt
 
 # Each function below is decorated with ``_arguments.public``: its tensor argument is checked the way PyTorch
 # does, before the function runs (minitorch/_arguments.py).
@@ -33,8 +35,6 @@ def _embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float, norm_ty
 
     As PyTorch: ``row *= max_norm / (norm + 1e-7)``, each distinct row once.
     """
-    from ...autograd.grad_mode import no_grad
-
     rows = indices._xp.unique(indices._data)
     with no_grad():
         selected = weight[rows]
@@ -192,8 +192,6 @@ _CLASS_OF_TENSOR = "<class 'minitorch.Tensor'>"  # how PyTorch prints its class 
 
 def _scatter_rows(rows: Tensor, bag_of_entry, bags: int, embedding_dim: int) -> Tensor:
     """``sums[b] = sum of rows[l] with bag_of_entry[l] == b`` (differentiable: the backward reads ``grad[bag]``)."""
-    from ...ops.indexing import AccumulateAt
-
     return AccumulateAt.apply(rows, (bags, embedding_dim), (bag_of_entry, Ellipsis), True)
 
 

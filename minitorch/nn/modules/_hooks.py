@@ -14,6 +14,7 @@ import itertools
 import warnings
 
 from ..._creation import zeros
+from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled
 
@@ -92,8 +93,6 @@ class BackwardHook:
 
     def _apply_on_tensors(self, attach, args):
         """Pass the tensors among ``args`` through ``BackwardHookFunction`` and ``attach`` a hook to its node."""
-        from ..._tensor import Tensor
-
         tensor_indices = [index for index, arg in enumerate(args) if isinstance(arg, Tensor)]
         tensors = [args[index] for index in tensor_indices]
         if not (any(t.requires_grad for t in tensors) and is_grad_enabled()):

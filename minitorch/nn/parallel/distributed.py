@@ -55,7 +55,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 
-from ... import distributed as dist
+from ... import _creation, _dtype, distributed as dist
 from ..._tensor import Tensor
 from ...autograd.engine import queue_callback
 from ...autograd.function import AccumulateGrad
@@ -286,10 +286,8 @@ class DistributedDataParallel(Module):
 
     def _used_on_some_rank(self) -> dict:
         """One small all-reduce (MAX) of "did this rank use the parameter", as PyTorch's local_used_map."""
-        from ..._creation import tensor
-
         unused = {id(p) for p in self._unused}
-        used = tensor([0 if id(p) in unused else 1 for p in self._parameters_in_order], dtype=_int32())
+        used = _creation.tensor([0 if id(p) in unused else 1 for p in self._parameters_in_order], dtype=_dtype.int32)
         dist.all_reduce(used, op=dist.ReduceOp.MAX, group=self.process_group)
         return {id(p): bool(flag) for p, flag in zip(self._parameters_in_order, used.tolist())}
 
@@ -306,12 +304,6 @@ class DistributedDataParallel(Module):
             "participate in calculating loss.\n"
             f"Parameter indices which did not receive grad for rank {dist.get_rank(self.process_group)}: "
             f"{' '.join(map(str, indices))}\nParameters which did not receive grad: {', '.join(names)}")
-
-
-def _int32():
-    from ... import _dtype
-
-    return _dtype.int32
 
 
 def _tensors_in(value):

@@ -27,7 +27,7 @@ from .arithmetic import (
     subtract, true_divide,
 )
 from .powers import (
-    Pow, PowScalar, RPow, Reciprocal, Rsqrt, Sqrt, float_power, float_power_, pow, reciprocal, rsqrt, sqrt, square,
+    Pow, PowScalar, RPow, Reciprocal, Rsqrt, Sqrt, float_power, pow, reciprocal, rsqrt, sqrt, square,
 )
 from .exponential import (
     Exp, Exp2, Expm1, Frexp, Log, Log10, Log1p, Log2, Logaddexp, Logaddexp2, Logit, Xlogy, exp, exp2, expm1, frexp,
@@ -56,5 +56,5 @@ from .selection import (
 from .comparison import (
     NanToNum, allclose, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, eq, equal, gcd, ge, greater,
     greater_equal, gt, isclose, isfinite, isin, isinf, isnan, isneginf, isposinf, isreal, lcm, le, less,
-    less_equal, logical_and, logical_not, logical_or, logical_xor, lt, nan_to_num, nan_to_num_, ne, not_equal,
+    less_equal, logical_and, logical_not, logical_or, logical_xor, lt, nan_to_num, ne, not_equal,
 )

@@ -208,14 +208,6 @@ def nan_to_num(input: Tensor, nan: float | None = None, posinf: float | None = N
     return NanToNum.apply(input, 0.0 if nan is None else nan, posinf, neginf)
 
 
-def nan_to_num_(input: Tensor, nan: float | None = None, posinf: float | None = None,
-                neginf: float | None = None) -> Tensor:
-    """``nan_to_num`` in place."""
-    from ..inplace import _inplace  # inplace.py builds on this package, so it is imported on first use
-
-    return _inplace(input, lambda x: nan_to_num(x, nan, posinf, neginf))
-
-
 def _logical(function_name: str, input: Tensor, other: Tensor) -> Tensor:
     """``xp.<function_name>`` of the truth values (nonzero is True), as a bool tensor."""
     _require_tensor(input, function_name)

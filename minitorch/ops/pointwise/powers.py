@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from ... import _dtype
 from ..._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ...autograd.function import Op
@@ -206,18 +204,6 @@ def float_power(input, exponent) -> Tensor:
     if isinstance(exponent, Tensor):
         exponent = cast(exponent, _dtype.float64)
     return pow(input, float(exponent) if is_number(exponent) else exponent)
-
-
-def float_power_(input: Tensor, exponent) -> Tensor:
-    """``float_power`` in place; ``input`` must already be float64, the dtype of the result."""
-    from ..inplace import _inplace  # inplace.py builds on this package, so it is imported on first use
-
-    if input._data.dtype != np.float64:
-        raise RuntimeError(
-            f"the base given to float_power_ has dtype {input.dtype.type_name} but the operation's result requires "
-            "dtype Double"
-        )
-    return _inplace(input, lambda x, *rest: float_power(x, *rest), exponent)
 
 
 def sqrt(input: Tensor) -> Tensor:

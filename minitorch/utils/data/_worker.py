@@ -22,6 +22,7 @@ from ``minitorch.manual_seed`` or the loader's ``generator``.
 
 from __future__ import annotations
 
+import io
 import os
 import pickle
 import queue
@@ -219,8 +220,6 @@ class _SetupPickler(pickle.Pickler):
 
 def pickle_setup(setup: _WorkerSetup, method: str) -> bytes:
     """Pickle the set-up once, in the main process, so that a problem is reported here and not as a dead worker."""
-    import io
-
     buffer = io.BytesIO()
     try:
         _SetupPickler(buffer, method).dump(setup)

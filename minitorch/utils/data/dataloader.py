@@ -50,7 +50,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterable
 
-from ... import _dtype
+from ... import _dtype, cuda
 from ..._creation import empty
 from . import _worker
 from .collate import default_collate, default_convert
@@ -324,8 +324,6 @@ class _BaseIterator:
         self._timeout = loader.timeout
         self._persistent_workers = loader.persistent_workers
         if loader.pin_memory:
-            from ... import cuda
-
             if not cuda.is_available():
                 warnings.warn(
                     "'pin_memory' argument is set as true but no accelerator is found, then device pinned memory "

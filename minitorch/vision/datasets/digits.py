@@ -46,8 +46,8 @@ class Digits(VisionDataset):
         if not 0.0 < test_fraction < 1.0:
             raise ValueError(f"test_fraction should be between 0 and 1, got {test_fraction}")
         try:
-            from sklearn.datasets import load_digits
-            from sklearn.model_selection import train_test_split
+            from sklearn.datasets import load_digits  # scikit-learn is slow to import: loaded when first needed
+            from sklearn.model_selection import train_test_split  # (as above)
         except ImportError as error:
             message = "Digits needs scikit-learn, which bundles the images: pip install scikit-learn"
             raise ImportError(message) from error

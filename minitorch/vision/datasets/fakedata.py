@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ... import _creation
 from ..._random import Generator
 from ..transforms import functional as F
 from .vision import VisionDataset
@@ -25,8 +26,6 @@ class FakeData(VisionDataset):
         self.random_offset = random_offset
 
     def __getitem__(self, index: int):
-        from ... import _creation
-
         if index >= len(self):
             raise IndexError(f"{self.__class__.__name__} index out of range")
         generator = Generator().manual_seed(index + self.random_offset)

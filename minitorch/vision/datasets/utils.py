@@ -107,7 +107,7 @@ def download_url(url: str, root: str | os.PathLike, filename: str | None = None,
 
 def _stream(url: str, target, progress: bool, timeout: float) -> None:
     """Copy the response body into ``target`` chunk by chunk, checking it is as long as announced."""
-    from tqdm.auto import tqdm
+    from tqdm.auto import tqdm  # tqdm.auto loads the notebook widgets: only when a download shows progress
 
     request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
     with urllib.request.urlopen(request, timeout=timeout) as response:

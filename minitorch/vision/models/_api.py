@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from ... import serialization
+
 WEIGHTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights")
 MANIFEST = os.path.join(WEIGHTS_DIR, "manifest.json")
 
@@ -73,8 +75,6 @@ class Weights:
 
     def get_state_dict(self, progress: bool = False, check_hash: bool = True) -> dict:
         """Read the state dict from the shipped file, after checking its SHA-256 against the manifest."""
-        from ... import serialization
-
         path = self.path
         if not os.path.isfile(path):
             raise FileNotFoundError(

@@ -25,9 +25,11 @@ from functools import lru_cache
 import numpy as np
 from PIL import Image, ImageEnhance, ImageOps
 
+from ... import _dtype
 from ..._creation import from_numpy
 from ..._tensor import Tensor
 from ...autograd.grad_mode import is_grad_enabled
+from ...nn.functional import _interpolation_matrix, pad as tensor_pad
 
 __all__ = [
     "InterpolationMode", "get_dimensions", "get_image_size", "get_image_num_channels", "to_tensor", "pil_to_tensor",
@@ -134,8 +136,6 @@ def to_tensor(pic) -> Tensor:
         >>> to_tensor(np.full((2, 2, 3), 255, dtype=np.uint8)).shape
         minitorch.Size([3, 2, 2])
     """
-    from ... import _dtype
-
     if isinstance(pic, np.ndarray):
         if pic.ndim not in (2, 3):
             raise ValueError(f"pic should be 2/3 dimensional. Got {pic.ndim} dimensions.")
@@ -356,8 +356,6 @@ def _nearest_index(source_size: int, output_size: int, exact: bool) -> np.ndarra
 
 def _plain_matrix(source_size: int, output_size: int, cubic: bool) -> np.ndarray:
     """Interpolation without antialiasing (``antialias=False``): the kernel is never stretched."""
-    from ...nn.functional import _interpolation_matrix
-
     return _interpolation_matrix(source_size, output_size, source_size / output_size, False, cubic)
 
 
@@ -423,8 +421,6 @@ def pad(img, padding, fill=0, padding_mode: str = "constant"):
             if len(fill) != 1:
                 raise TypeError("Got inappropriate fill arg: tensors take one fill value")
             fill = fill[0]
-        from ...nn.functional import pad as tensor_pad
-
         squeezed = img.ndim == 2
         padded = tensor_pad(img.unsqueeze(0) if squeezed else img, (left, right, top, bottom), value=float(fill))
         return padded.squeeze(0) if squeezed else padded

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ... import _sampling
+from ... import _creation, _sampling
 from ..._random import default_generator
 from ..._tensor import Tensor
 from ...nn.modules.module import Module
@@ -595,8 +595,6 @@ class RandomErasing(Module):
     @staticmethod
     def get_params(img: Tensor, scale, ratio, value=None) -> tuple:
         """``(top, left, height, width, values)``; after 10 failed tries, the whole image unchanged."""
-        from ... import _creation
-
         channels, image_height, image_width = img.shape[-3], img.shape[-2], img.shape[-1]
         area = image_height * image_width
         log_ratio = (math.log(ratio[0]), math.log(ratio[1]))
