@@ -206,7 +206,10 @@ class Index(Op):
     @staticmethod
     def forward(ctx, x, key):
         ctx.input_shape, ctx.key = x.shape, key
-        return x[key]
+        # a fresh row-major array, as PyTorch's index gives (NumPy may lay the result out in another order,
+        # and a following .view would then fail where PyTorch's succeeds)
+        result = x[key]
+        return result if result.flags.c_contiguous else result.copy(order="C")
 
     @staticmethod
     def backward(ctx, grad):
@@ -658,7 +661,7 @@ def nonzero(input: Tensor, *, as_tuple: bool = False):
     xp = input._xp
     if as_tuple:
         data = input._data if input._data.ndim else input._data.reshape(1)  # PyTorch treats a 0-d tensor as 1-D here
-        return tuple(Tensor._make(c.astype(np.int64, copy=False), input._device) for c in xp.nonzero(data))
+        return tuple(Tensor._make(xp.ascontiguousarray(c, dtype=np.int64), input._device) for c in xp.nonzero(data))
     return Tensor._make(xp.argwhere(input._data).astype(np.int64, copy=False), input._device)
 
 

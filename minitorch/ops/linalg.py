@@ -280,7 +280,11 @@ class Einsum(Op):
         xp = array_module(operands[0])
         # With more than two operands, or big ones, let NumPy find a good order and use BLAS.
         optimize = len(operands) > 2 or builtins.max(o.size for o in operands) > 4096
-        return xp.asarray(xp.einsum(equation, *operands, optimize=optimize))
+        result = xp.asarray(xp.einsum(equation, *operands, optimize=optimize))
+        if result.flags.c_contiguous or any(xp.may_share_memory(result, operand) for operand in operands):
+            return result  # a view of an operand (a transpose, a diagonal), as PyTorch's einsum gives one too
+        # a computed result row-major, as PyTorch's is (NumPy may hand back a transposed view of its work array)
+        return result.copy(order="C")
 
     @staticmethod
     def backward(ctx, grad):
@@ -1097,6 +1101,8 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
         return Copy.apply(input, input._xp.eye(rows, dtype=input._data.dtype))
     if n < 0:
         input, n = inverse(input), -n
+    if n == 1:  # a copy, never the input itself (writing to the result must not change A)
+        return shape_ops.clone(input)
     result, square = None, input
     while n:
         if n & 1:
@@ -1306,7 +1312,7 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True):
 
         return return_types.svd(zeros(rows), svdvals(input), zeros(columns))
     U, S, Vh = Svd.apply(input, not some)
-    return return_types.svd(U, S, Vh.mT)
+    return return_types.svd(U, S, Vh.mT.contiguous())  # PyTorch's V is row-major, not a transposed view
 
 
 class Eigh(Op):
@@ -1466,7 +1472,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
         A, columns = A.mT, columns.mT
     result = Solve.apply(A, columns)
     if not left:
-        result = result.mT
+        result = result.mT.contiguous()  # row-major, as PyTorch's
     return shape_ops.squeeze(result, -1) if vector else result
 
 

@@ -26,7 +26,7 @@ from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
 from . import pointwise
 from ._util import array_module, cast, normalize_dims, shape_argument, wrap_dim
-from .shape import Expand, cat
+from .shape import Expand, cat, clone
 
 
 def _kept_shape(shape, dims) -> tuple:
@@ -1132,6 +1132,8 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) ->
                 )
     if prepend is not None or append is not None:
         input = cat([t for t in (prepend, input, append) if t is not None], axis)
+    elif n == 0:  # a copy, never the input itself, as PyTorch's
+        return clone(input)
     for _ in range(n):
         length = input._data.shape[axis]
         if length == 0:

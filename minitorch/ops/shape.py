@@ -1051,8 +1051,9 @@ def flipud(input: Tensor) -> Tensor:
 
 # -- flattening, stacking and splitting the NumPy way ---------------------------------------------------
 def ravel(input: Tensor) -> Tensor:
-    """``x`` as one dimension, in row-major order (a view when the memory layout allows one)."""
-    return reshape(input, (-1,))
+    """``x`` as one dimension, in row-major order: a view of a row-major ``x``, else a row-major copy
+    (PyTorch's ``contiguous().view(-1)``, even where ``reshape`` could have made a strided view)."""
+    return reshape(contiguous(input), (-1,))
 
 
 def column_stack(tensors) -> Tensor:

@@ -210,3 +210,72 @@ def dataclasses_replace(arg, **changes):
     import dataclasses
 
     return dataclasses.replace(arg, **changes)
+
+
+# -- output strides ---------------------------------------------------------------------------------------------
+# Where minitorch's output is laid out otherwise than PyTorch's, and why. Each is row-major in minitorch where
+# PyTorch's is not (never the other way: that would make a following ``.view`` fail where PyTorch's works).
+LAYOUT_DIFFERENCES = {
+    **dict.fromkeys(
+        ["cholesky_method", "inverse", "inverse_method", "linalg_cholesky", "linalg_eigh", "linalg_inv", "linalg_qr",
+         "linalg_qr_complete_tall", "linalg_qr_complete_wide", "linalg_qr_only_q", "linalg_qr_only_r", "linalg_qr_r",
+         "linalg_qr_wide", "linalg_solve", "linalg_solve_only_b", "linalg_svd", "linalg_svd_full", "qr", "qr_method",
+         "svd"],
+        "LAPACK: for a non-contiguous input PyTorch returns LAPACK's column-major work matrices; NumPy's are "
+        "row-major"),
+    **dict.fromkeys(
+        ["diagonal_scatter", "diagonal_scatter_offset", "select_scatter", "select_scatter_negative", "slice_scatter",
+         "slice_scatter_defaults", "slice_scatter_negative", "slice_scatter_step"],
+        "PyTorch's *_scatter keeps a non-contiguous input's gaps in its copy; minitorch's copy is compact"),
+    **dict.fromkeys(["rot90", "rot90_k3_dims", "rot90_negative_k"],
+                    "PyTorch's rot90 returns flip + transpose of a non-contiguous input's copy without compacting it"),
+    "einsum_ellipsis": "PyTorch's einsum returns a permuted view of its bmm result for this equation",
+    "unravel_index": "PyTorch's unravel_index returns strided columns of one (n, dims) result",
+}
+
+
+def _layouts(op, index, noncontiguous):
+    torch = require_torch()
+    sample = op.samples[index]
+    arrays = _make_arrays(sample, seed=300 + index)
+    ours = _run(op, minitorch, _to_lib(minitorch, arrays, sample, "float64", noncontiguous))
+    theirs = _run(op, torch, _to_lib(torch, arrays, sample, "float64", noncontiguous))
+    return [(o, t) for o, t in zip(ours, theirs) if isinstance(o, minitorch.Tensor) and isinstance(t, torch.Tensor)]
+
+
+def _same_layout(ours, theirs) -> bool:
+    """Equal strides on every dimension longer than 1 (a length-1 dimension's stride is arbitrary, and so are an
+    empty tensor's: it has no elements to lay out)."""
+    if ours.numel() == 0:
+        return True
+    return [s for s, n in zip(ours.stride(), ours.shape) if n > 1] == \
+        [s for s, n in zip(theirs.stride(), theirs.shape) if n > 1]
+
+
+STRIDE_CASES = [(case, case_id, nc) for case, case_id in PARITY for nc in (False, True)
+                if not nc or case[0].noncontiguous]
+
+
+@pytest.mark.parametrize("op,index,noncontiguous", [(c[0], c[1], nc) for c, _, nc in STRIDE_CASES],
+                         ids=[f"{i}-{'noncontiguous' if nc else 'contiguous'}" for _, i, nc in STRIDE_CASES])
+def test_output_strides_are_pytorchs(op, index, noncontiguous):
+    """Outputs have PyTorch's strides, so a following ``.view`` works exactly where PyTorch's does."""
+    for ours, theirs in _layouts(op, index, noncontiguous):
+        if theirs.is_contiguous():
+            assert ours.is_contiguous(), (
+                f"{op.name}: PyTorch's output is contiguous, minitorch's has strides {ours.stride()}")
+        if op.name not in LAYOUT_DIFFERENCES:
+            assert _same_layout(ours, theirs), (
+                f"{op.name}: strides {ours.stride()} vs PyTorch's {theirs.stride()} (shape {tuple(ours.shape)})")
+
+
+@pytest.mark.parametrize("name", sorted(LAYOUT_DIFFERENCES))
+def test_each_listed_layout_difference_is_real(name):
+    """The list above stays honest: an op leaves it as soon as its strides become PyTorch's."""
+    ops = [op for op in OPS if op.name == name]
+    assert ops, f"{name} is not in the op table"
+    differs = any(not _same_layout(ours, theirs)
+                  for op in ops for index in range(len(op.samples)) for noncontiguous in (False, True)
+                  if not noncontiguous or op.noncontiguous
+                  for ours, theirs in _layouts(op, index, noncontiguous))
+    assert differs, f"{name}'s strides are PyTorch's now: remove it from LAYOUT_DIFFERENCES"
