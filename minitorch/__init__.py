@@ -473,6 +473,7 @@ from . import testing  # assert_close
 from . import special  # torch.special's names
 from . import amp  # GradScaler
 from . import random  # torch.random: fork_rng and the default generator's state
+from . import profiler  # torch.profiler: profile, record_function, key_averages().table()
 from . import distributions  # Normal, Categorical, kl_divergence...
 from .cuda import amp as _cuda_amp  # noqa: F401 - minitorch.cuda.amp, the deprecated home of GradScaler
 from ._dlpack import from_dlpack
