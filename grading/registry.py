@@ -126,6 +126,12 @@ def exercise(
     The instant check and the batch grader both call it, outside the learner's code: a training exercise
     returns its trained parameters, and the judge computes the loss itself on text the learner's code never
     sees. The reference is then a correct answer that the tests judge, never called while grading.
+
+    The learner's kit (``make learner-dist``) copies ``answer_check`` and ``judge`` into the exercise's public
+    description with the chapter's helpers, constants and imports they name (``tools/dist.py``): write them as
+    top-level functions that use minitorch, NumPy and grading's learner side, never a reference nor a file found
+    through ``__file__``. An ``answer_check`` that cannot be copied stops the build; a ``judge`` that cannot is left
+    to the grader, and the kit's check says so instead of a verdict.
     """
     if "." not in name or not all(part.isidentifier() for part in name.split(".")):
         raise ValueError(f"exercise names look like 'chapter.exercise', got {name!r}")

@@ -65,10 +65,38 @@ def _wrong(*arguments):
     return minitorch.full((1, 1), 1.0e9)
 
 
+def _oracle(entry, reference):
+    """An answer that returns, for each public case, the reference's answer computed beforehand (outside the check,
+    so no piece is withheld then): right wherever the stored answers are, whatever the exercise withholds."""
+    from grading.checks import quiet
+    from grading.compare import call_arguments, output_arrays
+
+    computed = []
+    with contextlib.redirect_stdout(io.StringIO()), quiet():
+        for case in entry.public:
+            computed.append(output_arrays(reference(*call_arguments(case, entry.input_type)))[1])
+
+    def same(argument, value) -> bool:
+        if not isinstance(value, np.ndarray):
+            return type(argument) is type(value) and argument == value
+        array = np.asarray(argument.detach().numpy() if isinstance(argument, minitorch.Tensor) else argument)
+        return array.dtype == value.dtype and np.array_equal(array, value, equal_nan=value.dtype.kind in "fc")
+
+    def oracle(*arguments):
+        for case, arrays in zip(entry.public, computed):
+            if len(case) == len(arguments) and all(same(a, v) for a, v in zip(arguments, case)):
+                tensors = [minitorch.tensor(array) for array in arrays]
+                return tensors[0] if len(tensors) == 1 else tuple(tensors)
+        raise ValueError("not a public case")
+
+    return oracle
+
+
 def function_reports(names: list[str], answers: dict, skip: set) -> dict:
-    """The check's report on each exercise for a blank stub, a wrong answer and its reference (``answers``); the
-    reference is not run for the exercises in ``skip`` (the kit cannot judge them: it would only run)."""
-    from grading import checks
+    """The check's report on each exercise for a blank stub, a wrong answer, its reference (``answers``) and the
+    reference's answers handed back (:func:`_oracle`); neither of the last two for the exercises in ``skip`` (the
+    kit cannot judge them: they would only run) nor the oracle for a judged exercise."""
+    from grading import checks, registry
 
     reports = {}
     for name in names:
@@ -78,6 +106,9 @@ def function_reports(names: list[str], answers: dict, skip: set) -> dict:
         }
         if name not in skip:
             reports[name]["reference"] = _report(checks.check, name, answers[name])
+            entry = registry.get(name)
+            if entry.judge is None:
+                reports[name]["oracle"] = _report(checks.check, name, _oracle(entry, answers[name]))
     return reports
 
 
