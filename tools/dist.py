@@ -44,8 +44,8 @@ from grading import checks, public, registry  # noqa: E402
 
 try:
     import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib
+except ModuleNotFoundError:  # Python 3.10: the same parser, as pip vendors it (the kit's install has pip)
+    from pip._vendor import tomli as tomllib
 
 # The learner's side of grading: what a learner's notebook imports, and what those import. The grader's sandbox
 # binds the same files (grading/sandbox.py LEARNER_GRADING_FILES), less its runner; tests/grading/test_learner_dist.py
