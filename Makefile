@@ -5,6 +5,9 @@
 #   make test        the whole test suite (select tests: make test PYTEST_ARGS="-k matmul -x")
 #   make test-gpu    the op-table tests on a CUDA GPU (installs the cuda extra, CuPy)
 #   make lint        ruff over the whole tree, and import-linter's layers (.importlinter)
+#   make learner-dist      dist/learner/: what a class hands to learners (the kit's wheel without the answer key,
+#                          and the learner's notebooks); make instructor-dist: dist/instructor/, the answer key
+#                          and the batch grader as a second wheel (tools/dist.py)
 
 PYTHON ?= python3
 VENV := .venv
@@ -32,7 +35,7 @@ EXTRAS_base := [deploy]
 EXTRAS_test := [test]
 EXTRAS_gpu := [test,cuda]
 
-.PHONY: lab test test-gpu lint
+.PHONY: lab test test-gpu lint learner-dist instructor-dist
 
 # The lab of the kit saves widget state with the notebook (JupyterLab's default is not to), so a saved
 # chapter reopens with its widgets instead of "Error displaying widget: model not found"; and it starts
@@ -68,6 +71,14 @@ test-gpu: $(call stamp,gpu)
 lint: $(call stamp,test)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
+
+# The two distributions a class uses (tools/dist.py says what goes where). Both are built from this checkout,
+# which keeps everything: `make lab` here is the self-study route, with the answer key beside the course.
+learner-dist: $(call stamp,base)
+	$(BIN)/python tools/dist.py learner dist/learner
+
+instructor-dist: $(call stamp,base)
+	$(BIN)/python tools/dist.py instructor dist/instructor
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10) and "Python 3.10+ is needed: $(PYTHON) is " + sys.version.split()[0])'

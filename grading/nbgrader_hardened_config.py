@@ -25,6 +25,11 @@ pieces"): an answer that reaches minitorch's own piece, a re-executed copy of it
 cell (``tests/grading/test_withheld_nbgrader.py``). Only the sandbox is missing: PyTorch stays importable
 in the kernel (the watch still fails a call that runs it), and the limits below apply.
 
+Autograde where the answer key is installed (a checkout of the repository, or the instructor's part,
+``make instructor-dist``, beside the kit): the learner's kit alone (``make learner-dist``) has answers for the
+public cases only, so there ``check_hidden`` raises on a hidden case and its cell fails; it never passes one
+(``tests/grading/test_learner_dist.py``).
+
 Known limits of the nbgrader path, which ``minitorch-grade`` does not have (use it for anything
 that counts):
 

@@ -14,6 +14,12 @@ Hidden cases are not here: they live only in the instructor's source notebook, b
 :mod:`grading.checks`). The learner's edition has them removed, and the batch grader reads them from
 the source notebook.
 
+Two homes, one entry. In the repository (and with the instructor's part installed) an exercise comes from
+its chapter module in ``grading/exercises/``, the answer key. The learner's kit (``make learner-dist``) has
+no answer key: there the same entry is read from its *public description* (:mod:`grading.public`, written
+at build time from this registry), which holds the public cases and the reference's answers to them as
+data, and no reference; ``reference`` is then None and ``answers`` holds those answers.
+
 Example (the whole of ``grading/exercises/demo.py``)::
 
     exercise(
@@ -41,7 +47,7 @@ Case = tuple  # the positional arguments of one call
 class Exercise:
     name: str
     function: str
-    reference: Callable[..., Any]
+    reference: Callable[..., Any] | None  # None in the learner's kit, which has no answer key
     public: tuple[Case, ...] = ()
     input_type: str = "tensor"  # "tensor": arrays are passed as minitorch tensors; "numpy": as arrays
     output_type: str = "tensor"  # "tensor": the answer must be a minitorch Tensor; "any": tensor or array
@@ -66,6 +72,11 @@ class Exercise:
     # True where the text asks for no Python loop: the function's own code may hold no for, while, comprehension
     # or map (read from its source, outside its run: grading.checks.python_loop)
     no_python_loop: bool = False
+    # The learner's kit only (reference None): the reference's answers to the public cases, as arrays, one list per
+    # case, computed when the kit was built (grading.public)
+    answers: tuple[tuple[np.ndarray, ...], ...] = ()
+    # The learner's kit only: why its check cannot judge this exercise ("" when it can), said instead of a verdict
+    unchecked: str = ""
 
     @property
     def chapter(self) -> str:
@@ -115,6 +126,12 @@ def exercise(
     The instant check and the batch grader both call it, outside the learner's code: a training exercise
     returns its trained parameters, and the judge computes the loss itself on text the learner's code never
     sees. The reference is then a correct answer that the tests judge, never called while grading.
+
+    The learner's kit (``make learner-dist``) copies ``answer_check`` and ``judge`` into the exercise's public
+    description with the chapter's helpers, constants and imports they name (``tools/dist.py``): write them as
+    top-level functions that use minitorch, NumPy and grading's learner side, never a reference nor a file found
+    through ``__file__``. An ``answer_check`` that cannot be copied stops the build; a ``judge`` that cannot is left
+    to the grader, and the kit's check says so instead of a verdict.
     """
     if "." not in name or not all(part.isidentifier() for part in name.split(".")):
         raise ValueError(f"exercise names look like 'chapter.exercise', got {name!r}")
@@ -140,16 +157,35 @@ def exercise(
     return entry
 
 
+def register(entry: Exercise) -> Exercise:
+    """Register an entry built elsewhere (the learner's kit reads them from :mod:`grading.public`)."""
+    _EXERCISES[entry.name] = entry
+    return entry
+
+
+def _load_chapter(chapter: str) -> None:
+    """Register ``chapter``'s exercises: from the answer key where it is installed, else from the public
+    description the learner's kit ships (none inside the grader's sandbox, which has neither)."""
+    if not chapter.isidentifier():
+        return
+    try:
+        importlib.import_module(f"grading.exercises.{chapter}")
+        return
+    except ModuleNotFoundError as error:
+        if error.name not in (f"grading.exercises.{chapter}", "grading.exercises"):
+            raise
+    try:
+        from grading import public
+    except ImportError:
+        return
+    public.load(chapter)
+
+
 def get(name: str) -> Exercise:
-    """The registered exercise ``name``, importing ``grading.exercises.<chapter>`` on first use."""
+    """The registered exercise ``name``, importing ``grading.exercises.<chapter>`` on first use (or, in the learner's
+    kit, reading the chapter's public description)."""
     if name not in _EXERCISES:
-        chapter = name.split(".", 1)[0]
-        if chapter.isidentifier():
-            try:
-                importlib.import_module(f"grading.exercises.{chapter}")
-            except ModuleNotFoundError as error:
-                if error.name != f"grading.exercises.{chapter}":
-                    raise
+        _load_chapter(name.split(".", 1)[0])
     if name not in _EXERCISES:
         known = ", ".join(sorted(_EXERCISES)) or "none loaded"
         raise KeyError(f"no exercise named {name!r} is registered (known: {known})")
@@ -158,11 +194,7 @@ def get(name: str) -> Exercise:
 
 def chapter_exercises(chapter: str) -> list[Exercise]:
     """Every registered exercise of ``chapter``, in registration order."""
-    try:
-        importlib.import_module(f"grading.exercises.{chapter}")
-    except ModuleNotFoundError as error:
-        if error.name != f"grading.exercises.{chapter}":
-            raise
+    _load_chapter(chapter)
     return [entry for entry in _EXERCISES.values() if entry.chapter == chapter]
 
 
