@@ -4,6 +4,8 @@
 #   make lab         JupyterLab on the course (extra options: make lab LAB_ARGS="--no-browser --port 8899")
 #   make test        the whole test suite (select tests: make test PYTEST_ARGS="-k matmul -x")
 #   make test-gpu    the op-table tests on a CUDA GPU (installs the cuda extra, CuPy)
+#   make gpu-check   on a machine with a GPU: the op table on it, and the CuPy stand-in's namespace against CuPy
+#   make test-gpu-standin  without a GPU: the op table on the CuPy stand-in (tests/gpu_standin), as CI runs it
 #   make lint        ruff over the whole tree, and import-linter's layers (.importlinter)
 #   make learner-dist      dist/learner/: what a class hands to learners (the kit's wheel without the answer key,
 #                          and the learner's notebooks); make instructor-dist: dist/instructor/, the answer key
@@ -35,7 +37,7 @@ EXTRAS_base := [deploy]
 EXTRAS_test := [test]
 EXTRAS_gpu := [test,cuda]
 
-.PHONY: lab test test-gpu lint learner-dist instructor-dist
+.PHONY: lab test test-gpu test-gpu-standin gpu-check lint learner-dist instructor-dist
 
 # The lab of the kit saves widget state with the notebook (JupyterLab's default is not to), so a saved
 # chapter reopens with its widgets instead of "Error displaying widget: model not found"; and it starts
@@ -67,6 +69,16 @@ test: $(call stamp,test)
 
 test-gpu: $(call stamp,gpu)
 	MINITORCH_TEST_DEVICE=cuda $(BIN)/python -m pytest tests/ops $(PYTEST_ARGS)
+
+# The GPU code path without a GPU: cuda tensors hold the stand-in's arrays, which refuse implicit copies to
+# NumPy and offer only CuPy's names (tests/gpu_standin/__init__.py says how).
+test-gpu-standin: $(call stamp,test)
+	MINITORCH_GPU_STANDIN=1 MINITORCH_TEST_DEVICE=cuda $(BIN)/python -m pytest tests/ops tests/test_gpu_standin.py \
+		$(PYTEST_ARGS)
+
+gpu-check: $(call stamp,gpu)
+	MINITORCH_TEST_DEVICE=cuda $(BIN)/python -m pytest tests/ops tests/test_gpu_standin.py tests/test_interop.py \
+		$(PYTEST_ARGS)
 
 lint: $(call stamp,test)
 	$(BIN)/ruff check .

@@ -140,6 +140,23 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad: bool = Fa
     return result
 
 
+def _made_on(device, build, requires_grad: bool) -> Tensor:
+    """``build(xp)`` with the target device's array module (NumPy, or CuPy with the GPU made current): a
+    constant is made where it lives, instead of on the host and then copied over."""
+    target = _target_device(device)
+    if target is CPU:
+        return _finish(build(np), None, CPU, requires_grad)
+    check_available(target)
+    with target.backend.use_device(target.index):
+        array = build(target.backend.array_module)
+    result = Tensor._make(array, target)
+    if requires_grad:
+        if array.dtype.kind not in "fc":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        result._requires_grad = True
+    return result
+
+
 def from_numpy(ndarray: np.ndarray) -> Tensor:
     """A CPU tensor that shares ``ndarray``'s memory: writing one changes the other."""
     array = ndarray
@@ -157,24 +174,25 @@ def _shape_and_default(sizes, dtype, size=None, function: str = "zeros"):
 @lend_to_autograd
 def zeros(*sizes, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     shape, dtype = _shape_and_default(sizes, dtype, size, "zeros")
-    return _finish(np.zeros(shape, dtype=dtype.numpy_dtype), None, device, requires_grad)
+    return _made_on(device, lambda xp: xp.zeros(shape, dtype=dtype.numpy_dtype), requires_grad)
 
 
 def ones(*sizes, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     shape, dtype = _shape_and_default(sizes, dtype, size, "ones")
-    return _finish(np.ones(shape, dtype=dtype.numpy_dtype), None, device, requires_grad)
+    return _made_on(device, lambda xp: xp.ones(shape, dtype=dtype.numpy_dtype), requires_grad)
 
 
 def empty(*sizes, size=None, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
     shape, dtype = _shape_and_default(sizes, dtype, size, "empty")
-    return _finish(np.empty(shape, dtype=dtype.numpy_dtype), None, device, requires_grad)
+    return _made_on(device, lambda xp: xp.empty(shape, dtype=dtype.numpy_dtype), requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value``; its dtype follows the value (bool, int64 or float)."""
     if dtype is None:
         dtype = _dtype.dtype_of_python_scalar(fill_value)
-    return _finish(np.full(shape_argument((size,)), fill_value, dtype=dtype.numpy_dtype), None, device, requires_grad)
+    shape = shape_argument((size,))
+    return _made_on(device, lambda xp: xp.full(shape, fill_value, dtype=dtype.numpy_dtype), requires_grad)
 
 
 def _like(template: Tensor, dtype, device):

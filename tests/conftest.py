@@ -5,6 +5,9 @@
   that test modules may read it while they are collected, and the ``device`` fixture gives it
   as a ``minitorch.device``. Asking for ``cuda`` where CuPy sees no GPU is a usage error, not
   a silent run of nothing.
+* GPU stand-in: ``MINITORCH_GPU_STANDIN=1`` (what ``make test-gpu-standin`` sets) installs the CuPy
+  stand-in of ``tests/gpu_standin`` for the whole session, so ``cuda`` tensors hold its arrays: the GPU
+  code path runs without a GPU, refusing implicit copies to NumPy as CuPy does.
 * Hypothesis: under ``MINITORCH_CI=1`` (set by ``.ci/run``) the ``ci`` profile is loaded, so
   every CI run tries the same examples (derandomized) and a failure reproduces exactly.
 """
@@ -38,6 +41,11 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     name = config.getoption("--device") or os.environ.get(DEVICE_VARIABLE) or "cpu"
     os.environ[DEVICE_VARIABLE] = name
+    if os.environ.get("MINITORCH_GPU_STANDIN") == "1":
+        from tests import gpu_standin
+
+        config._gpu_standin = gpu_standin.installed()
+        config._gpu_standin.__enter__()
     if name == "cpu":
         return  # minitorch is imported by the tests themselves, so a broken module fails them, not pytest
     import minitorch
@@ -54,10 +62,17 @@ def pytest_configure(config):
     os.environ[DEVICE_VARIABLE] = str(chosen)
 
 
+def pytest_unconfigure(config):
+    standin = getattr(config, "_gpu_standin", None)
+    if standin is not None:
+        standin.__exit__(None, None, None)
+
+
 def pytest_report_header(config):
     profile = "ci (derandomized)" if in_ci() else "default"
+    standin = " (the CuPy stand-in of tests/gpu_standin)" if os.environ.get("MINITORCH_GPU_STANDIN") == "1" else ""
     return [
-        f"minitorch test device: {os.environ[DEVICE_VARIABLE]}",
+        f"minitorch test device: {os.environ[DEVICE_VARIABLE]}{standin}",
         f"MINITORCH_CI={os.environ.get('MINITORCH_CI', 'unset')} (missing PyTorch/Graphviz: "
         f"{'fail' if in_ci() else 'skip'}); hypothesis profile: {profile}",
     ]

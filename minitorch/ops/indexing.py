@@ -616,7 +616,9 @@ class MaskedFill(Op):
     def forward(ctx, x, mask, value):
         ctx.save_for_backward(mask)
         xp = array_module(x)
-        fill = xp.asarray(value, dtype=x.dtype)  # PyTorch casts the value to x's dtype (1.7 -> 1 in an int tensor)
+        # PyTorch casts the value to x's dtype (1.7 -> 1 in an int tensor); a number stays a scalar, which the
+        # device takes with the kernel's arguments instead of as an array copied over
+        fill = value.astype(x.dtype) if hasattr(value, "ndim") else x.dtype.type(value)
         return xp.where(mask, fill, x)
 
     @staticmethod

@@ -51,6 +51,20 @@ def _pooling_offset_indices(geometry) -> tuple:
     return offset_indices(window_positions(geometry), geometry.input_size)
 
 
+@functools.lru_cache(maxsize=128)
+def _pooling_offset_indices_on_gpu(geometry, xp, device_id: int) -> tuple:
+    """The same tables copied to GPU ``device_id`` once, instead of from the host on every call."""
+    with xp.cuda.Device(device_id):
+        return tuple((offset, xp.asarray(index)) for offset, index in _pooling_offset_indices(geometry))
+
+
+def _offset_indices_for(input, geometry) -> tuple:
+    xp = array_module(input)
+    if xp is numpy:
+        return _pooling_offset_indices(geometry)
+    return _pooling_offset_indices_on_gpu(geometry, xp, input.device.id)
+
+
 def max_over_windows(windows, indices_by_offset):
     """Largest value of each window and its flat index in the input plane.
 
@@ -70,7 +84,9 @@ def max_over_windows(windows, indices_by_offset):
         candidate = windows[(Ellipsis,) + offset]
         best_index = xp.where(candidate > best, index, best_index)
         xp.maximum(best, candidate, out=best)  # NaN propagates into the value, as in PyTorch
-    if best.dtype.kind == "f" and xp.isnan(best).any():
+    # A NaN changes which index wins. On the CPU, look first; on a GPU, looking would stop the device and copy a
+    # flag to the host on every call, so the NaN rule is applied always (it changes nothing where there is none).
+    if best.dtype.kind == "f" and (xp is not numpy or xp.isnan(best).any()):
         best_index = _nan_winners(windows, offsets, indices, best_index)
     return best, xp.ascontiguousarray(best_index)
 
@@ -113,7 +129,7 @@ class MaxPool(Op):
         fill = -float("inf") if input.dtype.kind == "f" else array_module(input).iinfo(input.dtype).min
         padded = pad_constant(input, geometry.padding, fill)
         windows = sliding_windows(padded, geometry, kernel_first=False)
-        values, indices = max_over_windows(windows, _pooling_offset_indices(geometry))
+        values, indices = max_over_windows(windows, _offset_indices_for(input, geometry))
         ctx.input_size = geometry.input_size
         ctx.overlapping = windows_overlap(geometry)
         ctx.mark_non_differentiable(indices)

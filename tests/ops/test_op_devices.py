@@ -54,4 +54,4 @@ def test_results_and_gradients_stay_on_the_inputs_device(fake_cuda_for_module, o
             assert str(tensor.device) == DEVICE, f"{op.name}: {kind} {position} is on {tensor.device}, not {DEVICE}"
     assert len(outputs) == len(cpu_outputs) and len(gradients) == len(cpu_gradients)
     for ours, reference in zip(outputs + gradients, cpu_outputs + cpu_gradients):
-        np.testing.assert_array_equal(ours.detach().cpu().numpy(), reference.detach().numpy())
+        np.testing.assert_array_equal(ours.detach().cpu().numpy(), reference.detach().cpu().numpy())

@@ -75,8 +75,8 @@ def _grads(lib, outputs, inputs, seed: int):
     if not differentiable_outputs or not wanted:
         return []
     rng = np.random.default_rng(seed + 1)
-    grad_outputs = [
-        lib.from_numpy(rng.standard_normal(tuple(o.shape)).astype(str(o.dtype).split(".")[-1]))
+    grad_outputs = [  # made on the host, then put where each output is (a GPU under make test-gpu)
+        lib.from_numpy(rng.standard_normal(tuple(o.shape)).astype(str(o.dtype).split(".")[-1])).to(o.device)
         for o in differentiable_outputs
     ]
     grads = lib.autograd.grad(differentiable_outputs, wanted, grad_outputs, allow_unused=True)

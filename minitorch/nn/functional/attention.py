@@ -7,10 +7,9 @@ from __future__ import annotations
 import math
 import warnings
 
-import numpy as np
-
 from ... import _arguments, _dtype
 from ..._creation import zeros as _zeros, zeros_like as _zeros_like
+from ..._device import get_backend
 from ..._tensor import Tensor
 from ...ops.shape import cat as _cat
 from ._utils import _where
@@ -27,8 +26,10 @@ __all__ = [
 
 def _causal_mask(target_length: int, source_length: int, device) -> Tensor:
     """``True`` where query ``i`` may look at key ``j``: ``j <= i`` (the lower triangle)."""
-    allowed = np.tril(np.ones((target_length, source_length), dtype=bool))
-    return Tensor._make(allowed).to(device)
+    xp = get_backend(device.type).array_module  # made where the scores are: no copy from the host per call
+    with get_backend(device.type).use_device(device.index or 0):
+        allowed = xp.tril(xp.ones((target_length, source_length), dtype=bool))
+    return Tensor._make(allowed, device)
 
 
 def _softmax_rows_may_be_masked(scores: Tensor) -> Tensor:
@@ -39,7 +40,9 @@ def _softmax_rows_may_be_masked(scores: Tensor) -> Tensor:
     softmax too, so no NaN appears on the way back either.
     """
     fully_masked = (scores == float("-inf")).all(-1, keepdim=True)
-    if not fully_masked.any():
+    # On the CPU, skip the two extra passes when no row is fully masked (the usual case). On a GPU, asking
+    # would stop the device and copy a flag to the host on every call, so the guarded version always runs.
+    if scores.device.type == "cpu" and not fully_masked.any():
         return softmax(scores, dim=-1)
     return _where(fully_masked, 0.0, softmax(_where(fully_masked, 0.0, scores), dim=-1))
 

@@ -32,13 +32,27 @@ def _check_dropout_probability(p: float) -> None:
 
 
 def _keep_mask(input: Tensor, mask_shape: tuple, p: float):
-    """A 0/1 array of ``mask_shape`` in ``input``'s dtype: each entry is 1 (kept) with probability ``1 - p``."""
-    return _sampling.bernoulli_scalar(default_generator, tuple(mask_shape), input.dtype.numpy_dtype, 1 - p)
+    """A 0/1 array of ``mask_shape`` in ``input``'s dtype, on ``input``'s device: each entry is 1 (kept) with
+    probability ``1 - p``.
+
+    On the CPU the draws are PyTorch's, bit for bit (``_sampling.py``). On a GPU they are drawn there, with the
+    GPU's own generator seeded from the default generator (so ``manual_seed`` still repeats a run): copying a
+    host mask over on every forward would cost more than the layer. PyTorch's GPU numbers differ from its CPU
+    numbers too.
+    """
+    dtype = input.dtype.numpy_dtype
+    if input._device.type == "cpu":
+        return _sampling.bernoulli_scalar(default_generator, tuple(mask_shape), dtype, 1 - p)
+    seed = int(default_generator.random64(1)[0])
+    xp = input._xp
+    with input._device.backend.use_device(input._device.index or 0):
+        uniform = xp.random.default_rng(seed).random(tuple(mask_shape), dtype=np.float64)
+        return (uniform < 1 - p).astype(dtype)
 
 
 def _on_device(array, like: Tensor) -> Tensor:
-    """A host array as a constant tensor on ``like``'s device."""
-    if like._device.type != "cpu":
+    """An array as a constant tensor on ``like``'s device (copied over if it is a host array for a GPU)."""
+    if like._device.type != "cpu" and isinstance(array, np.ndarray):
         array = like._device.backend.to_device(array, like._device.index)
     return Tensor._make(array, like._device)
 
@@ -57,7 +71,7 @@ def _scaled_dropout(input: Tensor, p: float, training: bool, inplace: bool, mask
     if not input.is_floating_point():
         raise RuntimeError(_messages.cannot_cast(_dtype.float32, input.dtype))
     if p == 1.0:  # everything dropped: PyTorch draws nothing
-        mask = np.zeros((1,) * input.dim(), dtype=input.dtype.numpy_dtype)
+        mask = input._xp.zeros((1,) * input.dim(), dtype=input.dtype.numpy_dtype)
     else:
         mask = _keep_mask(input, input.shape if mask_shape is None else mask_shape, p)
         mask /= mask.dtype.type(1.0 - p)  # as PyTorch (noise.div_(1 - p)); times 1/(1-p) could round differently
