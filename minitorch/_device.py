@@ -58,6 +58,9 @@ class Backend:
         """A context manager that makes device ``index`` current for allocations."""
         return contextlib.nullcontext()
 
+    def make_current(self, index: int) -> None:
+        """Make device ``index`` current from now on (``cuda.set_device``): what the engine allocates on next."""
+
 
 class NumpyBackend(Backend):
     """The CPU: NumPy arrays in host memory."""
@@ -121,6 +124,16 @@ class CupyBackend(Backend):
 
     def use_device(self, index: int):
         return self.array_module.cuda.Device(index)
+
+    def make_current(self, index: int) -> None:
+        # CuPy's current device, which NCCL's communicator and CuPy's own allocations follow: each rank of a
+        # job binds its own GPU with set_device(local_rank), not GPU 0
+        self.array_module.cuda.Device(index).use()
+
+    def memory_pool(self, index: int):
+        """CuPy's memory pool on GPU ``index`` (CuPy keeps freed blocks for reuse, as PyTorch's caching allocator)."""
+        with self.use_device(index):
+            return self.array_module.get_default_memory_pool()
 
 
 def _no_cuda_message(import_error) -> str:

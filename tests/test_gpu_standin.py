@@ -131,3 +131,34 @@ def test_dropout_on_the_gpu_draws_there_reproducibly_at_the_right_rate():
     np.testing.assert_array_equal(first, again)  # manual_seed repeats a run on the GPU too
     assert set(np.unique(first)) == {0.0, np.float32(1 / 0.7)}
     assert abs((first == 0).mean() - 0.3) < 0.015  # 20000 draws: the standard error is 0.0032
+
+
+def test_set_device_makes_cupys_current_device_follow():
+    """NCCL's communicator and CuPy's allocations follow CuPy's current device: set_device must move it."""
+    cupy = gpu_standin.cupy
+    with installed():
+        try:
+            minitorch.cuda.set_device(1)
+            assert cupy.cuda.runtime.getDevice() == 1
+            assert minitorch.zeros(2, device="cuda").device == minitorch.device("cuda:1")
+            with minitorch.cuda.device(0):
+                assert cupy.cuda.runtime.getDevice() == 0
+            assert cupy.cuda.runtime.getDevice() == 1
+        finally:
+            minitorch.cuda.set_device(0)
+
+
+def test_the_memory_api_reads_cupys_memory_pool():
+    with installed():
+        before = minitorch.cuda.memory_allocated()
+        x = minitorch.zeros(1000, device="cuda")  # float32: 4000 bytes
+        assert minitorch.cuda.memory_allocated() - before == 4000
+        assert minitorch.cuda.memory_reserved() >= minitorch.cuda.memory_allocated()
+        del x
+        assert minitorch.cuda.memory_allocated() == before
+        minitorch.cuda.empty_cache()
+        properties = minitorch.cuda.get_device_properties(0)
+        assert properties.name == "Stand-in GPU 0" and properties.total_memory == 16 << 30
+        assert (properties.major, properties.minor) == (9, 0)
+        with pytest.raises(RuntimeError, match="invalid device ordinal"):
+            minitorch.cuda.memory_allocated(5)

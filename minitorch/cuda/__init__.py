@@ -41,6 +41,7 @@ def set_device(device) -> None:
         return
     _check_index(index)
     _current["index"] = index
+    _backend().make_current(index)
 
 
 def _check_index(index: int) -> None:
@@ -75,20 +76,21 @@ class device:
         set_device(self.index)
 
     def __exit__(self, *exc_info):
-        _current["index"] = self.previous
+        set_device(self.previous)
         return False
 
 
 def manual_seed(seed: int) -> None:
-    """Seed GPU random numbers: minitorch draws them on the host, so this seeds the default generator."""
+    """Seed GPU random numbers: they come from the default generator (drawn on the host and copied, or, for
+    dropout's masks, drawn on the GPU from a seed it gives), so this seeds that generator."""
     seed_all(seed)
 
 
 manual_seed_all = manual_seed
 
 
-# minitorch draws a GPU tensor's random numbers on the host, from the default generator (``_random.py``), so
-# the state of a GPU's generator is that generator's state (PyTorch keeps a Philox state per GPU instead).
+# minitorch's GPU random numbers come from the default generator (``_random.py``), so the state of a GPU's
+# generator is that generator's state (PyTorch keeps a Philox state per GPU instead).
 def get_rng_state(device="cuda"):
     """The random state that GPU draws use (a uint8 tensor, as PyTorch returns)."""
     _check_rng_device(device)
@@ -144,3 +146,47 @@ class Event:
             end.synchronize()
             return cupy.cuda.get_elapsed_time(self._event, end._event)
         return (end._host_time - self._host_time) * 1000.0
+
+
+# -- memory: what the GPU holds (CuPy's memory pool keeps freed blocks for reuse, like PyTorch's allocator) -----
+def _index_of(device) -> int:
+    index = current_device() if device is None else (device if isinstance(device, int) else _device(device).index)
+    index = current_device() if index is None else index
+    _check_index(index)
+    return index
+
+
+def memory_allocated(device=None) -> int:
+    """Bytes held by tensors on the GPU now."""
+    return _backend().memory_pool(_index_of(device)).used_bytes()
+
+
+def memory_reserved(device=None) -> int:
+    """Bytes the memory pool holds from the GPU: the tensors' and the freed blocks kept for reuse."""
+    return _backend().memory_pool(_index_of(device)).total_bytes()
+
+
+def empty_cache() -> None:
+    """Give the freed blocks back to the GPU (other programs may then use that memory)."""
+    for index in range(device_count()):
+        _backend().memory_pool(index).free_all_blocks()
+
+
+def get_device_properties(device=None):
+    """The GPU's name, total memory and compute capability (as PyTorch's ``_CudaDeviceProperties``)."""
+    index = _index_of(device)
+    properties = _backend().array_module.cuda.runtime.getDeviceProperties(index)
+    name = properties["name"]
+    return _DeviceProperties(name.decode() if isinstance(name, bytes) else name, int(properties["totalGlobalMem"]),
+                             int(properties.get("major", 0)), int(properties.get("minor", 0)),
+                             int(properties.get("multiProcessorCount", 0)))
+
+
+class _DeviceProperties:
+    def __init__(self, name: str, total_memory: int, major: int, minor: int, multi_processor_count: int):
+        self.name, self.total_memory = name, total_memory
+        self.major, self.minor, self.multi_processor_count = major, minor, multi_processor_count
+
+    def __repr__(self) -> str:
+        return (f"_CudaDeviceProperties(name='{self.name}', major={self.major}, minor={self.minor}, "
+                f"total_memory={self.total_memory // 2**20}MB, multi_processor_count={self.multi_processor_count})")

@@ -24,6 +24,7 @@ import contextlib
 import json
 import sys
 import types
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -56,6 +57,24 @@ class Counts:
 
 counts = Counts()
 _current_device = [0]
+_live = weakref.WeakValueDictionary()  # id of an array that owns its memory -> its stand-in wrapper
+
+
+class _MemoryPool:
+    """``cupy.get_default_memory_pool()``: the bytes of the live arrays that own their memory (one pool for all
+    the stand-in's devices; freed memory is not kept, so reserved equals used)."""
+
+    def used_bytes(self) -> int:
+        return sum(array._host.nbytes for array in list(_live.values()))
+
+    def total_bytes(self) -> int:
+        return self.used_bytes()
+
+    def free_all_blocks(self) -> None:
+        pass
+
+
+_pool = _MemoryPool()
 
 
 # -- the array ----------------------------------------------------------------------------------------------
@@ -93,6 +112,8 @@ class ndarray(NDArrayOperatorsMixin):  # noqa: N801 - CuPy's name
 
     def __init__(self, host: np.ndarray):
         self._host = host
+        if host.base is None:
+            _live[id(host)] = self
 
     # -- what CuPy refuses ----------------------------------------------------------------------------------
     def __array__(self, dtype=None, copy=None):
@@ -435,7 +456,8 @@ def _cuda_module() -> types.ModuleType:
 
     runtime = types.SimpleNamespace(
         getDeviceCount=lambda: DEVICE_COUNT,
-        getDeviceProperties=lambda index: {"name": f"Stand-in GPU {index}".encode(), "totalGlobalMem": 16 << 30},
+        getDeviceProperties=lambda index: {"name": f"Stand-in GPU {index}".encode(), "totalGlobalMem": 16 << 30,
+                                           "major": 9, "minor": 0, "multiProcessorCount": 132},
         getDevice=lambda: _current_device[0],
         setDevice=lambda index: _current_device.__setitem__(0, index),
         deviceSynchronize=lambda: setattr(counts, "synchronizations", counts.synchronizations + 1),
@@ -448,7 +470,8 @@ def _cuda_module() -> types.ModuleType:
 
 def _build():
     extra = {"asarray": asarray, "array": array, "asnumpy": asnumpy, "get_array_module": get_array_module,
-             "ndarray": ndarray, "ascontiguousarray": ascontiguousarray}
+             "ndarray": ndarray, "ascontiguousarray": ascontiguousarray,
+             "get_default_memory_pool": lambda: _pool}
     module = _module("cupy", np, NAMES["cupy"], extra)
     module.linalg = _module("cupy.linalg", np.linalg, NAMES["cupy.linalg"], {})
     module.fft = _module("cupy.fft", np.fft, NAMES["cupy.fft"], {})
