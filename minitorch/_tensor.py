@@ -60,9 +60,7 @@ def numpy_names(method):
 
     @functools.wraps(method)
     def with_numpy_names(*args, **kwargs):
-        if kwargs:
-            _arguments.rename_aliases(name, kwargs, aliases)
-        return method(*args, **kwargs)
+        return method(*args, **_arguments.rename_aliases(name, kwargs, aliases)) if kwargs else method(*args)
 
     return with_numpy_names
 

@@ -73,9 +73,12 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
     else:  # several outputs, given gradients, inputs=, create_graph, a view, or an error to report
         roots, grad_roots, retain_graph, inputs = _extensions.backward_arguments(
             tensors, grad_tensors, retain_graph, create_graph, inputs)
-    results = _drain(run_backward(roots, grad_roots, retain_graph, create_graph, inputs))
+    steps = run_backward(roots, grad_roots, retain_graph, create_graph, inputs)
     if inputs is not None:
-        _extensions.keep_grads_of_inputs(inputs, results)  # backward(inputs=...): non-leaf inputs get .grad too
+        return _extensions.keep_grads_of_inputs(inputs, _drain(steps))  # backward(inputs=...): non-leaf inputs too
+    with _numpy.errstate(all="ignore"):  # NumPy warns about inf and NaN (0 * inf) where PyTorch stays silent
+        for _ in steps:
+            pass
 
 
 def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs=None, accumulate: bool = True):
@@ -86,9 +89,7 @@ def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs
         _add_to_buffer(buffers, root.grad_fn or leaf_accumulator(root), root._output_nr, grad)
     dependencies = _count_dependencies(buffers)
     capture = None if inputs is None else _extensions.Capture(inputs, buffers, dependencies)  # autograd.grad, inputs=
-    # The nodes whose gradients are complete, latest-created first (PyTorch's order); ties (leaf accumulators
-    # share one number) in the order they became ready.
-    arrivals = itertools.count()
+    arrivals = itertools.count()  # ready nodes: latest-created first (PyTorch's order), ties in order of arrival
     ready = sorted((-node._sequence_number, next(arrivals), node) for node in buffers if node not in dependencies)
     previous_mode, _GradState.enabled = _GradState.enabled, create_graph  # record backward only if asked
     _extensions.walks.callbacks.append([])  # where queue_callback puts what runs after this walk
@@ -191,8 +192,7 @@ def _validate_gradient(node, index, grad, meta):
 
 
 def _drain(steps):
-    """Run a backward generator to the end and return what it returns."""
-    # NumPy warns about inf and NaN (0 * inf) where PyTorch stays silent: off for the whole walk.
+    """Run a backward generator to the end and return what it returns (without NumPy's warnings, as above)."""
     with _numpy.errstate(all="ignore"):
         while True:
             try:

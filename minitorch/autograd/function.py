@@ -216,7 +216,6 @@ def _connect(ctx, args, inputs, raw, outputs, device):
         raw, outputs = (raw,), (outputs,)
     ctx._device = device
     ctx.next_functions, ctx._input_meta, ctx._tensor_positions = _edges(args, ctx._forward_class.wraps_numbers)
-
     for output_nr, output in enumerate(outputs):  # floating outputs get ctx as their grad_fn
         if output is not None and output._data.dtype.kind in "fc":
             output._requires_grad, output.grad_fn, output._output_nr = True, ctx, output_nr

@@ -122,8 +122,7 @@ class SavedTensor:
     __slots__ = ("kind", "value", "output_nr", "version_counter", "version")
 
     def __init__(self, kind, value, output_nr, version_counter):
-        self.kind, self.value, self.output_nr = kind, value, output_nr
-        self.version_counter = version_counter
+        self.kind, self.value, self.output_nr, self.version_counter = kind, value, output_nr, version_counter
         self.version = version_counter[0]
 
 
