@@ -215,7 +215,7 @@ def _connect(ctx, args, inputs, raw, outputs, device):
     if type(raw) is not tuple:
         raw, outputs = (raw,), (outputs,)
     ctx._device = device
-    ctx.next_functions, ctx._input_meta, ctx._tensor_positions = _edges(args, ctx._forward_class.wraps_numbers)
+    ctx.next_functions, ctx._input_meta, ctx._tensor_positions = _edges(ctx, args)
     for output_nr, output in enumerate(outputs):  # floating outputs get ctx as their grad_fn
         if output is not None and output._data.dtype.kind in "fc":
             output._requires_grad, output.grad_fn, output._output_nr = True, ctx, output_nr
@@ -226,17 +226,17 @@ def _connect(ctx, args, inputs, raw, outputs, device):
         ctx._to_save = ()
 
 
-def _edges(args, wraps_numbers: bool):
-    """For each input (a tensor, or a number the op wraps), the node its gradient goes to (``(None, 0)``
-    if it needs none) and its ``(shape, dtype)``, to which the engine brings the gradient back; and
-    which arguments are inputs, when some are settings (``None`` when all are)."""
+def _edges(ctx, args):
+    """For each input of ``ctx``'s op (a tensor, or a number the op wraps), the node its gradient goes to
+    (``(None, 0)`` if it needs none) and its ``(shape, dtype)``, to which the engine brings the gradient back;
+    and which arguments are inputs, when some are settings (``None`` when all are)."""
     next_functions, input_meta, positions = [], [], []
     for position, arg in enumerate(args):
-        if isinstance(arg, Tensor) and arg._requires_grad:  # to the node that made it, or to its leaf's accumulator
+        if ctx._needs_input_grad[position]:  # a tensor that requires grad: to its maker's node, or its leaf's
             next_functions.append((arg.grad_fn, arg._output_nr) if arg.grad_fn else (_leaf_accumulator(arg), 0))
             input_meta.append((arg._data.shape, arg._data.dtype))
             positions.append(position)
-        elif isinstance(arg, Tensor) or (wraps_numbers and type(arg) in _WRAPPED_NUMBER_TYPES):
+        elif isinstance(arg, Tensor) or (ctx._forward_class.wraps_numbers and type(arg) in _WRAPPED_NUMBER_TYPES):
             next_functions.append((None, 0))  # no gradient: a tensor that needs none, or a wrapped number
             input_meta.append(None)
             positions.append(position)
