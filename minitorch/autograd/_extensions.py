@@ -6,13 +6,18 @@ line here is something PyTorch does besides, and each is reached from the core t
 guarded call with a comment naming it, so a reader of the core sees where it happens and
 skips it:
 
-* recording (``Function.apply``): a view brought up to date, 0-d CPU tensors joining an op on
-  another device, outputs marked non-differentiable, several outputs, the forward traceback
-  that anomaly mode keeps;
+* recording (``Function.apply``): ``collect_inputs`` (a view brought up to date, 0-d CPU tensors
+  joining an op on another device) and ``after_forward`` (outputs marked non-differentiable,
+  several outputs, the forward traceback that anomaly mode keeps);
 * saved tensors: PyTorch's errors for a second backward and for a tensor changed in place;
-* the engine: ``backward()``'s other arguments, ``autograd.grad``'s capture and ``inputs=``,
-  tensor and node hooks, ``queue_callback``, zeros for outputs that received no gradient,
-  the checks of what a backward returned, anomaly mode's NaN check.
+* the engine: ``backward_arguments`` (``backward()``'s other arguments), ``Capture``
+  (``autograd.grad``'s capture and ``inputs=``), ``before_node`` (tensor hooks, the capture),
+  ``before_backward`` (node pre-hooks, zeros for outputs that received no gradient),
+  ``after_backward`` (anomaly mode's NaN check, node hooks), ``fit_gradient_count`` (the checks
+  of what a backward returned), ``queue_callback``.
+
+A node on which a hook is registered (or a leaf's accumulator whose tensor has one) carries
+``_extras = True``; the engine asks that one flag per node before it calls in here.
 
 The recording of the ONNX exporter (``onnx/_trace.py``) wraps ``Function.apply`` itself while
 it traces, so it needs no point here.
