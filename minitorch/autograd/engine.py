@@ -165,7 +165,7 @@ def _call_node(node, grad_outputs) -> tuple:
     for index, (grad, meta) in enumerate(zip(grad_inputs, node._input_meta)):
         if grad is None or meta is None:
             grad = None  # an input that needs no gradient gets none
-        elif not isinstance(grad, Tensor) or grad._data.shape != meta[0] or grad._data.dtype != meta[1]:
+        elif not isinstance(grad, Tensor) or grad._data.shape != meta[0] or grad._data.dtype is not meta[1]:
             grad = _validate_gradient(node, index, grad, meta)
         checked.append(grad)
     if node._extras or _AnomalyState.enabled:
