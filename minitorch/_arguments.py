@@ -94,6 +94,7 @@ def write_out(function: str, result, out):
 
 
 _MISSING = object()
+_TENSOR_OR_NUMBER = (Tensor, numbers.Number)  # what the tensor argument may be (a number reaches the function)
 _CREATION = {"zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "eye", "rand", "randn", "randint",
              "randperm"}
 
@@ -119,12 +120,13 @@ def aliases_for(signature: inspect.Signature, allowed) -> dict:
             and alias not in parameters}
 
 
-def rename_aliases(function: str, kwargs: dict, aliases: dict) -> None:
+def rename_aliases(function: str, kwargs: dict, aliases: dict) -> dict:
     for alias, name in aliases.items():
         if alias in kwargs:
             if name in kwargs:
                 raise TypeError(f"{function}() got multiple values for argument '{name}'")
             kwargs[name] = kwargs.pop(alias)
+    return kwargs
 
 
 def public(function, *, takes_out: bool = False, name: str | None = None, numpy_aliases=()):
@@ -141,6 +143,15 @@ def public(function, *, takes_out: bool = False, name: str | None = None, numpy_
     if position is None and not takes_out and not aliases:
         return function
     creates = name in _CREATION  # zeros, arange...: out= sets the dtype and device
+    if not takes_out and not aliases:  # the common case: only the tensor argument to check
+        @functools.wraps(function)
+        def tensor_checked(*args, **kwargs):
+            value = args[position] if len(args) > position else kwargs.get("input", _MISSING)
+            if not isinstance(value, _TENSOR_OR_NUMBER) and value is not _MISSING:
+                raise must_be_tensor(name, value, "input", position + 1)
+            return function(*args, **kwargs)
+
+        return tensor_checked
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):

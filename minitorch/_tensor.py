@@ -295,7 +295,7 @@ class Tensor(TensorBase):
 
     def backward(self, gradient=None, retain_graph=None, create_graph: bool = False, inputs=None) -> None:
         """Compute the gradient of this tensor with respect to graph leaves and add it into their ``.grad``."""
-        _autograd_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _autograd_backward(self, gradient, retain_graph, create_graph, inputs)
 
     def detach(self) -> Tensor:
         """A tensor sharing this one's data, cut out of the graph (``requires_grad=False``)."""

@@ -73,10 +73,8 @@ class TensorBase:
         self._output_nr = output_nr  # which output of that node it is
         self._version_counter = version_counter if version_counter is not None else [0]  # shared by views
         self._base = None  # a view's base; its history when the view's own was recorded: _base_history
-        self._retains_grad = False
-        self._backward_hooks = None
-        self._post_accumulate_hooks = None
-        self._accumulator_ref = None
+        self._retains_grad, self._backward_hooks = False, None  # retain_grad() and tensor hooks (autograd/hooks.py)
+        self._post_accumulate_hooks, self._accumulator_ref = None, None  # a leaf's hooks; its AccumulateGrad, weakly
 
     @classmethod
     def _make(cls, data, device=None, requires_grad=False, grad_fn=None, output_nr=0, version_counter=None):

@@ -6,13 +6,18 @@ line here is something PyTorch does besides, and each is reached from the core t
 guarded call with a comment naming it, so a reader of the core sees where it happens and
 skips it:
 
-* recording (``Function.apply``): a view brought up to date, 0-d CPU tensors joining an op on
-  another device, outputs marked non-differentiable, several outputs, the forward traceback
-  that anomaly mode keeps;
+* recording (``Function.apply``): ``collect_inputs`` (a view brought up to date, 0-d CPU tensors
+  joining an op on another device) and ``after_forward`` (outputs marked non-differentiable,
+  several outputs, the forward traceback that anomaly mode keeps);
 * saved tensors: PyTorch's errors for a second backward and for a tensor changed in place;
-* the engine: ``backward()``'s other arguments, ``autograd.grad``'s capture and ``inputs=``,
-  tensor and node hooks, ``queue_callback``, zeros for outputs that received no gradient,
-  the checks of what a backward returned, anomaly mode's NaN check.
+* the engine: ``backward_arguments`` (``backward()``'s other arguments), ``Capture``
+  (``autograd.grad``'s capture and ``inputs=``), ``before_node`` (tensor hooks, the capture),
+  ``before_backward`` (node pre-hooks, zeros for outputs that received no gradient),
+  ``after_backward`` (anomaly mode's NaN check, node hooks), ``fit_gradient_count`` (the checks
+  of what a backward returned), ``queue_callback``.
+
+A node on which a hook is registered (or a leaf's accumulator whose tensor has one) carries
+``_extras = True``; the engine asks that one flag per node before it calls in here.
 
 The recording of the ONNX exporter (``onnx/_trace.py``) wraps ``Function.apply`` itself while
 it traces, so it needs no point here.
@@ -28,7 +33,7 @@ from .._device import CPU as _CPU
 from .._dtype import from_numpy_dtype
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make: the graph knows no Tensor methods
 from . import _lent_ops  # the ops it calls while it runs, lent by the ops (see there)
-from .grad_mode import _GradState
+from .grad_mode import _AnomalyState, _GradState
 
 
 class RemovableHandle:
@@ -62,10 +67,12 @@ def refresh_if_stale(view) -> None:
         _lent_ops.refresh_view(view)
 
 
-def collect_across_devices(args, want_arrays: bool):
-    """``_collect_inputs`` for tensors on several devices: 0-d CPU tensors join the others' device
+def collect_inputs(args, want_arrays: bool):
+    """``_collect_inputs`` when a view's base was written in place since the view was recorded (its history
+    is read again) or the tensors are on several devices: 0-d CPU tensors join the others' device
     (``_join_devices``), anything else raises PyTorch's device mismatch error."""
-    device, args = _join_devices(args)
+    devices = {arg._device for arg in args if isinstance(arg, Tensor)}
+    device, args = (devices.pop(), args) if len(devices) == 1 else _join_devices(args)
     for arg in args:
         if isinstance(arg, Tensor) and arg._base is not None and arg._base_history is not arg._base.grad_fn:
             refresh_if_stale(arg)
@@ -130,14 +137,18 @@ def saved_otherwise(value, raw_outputs, outputs):
     return "constant", value, 0, _CONSTANT_VERSION
 
 
-def marked_non_differentiable(ctx, value) -> bool:
-    """Whether forward passed this output to ``ctx.mark_non_differentiable``."""
-    return any(value is marked for marked in ctx._non_differentiable)
-
-
-def remember_outputs(ctx, outputs) -> None:
-    """The shape and dtype of each output of an op with several, for zeros where one receives no gradient."""
-    ctx._output_meta = tuple(None if o is None else (o._data.shape, o._data.dtype) for o in outputs)
+def after_forward(ctx, raw, outputs) -> None:
+    """What ``_connect`` does besides: outputs passed to ``ctx.mark_non_differentiable`` lose the node again;
+    an op with several outputs remembers their shapes and dtypes (zeros where one receives no gradient);
+    anomaly mode keeps the forward call's traceback."""
+    for output_nr, output in enumerate(outputs):
+        if output is not None and output.grad_fn is ctx and any(raw[output_nr] is m for m in ctx._non_differentiable):
+            output._requires_grad, output.grad_fn, output._output_nr = False, None, 0
+    if len(outputs) > 1:
+        ctx._output_meta = tuple(None if o is None else (o._data.shape, o._data.dtype) for o in outputs)
+        ctx._output_count = len(outputs)
+    if _AnomalyState.enabled:
+        remember_forward_trace(ctx)  # detect_anomaly: where forward was called
 
 
 def remember_forward_trace(ctx) -> None:
@@ -260,10 +271,11 @@ def bring_views_up_to_date(*groups) -> None:
 # -- autograd.grad and inputs=: capture the requested gradients, skip what leads nowhere ----------------
 class Capture:
     """The walk of ``autograd.grad`` (and ``backward(inputs=...)``): which nodes lead to the requested
-    inputs (``needed``), the dependencies counted over those nodes only, and the gradients that arrive
-    at each requested input (``results``, in the order of ``inputs``)."""
+    inputs (``needed``), the dependencies counted over those nodes only (``dependencies``, the engine's
+    dict, rewritten in place), and the gradients that arrive at each requested input (``results``, in the
+    order of ``inputs``)."""
 
-    def __init__(self, inputs, root_nodes, all_dependencies):
+    def __init__(self, inputs, root_nodes, dependencies):
         self.points = {}  # (node, output_nr) where a requested input's gradient arrives -> its positions
         for position, tensor in enumerate(inputs):
             key = (tensor.grad_fn, tensor._output_nr) if tensor.grad_fn is not None else (tensor._grad_accumulator(), 0)
@@ -271,12 +283,12 @@ class Capture:
         self.results = [None] * len(inputs)
         order = _discovery_order(root_nodes)
         self.needed = _leading_to({node for node, _ in self.points}, order)
-        self.dependencies = {}  # only edges between needed nodes count
+        dependencies.clear()  # only edges between needed nodes count
         for node in order:
             if node in self.needed:
                 for next_node, _ in node.next_functions:
                     if next_node is not None and next_node in self.needed:
-                        self.dependencies[next_node] = self.dependencies.get(next_node, 0) + 1
+                        dependencies[next_node] = dependencies.get(next_node, 0) + 1
 
     def wants(self, node, grad_outputs) -> bool:
         """Keep the gradients of requested inputs; whether ``node`` leads on to one and must run."""
@@ -312,12 +324,46 @@ def _leading_to(targets, order) -> set:
     return needed
 
 
+# -- the engine's named points: before a node runs, before and after its backward -------------------------
+def before_node(node, grad_outputs, capture):
+    """What happens to the gradients a node received before it runs: the tensor's hooks, then
+    ``autograd.grad``'s capture (``None``: skip the node), then a leaf accumulator's pre-hooks."""
+    if node._tensor_pre_hooks is not None or (node._is_accumulator and node.variable._backward_hooks):
+        run_tensor_hooks(node, grad_outputs)  # tensor.register_hook: may replace a gradient
+    if capture is not None and not capture.wants(node, grad_outputs):
+        return None
+    if node._pre_hooks and node._is_accumulator:
+        run_pre_hooks(node, grad_outputs)  # an AccumulateGrad's register_prehook (other nodes: before_backward)
+    return grad_outputs
+
+
+def before_backward(node, grad_outputs):
+    """Before a node's backward: ``None`` if no gradient flowed to it (it passes nothing on), else the
+    gradients after its pre-hooks, with zeros for outputs that received none (``materialize_grads``)."""
+    if all(grad is None for grad in grad_outputs):
+        return None
+    if node._pre_hooks:
+        grad_outputs = run_pre_hooks(node, grad_outputs)  # grad_fn.register_prehook
+    if len(grad_outputs) > 1 and node.materialize_grads and any(grad is None for grad in grad_outputs):
+        grad_outputs = zeros_for_missing(node, grad_outputs)
+    return grad_outputs
+
+
+def after_backward(node, grad_inputs, grad_outputs):
+    """After a node's backward: anomaly mode's NaN check, then the node's hooks (which may replace the gradients)."""
+    if _AnomalyState.enabled:
+        check_for_nan(node, grad_inputs)  # detect_anomaly
+    if node._post_hooks:
+        grad_inputs = run_post_hooks(node, grad_inputs, grad_outputs)  # grad_fn.register_hook
+    return grad_inputs
+
+
 # -- hooks -------------------------------------------------------------------------------------------
 def run_tensor_hooks(node, grad_outputs) -> None:
     """Hooks from ``tensor.register_hook`` run on the tensor's gradient before it is used (in place in
     ``grad_outputs``). A non-leaf tensor's hooks live on the node that made it (keyed by output number);
     a leaf's live on the leaf itself, which its ``AccumulateGrad`` node holds."""
-    leaf = getattr(node, "variable", None)
+    leaf = node.variable if node._is_accumulator else None
     for output_nr, grad in enumerate(grad_outputs):
         if grad is None:
             continue

@@ -73,9 +73,12 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
     else:  # several outputs, given gradients, inputs=, create_graph, a view, or an error to report
         roots, grad_roots, retain_graph, inputs = _extensions.backward_arguments(
             tensors, grad_tensors, retain_graph, create_graph, inputs)
-    results = _drain(run_backward(roots, grad_roots, retain_graph, create_graph, inputs))
+    steps = run_backward(roots, grad_roots, retain_graph, create_graph, inputs)
     if inputs is not None:
-        _extensions.keep_grads_of_inputs(inputs, results)  # backward(inputs=...): non-leaf inputs get .grad too
+        return _extensions.keep_grads_of_inputs(inputs, _drain(steps))  # backward(inputs=...): non-leaf inputs too
+    with _numpy.errstate(all="ignore"):  # NumPy warns about inf and NaN (0 * inf) where PyTorch stays silent
+        for _ in steps:
+            pass
 
 
 def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs=None, accumulate: bool = True):
@@ -84,28 +87,21 @@ def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs
     buffers = {}  # node -> the gradients it has received so far, one slot per output of its op
     for root, grad in zip(roots, grad_roots):
         _add_to_buffer(buffers, root.grad_fn or leaf_accumulator(root), root._output_nr, grad)
-    dependencies = _count_dependencies(list(buffers))
-    capture = None
-    if inputs is not None:  # autograd.grad, backward(inputs=): only what leads to them; keep their gradients
-        capture = _extensions.Capture(inputs, list(buffers), dependencies)
-        dependencies = capture.dependencies
-    ready = _ReadyNodes([node for node in buffers if node not in dependencies])
-
+    dependencies = _count_dependencies(buffers)
+    capture = None if inputs is None else _extensions.Capture(inputs, buffers, dependencies)  # autograd.grad, inputs=
+    arrivals = itertools.count()  # ready nodes: latest-created first (PyTorch's order), ties in order of arrival
+    ready = sorted((-node._sequence_number, next(arrivals), node) for node in buffers if node not in dependencies)
     previous_mode, _GradState.enabled = _GradState.enabled, create_graph  # record backward only if asked
-    queued = []  # what queue_callback adds during this walk (one list per walk running on this thread)
-    _extensions.walks.callbacks.append(queued)
+    _extensions.walks.callbacks.append([])  # where queue_callback puts what runs after this walk
     try:
-        while ready.heap:
-            node = ready.pop()
+        while ready:
+            node = heapq.heappop(ready)[2]
             grad_outputs = buffers.pop(node)
-            if node._tensor_pre_hooks is not None or (type(node) is AccumulateGrad and node.variable._backward_hooks):
-                _extensions.run_tensor_hooks(node, grad_outputs)  # tensor.register_hook: may replace a gradient
-            if capture is not None and not capture.wants(node, grad_outputs):
-                continue  # autograd.grad took its gradient, or the node leads to no requested input
-
+            if node._extras or capture is not None:
+                grad_outputs = _extensions.before_node(node, grad_outputs, capture)  # tensor hooks, autograd.grad
+                if grad_outputs is None:
+                    continue  # autograd.grad took its gradient, or the node leads to no requested input
             if type(node) is AccumulateGrad:  # a leaf: add the gradient into its .grad
-                if node._pre_hooks:
-                    _extensions.run_pre_hooks(node, grad_outputs)  # grad_fn.register_prehook
                 if accumulate and grad_outputs[0] is not None:
                     node.accumulate(grad_outputs[0], create_graph)
                 yield _step((node, tuple(grad_outputs), (), node.variable))
@@ -120,87 +116,60 @@ def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs
                     _add_to_buffer(buffers, next_node, output_nr, grad)
                     dependencies[next_node] = remaining - 1
                     if remaining == 1:
-                        ready.push(next_node)
+                        heapq.heappush(ready, (-next_node._sequence_number, next(arrivals), next_node))
             yield _step((node, tuple(grad_outputs), grad_inputs, None))
     finally:
         _GradState.enabled = previous_mode
-        _extensions.walks.callbacks.pop()
+        queued = _extensions.walks.callbacks.pop()
     if queued:
-        _extensions.run_callbacks(queued)  # only a walk that reached its end runs them
+        _extensions.run_callbacks(queued)  # queue_callback: only a walk that reached its end runs them
     return capture.results if capture is not None else []
 
 
 def _count_dependencies(root_nodes) -> dict:
     """How many edges lead into each node reachable from ``root_nodes``."""
-    dependencies = {}
-    stack, visited = list(root_nodes), set()
+    dependencies, stack, visited = {}, list(root_nodes), set()
     while stack:
         node = stack.pop()
-        if node in visited:
-            continue
-        visited.add(node)
-        for next_node, _ in node.next_functions:
-            if next_node is not None:
-                dependencies[next_node] = dependencies.get(next_node, 0) + 1
-                stack.append(next_node)
+        if node not in visited:
+            visited.add(node)
+            for next_node, _ in node.next_functions:
+                if next_node is not None:
+                    dependencies[next_node] = dependencies.get(next_node, 0) + 1
+                    stack.append(next_node)
     return dependencies
-
-
-class _ReadyNodes:
-    """The nodes whose gradients are complete: a heap, latest-created node first (PyTorch's order),
-    ties (leaf accumulators share one number) in the order they became ready."""
-
-    __slots__ = ("heap", "_arrivals")
-
-    def __init__(self, nodes):
-        self.heap, self._arrivals = [], itertools.count()
-        for node in nodes:
-            self.push(node)
-
-    def push(self, node) -> None:
-        heapq.heappush(self.heap, (-node._sequence_number, next(self._arrivals), node))
-
-    def pop(self):
-        return heapq.heappop(self.heap)[2]
 
 
 def _add_to_buffer(buffers, node, output_nr, grad) -> None:
     """Add ``grad`` into the slot of output ``output_nr`` of ``node`` (gradients from several uses add up)."""
-    slots = buffers.get(node)
-    if slots is None:
-        slots = buffers[node] = [None] * (len(node._output_meta) if node._output_meta is not None else 1)
+    slots = buffers.get(node) or buffers.setdefault(node, [None] * node._output_count)
     if grad is not None:
         slots[output_nr] = grad if slots[output_nr] is None else slots[output_nr] + grad
 
 
 def _call_node(node, grad_outputs) -> tuple:
-    """``node``'s backward on the gradients it received: one gradient per entry of ``next_functions``."""
-    if grad_outputs[0] is None and all(grad is None for grad in grad_outputs):
-        return (None,) * len(node.next_functions)  # nothing flowed here: pass nothing on
-    if node._pre_hooks:
-        grad_outputs = _extensions.run_pre_hooks(node, grad_outputs)  # grad_fn.register_prehook
-    if len(grad_outputs) > 1 and node.materialize_grads and any(grad is None for grad in grad_outputs):
-        grad_outputs = _extensions.zeros_for_missing(node, grad_outputs)  # zeros where an output got no gradient
-
+    """``node``'s backward on the gradients it received: one gradient per entry of ``next_functions``,
+    each brought back to its input's shape and dtype."""
+    if node._extras or grad_outputs[0] is None or len(grad_outputs) > 1:
+        grad_outputs = _extensions.before_backward(node, grad_outputs)  # node pre-hooks, missing gradients
+        if grad_outputs is None:
+            return (None,) * len(node.next_functions)  # nothing flowed here: pass nothing on
     grad_inputs = node.apply(*grad_outputs)
-    if not isinstance(grad_inputs, tuple):
+    if type(grad_inputs) is not tuple:
         grad_inputs = (grad_inputs,)
     if node._tensor_positions is not None and len(grad_inputs) == len(node._needs_input_grad):
         grad_inputs = [grad_inputs[p] for p in node._tensor_positions]  # one per argument: keep the inputs'
     elif len(grad_inputs) != len(node._input_meta):
         grad_inputs = _extensions.fit_gradient_count(node, grad_inputs)  # extra trailing Nones dropped, else an error
-
     checked = []
     for index, (grad, meta) in enumerate(zip(grad_inputs, node._input_meta)):
         if grad is None or meta is None:
             grad = None  # an input that needs no gradient gets none
-        elif not isinstance(grad, Tensor) or grad._data.shape != meta[0] or grad._data.dtype != meta[1]:
+        elif not isinstance(grad, Tensor) or grad._data.shape != meta[0] or grad._data.dtype is not meta[1]:
             grad = _validate_gradient(node, index, grad, meta)
         checked.append(grad)
-    if _AnomalyState.enabled:
-        _extensions.check_for_nan(node, checked)  # detect_anomaly
-    if node._post_hooks:
-        checked = _extensions.run_post_hooks(node, checked, grad_outputs)  # grad_fn.register_hook
+    if node._extras or _AnomalyState.enabled:
+        checked = _extensions.after_backward(node, checked, grad_outputs)  # node hooks, detect_anomaly
     return tuple(checked)
 
 
@@ -223,8 +192,7 @@ def _validate_gradient(node, index, grad, meta):
 
 
 def _drain(steps):
-    """Run a backward generator to the end and return what it returns."""
-    # NumPy warns about inf and NaN (0 * inf) where PyTorch stays silent: off for the whole walk.
+    """Run a backward generator to the end and return what it returns (without NumPy's warnings, as above)."""
     with _numpy.errstate(all="ignore"):
         while True:
             try:

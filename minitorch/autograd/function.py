@@ -170,10 +170,9 @@ def _collect_inputs(args, want_arrays: bool):
     device, needs_grad, arrays = None, [], []
     for arg in args:
         if isinstance(arg, Tensor):
-            if arg._base is not None and arg._base_history is not arg._base.grad_fn:
-                _extensions.refresh_if_stale(arg)  # a view whose base was written in place since: its history again
-            if device is not None and arg._device is not device:
-                return _extensions.collect_across_devices(args, want_arrays)  # 0-d CPU tensors join, else the error
+            if (arg._base is not None and arg._base_history is not arg._base.grad_fn) or (
+                    device is not None and arg._device is not device):  # a stale view; tensors on two devices
+                return _extensions.collect_inputs(args, want_arrays)
             device = arg._device
             needs_grad.append(arg._requires_grad)
             arrays.append(arg._data)
@@ -186,11 +185,19 @@ def _collect_inputs(args, want_arrays: bool):
 # -- step 3: wrap the outputs and connect the node -------------------------------------------
 def _wrap_outputs(cls, raw, device, args):
     """What ``forward`` returned as Tensors: one Tensor for one output, a tuple for several."""
-    if type(raw) is _numpy_array and not cls.is_view:
-        return Tensor._make(raw, device)  # the common case: a fresh NumPy array from an Op
+    if type(raw) is _numpy_array:  # the common case: one NumPy array from an Op
+        return _wrap_view(raw, device, args[0]) if cls.is_view else Tensor._make(raw, device)
     if type(raw) is tuple:
         return tuple([_wrap_output(cls, value, device, args, index) for index, value in enumerate(raw)])
     return _wrap_output(cls, raw, device, args, 0)
+
+
+def _wrap_view(value, device, base):
+    """The output of a view op: it shares its base's memory, so its version counter too."""
+    output = Tensor._make(value, device, version_counter=base._version_counter)
+    output._base = root = base if base._base is None else base._base
+    output._base_history, output._view_made_without_grad = root.grad_fn, not _GradState.enabled
+    return output
 
 
 def _wrap_output(cls, value, device, args, index):
@@ -199,13 +206,7 @@ def _wrap_output(cls, value, device, args, index):
         return _extensions.returned_by_function(value, device, args)  # a custom Function's forward gives Tensors
     if isinstance(value, _numpy_scalar):
         value = _as_numpy_array(value)
-    if cls.is_view and index == 0:  # it shares its base's memory, so its version counter too
-        base = args[0]
-        output = Tensor._make(value, device, version_counter=base._version_counter)
-        output._base = root = base if base._base is None else base._base
-        output._base_history, output._view_made_without_grad = root.grad_fn, not _GradState.enabled
-        return output
-    return Tensor._make(value, device)
+    return _wrap_view(value, device, args[0]) if cls.is_view and index == 0 else Tensor._make(value, device)
 
 
 def _connect(ctx, args, inputs, raw, outputs, device):
@@ -214,40 +215,31 @@ def _connect(ctx, args, inputs, raw, outputs, device):
     if type(raw) is not tuple:
         raw, outputs = (raw,), (outputs,)
     ctx._device = device
-    ctx.next_functions, ctx._input_meta, ctx._tensor_positions = _edges(args, ctx._forward_class.wraps_numbers)
-
+    ctx.next_functions, ctx._input_meta, ctx._tensor_positions = _edges(ctx, args)
     for output_nr, output in enumerate(outputs):  # floating outputs get ctx as their grad_fn
-        if output is None or output._data.dtype.kind not in "fc":
-            continue
-        if ctx._non_differentiable and _extensions.marked_non_differentiable(ctx, raw[output_nr]):
-            continue  # ctx.mark_non_differentiable (indices, masks)
-        output._requires_grad, output.grad_fn, output._output_nr = True, ctx, output_nr
-    if len(outputs) > 1:
-        _extensions.remember_outputs(ctx, outputs)  # for zeros where an output receives no gradient
-
+        if output is not None and output._data.dtype.kind in "fc":
+            output._requires_grad, output.grad_fn, output._output_nr = True, ctx, output_nr
+    if len(outputs) > 1 or ctx._non_differentiable or _AnomalyState.enabled:
+        _extensions.after_forward(ctx, raw, outputs)  # mark_non_differentiable, several outputs, detect_anomaly
     if ctx._to_save:
         ctx._saved = [_saved_tensor(value, args, inputs, raw, outputs) for value in ctx._to_save]
         ctx._to_save = ()
-    if _AnomalyState.enabled:
-        _extensions.remember_forward_trace(ctx)  # detect_anomaly: where forward was called
 
 
-def _edges(args, wraps_numbers: bool):
-    """For each input (a tensor, or a number the op wraps), the node its gradient goes to (``(None, 0)``
-    if it needs none) and its ``(shape, dtype)``, to which the engine brings the gradient back; and
-    which arguments are inputs, when some are settings (``None`` when all are)."""
+def _edges(ctx, args):
+    """For each input of ``ctx``'s op (a tensor, or a number the op wraps), the node its gradient goes to
+    (``(None, 0)`` if it needs none) and its ``(shape, dtype)``, to which the engine brings the gradient back;
+    and which arguments are inputs, when some are settings (``None`` when all are)."""
     next_functions, input_meta, positions = [], [], []
     for position, arg in enumerate(args):
-        if isinstance(arg, Tensor) and arg._requires_grad:
-            grad_fn = arg.grad_fn
-            next_functions.append((grad_fn, arg._output_nr) if grad_fn is not None else (_leaf_accumulator(arg), 0))
+        if ctx._needs_input_grad[position]:  # a tensor that requires grad: to its maker's node, or its leaf's
+            next_functions.append((arg.grad_fn, arg._output_nr) if arg.grad_fn else (_leaf_accumulator(arg), 0))
             input_meta.append((arg._data.shape, arg._data.dtype))
-        elif isinstance(arg, Tensor) or (wraps_numbers and type(arg) in _WRAPPED_NUMBER_TYPES):
+            positions.append(position)
+        elif isinstance(arg, Tensor) or (ctx._forward_class.wraps_numbers and type(arg) in _WRAPPED_NUMBER_TYPES):
             next_functions.append((None, 0))  # no gradient: a tensor that needs none, or a wrapped number
             input_meta.append(None)
-        else:
-            continue  # a setting (a dim, a flag): no edge
-        positions.append(position)
+            positions.append(position)
     return tuple(next_functions), tuple(input_meta), None if len(positions) == len(args) else tuple(positions)
 
 

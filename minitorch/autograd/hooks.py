@@ -23,8 +23,12 @@ def register_tensor_hook(tensor, hook):
         if tensor._backward_hooks is None:
             tensor._backward_hooks = {}
         hooks = tensor._backward_hooks
+        accumulator = tensor._accumulator_ref() if tensor._accumulator_ref is not None else None
+        if accumulator is not None:  # (an accumulator made later sees the hooks when it is made)
+            accumulator._extras = True  # the engine now calls _extensions for this leaf
     else:
         node = tensor.grad_fn
+        node._extras = True  # the engine now calls _extensions for this node
         if node._tensor_pre_hooks is None:
             node._tensor_pre_hooks = {}
         hooks = node._tensor_pre_hooks.setdefault(tensor._output_nr, {})
@@ -52,6 +56,7 @@ def add_retain_grad_hook(tensor):
         return None
 
     node = tensor.grad_fn
+    node._extras = True  # the engine now calls _extensions for this node
     if node._tensor_pre_hooks is None:
         node._tensor_pre_hooks = {}
     node._tensor_pre_hooks.setdefault(tensor._output_nr, {})["retain_grad"] = retain

@@ -20,6 +20,7 @@ PyTorch's extras on a node (hooks, the error for a saved tensor changed in place
 from __future__ import annotations
 
 import itertools
+import operator
 import weakref
 
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make: the graph knows no Tensor methods
@@ -38,12 +39,15 @@ class Node:
     """
 
     next_functions: tuple = ()
-    # Hooks and several outputs are rare: class-level defaults that the engine checks in one step.
+    # What PyTorch adds (``_extensions.py``) is rare: class-level defaults, and one flag the engine checks.
+    _extras = False  # True once a hook is registered on the node (or its tensor): the engine calls _extensions
     _pre_hooks: tuple = ()
     _post_hooks: tuple = ()
     _tensor_pre_hooks = None
+    _output_count = 1  # how many outputs its op has (gradient slots in the engine's buffer)
     _output_meta = None  # (shape, dtype) per output, kept only for nodes with several outputs
     materialize_grads = True
+    _is_accumulator = False
 
     def name(self) -> str:
         return type(self).__name__
@@ -58,11 +62,13 @@ class Node:
     def register_hook(self, hook):
         """``hook(grad_inputs, grad_outputs)`` runs after this node's backward; it may return new grad_inputs."""
         self.__dict__.setdefault("_post_hooks", []).append(hook)
+        self._extras = True
         return _RemovableHandle(self._post_hooks, hook)
 
     def register_prehook(self, hook):
         """``hook(grad_outputs)`` runs before this node's backward; it may return new grad_outputs."""
         self.__dict__.setdefault("_pre_hooks", []).append(hook)
+        self._extras = True
         return _RemovableHandle(self._pre_hooks, hook)
 
     def __repr__(self) -> str:
@@ -73,9 +79,12 @@ class Node:
 class AccumulateGrad(Node):
     """The node at a leaf tensor: it adds the gradient that arrives into ``leaf.grad``."""
 
+    _sequence_number = 2**63 - 1  # PyTorch gives accumulators the highest priority too
+    _is_accumulator = True
+
     def __init__(self, variable):
         self.variable = variable
-        self._sequence_number = 2**63 - 1  # PyTorch gives accumulators the highest priority too
+        self._extras = variable._backward_hooks is not None  # the leaf's tensor hooks (autograd/hooks.py)
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
@@ -85,7 +94,7 @@ class AccumulateGrad(Node):
         leaf = self.variable
         if leaf._grad is None:
             leaf._grad = grad if keep_graph_of_grad else Tensor._make(grad._data.copy(), grad._device)
-        elif keep_graph_of_grad or leaf._grad.requires_grad:
+        elif keep_graph_of_grad or leaf._grad._requires_grad:
             leaf._grad = leaf._grad + grad
         else:
             leaf._grad._data += grad._data
@@ -113,8 +122,7 @@ class SavedTensor:
     __slots__ = ("kind", "value", "output_nr", "version_counter", "version")
 
     def __init__(self, kind, value, output_nr, version_counter):
-        self.kind, self.value, self.output_nr = kind, value, output_nr
-        self.version_counter = version_counter
+        self.kind, self.value, self.output_nr, self.version_counter = kind, value, output_nr, version_counter
         self.version = version_counter[0]
 
 
@@ -128,6 +136,7 @@ class BackwardNode(Node):
     _released = False
     _non_differentiable = ()
     _tensor_positions = None  # which arguments are inputs, when some are not (numbers, settings)
+    needs_input_grad = property(operator.attrgetter("_needs_input_grad"))  # read-only, as in PyTorch
 
     def __init__(self, needs_input_grad: tuple):
         self._sequence_number = next(_sequence_counter)
@@ -167,12 +176,7 @@ class BackwardNode(Node):
 
     def _release_saved(self) -> None:
         """Drop the saved tensors so their memory is freed once backward is done."""
-        self._saved = None
-        self._released = True
-
-    @property
-    def needs_input_grad(self) -> tuple:
-        return self._needs_input_grad
+        self._saved, self._released = None, True
 
     def apply(self, *grad_outputs):
         """Run the forward class's backward on this node (the engine's step)."""

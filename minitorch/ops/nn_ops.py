@@ -55,20 +55,12 @@ class Linear(Op):
     @staticmethod
     def backward(ctx, grad):
         input, weight = ctx.saved_tensors
+        if not _GradState.enabled and grad._data.ndim == 2:  # Speed only: the formulas below, on the arrays
+            return _linear_backward_on_arrays(grad, input, weight, ctx.needs_input_grad, ctx.vector_bias)
         needs_bias, needs_input, needs_weight = ctx.needs_input_grad
-        if _arrays_suffice(grad):  # speed only: the same formulas on raw arrays
-            grad_input, grad_weight = _linear_backward_on_arrays(grad, input, weight, needs_input, needs_weight)
-        else:
-            grad_input, grad_weight = _linear_backward(grad, input, weight, needs_input, needs_weight)
-        grad_bias = None
-        if needs_bias:
-            # A bias vector gets the sum over the batch; any other bias shape is left to the engine.
-            if grad.dim() != 2 or not ctx.vector_bias:
-                grad_bias = grad
-            elif _GradState.enabled:
-                grad_bias = grad.sum(0)
-            else:
-                grad_bias = Tensor._make(grad._data.sum(axis=0), grad._device)
+        grad_input, grad_weight = _linear_backward(grad, input, weight, needs_input, needs_weight)
+        # A bias vector gets the sum over the batch; any other bias shape is left to the engine.
+        grad_bias = None if not needs_bias else grad.sum(0) if grad.dim() == 2 and ctx.vector_bias else grad
         return grad_bias, grad_input, grad_weight
 
 
@@ -86,27 +78,16 @@ def _linear_backward(grad, input, weight, needs_input: bool, needs_weight: bool)
     return grad_input, grad_weight
 
 
-def _arrays_suffice(grad) -> bool:
-    """Speed only: whether ``Linear.backward`` may skip Tensor ops for ``_linear_backward_on_arrays``.
-
-    That is when no graph of the gradient is being recorded (a plain ``backward()``, not
-    ``create_graph=True``) and the batch is 2-D. Tensor ops would then build nothing that is kept,
-    and linear layers are in every network: skipping three Tensor-op dispatches is a measurable
-    share of a small MLP's training step. Without this shortcut ``backward`` is ``_linear_backward``.
-    """
-    return not _GradState.enabled and grad.dim() == 2
-
-
-def _linear_backward_on_arrays(grad, input, weight, needs_input: bool, needs_weight: bool):
-    """Speed only: ``_linear_backward``'s formulas for a 2-D batch on raw arrays (see ``_arrays_suffice``)::
-
-        dx = grad @ W;   dW = grad^T @ x
-    """
-    g = grad._data
-    device = grad._device
+def _linear_backward_on_arrays(grad, input, weight, needs_input_grad, vector_bias: bool):
+    """Speed only: ``Linear.backward`` for a 2-D batch when no graph of the gradient is recorded (a plain
+    ``backward()``): ``dx = grad @ W``, ``dW = grad^T @ x``, ``db`` the sum over the batch, on the arrays,
+    skipping the Tensor ops' dispatch (linear layers are in every network)."""
+    needs_bias, needs_input, needs_weight = needs_input_grad
+    g, device = grad._data, grad._device
     grad_input = Tensor._make(g @ weight._data, device) if needs_input else None
     grad_weight = Tensor._make(g.T @ input._data, device) if needs_weight else None
-    return grad_input, grad_weight
+    grad_bias = (Tensor._make(g.sum(axis=0), device) if vector_bias else grad) if needs_bias else None
+    return grad_bias, grad_input, grad_weight
 
 
 class LinearNoBias(Op):
@@ -125,9 +106,9 @@ class LinearNoBias(Op):
     @staticmethod
     def backward(ctx, grad):
         input, weight = ctx.saved_tensors
+        if not _GradState.enabled and grad._data.ndim == 2:  # Speed only: the formulas below, on the arrays
+            return _linear_backward_on_arrays(grad, input, weight, (False, *ctx.needs_input_grad), False)[1:]
         needs_input, needs_weight = ctx.needs_input_grad
-        if _arrays_suffice(grad):  # speed only: the same formulas on raw arrays
-            return _linear_backward_on_arrays(grad, input, weight, needs_input, needs_weight)
         return _linear_backward(grad, input, weight, needs_input, needs_weight)
 
 

@@ -102,15 +102,19 @@ class Sum(Op):
         return result if result.ndim or not isinstance(result, np.generic) else np.asarray(result)
 
     @staticmethod
-    def backward(ctx, grad):
-        grad = _restore_dims(grad, ctx.input_shape, ctx.dims, ctx.keepdim)
-        return Expand.apply(grad, ctx.input_shape), None, None, None  # grad.expand(x.shape): the shapes fit
+    def backward(ctx, grad):  # a sum over every dimension: its gradient broadcasts as it is
+        return Expand.apply(grad, ctx.input_shape), None, None, None  # grad.expand(x.shape)
 
 
 class SumDim(Sum):
     """``x.sum(dim)``: the same op; PyTorch numbers the overload with ``dim`` separately."""
 
     node_name = "SumBackward1"
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad = _restore_dims(grad, ctx.input_shape, ctx.dims, ctx.keepdim)  # the summed dimensions back, as 1s
+        return Expand.apply(grad, ctx.input_shape), None, None, None  # grad.expand(x.shape): the shapes fit
 
 
 def _accumulate_dtype(x: Tensor, dtype) -> _dtype.dtype:
@@ -127,8 +131,9 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor
         input = input.to(dtype)
     floating = dtype is None and input._data.dtype.kind == "f"  # None tells NumPy to keep the dtype, cheaply
     numpy_dtype = None if floating else _accumulate_dtype(input, dtype).numpy_dtype
-    op = Sum if dim is None else SumDim
-    return op.apply(input, _all_dims_if_empty(dim, input._data.ndim), keepdim, numpy_dtype)
+    if dim is None:
+        return Sum.apply(input, tuple(range(input._data.ndim)), keepdim, numpy_dtype)
+    return SumDim.apply(input, _all_dims_if_empty(dim, input._data.ndim), keepdim, numpy_dtype)
 
 
 def sum_to_size(x: Tensor, *size) -> Tensor:

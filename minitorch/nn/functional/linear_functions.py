@@ -26,9 +26,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         >>> minitorch.nn.functional.linear(x, minitorch.ones(4, 3)).shape
         minitorch.Size([2, 4])
     """
-    _check_linear(input, weight, bias)
-    if weight._data.ndim == 1:  # a vector of weights (and no bias): the output loses its last dimension
-        return input.matmul(weight)
+    if not (isinstance(input, Tensor) and weight._data.ndim == 2 and input._data.shape[-1:] == weight._data.shape[1:]
+            and input._data.dtype == weight._data.dtype and (bias is None or bias._data.dtype == input._data.dtype
+                                                             and bias._data.shape == weight._data.shape[:1])):
+        _check_linear(input, weight, bias)  # PyTorch's errors for operands linear cannot take
+        if weight._data.ndim == 1:  # a vector of weights (and no bias): the output loses its last dimension
+            return input.matmul(weight)
     if bias is None:
         return nn_ops.LinearNoBias.apply(input, weight)
     return nn_ops.Linear.apply(bias, input, weight)  # PyTorch's addmm order: bias first
@@ -36,6 +39,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 def _check_linear(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
     """PyTorch's errors for operands ``linear`` cannot take: ranks, sizes, dtypes, a bias that does not broadcast."""
+    if not isinstance(input, Tensor):
+        raise _arguments.must_be_tensor("linear", input, "input", 1)
     input_shape, weight_shape = input._data.shape, weight._data.shape
     if not input_shape or not weight_shape:
         raise RuntimeError(

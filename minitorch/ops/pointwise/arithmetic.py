@@ -27,19 +27,12 @@ from ._operands import (
 
 # -- the two operands of a binary op -----------------------------------------------------------
 def _binary(op, a, b, function: str = "add", result=None):
-    """``op`` applied to two operands checked and promoted to a common dtype (``_prepare``; numbers stay numbers)."""
-    if result is not None or not _nothing_to_prepare(a, b):  # Speed only: skips _prepare when it changes nothing
+    """``op`` applied to two operands checked and promoted to a common dtype (``_prepare``; numbers stay numbers).
+    Two tensors of one dtype and shape need nothing (``Function.apply`` refuses two devices)."""
+    if result is not None or not (isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype
+                                  and a._data.shape == b._data.shape):
         a, b, _ = _prepare(a, b, function, result)
     return op.apply(a, b)
-
-
-def _nothing_to_prepare(a, b) -> bool:
-    """Speed only: two tensors of one dtype and shape, which ``_prepare`` would hand back unchanged
-    (``Function.apply`` still refuses operands on two devices)."""
-    return (
-        isinstance(a, Tensor) and isinstance(b, Tensor)
-        and a._data.dtype == b._data.dtype and a._data.shape == b._data.shape
-    )
 
 
 # -- arithmetic -------------------------------------------------------------------------
