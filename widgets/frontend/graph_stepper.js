@@ -441,6 +441,24 @@ function render({ model, el }) {
     model.save_changes();
   });
 
+  // -- the drawing's box: the kernel lays the graph out to be legible in it (folding, wrapping) ---------
+  let boxTimer = null;
+  function reportBoxSoon() {
+    if (boxTimer !== null) clearTimeout(boxTimer);
+    boxTimer = setTimeout(() => {
+      boxTimer = null;
+      const box = [Math.round(graph.clientWidth), Math.round(graph.clientHeight)];
+      const [width, height] = model.get("box") || [];
+      if (!box[0] || !box[1] || (Math.abs(box[0] - (width || 0)) < 8 && Math.abs(box[1] - (height || 0)) < 8)) return;
+      try {
+        model.set("box", box);
+        model.save_changes();
+      } catch (error) {
+        // restored from the saved state without its kernel: the layout stays as it was saved
+      }
+    }, 250);
+  }
+
   // -- the kernel: is it there? (a saved notebook without one still steps, but cannot fold) ----------
   function onMessage(message) {
     if (message && message.type === "pong") { kernelAlive = true; fillFoldList(); }
@@ -453,19 +471,23 @@ function render({ model, el }) {
   }
 
   const rebuild = () => { if (graph.clientWidth) { build(); update(); } };
+  const markLayoutBox = () => { graph.dataset.layoutBox = (model.get("layout_box") || []).join("x"); };
   const relabel = () => { fillNodeList(); fillFoldList(); showDetails(); };
   model.on("change:frame", update);
   model.on("change:selected", showDetails);
   model.on("change:changes", rebuild);
   model.on("change:collapsed", fillFoldList);
   model.on("change:item_labels", relabel);
+  model.on("change:layout_box", markLayoutBox);
 
+  markLayoutBox();
   fillNodeList();
   fillFoldList();
   // Draw once the view has a size (JupyterLab may attach it before laying it out), and keep the
   // pan and zoom right when the output is resized.
   let drawnWidth = 0;
   const resized = new ResizeObserver(() => {
+    reportBoxSoon();
     const width = graph.clientWidth;
     if (!width || width === drawnWidth) return;
     if (!drawnWidth) { drawnWidth = width; build(); update(); return; }
@@ -475,6 +497,7 @@ function render({ model, el }) {
   resized.observe(graph);
   return () => {
     resized.disconnect();
+    if (boxTimer !== null) clearTimeout(boxTimer);
     stop();
     if (panZoom) panZoom.destroy();
     model.off("msg:custom", onMessage);
@@ -483,6 +506,7 @@ function render({ model, el }) {
     model.off("change:changes", rebuild);
     model.off("change:collapsed", fillFoldList);
     model.off("change:item_labels", relabel);
+    model.off("change:layout_box", markLayoutBox);
   };
 }
 
