@@ -340,6 +340,8 @@ class GradientMonitor(StaticFallback):
         if self._seen:
             self._finish_step()
         self._measure_last_step()
+        if self._widget is not None and self._widget.controls.training and self.history:
+            self._widget.overview.value = _live_overview_svg(self)  # at once; matplotlib's drawing follows
         if self.history and not any(
             stats.grad_histogram is not None for stats in self.history[-1].layers.values()
         ):
@@ -596,7 +598,8 @@ def _controls_class():
         class MonitorControls(anywidget.AnyWidget):
             """Which layer's histograms, at which of the steps that have them."""
 
-            _esm = (frontend / "monitor_controls.js").read_text(encoding="utf-8")
+            _esm = "\n".join((frontend / name).read_text(encoding="utf-8")
+                              for name in ("opening_clean.js", "monitor_controls.js"))
             _css = (frontend / "monitor_controls.css").read_text(encoding="utf-8")
             layers = t.List(t.Unicode()).tag(sync=True)
             layer = t.Unicode("").tag(sync=True)

@@ -339,7 +339,8 @@ def _stepper_view_class():
     import traitlets as t
 
     # svg-pan-zoom is a UMD bundle: with ``define`` shadowed it puts itself on ``window.svgPanZoom``.
-    esm = ("const define = undefined;\n" + _read("vendor/svg-pan-zoom.min.js") + "\n" + _read("graph_stepper.js"))
+    esm = ("const define = undefined;\n" + _read("vendor/svg-pan-zoom.min.js") + "\n" + _read("opening_clean.js")
+           + "\n" + _read("graph_stepper.js"))
 
     class GraphStepperView(anywidget.AnyWidget):
         """The stepper in the browser: the drawing once, per frame only what changes, and the panels."""

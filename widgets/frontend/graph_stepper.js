@@ -30,6 +30,7 @@ function button(label, title, className) {
 }
 
 function render({ model, el }) {
+  try { keepOpeningClean(model); } catch (error) { /* not in JupyterLab: nothing to keep clean */ }
   const root = element("div", { class: "minitorch-graph-stepper mt-stepper" });
   const play = button("\u25b6 play", "play the steps (again to pause)", "mt-play");
   const previous = button("\u25c0 previous", "previous step", "mt-previous");
