@@ -8,7 +8,8 @@ the op back to the tensor, labelled with the gradient that op sent along it (its
 small tensor, shape and norm for a large one). They appear at the backward step that sends
 them, so ``y = x * x + x`` shows three gradients meeting at ``x`` (3 + 3 + 1 = x.grad = 7).
 Layout: top to bottom (as TensorBoard and Netron draw), or left to right when that fits a laptop's
-drawing box (``FIT_BOX``) at a larger size (``rankdir="auto"``). Graphviz lays it out once
+drawing box (``FIT_BOX``) at a larger size (``rankdir="auto"``); a drawing too tall for its box can be
+wrapped into ``columns`` side by side, read left to right as lines of text are. Graphviz lays it out once
 (``render.py``); each frame then fills that one SVG template with the frame's visibility,
 colours and label text, so nothing moves while stepping. Folding other modules means a new
 ``GraphView`` of the same timeline.

@@ -705,6 +705,7 @@ def test_four_graphs_are_legible_and_every_step_frames_what_changed(tmp_path, vi
                 assert all(f["focus"] for f in frames), f"{name}: a step with nothing to show"
                 assert not report[name]["frames_with_something_out_of_view"], (name, report[name])
                 assert opening["smallest"] >= 8.95, f"{name}: text of {opening['smallest']:.1f} px when opened"
+                assert smallest >= 8.95, f"{name}: text of {smallest:.1f} px at some step"
                 # the whole graph, every node inside the drawing's box and the window (folded modules count as
                 # one node each: folded and wrapped as the box needs)
                 assert opening["whole"] == opening["nodes"], f"{name}: not all of the graph in view {opening}"

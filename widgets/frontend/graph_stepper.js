@@ -4,7 +4,9 @@
 // the text of its lines), and for every frame only the holes that change. This view fills the
 // holes in place, so stepping works without a kernel (a saved notebook with its widget state)
 // and the pan and zoom stay where the learner left them. Pan and zoom: svg-pan-zoom (vendored,
-// see vendor/svg-pan-zoom.LICENSE). The drawing opens whole when its text is legible that way
+// see vendor/svg-pan-zoom.LICENSE). The view tells the kernel the size of its box, and the kernel lays
+// the graph out to be legible whole in it (folding modules, wrapping a tall drawing into columns; a
+// learner's own folding is kept). The drawing opens whole when its text is legible that way
 // (9 px or more), else at the smallest legible size on the current step. On each step the view
 // frames what changed: a forward step's new node with its inputs, a backward step's sender with
 // every receiver and gradient label (zooming out when they do not fit). A minimap shows the whole
