@@ -43,14 +43,15 @@ function keepOpeningClean(model) {
     return response.ok ? (await response.json()).content : null;
   }
 
+  let changed = false; // a real change was seen: the mark stays, and the file is not fetched again
   async function check() {
-    if (!context.model.dirty) return;
+    if (changed || !context.model.dirty) return;
     const before = summary(context.model.toJSON());
     const disk = await onDisk();
+    if (!disk) return;
     // unchanged on disk and here since the check began: only the restore marked it
-    if (disk && summary(disk) === before && summary(context.model.toJSON()) === before) {
-      context.model.dirty = false;
-    }
+    if (summary(disk) === before && summary(context.model.toJSON()) === before) context.model.dirty = false;
+    else changed = true;
   }
 
   // The restore registers models one by one (each marks the notebook again): look when it is done, and twice
