@@ -961,7 +961,8 @@ def _shut_down_kernels(url: str, token: str) -> None:
 def test_ten_reopens_show_the_widgets_live_and_unchanged_and_the_first_save_keeps_the_state(tmp_path):
     """The tour run and saved in the kit's lab (widget state on), then reopened 10 times, each with a new kernel
     starting as it opens (the kernel-start race): every time the widgets are live, no "model not found", and the
-    notebook is not marked changed by opening it; the first save after the last reopening keeps the state."""
+    notebook is not marked changed by opening it; an edit typed while it opens is marked; the first save after
+    reopening keeps the state (and the edit)."""
     sync_api = require("playwright.sync_api", "the browser test drives Chromium with Playwright")
     chromium = require_program("chromium", "the browser test runs headless Chromium", "apt-get install chromium")
     _require_lab()
@@ -1000,11 +1001,24 @@ def test_ten_reopens_show_the_widgets_live_and_unchanged_and_the_first_save_keep
                 if cycle in (1, 10) or cycles[-1]["model_not_found"] or cycles[-1]["marked_changed"]:
                     page.locator(".minitorch-graph-stepper").first.scroll_into_view_if_needed()
                     page.screenshot(path=str(ARTIFACTS / f"widgets4_reopen_{cycle}.png"))
+            # a real change while the notebook opens keeps the mark: an edit typed at once, before the restore ends
+            page.goto("about:blank")
+            _shut_down_kernels(url, token)
+            page.goto(f"{url}/lab/tree/{NOTEBOOK.name}?token={token}")
+            editor = page.locator(".jp-CodeCell .cm-content").first
+            editor.click()
+            page.keyboard.press("End")
+            page.keyboard.type("  # a learner's note")
+            expect(page.locator(".minitorch-graph-stepper .mt-graph > svg").first).to_be_visible(timeout=60_000)
+            expect(page.locator(".jp-StatusBar-Widget:has-text('| Idle')").first).to_be_visible(timeout=60_000)
+            page.wait_for_timeout(5000)
+            assert dirty.count() == 1, "an edit made while the notebook opened is not marked as a change"
             # the first save after reopening keeps every model the outputs point to
             page.locator(".jp-NotebookPanel .jp-Notebook").click(position={"x": 5, "y": 5})
             page.keyboard.press("Control+s")
             page.wait_for_timeout(2000)
             saved = json.loads(path.read_text())
+            assert "# a learner's note" in "".join("".join(cell["source"]) for cell in saved["cells"])
             restate = saved["metadata"]["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
             stashed = [o["metadata"]["minitorch-kit"]["widget-view"]["model_id"] for o in _widget_outputs(saved)]
             assert len(stashed) == 4 and set(stashed) <= set(restate), (stashed, len(restate))
