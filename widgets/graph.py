@@ -218,12 +218,24 @@ class GraphStepper(StaticFallback):
         one that shows the whole graph largest."""
         best = None
         for collapsed, columns in candidates:
+            if columns > 1 and not self._wrapping_may_help(collapsed, columns, box, best):
+                continue  # not worth a layout: wrapping a wide drawing only makes it smaller
             view = self._layout(collapsed, columns)
             if view.template is None or self._legible(view, box):
                 return view
             if best is None or view.fit_scale(box) > best.fit_scale(box) * 1.05:
                 best = view
         return best
+
+    def _wrapping_may_help(self, collapsed, columns: int, box, best) -> bool:
+        """Would ``columns`` columns (about ``columns`` times as wide, ``1 / columns`` as tall as one) be legible, or
+        larger than ``best``? Judged from the one-column layout of the same folding, before laying it out."""
+        one = self._layout(collapsed, 1)
+        if one.template is None or not one.size[0] or not one.size[1]:
+            return False
+        width, height = one.size
+        guess = min(box[0] / (width * columns), box[1] * columns / height)
+        return guess * 0.99 >= LEGIBLE_SCALE or best is None or guess > best.fit_scale(box) * 1.05
 
     def _columns_for(self, collapsed, box) -> int:
         """Wrap a learner's folding into as few columns as make it legible (one when nothing does better)."""
