@@ -44,7 +44,8 @@ function render({ model, el }) {
   const fitWidth = button("fit", "fit the whole graph in view", "mt-fit");
   const actual = button("1:1", "back to the reading size, centred on the current step", "mt-actual");
   const search = element("input", {
-    type: "search", class: "mt-search", placeholder: "find a node by name", "aria-label": "find a node by name",
+    type: "search", class: "mt-search", placeholder: "find a node", title: "find a node by name",
+    "aria-label": "find a node by name",
   });
   const controls = element("div", { class: "mt-controls" }, [
     play, previous, next, slider, counter, element("span", { class: "mt-gap" }), zoomOut, zoomIn, fitWidth, actual,
