@@ -298,16 +298,19 @@ class GradientMonitor(StaticFallback):
         self._drawn_step = self.history[-1].step
         self.time.charge("after the loop" if force else "showing", start, "drawing")
 
-    # The status line is text (no drawing): it follows a running loop once a second, whatever the charts' budget.
-    STATUS_EVERY_S = 1.0
+    # While a loop runs, the status line and the live chart (a plain SVG written here, a millisecond's work where
+    # matplotlib takes a tenth of a second) follow it at least once a second, whatever the matplotlib charts' budget.
+    STATUS_EVERY_S = 0.8
 
     def _show_progress(self) -> None:
-        """While a loop runs: say so on the controls, and bring the status line up to date once a second."""
+        """While a loop runs: say so on the controls, and bring the status and the live chart up to date."""
         start = _clock()
         if start - self._status_shown_at < self.STATUS_EVERY_S and self._widget.controls.training:
             return
         self._status_shown_at = start
         self._widget.show_status(training=True)
+        if self.history:
+            self._widget.overview.value = _live_overview_svg(self)
         self.time.charge("showing", start)
 
     def _measure_last_step(self) -> None:
@@ -337,6 +340,8 @@ class GradientMonitor(StaticFallback):
         if self._seen:
             self._finish_step()
         self._measure_last_step()
+        if self._widget is not None and self._widget.controls.training and self.history:
+            self._widget.overview.value = _live_overview_svg(self)  # at once; matplotlib's drawing follows
         if self.history and not any(
             stats.grad_histogram is not None for stats in self.history[-1].layers.values()
         ):
@@ -523,6 +528,7 @@ class _MonitorWidgets:
 
         self.monitor = monitor
         self.overview = w.HTML(layout=w.Layout(width="100%", max_width="960px"))
+        self.overview.add_class("mt-monitor-overview")
         self.histograms = w.HTML(layout=w.Layout(width="100%", max_width="960px"))
         self.controls = _controls_class()(layers=monitor.layers, layer=monitor.layers[0] if monitor.layers else "")
         self.flags = w.HTML()
@@ -592,7 +598,8 @@ def _controls_class():
         class MonitorControls(anywidget.AnyWidget):
             """Which layer's histograms, at which of the steps that have them."""
 
-            _esm = (frontend / "monitor_controls.js").read_text(encoding="utf-8")
+            _esm = "\n".join((frontend / name).read_text(encoding="utf-8")
+                              for name in ("opening_clean.js", "monitor_controls.js"))
             _css = (frontend / "monitor_controls.css").read_text(encoding="utf-8")
             layers = t.List(t.Unicode()).tag(sync=True)
             layer = t.Unicode("").tag(sync=True)
@@ -676,6 +683,75 @@ def _overview_svg(monitor: GradientMonitor) -> str:
     # Fixed margins: tight_layout measures every label twice and costs more than the drawing itself.
     figure.subplots_adjust(left=0.07, right=0.99, bottom=0.15, top=0.9, wspace=0.18)
     return _svg(figure)
+
+
+# tab10, matplotlib's default colours (the charts drawn at the end of a cell use the same)
+_TAB10 = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
+_DASHES = ["", "6 3", "1.5 2.5", "6 2.5 1.5 2.5"]  # matplotlib's "-", "--", ":", "-." at 1.2 px
+
+
+def _live_overview_svg(monitor: GradientMonitor) -> str:
+    """The overview while a loop runs: both charts of ``_overview_svg`` (log-scale gradient norms with the
+    thresholds, update ratios), as plain SVG polylines, redrawn at least once a second. The cell's end replaces
+    it with matplotlib's drawing."""
+    width, height, gap = 960.0, 300.0, 60.0
+    last = monitor.history[-1].step
+    end = max(monitor.steps_seen, last, 2)
+    panels = [
+        ("grad_norm", f"gradient norm per layer (live: data up to step {last} of {monitor.steps_seen})",
+         [(monitor.vanishing, "#9ca3af"), (monitor.exploding, "#dc2626")]),
+        ("update_ratio", "update / weight ratio (live)", [(1e-3, "#9ca3af")]),
+    ]
+    panel_width = (width - gap - 2 * 50 - 20) / 2  # each panel: 50 px for the tick labels on its left
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}" width="100%" '
+             'style="height:auto" font-family="sans-serif" class="mt-live-chart">']
+    for index, (what, title, lines) in enumerate(panels):
+        left, top, bottom = 50 + index * (panel_width + gap + 50), 28.0, height - 36
+        series = [monitor.series(layer, what) for layer in monitor.layers]
+        values = [v for _, ys in series for v in ys if v > 0 and math.isfinite(v)] + [y for y, _ in lines]
+        low, high = math.floor(math.log10(min(values))), math.ceil(math.log10(max(values)))
+        high = max(high, low + 1)
+
+        def x_of(step, left=left):
+            return left + panel_width * (step - 1) / (end - 1)
+
+        def y_of(value, low=low, high=high, top=top, bottom=bottom):
+            return bottom - (bottom - top) * (math.log10(max(value, 10.0 ** low)) - low) / (high - low)
+
+        parts.append(f'<text x="{left + panel_width / 2:.1f}" y="16" font-size="13" text-anchor="middle">'
+                     f'{html.escape(title)}</text>')
+        parts.append(f'<rect x="{left:.1f}" y="{top:.1f}" width="{panel_width:.1f}" height="{bottom - top:.1f}" '
+                     'fill="none" stroke="#374151" stroke-width="0.8"/>')
+        if last < monitor.steps_seen:  # steps not measured yet: shaded, as in the final chart
+            parts.append(f'<rect x="{x_of(last):.1f}" y="{top:.1f}" width="{x_of(end) - x_of(last):.1f}" '
+                         f'height="{bottom - top:.1f}" fill="#f3f4f6"/>')
+        for exponent in range(low, high + 1, max(1, (high - low + 5) // 6)):
+            y = y_of(10.0 ** exponent)
+            parts.append(f'<text x="{left - 4:.1f}" y="{y + 4:.1f}" font-size="11" text-anchor="end">'
+                         f'1e{exponent}</text>')
+        for step in (1, end):
+            parts.append(f'<text x="{x_of(step):.1f}" y="{bottom + 15:.1f}" font-size="11" text-anchor="middle">'
+                         f'{step}</text>')
+        parts.append(f'<text x="{left + panel_width / 2:.1f}" y="{bottom + 30:.1f}" font-size="11" '
+                     'text-anchor="middle">step</text>')
+        for value, colour in lines:
+            parts.append(f'<line x1="{left:.1f}" x2="{left + panel_width:.1f}" y1="{y_of(value):.1f}" '
+                         f'y2="{y_of(value):.1f}" stroke="{colour}" stroke-dasharray="1.5 2.5"/>')
+        for layer_index, (steps, ys) in enumerate(series):
+            points = " ".join(f"{x_of(step):.1f},{y_of(v):.1f}" for step, v in zip(steps, ys) if math.isfinite(v))
+            if not points:
+                continue
+            dashes = _DASHES[(layer_index // 10) % len(_DASHES)]
+            parts.append(f'<polyline points="{points}" fill="none" stroke="{_TAB10[layer_index % 10]}" '
+                         f'stroke-width="1.2"{f" stroke-dasharray={chr(34)}{dashes}{chr(34)}" if dashes else ""}>'
+                         f'<title>{html.escape(monitor.layers[layer_index])}</title></polyline>')
+        if index == 0:  # the legend, as in the final chart: one line per layer, in its colour
+            for layer_index, layer in enumerate(monitor.layers[:12]):
+                parts.append(f'<text x="{left + panel_width - 6:.1f}" y="{top + 14 + 12 * layer_index:.1f}" '
+                             f'font-size="10" text-anchor="end" fill="{_TAB10[layer_index % 10]}">'
+                             f'{html.escape(layer)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
 
 
 def _histogram_svg(layer: str, step: int, stats: LayerStatistics) -> str:

@@ -59,16 +59,18 @@ from pathlib import Path
 
 from .graph_record import ForwardRecord, record_forward
 from .graph_timeline import GraphTimeline, _item_label
-from .graph_view import LEGIBLE_SCALE, GraphView, module_order
+from .graph_view import FIT_BOX, LEGIBLE_SCALE, GraphView, module_order
 from .static import StaticFallback
 
 __all__ = ["GraphStepper", "GraphTimeline", "ForwardRecord", "record_forward"]
 
 AUTO_COLLAPSE_ITEMS = 150  # bigger graphs start folded into one box per module, without a first layout
-# A graph of more items than this whose whole drawing would show its labels smaller than 9 px in a laptop's
-# box (graph_view.FIT_BOX, LEGIBLE_SCALE) starts folded into one box per top-level module (a residual block,
-# a transformer layer); a smaller one (the course's MLP) stays open: its modules' insides are the lesson.
-AUTO_COLLAPSE_MIN_ITEMS = 24
+# A graph whose whole drawing would show its labels smaller than 9 px (LEGIBLE_SCALE) in the drawing's box starts
+# folded into one box per top-level module (a small CNN, a residual block, a transformer layer), and a drawing
+# still too tall for the box is wrapped into 2 or 3 columns side by side; one that is legible whole stays open
+# (the course's MLP on a 1440x900 screen). The box is a laptop's (graph_view.FIT_BOX) until the browser reports
+# the size it really has (a 1280x720 screen's is smaller); a learner's own folding is kept.
+WRAP_COLUMNS = (1, 2, 3)
 _FRONTEND = Path(__file__).parent / "frontend"
 
 
@@ -83,9 +85,9 @@ class GraphStepper(StaticFallback):
     * ``record``: a ``ForwardRecord`` from ``record_forward`` (values, module grouping, names).
     * ``gradient``, ``retain_graph``: as in ``output.backward(gradient, retain_graph)``.
     * ``backward=False``: show the forward pass only (and leave the graph alone).
-    * ``group``: ``"auto"`` (frames around modules; a graph too big to read whole on a laptop
-      screen, or above 150 items, starts folded one box per top-level module), ``"modules"``
-      (frames), ``"none"``; ``collapsed``: the module
+    * ``group``: ``"auto"`` (frames around modules; a graph too big to read whole in the drawing's
+      box, or above 150 items, starts folded one box per top-level module, wrapped into columns
+      when still too tall), ``"modules"`` (frames), ``"none"``; ``collapsed``: the module
       paths to fold (``stepper.collapse(...)`` / ``expand(...)`` change it later).
     * ``rankdir``: ``"TB"`` (top to bottom), ``"LR"`` (left to right) or ``"auto"``: top to
       bottom unless left to right fits a laptop's box at a larger size.
@@ -110,17 +112,13 @@ class GraphStepper(StaticFallback):
         self.group = group
         self.rankdir = rankdir
         self.interval_ms = interval_ms
-        top_level = [path for path in self.modules if "." not in path]
-        if collapsed is None and group == "auto" and top_level and len(self.timeline.items) > AUTO_COLLAPSE_ITEMS:
-            collapsed = top_level  # too big to lay out whole in good time: one box per top-level module
-        self.view = GraphView(self.timeline, collapsed or [], clusters=group != "none", rankdir=rankdir)
-        if (collapsed is None and group == "auto" and top_level and len(self.timeline.items) > AUTO_COLLAPSE_MIN_ITEMS
-                and self.view.fit_scale() < LEGIBLE_SCALE):
-            # Unfolded, the whole graph would be too small to read on a laptop: start with one box per
-            # top-level module (click a box, or use the fold list, to open it in place).
-            folded = GraphView(self.timeline, top_level, clusters=group != "none", rankdir=rankdir)
-            if folded.template is not None and folded.fit_scale() > self.view.fit_scale():
-                self.view = folded
+        self._views = {}  # (folded modules, columns) -> GraphView: each layout is made once
+        self.box = FIT_BOX
+        self.auto_layout = collapsed is None and group == "auto"  # until a learner folds or opens a module
+        if self.auto_layout:
+            self.view = self._legible_view(self.box)
+        else:
+            self.view = self._layout(collapsed, self._columns_for(collapsed, self.box))
         self._widget = None
 
     @classmethod
@@ -199,7 +197,81 @@ class GraphStepper(StaticFallback):
         unknown = [path for path in collapsed if path not in self.modules]
         if unknown:
             raise ValueError(f"no module {unknown[0]!r} made nodes of this graph; modules: {self.modules}")
-        self.view = GraphView(self.timeline, collapsed, clusters=self.group != "none", rankdir=self.rankdir)
+        self.auto_layout = False  # the learner's folding stays, whatever the box
+        self._show(self._layout(collapsed, self._columns_for(collapsed, self.box)))
+
+    # -- a layout legible in the drawing's box ------------------------------------------------------------
+    def _layout(self, collapsed, columns: int = 1) -> GraphView:
+        key = (tuple(sorted(collapsed or ())), columns)
+        if key not in self._views:
+            self._views[key] = GraphView(self.timeline, key[0], clusters=self.group != "none",
+                                         rankdir=self.rankdir if columns == 1 else "TB", columns=columns)
+        return self._views[key]
+
+    @staticmethod
+    def _legible(view: GraphView, box) -> bool:
+        # the browser fits the whole drawing at 99% of its box (graph_stepper.js, openingView)
+        return view.template is not None and view.fit_scale(box) * 0.99 >= LEGIBLE_SCALE
+
+    def _best(self, candidates, box) -> GraphView:
+        """The first of ``candidates`` ((folded modules, columns) pairs) legible whole in ``box``, else the
+        one that shows the whole graph largest."""
+        best = None
+        for collapsed, columns in candidates:
+            if columns > 1 and not self._wrapping_may_help(collapsed, columns, box, best):
+                continue  # not worth a layout: wrapping a wide drawing only makes it smaller
+            view = self._layout(collapsed, columns)
+            if view.template is None or self._legible(view, box):
+                return view
+            if best is None or view.fit_scale(box) > best.fit_scale(box) * 1.05:
+                best = view
+        return best
+
+    def _wrapping_may_help(self, collapsed, columns: int, box, best) -> bool:
+        """Would ``columns`` columns (about ``columns`` times as wide, ``1 / columns`` as tall as one) be legible, or
+        larger than ``best``? Judged from the one-column layout of the same folding, before laying it out."""
+        one = self._layout(collapsed, 1)
+        if one.template is None or not one.size[0] or not one.size[1]:
+            return False
+        width, height = one.size
+        guess = min(box[0] / (width * columns), box[1] * columns / height)
+        return guess * 0.99 >= LEGIBLE_SCALE or best is None or guess > best.fit_scale(box) * 1.05
+
+    def _columns_for(self, collapsed, box) -> int:
+        """Wrap a learner's folding into as few columns as make it legible (one when nothing does better)."""
+        if self.rankdir != "auto":
+            return 1
+        return self._best([(collapsed, columns) for columns in WRAP_COLUMNS], box).columns
+
+    def _legible_view(self, box) -> GraphView:
+        """The layout a graph opens with: whole and legible in ``box`` if folding and wrapping can make it."""
+        top_level = [path for path in self.modules if "." not in path]
+        candidates = []
+        if not (top_level and len(self.timeline.items) > AUTO_COLLAPSE_ITEMS):
+            candidates.append(((), 1))
+        if self.rankdir == "auto":
+            folds = [top_level] if top_level else [()]
+            candidates += [(folded, columns) for folded in folds for columns in WRAP_COLUMNS
+                           if (tuple(folded), columns) != ((), 1)]
+        elif top_level:
+            candidates.append((top_level, 1))
+        return self._best(candidates, box)
+
+    def fit_to_box(self, width: int, height: int) -> None:
+        """The drawing's box in the browser is ``width`` x ``height`` px: lay the graph out to be legible in it
+        (unless the learner chose the folding)."""
+        if width < 50 or height < 50:
+            return  # not laid out yet
+        self.box = (width, height)
+        if self.auto_layout:
+            self._show(self._legible_view(self.box))
+        if self._widget is not None:
+            self._widget.layout_box = list(self.box)  # the view says which box its layout was made for
+
+    def _show(self, view: GraphView) -> None:
+        if view is self.view:
+            return
+        self.view = view
         if self._widget is not None:
             self._widget.load(self)
             self.update_static()
@@ -218,6 +290,7 @@ class GraphStepper(StaticFallback):
             self._widget.load(self)
             self._widget.on_msg(self._on_message)
             self._widget.observe(self._on_collapsed, names="collapsed")
+            self._widget.observe(self._on_box, names="box")
         return self._widget
 
     def _on_message(self, widget, content, buffers) -> None:
@@ -227,6 +300,10 @@ class GraphStepper(StaticFallback):
     def _on_collapsed(self, change) -> None:
         if sorted(change["new"]) != sorted(self.view.collapsed):
             self._regroup(set(change["new"]))
+
+    def _on_box(self, change) -> None:
+        width, height = (list(change["new"]) + [0, 0])[:2]
+        self.fit_to_box(int(width), int(height))
 
     def static_text(self) -> str:
         """The stepper in words, for text-only viewers: what it steps through and how it ends."""
@@ -274,7 +351,8 @@ def _stepper_view_class():
     import traitlets as t
 
     # svg-pan-zoom is a UMD bundle: with ``define`` shadowed it puts itself on ``window.svgPanZoom``.
-    esm = ("const define = undefined;\n" + _read("vendor/svg-pan-zoom.min.js") + "\n" + _read("graph_stepper.js"))
+    esm = ("const define = undefined;\n" + _read("vendor/svg-pan-zoom.min.js") + "\n" + _read("opening_clean.js")
+           + "\n" + _read("graph_stepper.js"))
 
     class GraphStepperView(anywidget.AnyWidget):
         """The stepper in the browser: the drawing once, per frame only what changes, and the panels."""
@@ -298,6 +376,8 @@ def _stepper_view_class():
         modules = t.List(t.List(t.Unicode())).tag(sync=True)  # [[label, path], ...]
         module_boxes = t.Dict().tag(sync=True)  # drawn id of a folded module's box -> its module path
         collapsed = t.List(t.Unicode()).tag(sync=True)
+        box = t.List(t.Int()).tag(sync=True)  # the drawing's box in the browser, [width, height] px
+        layout_box = t.List(t.Int()).tag(sync=True)  # the box the kernel last laid the graph out for
         error = t.Unicode("").tag(sync=True)
 
         def load(self, stepper: GraphStepper) -> None:
@@ -329,6 +409,7 @@ def _stepper_view_class():
                     self.selected = len(items) - 1
                 self.modules = [[stepper.module_label(path), path] for path in stepper.modules]
                 self.collapsed = list(view.collapsed)
+                self.layout_box = list(stepper.box)
                 self.module_boxes = {unit.key: unit.title for unit in view.units if unit.kind == "module"}
                 if view.template is None:
                     self.error = view.error

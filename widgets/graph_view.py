@@ -8,7 +8,8 @@ the op back to the tensor, labelled with the gradient that op sent along it (its
 small tensor, shape and norm for a large one). They appear at the backward step that sends
 them, so ``y = x * x + x`` shows three gradients meeting at ``x`` (3 + 3 + 1 = x.grad = 7).
 Layout: top to bottom (as TensorBoard and Netron draw), or left to right when that fits a laptop's
-drawing box (``FIT_BOX``) at a larger size (``rankdir="auto"``). Graphviz lays it out once
+drawing box (``FIT_BOX``) at a larger size (``rankdir="auto"``); a drawing too tall for its box can be
+wrapped into ``columns`` side by side, read left to right as lines of text are. Graphviz lays it out once
 (``render.py``); each frame then fills that one SVG template with the frame's visibility,
 colours and label text, so nothing moves while stepping. Folding other modules means a new
 ``GraphView`` of the same timeline.
@@ -78,16 +79,20 @@ class GraphView:
     """
 
     def __init__(self, timeline: GraphTimeline, collapsed=(), clusters: bool = True, rankdir: str = "auto",
-                 merge: bool = True):
+                 merge: bool = True, columns: int = 1):
         if rankdir not in ("auto", "TB", "LR"):
             raise ValueError(f"rankdir must be 'auto', 'TB' or 'LR', got {rankdir!r}")
+        if columns < 1:
+            raise ValueError(f"columns must be at least 1, got {columns}")
         self.timeline = timeline
+        self.columns = columns
         self.collapsed = sorted(set(collapsed), key=module_order)
         self.clusters = clusters
         self.merge = merge
         self.units: list[Unit] = []
         self.unit_of = {}  # item key -> unit (the item itself, or the box of its folded module)
         self._build_units()
+        self.column_of = self._wrap(columns)
         self.template = None
         self.error = None
         self.rankdir = "TB" if rankdir == "auto" else rankdir
@@ -96,7 +101,7 @@ class GraphView:
         try:
             svg = render_svg(self.dot_source)
             self.size = _natural_size(svg)
-            if rankdir == "auto":  # top to bottom, unless left to right fits the box at a larger size
+            if rankdir == "auto" and columns == 1:  # top to bottom, unless left to right fits the box larger
                 self.rankdir = "LR"
                 sideways = render_svg(self._dot())
                 if _fit_scale(_natural_size(sideways)) > _fit_scale(self.size) * 1.05:
@@ -181,6 +186,39 @@ class GraphView:
                         path = path.rpartition(".")[0]
             for cluster in self.cluster_units.values():
                 cluster.set_styles({min(member.created for member in cluster.members): "normal"})
+
+    def _wrap(self, columns: int) -> dict:
+        """Which column each drawn node goes to when a tall graph is wrapped into ``columns`` side by side.
+
+        The nodes are cut by rank (the longest path from the graph's inputs; a parameter sits just above
+        the op that uses it) into ``columns`` runs of equal length, read left to right as lines of text
+        are; an edge from one column into the next is drawn without ranking its target (Graphviz then
+        starts the next column at the top). One column: the usual drawing.
+        """
+        if columns == 1:
+            return {}
+        keys = [unit.key for unit in self.units]
+        successors = {key: [] for key in keys}
+        has_input = set()
+        for edge in self.edge_units:
+            a, b = edge.members
+            if a.key in successors and b.key in successors:
+                successors[a.key].append(b.key)
+                has_input.add(b.key)
+        rank = dict.fromkeys(keys, 0)
+        for _ in keys:  # longest path, relaxed at most once per node (a cycle through a folded box stops)
+            changed = False
+            for key in keys:
+                for successor in successors[key]:
+                    if rank[successor] < rank[key] + 1:
+                        rank[successor], changed = rank[key] + 1, True
+            if not changed:
+                break
+        for key in keys:  # an input (a parameter) sits just above its first use, not at the very top
+            if key not in has_input and successors[key]:
+                rank[key] = max(0, min(rank[successor] for successor in successors[key]) - 1)
+        ranks = max(rank.values()) + 1
+        return {key: min(columns - 1, rank[key] * columns // ranks) for key in keys}
 
     def _merge_outputs(self) -> None:
         """Draw each op and the one tensor it made as one node (as Netron draws a layer and its output).
@@ -347,7 +385,9 @@ class GraphView:
             lines.extend(self._cluster_statements(path, in_cluster, "  "))
         for edge in self.edge_units:
             a, b = edge.members
-            lines.append(f'  {a.key} -> {b.key} [id="{edge.key}"];')
+            # wrapped: an edge to the next column does not rank its target below its source
+            loose = " constraint=false" if self.column_of.get(a.key, 0) != self.column_of.get(b.key, 0) else ""
+            lines.append(f'  {a.key} -> {b.key} [id="{edge.key}"{loose}];')
         for edge in self.gradient_units:
             a, b = edge.members
             label = _dot_escape(edge.lines[0].longest())
@@ -473,6 +513,13 @@ class GraphView:
             for frame, style in zip(edge.style_frames, edge.style_names):
                 if style == "active":
                     add(frame, receiver)
+        # ... also a gradient sent into or out of a folded module's box (no gradient edge is drawn there): the
+        # receiver, after the sender
+        for (source_key, target_key, _), (frame, grad) in self.timeline.edge_gradients.items():
+            sender, receiver = self.unit_of[target_key], self.unit_of[source_key]
+            if grad is not None and "module" in (sender.kind, receiver.kind):
+                add(frame, sender)
+                add(frame, receiver)
         for edge in [*self.edge_units, *self.gradient_units]:
             for frame, style in zip(edge.style_frames, edge.style_names):
                 if style in ("new", "active") and frame > 0:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -239,13 +240,22 @@ def test_while_a_loop_runs_the_status_follows_it_and_the_controls_say_training(m
     parts.draw = lambda: None  # charts are not the point here (and matplotlib on a fake clock is slow)
     seen = []
 
+    charts = []
+
     def step_and_look():
         clock["now"] += 0.01
         if monitor.steps_seen % 100 == 0 and monitor.steps_seen:
             seen.append((clock["now"], parts.status.value, parts.controls.training))
+            charts.append((clock["now"], parts.overview.value))
 
     train(model, 1500, monitor_check=step_and_look)
     assert all(training for _, _, training in seen)  # "training..." on the controls throughout
+    # the live chart follows the run too (the matplotlib charts wait for their budget): redrawn at least once a
+    # second, one line per layer, the x axis reaching the steps seen
+    for now, chart in charts[1:]:
+        assert 'class="mt-live-chart"' in chart and chart.count("<polyline") == 2 * len(monitor.layers)
+        last_drawn = int(re.search(r"data up to step \d+ of (\d+)", chart).group(1))
+        assert last_drawn >= round(now / 0.01) - 101, (now, last_drawn)
     assert not any("waiting for the first training step" in status for _, status, _ in seen)
     for now, status, _ in seen[1:]:  # the status is never more than a second (plus a step) behind
         shown = int(status.split(" steps seen")[0].rsplit(" ", 1)[-1])

@@ -4,7 +4,9 @@
 // the text of its lines), and for every frame only the holes that change. This view fills the
 // holes in place, so stepping works without a kernel (a saved notebook with its widget state)
 // and the pan and zoom stay where the learner left them. Pan and zoom: svg-pan-zoom (vendored,
-// see vendor/svg-pan-zoom.LICENSE). The drawing opens whole when its text is legible that way
+// see vendor/svg-pan-zoom.LICENSE). The view tells the kernel the size of its box, and the kernel lays
+// the graph out to be legible whole in it (folding modules, wrapping a tall drawing into columns; a
+// learner's own folding is kept). The drawing opens whole when its text is legible that way
 // (9 px or more), else at the smallest legible size on the current step. On each step the view
 // frames what changed: a forward step's new node with its inputs, a backward step's sender with
 // every receiver and gradient label (zooming out when they do not fit). A minimap shows the whole
@@ -30,6 +32,7 @@ function button(label, title, className) {
 }
 
 function render({ model, el }) {
+  try { keepOpeningClean(model); } catch (error) { /* not in JupyterLab: nothing to keep clean */ }
   const root = element("div", { class: "minitorch-graph-stepper mt-stepper" });
   const play = button("\u25b6 play", "play the steps (again to pause)", "mt-play");
   const previous = button("\u25c0 previous", "previous step", "mt-previous");
@@ -41,7 +44,8 @@ function render({ model, el }) {
   const fitWidth = button("fit", "fit the whole graph in view", "mt-fit");
   const actual = button("1:1", "back to the reading size, centred on the current step", "mt-actual");
   const search = element("input", {
-    type: "search", class: "mt-search", placeholder: "find a node by name", "aria-label": "find a node by name",
+    type: "search", class: "mt-search", placeholder: "find a node", title: "find a node by name",
+    "aria-label": "find a node by name",
   });
   const controls = element("div", { class: "mt-controls" }, [
     play, previous, next, slider, counter, element("span", { class: "mt-gap" }), zoomOut, zoomIn, fitWidth, actual,
@@ -441,6 +445,24 @@ function render({ model, el }) {
     model.save_changes();
   });
 
+  // -- the drawing's box: the kernel lays the graph out to be legible in it (folding, wrapping) ---------
+  let boxTimer = null;
+  function reportBoxSoon() {
+    if (boxTimer !== null) clearTimeout(boxTimer);
+    boxTimer = setTimeout(() => {
+      boxTimer = null;
+      const box = [Math.round(graph.clientWidth), Math.round(graph.clientHeight)];
+      const [width, height] = model.get("box") || [];
+      if (!box[0] || !box[1] || (Math.abs(box[0] - (width || 0)) < 8 && Math.abs(box[1] - (height || 0)) < 8)) return;
+      try {
+        model.set("box", box);
+        model.save_changes();
+      } catch (error) {
+        // restored from the saved state without its kernel: the layout stays as it was saved
+      }
+    }, 250);
+  }
+
   // -- the kernel: is it there? (a saved notebook without one still steps, but cannot fold) ----------
   function onMessage(message) {
     if (message && message.type === "pong") { kernelAlive = true; fillFoldList(); }
@@ -453,19 +475,23 @@ function render({ model, el }) {
   }
 
   const rebuild = () => { if (graph.clientWidth) { build(); update(); } };
+  const markLayoutBox = () => { graph.dataset.layoutBox = (model.get("layout_box") || []).join("x"); };
   const relabel = () => { fillNodeList(); fillFoldList(); showDetails(); };
   model.on("change:frame", update);
   model.on("change:selected", showDetails);
   model.on("change:changes", rebuild);
   model.on("change:collapsed", fillFoldList);
   model.on("change:item_labels", relabel);
+  model.on("change:layout_box", markLayoutBox);
 
+  markLayoutBox();
   fillNodeList();
   fillFoldList();
   // Draw once the view has a size (JupyterLab may attach it before laying it out), and keep the
   // pan and zoom right when the output is resized.
   let drawnWidth = 0;
   const resized = new ResizeObserver(() => {
+    reportBoxSoon();
     const width = graph.clientWidth;
     if (!width || width === drawnWidth) return;
     if (!drawnWidth) { drawnWidth = width; build(); update(); return; }
@@ -475,6 +501,7 @@ function render({ model, el }) {
   resized.observe(graph);
   return () => {
     resized.disconnect();
+    if (boxTimer !== null) clearTimeout(boxTimer);
     stop();
     if (panZoom) panZoom.destroy();
     model.off("msg:custom", onMessage);
@@ -483,6 +510,7 @@ function render({ model, el }) {
     model.off("change:changes", rebuild);
     model.off("change:collapsed", fillFoldList);
     model.off("change:item_labels", relabel);
+    model.off("change:layout_box", markLayoutBox);
   };
 }
 

@@ -18,6 +18,7 @@ function element(tag, attributes = {}, children = []) {
 }
 
 function render({ model, el }) {
+  try { keepOpeningClean(model); } catch (error) { /* not in JupyterLab: nothing to keep clean */ }
   const layer = element("select", { class: "mt-monitor-layer", "aria-label": "layer" });
   const step = element("input", { type: "range", min: "0", step: "1", class: "mt-monitor-step", "aria-label": "step" });
   const stepLabel = element("span", { class: "mt-monitor-step-label" });
