@@ -326,8 +326,9 @@ cells = [
     watching it. Frame 0 shows the assembled leaves; then one frame per forward operation, grouped in a box per module
     (`0` is the first Linear, `1` the Tanh, `2` the second Linear); the last forward frame is the loss; then one frame
     per backward step, in the order the real engine runs them. Press **next** or **play**, or drag the slider; click a
-    node for its values. Choose modules under **fold** to collapse each into one box. (The drawing needs Graphviz;
-    without it the widget says so, and the captions printed below tell the same story.)
+    node for its values. Choose modules under **fold** to collapse each into one box; on a small screen, where the
+    whole graph would not be readable, the modules start folded: open one by choosing it under **fold**. (The
+    drawing needs Graphviz; without it the widget says so, and the captions printed below tell the same story.)
     """),
     code("""
     tiny = nn.Sequential(nn.Linear(2, 3), nn.Tanh(), nn.Linear(3, 2))       # step 1: assemble
