@@ -38,9 +38,13 @@ def _finish(array, dtype, device, requires_grad: bool) -> Tensor:
     if target is not CPU:
         check_available(target)
         array = target.backend.to_device(array, target.index)
-    result = Tensor._make(array, target)
+    return _requiring_grad(Tensor._make(array, target), requires_grad)
+
+
+def _requiring_grad(result: Tensor, requires_grad: bool) -> Tensor:
+    """``result`` with ``requires_grad`` set, if asked (only floating point tensors may ask)."""
     if requires_grad:
-        if array.dtype.kind not in "fc":
+        if result._data.dtype.kind not in "fc":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         result._requires_grad = True
     return result
@@ -149,12 +153,7 @@ def _made_on(device, build, requires_grad: bool) -> Tensor:
     check_available(target)
     with target.backend.use_device(target.index):
         array = build(target.backend.array_module)
-    result = Tensor._make(array, target)
-    if requires_grad:
-        if array.dtype.kind not in "fc":
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-        result._requires_grad = True
-    return result
+    return _requiring_grad(Tensor._make(array, target), requires_grad)
 
 
 def from_numpy(ndarray: np.ndarray) -> Tensor:
