@@ -18,8 +18,11 @@ One all-reduce per parameter would pay the per-message cost many times; one for 
 them would wait for the very last gradient. DDP groups the parameters into *buckets* of
 about ``bucket_cap_mb`` megabytes (by default 25, and the first one 1 MB, so communication
 starts early), in reverse order of ``model.parameters()``: roughly the order backward
-produces gradients in. (PyTorch also re-forms its buckets after the first iteration, in the
-order the gradients actually arrived; minitorch keeps the first assignment.)
+produces gradients in. A bucket closes once it holds at least the cap, so its last parameter
+may take it past the cap (PyTorch's ``compute_bucket_assignment_by_size``). PyTorch starts
+with one bucket of everything and re-forms the buckets after the first iteration, in the order
+the gradients actually arrived; minitorch forms them once, in reverse registration order,
+which is that order for a model that uses its parameters in the order it registers them.
 A post-accumulate-grad hook on every parameter counts down its bucket; when a bucket's last
 gradient has arrived, the hook copies the gradients into one flat buffer, divides by W and
 launches a non-blocking all-reduce (``async_op=True``), while backward goes on computing the
@@ -156,18 +159,28 @@ class DistributedDataParallel(Module):
                 dist.broadcast(tensor.detach(), src=source, group=self.process_group)
 
     def _make_buckets(self, parameters) -> list[_Bucket]:
-        """Reverse order of ``parameters()``; a new bucket when the dtype changes or the cap is reached."""
-        buckets, current, size, cap = [], [], 0, self.first_bucket_bytes_cap
+        """PyTorch's ``compute_bucket_assignment_by_size`` on the reverse order of ``parameters()``.
+
+        One open bucket per dtype; a parameter joins its dtype's bucket, which closes as soon as it
+        holds at least the cap (so a bucket may pass the cap by its last parameter). The first bucket
+        of each dtype has the first cap, the later ones ``bucket_bytes_cap``. Buckets still open at
+        the end follow, in the order they were opened.
+        """
+        closed, open_buckets, caps = [], {}, {}
         for parameter in reversed(parameters):
-            nbytes = parameter._data.nbytes
-            if current and (size + nbytes > cap or parameter.dtype != current[0].dtype):
-                buckets.append(_Bucket(len(buckets), current))
-                current, size, cap = [], 0, self.bucket_bytes_cap
-            current.append(parameter)
-            size += nbytes
-        if current:
-            buckets.append(_Bucket(len(buckets), current))
-        return buckets
+            key = parameter.dtype
+            members, size = open_buckets.get(key, ([], 0))
+            members.append(parameter)
+            size += parameter._data.nbytes
+            cap = caps.setdefault(key, self.first_bucket_bytes_cap)
+            if size >= cap:
+                closed.append(members)
+                open_buckets.pop(key, None)
+                caps[key] = self.bucket_bytes_cap
+            else:
+                open_buckets[key] = (members, size)
+        closed += [members for members, _ in open_buckets.values()]
+        return [_Bucket(index, members) for index, members in enumerate(closed)]
 
     # -- forward ------------------------------------------------------------------------
     def forward(self, *inputs, **kwargs):
