@@ -169,3 +169,245 @@ def test_typical_mistakes_fail(name, wrong, capsys):
     with pytest.raises(AssertionError):
         check(f"ch12.{name}", wrong)
     assert "FAILED" in capsys.readouterr().out
+
+
+# -- exercise 7: DDP's gradient buckets, across real processes ---------------------------------------------------
+# The classes below travel to the ranks by import (this module), as the notebook's travel by their cell's text.
+import numpy as np  # noqa: E402
+
+import minitorch.distributed as dist  # noqa: E402
+from grading.library.ddp import (  # noqa: E402
+    UNFINISHED_REDUCTION,
+    build_model,
+    ddp_report,
+    global_batch,
+    minitorch_ddp_class,
+)
+from minitorch import nn  # noqa: E402
+
+DDP_CASES = [  # (widths, world size, cap in KB (0: PyTorch's default), rows per rank, seed)
+    (np.array([5, 16, 16, 3]), 2, 0.5, 3, 1230),
+    (np.array([6, 520, 520, 3]), 3, 0.0, 2, 1231),
+]
+
+
+class AsyncBucketsDDP(nn.Module):
+    """A correct BucketedDDP written another way: caps from running byte totals, non-blocking all-reduces (SUM,
+    divided afterwards) waited for when the last bucket has gone, counters rebuilt at every forward."""
+
+    def __init__(self, module, bucket_cap_mb=None):
+        super().__init__()
+        self.module = module
+        params = [p for p in module.parameters() if p.requires_grad]
+        limit = 25 * 2**20 if bucket_cap_mb is None else int(bucket_cap_mb * 2**20)
+        first = 2**20 if bucket_cap_mb is None else limit
+        self.buckets = self.assign(params, first, limit)
+        self.position = {}
+        for number, bucket in enumerate(self.buckets):
+            for p in bucket:
+                self.position[id(p)] = number
+        self.works = []
+        self.arrived = [0] * len(self.buckets)
+        self.launched = 0
+        for p in params:
+            p.register_post_accumulate_grad_hook(self.on_gradient)
+
+    @staticmethod
+    def assign(params, first, limit):
+        buckets, total = [[]], 0
+        for p in params[::-1]:
+            buckets[-1].append(p)
+            total += p.nbytes
+            if total >= (first if len(buckets) == 1 else limit):
+                buckets.append([])
+                total = 0
+        return [bucket for bucket in buckets if bucket]
+
+    def forward(self, *args, **kwargs):
+        if any(self.arrived):
+            for work, _, _ in self.works:
+                work.wait()
+            self.works = []
+            raise RuntimeError(UNFINISHED_REDUCTION + " Parameters which did not receive grad: ...")
+        return self.module(*args, **kwargs)
+
+    def on_gradient(self, p):
+        self.arrived[self.position[id(p)]] += 1
+        while self.launched < len(self.buckets) and self.arrived[self.launched] == len(self.buckets[self.launched]):
+            self.launch(self.buckets[self.launched])
+            self.launched += 1
+        if self.launched == len(self.buckets):
+            for work, flat, bucket in self.works:
+                work.wait()
+                flat.div_(dist.get_world_size())
+                for piece, q in zip(flat.split([q.numel() for q in bucket]), bucket):
+                    q.grad.copy_(piece.view_as(q))
+            self.works, self.arrived, self.launched = [], [0] * len(self.buckets), 0
+
+    def launch(self, bucket):
+        flat = minitorch.cat([q.grad.flatten() for q in bucket])
+        self.works.append((dist.all_reduce(flat, op=dist.ReduceOp.SUM, async_op=True), flat, bucket))
+
+
+class ForwardOrder(AsyncBucketsDDP):
+    """Buckets filled from the first registered parameter: the last layer's gradients wait for the first's."""
+
+    @staticmethod
+    def assign(params, first, limit):
+        return AsyncBucketsDDP.assign(params[::-1], first, limit)
+
+
+class EachParameterAlone(AsyncBucketsDDP):
+    """Buckets formed, but every gradient all-reduced by a call of its own."""
+
+    def launch(self, bucket):
+        for q in bucket:
+            flat = q.grad.flatten()
+            self.works.append((dist.all_reduce(flat, async_op=True), flat, [q]))
+
+
+class SumNotAverage(AsyncBucketsDDP):
+    """The all-reduce's sum kept: every gradient world_size times too large."""
+
+    def on_gradient(self, p):
+        self.arrived[self.position[id(p)]] += 1
+        while self.launched < len(self.buckets) and self.arrived[self.launched] == len(self.buckets[self.launched]):
+            self.launch(self.buckets[self.launched])
+            self.launched += 1
+        if self.launched == len(self.buckets):
+            for work, flat, bucket in self.works:
+                work.wait()
+                for piece, q in zip(flat.split([q.numel() for q in bucket]), bucket):
+                    q.grad.copy_(piece.view_as(q))
+            self.works, self.arrived, self.launched = [], [0] * len(self.buckets), 0
+
+
+class LaunchedTooEarly(AsyncBucketsDDP):
+    """A bucket launched when all but one of its gradients are ready (an off-by-one in the count), the missing one
+    taken as zeros."""
+
+    def on_gradient(self, p):
+        self.arrived[self.position[id(p)]] += 1
+        while self.launched < len(self.buckets) and (
+            self.arrived[self.launched] >= len(self.buckets[self.launched]) - 1
+        ):
+            self.launch(self.buckets[self.launched])
+            self.launched += 1
+        if self.launched == len(self.buckets) and sum(self.arrived) == sum(map(len, self.buckets)):
+            for work, flat, bucket in self.works:
+                work.wait()
+                flat.div_(dist.get_world_size())
+                for piece, q in zip(flat.split([q.numel() for q in bucket]), bucket):
+                    if q.grad is None:
+                        q.grad = piece.view_as(q).clone()
+                    else:
+                        q.grad.copy_(piece.view_as(q))
+            self.works, self.arrived, self.launched = [], [0] * len(self.buckets), 0
+
+    def launch(self, bucket):
+        grads = [q.grad.flatten() if q.grad is not None else minitorch.zeros(q.numel()) for q in bucket]
+        flat = minitorch.cat(grads)
+        self.works.append((dist.all_reduce(flat, async_op=True), flat, bucket))
+
+
+class AcceptsUnusedParameters(AsyncBucketsDDP):
+    """Forward never refuses: a backward that left a bucket unreduced goes unnoticed, as do its stale gradients."""
+
+    def forward(self, *args, **kwargs):
+        for work, _, _ in self.works:
+            work.wait()
+        self.works, self.arrived, self.launched = [], [0] * len(self.buckets), 0
+        return self.module(*args, **kwargs)
+
+
+class OnMinitorchsDDP(minitorch_ddp_class()):
+    """Not built: minitorch's own DDP under another name."""
+
+
+def _mine(ddp_class):
+    def ddp_report_of_mine(widths, world_size, bucket_cap_kb, batch_per_rank, seed):
+        return ddp_report(ddp_class, widths, world_size, bucket_cap_kb, batch_per_rank, seed)
+
+    return ddp_report_of_mine
+
+
+def test_ddp_buckets_written_differently_passes(capsys):
+    check("ch12.ddp_buckets", _mine(AsyncBucketsDDP))
+    assert "public cases pass" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "mistake, concept",
+    [
+        (ForwardOrder, "REVERSE order of registration"),
+        (EachParameterAlone, "one per bucket"),
+        (SumNotAverage, "AVERAGE over the ranks"),
+        (LaunchedTooEarly, "ALL of that bucket's gradients were ready"),
+        (AcceptsUnusedParameters, "refused with PyTorch's RuntimeError"),
+    ],
+    ids=lambda value: value.__name__ if isinstance(value, type) else None,
+)
+def test_ddp_bucket_mistakes_fail_with_feedback_naming_the_concept(mistake, concept, capsys):
+    with pytest.raises(AssertionError):
+        check("ch12.ddp_buckets", _mine(mistake))
+    out = capsys.readouterr().out
+    assert "FAILED" in out and concept in out, out
+
+
+def test_an_answer_on_minitorchs_ddp_fails_naming_the_piece(capsys):
+    """The ranks withhold minitorch's DDP too: a subclass of it fails, naming it."""
+    with pytest.raises(AssertionError):
+        check("ch12.ddp_buckets", _mine(OnMinitorchsDDP))
+    out = capsys.readouterr().out
+    assert "calls minitorch's own minitorch.nn.parallel.DistributedDataParallel" in out, out
+
+
+@pytest.mark.parametrize("case", DDP_CASES, ids=["2ranks", "3ranks-default-caps"])
+def test_the_reference_is_one_process_on_the_global_batch(case):
+    """minitorch's DDP (the reference) on 2 and 3 real processes: every rank's gradients are those of one process
+    on the global batch (to 1e-6), with one all-reduce per bucket and the unused parameter refused."""
+    widths, world, cap, batch, seed = case
+    buckets, calls, launched_ready, grads, refused = ddp_report(minitorch_ddp_class(), *case)
+    model = build_model(widths, seed)
+    inputs, targets = global_batch(widths, world, batch, seed)
+    minitorch.nn.functional.mse_loss(model(minitorch.tensor(inputs)), minitorch.tensor(targets)).backward()
+    one_process = np.concatenate([p.grad.numpy().reshape(-1) for p in model.parameters()])
+    assert grads.shape == (world, one_process.size)
+    assert np.abs(grads - one_process).max() <= 1e-6
+    assert (calls == buckets.max() + 1).all() and buckets.max() >= 1  # several buckets, one call each
+    assert launched_ready.tolist() == [1] * (buckets.max() + 1)
+    assert refused == 1
+
+
+@pytest.mark.parametrize("case", DDP_CASES, ids=["2ranks", "3ranks-default-caps"])
+def test_the_reference_buckets_are_pytorchs(case):
+    """The buckets the reference reports are PyTorch's assignment for the same parameters (reverse registration
+    order, PyTorch's first and later caps)."""
+    torch = require_torch_or_skip()
+    import torch.distributed as torch_dist
+
+    widths, world, cap_kb, batch, seed = case
+    buckets = ddp_report(minitorch_ddp_class(), *case)[0]
+    sizes = [p.numel() for p in build_model(widths, seed).parameters()]
+    cap = 25 * 2**20 if cap_kb == 0 else int(cap_kb * 1024)
+    first = 2**20 if cap_kb == 0 else cap
+    tensors = [torch.zeros(size) for size in sizes][::-1]
+    expected, _ = torch_dist._compute_bucket_assignment_by_size(
+        tensors, [first, cap], [False] * len(sizes), list(reversed(range(len(sizes)))))
+    assert [sorted(np.flatnonzero(buckets == k).tolist(), reverse=True) for k in range(buckets.max() + 1)] == [
+        list(bucket) for bucket in expected]
+
+
+def require_torch_or_skip():
+    from tests.support import require_torch
+
+    return require_torch()
+
+
+def test_the_refusal_is_pytorchs_message():
+    """The first sentence the report looks for is the one minitorch's DDP raises (PyTorch's words)."""
+    import inspect
+
+    from minitorch.nn.parallel import distributed
+
+    assert UNFINISHED_REDUCTION in inspect.getsource(distributed)
