@@ -24,7 +24,8 @@ batch grader's runner (``grading/_runner.py``) and the learner's instant ``check
    hit fails the call even when the submission catches the exception; in a forked child process it
    ends that process. Starting another program (``subprocess``, ``os.exec*``, ``os.posix_spawn``,
    ``os.system``, multiprocessing's ``spawn``: a fresh interpreter has the whole library) and switching
-   the hook off (``sys.setprofile``) are hits too.
+   the hook off (``sys.setprofile``) are hits too, except the grading package's own rank script started
+   through :meth:`Withholding.run_trusted_program`, which withholds the same pieces in every process.
 3. **No other copy of the library is importable.** The sandbox holds no PyTorch (``grading/sandbox.py``).
 
 Everything is put back after the call, so the notebook's other cells and exercises keep the whole

@@ -130,6 +130,17 @@ def run(job: dict, rank: int, world: int, guard) -> tuple[dict, dict]:
     return record, arrays
 
 
+def innermost_frame(error: BaseException) -> list:
+    """[file name, qualified name, line] of the frame that raised ``error`` (a blank stub of the class, say)."""
+    trace = error.__traceback__
+    while trace is not None and trace.tb_next is not None:
+        trace = trace.tb_next
+    if trace is None:
+        return []
+    code = trace.tb_frame.f_code
+    return [code.co_filename, getattr(code, "co_qualname", code.co_name), trace.tb_lineno]
+
+
 def main() -> None:
     folder = Path(sys.argv[1])
     job = json.loads((folder / "job.json").read_text())
@@ -147,7 +158,7 @@ def main() -> None:
         record, arrays = run(job, rank, world, guard)
         np.savez(folder / f"rank{rank}.npz", **arrays)
     except BaseException as error:  # noqa: BLE001 - reported to the caller, which raises it in the graded call
-        record = {"error": [type(error).__name__, str(error)[:800]]}
+        record = {"error": [type(error).__name__, str(error)[:800]], "where": innermost_frame(error)}
         if guard is not None and guard.hits:
             record = {"withheld": guard.hits[0]}
         traceback.print_exc()

@@ -4,9 +4,10 @@
 (``python -m minitorch.distributed.run``, MPI underneath), and on every rank wraps the same small model in
 ``ddp_class(model, bucket_cap_mb=...)``, runs one forward and backward on that rank's share of a global batch,
 and records what the wrapper did (``_ddp_rank.py`` is the script each rank runs). The notebook's check function
-and the exercise's reference (minitorch's ``nn.parallel.DistributedDataParallel``) call the same report, so an
-answer is compared with minitorch's DDP; tests/grading/test_ch12_exercises.py checks that reference against one
-process computing the gradient of the mean loss over the whole global batch.
+call the same report. The exercise's reference, ``one_process_report``, is what minitorch's
+``nn.parallel.DistributedDataParallel`` reports, computed in one process (its bucket assignment, and the gradient
+of the mean loss over the whole global batch); tests/grading/test_ch12_exercises.py runs minitorch's DDP itself
+through the report, on 2 and 3 real processes, and checks that it gives exactly that.
 
 What a ``ddp_class`` promises (the chapter's text, PyTorch's behaviour):
 
@@ -200,14 +201,58 @@ def _raise_what_the_ranks_raised(records, guard, returncode, output):
         if record is not None and record.get("error"):
             kind, message = record["error"]
             if kind in ("NotImplementedError", "WithheldPiece"):
-                raise NotImplementedError(message)
+                _raise_where_the_rank_raised(NotImplementedError(message), record.get("where"))
             raise RuntimeError(f"on rank {rank} of {len(records)}, your class raised {kind}: {message}")
     if returncode != 0 or any(record is None for record in records):
         tail = output[-1500:] if isinstance(output, str) else ""
         raise RuntimeError(f"the {len(records)} processes did not finish (exit code {returncode}):\n{tail}")
 
 
-# -- minitorch's DDP as a ddp_class: the exercise's reference and the fallback of the piece -------------------
+def _raise_where_the_rank_raised(error: BaseException, where) -> None:
+    """Raise ``error`` from a frame named as the rank's innermost one (file, qualified name, line): a blank stub
+    of the learner's class is then named as the stub that raised, as it would be in one process."""
+    if not where:
+        raise error
+    filename, qualname, line = where
+    code = compile("\n" * (max(int(line), 1) - 1) + "raise error_from_the_rank", str(filename), "exec")
+    code = code.replace(co_name=str(qualname).rpartition(".")[2], co_qualname=str(qualname))
+    exec(code, {"error_from_the_rank": error})
+
+
+# -- what minitorch's DDP reports, computed in one process: the exercise's reference ---------------------------
+def one_process_report(widths, world_size, bucket_cap_kb, batch_per_rank, seed):
+    """The report's outputs as minitorch's DDP gives them (tests/grading/test_ch12_exercises.py runs it in real
+    processes and compares), computed in this process alone: minitorch's bucket assignment (PyTorch's rule, on
+    the parameters in reverse registration order), one all-reduce per bucket, each once its bucket is complete,
+    on every rank the gradient of ONE process on the global batch (the average of the ranks' gradients, since
+    every rank has the same number of rows), and the unused parameter refused."""
+    import minitorch
+    import minitorch.nn.functional as F
+    from minitorch.nn.parallel.distributed import _compute_bucket_assignment_by_size
+
+    model = build_model(widths, seed)
+    parameters = list(model.parameters())
+    cap_mb = cap_in_mb(bucket_cap_kb)
+    cap = int((25 if cap_mb is None else cap_mb) * 1024 * 1024)
+    first_cap = 1024 * 1024 if cap_mb is None else cap
+    assignment = _compute_bucket_assignment_by_size(parameters[::-1], [first_cap, cap])
+    bucket_of = np.empty(len(parameters), dtype=np.int64)
+    for k, bucket in enumerate(assignment):
+        bucket_of[[len(parameters) - 1 - position for position in bucket]] = k
+    inputs, targets = global_batch(widths, world_size, batch_per_rank, seed)
+    F.mse_loss(model(minitorch.tensor(inputs)), minitorch.tensor(targets)).backward()
+    grads = np.concatenate([parameter.grad.numpy().astype(np.float32).reshape(-1) for parameter in parameters])
+    world_size = int(world_size)
+    return (
+        bucket_of,
+        np.full(world_size, len(assignment), dtype=np.int64),
+        np.ones(len(assignment), dtype=np.int64),
+        np.tile(grads, (world_size, 1)),
+        np.int64(1),
+    )
+
+
+# -- minitorch's DDP as a ddp_class: the tests' check of the reference, and the fallback of the piece -----------
 def minitorch_ddp_class():
     """``nn.parallel.DistributedDataParallel`` with the report's ``buckets`` (lists of parameters, in launch order)."""
     return MinitorchBuckets

@@ -180,8 +180,8 @@ from grading.library.ddp import (  # noqa: E402
     UNFINISHED_REDUCTION,
     build_model,
     ddp_report,
-    global_batch,
     minitorch_ddp_class,
+    one_process_report,
 )
 from minitorch import nn  # noqa: E402
 
@@ -362,24 +362,29 @@ def test_an_answer_on_minitorchs_ddp_fails_naming_the_piece(capsys):
     assert "calls minitorch's own minitorch.nn.parallel.DistributedDataParallel" in out, out
 
 
-@pytest.mark.parametrize("case", DDP_CASES, ids=["2ranks", "3ranks-default-caps"])
-def test_the_reference_is_one_process_on_the_global_batch(case):
-    """minitorch's DDP (the reference) on 2 and 3 real processes: every rank's gradients are those of one process
-    on the global batch (to 1e-6), with one all-reduce per bucket and the unused parameter refused."""
-    widths, world, cap, batch, seed = case
+HIDDEN_DDP_CASES = [  # the instructor's hidden cases (notebooks/tools/chapters/12_multiple_devices.py)
+    (np.array([4, 9, 8, 7, 5]), 3, 0.125, 2, 12700),
+    (np.array([3, 600, 450, 6]), 2, 0.0, 1, 12701),
+    (np.array([6, 10, 4]), 2, 64.0, 4, 12702),
+]
+
+
+@pytest.mark.parametrize("case", DDP_CASES + HIDDEN_DDP_CASES, ids=lambda case: f"{case[1]}ranks-{case[2]}KB")
+def test_minitorchs_ddp_in_real_processes_reports_the_reference(case):
+    """minitorch's DDP itself, run through the report on 2 and 3 real processes, gives the reference's outputs: its
+    buckets, one all-reduce per bucket (counted on every rank), each launched once its bucket was complete, the
+    unused parameter refused, and on every rank the gradient of one process on the global batch, to 1e-6."""
     buckets, calls, launched_ready, grads, refused = ddp_report(minitorch_ddp_class(), *case)
-    model = build_model(widths, seed)
-    inputs, targets = global_batch(widths, world, batch, seed)
-    minitorch.nn.functional.mse_loss(model(minitorch.tensor(inputs)), minitorch.tensor(targets)).backward()
-    one_process = np.concatenate([p.grad.numpy().reshape(-1) for p in model.parameters()])
-    assert grads.shape == (world, one_process.size)
-    assert np.abs(grads - one_process).max() <= 1e-6
-    assert (calls == buckets.max() + 1).all() and buckets.max() >= 1  # several buckets, one call each
-    assert launched_ready.tolist() == [1] * (buckets.max() + 1)
-    assert refused == 1
+    expected = one_process_report(*case)
+    assert buckets.tolist() == expected[0].tolist()
+    assert calls.tolist() == expected[1].tolist() == [buckets.max() + 1] * case[1]
+    assert launched_ready.tolist() == expected[2].tolist()
+    assert grads.shape == expected[3].shape and np.abs(grads - expected[3]).max() <= 1e-6
+    assert refused == expected[4] == 1
+    assert len(set(buckets.tolist())) >= (1 if case[2] == 64.0 else 2)  # several buckets, except in the large cap
 
 
-@pytest.mark.parametrize("case", DDP_CASES, ids=["2ranks", "3ranks-default-caps"])
+@pytest.mark.parametrize("case", DDP_CASES + HIDDEN_DDP_CASES, ids=lambda case: f"{case[1]}ranks-{case[2]}KB")
 def test_the_reference_buckets_are_pytorchs(case):
     """The buckets the reference reports are PyTorch's assignment for the same parameters (reverse registration
     order, PyTorch's first and later caps)."""
@@ -387,7 +392,7 @@ def test_the_reference_buckets_are_pytorchs(case):
     import torch.distributed as torch_dist
 
     widths, world, cap_kb, batch, seed = case
-    buckets = ddp_report(minitorch_ddp_class(), *case)[0]
+    buckets = one_process_report(*case)[0]
     sizes = [p.numel() for p in build_model(widths, seed).parameters()]
     cap = 25 * 2**20 if cap_kb == 0 else int(cap_kb * 1024)
     first = 2**20 if cap_kb == 0 else cap
@@ -411,3 +416,61 @@ def test_the_refusal_is_pytorchs_message():
     from minitorch.nn.parallel import distributed
 
     assert UNFINISHED_REDUCTION in inspect.getsource(distributed)
+
+
+DDP_SHORTCUT = """
+from grading.library.ddp import ddp_report, minitorch_ddp_class
+
+
+def ddp_report_of_mine(widths, world_size, bucket_cap_kb, batch_per_rank, seed):
+    return ddp_report(minitorch_ddp_class(), widths, world_size, bucket_cap_kb, batch_per_rank, seed)
+"""
+
+
+def test_the_batch_grader_runs_the_ranks_in_its_sandbox_and_scores_minitorchs_ddp_zero(tmp_path):
+    """minitorch-grade (bubblewrap): the whole chapter, its launches included, scores full marks; an answer whose
+    ranks run minitorch's DDP loses exactly this exercise, the feedback naming the withheld piece."""
+    from tests.grading.chapter_notebooks import grade_with_shortcut
+
+    grade_with_shortcut(tmp_path, "12_multiple_devices", DDP_SHORTCUT, "ch12.ddp_buckets")
+
+
+def test_nbgrader_autograde_runs_the_ranks_and_scores_minitorchs_ddp_zero(tmp_path):
+    """nbgrader's own path (the learner's kernel, no sandbox): exercise 7's cells as a small assignment; the
+    instructor's solution keeps its 3 points, an answer whose ranks run minitorch's DDP scores 0 and is told why."""
+    import nbformat
+
+    from tests.grading.chapter_notebooks import COURSE
+    from tests.grading.test_nbgrader import REPOSITORY, _nbgrader
+    from tests.support import require
+
+    require("nbgrader", "the instructor extra: generates the learner's edition")
+    chapter = COURSE / "source" / "12_multiple_devices" / "12_multiple_devices.ipynb"
+    cells = {cell.metadata.get("nbgrader", {}).get("grade_id"): cell for cell in nbformat.read(chapter, 4).cells}
+    imports = nbformat.v4.new_code_cell("import numpy as np\n\nimport minitorch\nfrom grading import check")
+    document = nbformat.v4.new_notebook(cells=[imports, cells["ch12-ddp-buckets"], cells["ch12-ddp-buckets-tests"]])
+    document.metadata = nbformat.read(chapter, 4).metadata
+    course = tmp_path / "course"
+    (course / "source" / "ddp").mkdir(parents=True)
+    nbformat.write(document, course / "source" / "ddp" / "ddp.ipynb")
+    (course / "nbgrader_config.py").write_text(
+        "c = get_config()\n"
+        f"load_subconfig({str(REPOSITORY / 'notebooks' / 'nbgrader_config.py')!r})\n"
+        f"c.CourseDirectory.root = {str(course)!r}\n"
+        f"c.CourseDirectory.db_url = 'sqlite:///{course}/gradebook.db'\n"
+    )
+    _nbgrader(course, "generate_assignment", "ddp", "--force")
+    shortcut = nbformat.read(course / "source" / "ddp" / "ddp.ipynb", 4)
+    shortcut.cells.insert(2, nbformat.v4.new_code_cell(DDP_SHORTCUT))
+    for student, submitted in (("honest", document), ("shortcut", shortcut)):
+        folder = course / "submitted" / student / "ddp"
+        folder.mkdir(parents=True)
+        nbformat.write(submitted, folder / "ddp.ipynb")
+    _nbgrader(course, "autograde", "ddp", "--force")
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course}/gradebook.db") as gradebook:
+        scores = {student: gradebook.find_submission("ddp", student).score for student in ("honest", "shortcut")}
+    assert scores == {"honest": 3.0, "shortcut": 0.0}
+    graded = (course / "autograded" / "shortcut" / "ddp" / "ddp.ipynb").read_text()
+    assert "calls minitorch's own minitorch.nn.parallel.DistributedDataParallel" in graded

@@ -159,28 +159,11 @@ class DistributedDataParallel(Module):
                 dist.broadcast(tensor.detach(), src=source, group=self.process_group)
 
     def _make_buckets(self, parameters) -> list[_Bucket]:
-        """PyTorch's ``compute_bucket_assignment_by_size`` on the reverse order of ``parameters()``.
-
-        One open bucket per dtype; a parameter joins its dtype's bucket, which closes as soon as it
-        holds at least the cap (so a bucket may pass the cap by its last parameter). The first bucket
-        of each dtype has the first cap, the later ones ``bucket_bytes_cap``. Buckets still open at
-        the end follow, in the order they were opened.
-        """
-        closed, open_buckets, caps = [], {}, {}
-        for parameter in reversed(parameters):
-            key = parameter.dtype
-            members, size = open_buckets.get(key, ([], 0))
-            members.append(parameter)
-            size += parameter._data.nbytes
-            cap = caps.setdefault(key, self.first_bucket_bytes_cap)
-            if size >= cap:
-                closed.append(members)
-                open_buckets.pop(key, None)
-                caps[key] = self.bucket_bytes_cap
-            else:
-                open_buckets[key] = (members, size)
-        closed += [members for members, _ in open_buckets.values()]
-        return [_Bucket(index, members) for index, members in enumerate(closed)]
+        """The buckets, in launch order: PyTorch's assignment of the parameters in reverse registration order."""
+        in_gradient_order = list(reversed(parameters))
+        assignment = _compute_bucket_assignment_by_size(
+            in_gradient_order, [self.first_bucket_bytes_cap, self.bucket_bytes_cap])
+        return [_Bucket(index, [in_gradient_order[i] for i in bucket]) for index, bucket in enumerate(assignment)]
 
     # -- forward ------------------------------------------------------------------------
     def forward(self, *inputs, **kwargs):
@@ -319,6 +302,31 @@ class DistributedDataParallel(Module):
             "participate in calculating loss.\n"
             f"Parameter indices which did not receive grad for rank {dist.get_rank(self.process_group)}: "
             f"{' '.join(map(str, indices))}\nParameters which did not receive grad: {', '.join(names)}")
+
+
+def _compute_bucket_assignment_by_size(tensors, bucket_size_limits) -> list[list[int]]:
+    """PyTorch's ``dist._compute_bucket_assignment_by_size`` for tensors in the order their gradients arrive:
+    lists of positions in ``tensors``, one per bucket, in launch order.
+
+    One open bucket per dtype; a tensor joins its dtype's bucket, which closes as soon as it holds at least
+    its limit (so the tensor that crosses the limit still belongs to it). Each dtype's first bucket has the
+    first limit, the next one the next limit, and so on, the last limit repeating. Buckets still open at the
+    end follow, in the order they were opened.
+    """
+    closed, open_buckets, limit_index = [], {}, {}
+    for position, tensor in enumerate(tensors):
+        key = tensor.dtype
+        members, size = open_buckets.get(key, ([], 0))
+        members.append(position)
+        size += tensor._data.nbytes
+        which = limit_index.setdefault(key, 0)
+        if size >= bucket_size_limits[which]:
+            closed.append(members)
+            open_buckets.pop(key, None)
+            limit_index[key] = min(which + 1, len(bucket_size_limits) - 1)
+        else:
+            open_buckets[key] = (members, size)
+    return closed + [members for members, _ in open_buckets.values()]
 
 
 def _int32():
