@@ -474,3 +474,25 @@ def test_nbgrader_autograde_runs_the_ranks_and_scores_minitorchs_ddp_zero(tmp_pa
     assert scores == {"honest": 3.0, "shortcut": 0.0}
     graded = (course / "autograded" / "shortcut" / "ddp" / "ddp.ipynb").read_text()
     assert "calls minitorch's own minitorch.nn.parallel.DistributedDataParallel" in graded
+
+
+def test_a_later_chapter_takes_bucketed_ddp_from_the_saved_chapter_12(tmp_path, monkeypatch, capsys):
+    """The piece of the learner's library: a later chapter runs the saved chapter's cell, whose class still travels
+    to the ranks as that cell's text, passes its public checks there and is handed out; blank, minitorch's DDP."""
+    import shutil
+
+    from grading import library
+    from tests.grading.chapter_notebooks import COURSE
+
+    course = tmp_path / "course"
+    (course / "12_multiple_devices").mkdir(parents=True)
+    saved = course / "12_multiple_devices" / "12_multiple_devices.ipynb"
+    shutil.copy(COURSE / "source" / "12_multiple_devices" / "12_multiple_devices.ipynb", saved)
+    (course / "13_ecosystem_and_pytorch").mkdir()
+    monkeypatch.chdir(course / "13_ecosystem_and_pytorch")
+    mine = library.use("BucketedDDP", {})
+    assert capsys.readouterr().out == f"using your BucketedDDP ({saved})\n"
+    assert mine.__name__ == "BucketedDDP" and mine is not minitorch_ddp_class()
+    shutil.copy(COURSE / "release" / "12_multiple_devices" / "12_multiple_devices.ipynb", saved)
+    assert library.use("BucketedDDP", {}) is minitorch_ddp_class()
+    assert capsys.readouterr().out == "your BucketedDDP is still blank: using minitorch's\n"

@@ -1078,9 +1078,9 @@ cells = [
                 self.module = module
                 self.world_size = dist.get_world_size()
                 parameters = [p for p in module.parameters() if p.requires_grad]
+                ### BEGIN SOLUTION
                 cap = int((25 if bucket_cap_mb is None else bucket_cap_mb) * 1024 * 1024)
                 first_cap = 1024 * 1024 if bucket_cap_mb is None else cap
-                ### BEGIN SOLUTION
                 self.buckets = assign_buckets(parameters, first_cap, cap)
                 self.bucket_of = {id(p): k for k, bucket in enumerate(self.buckets) for p in bucket}
                 self.missing = [len(bucket) for bucket in self.buckets]  # gradients each bucket still waits for
