@@ -409,16 +409,11 @@ class Withholding:
         self._stopping = True  # the watch looks away while this process starts the trusted program
         try:
             process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                       stderr=subprocess.STDOUT, env=environment, text=True, errors="replace")
+                                       stderr=subprocess.STDOUT, env=environment, text=True, errors="replace",
+                                       start_new_session=True)
         finally:
             self._stopping = False
-        try:
-            output, _ = process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            output, _ = process.communicate()
-            return -9, output
-        return process.returncode, output
+        return _finish_program(process, timeout)
 
     def record_hit(self, piece: str) -> None:
         """A process started by :meth:`run_trusted_program` reached ``piece``: the graded call fails naming it."""
@@ -454,6 +449,28 @@ def _trusted_command(command: list[str]) -> bool:
     if tuple(rest[:3]) == _LAUNCHER and len(rest) >= 5 and rest[3].isdigit():
         rest = rest[4:]
     return os.path.abspath(rest[0]) in TRUSTED_SCRIPTS
+
+
+def _finish_program(process, timeout) -> tuple[int, str]:
+    """Wait for ``process`` (started in a session of its own); past ``timeout``, end its whole process group (a
+    launcher's ranks too). Returns the exit code and the output."""
+    import signal
+    import subprocess
+
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except BaseException:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        output, _ = process.communicate()
+        if not isinstance(output, str):
+            output = ""
+        if sys.exc_info()[0] is not subprocess.TimeoutExpired:
+            raise
+        return -9, output
+    return process.returncode, output
 
 
 def active_guard() -> Withholding | None:

@@ -44,7 +44,7 @@ from grading.library import piece
 
 RANK_SCRIPT = Path(__file__).with_name("_ddp_rank.py")
 UNFINISHED_REDUCTION = "Expected to have finished reduction in the prior iteration before starting a new one."
-LAUNCH_SECONDS = 120  # a bound on one whole launch, ranks started and finished
+LAUNCH_SECONDS = 90  # a bound on one whole launch, ranks started and finished (a collective waits 30 s at most)
 
 DDP_OUTPUTS = (
     "the bucket of each parameter, in registration order (buckets are filled in REVERSE order of registration, "
@@ -151,8 +151,11 @@ def _launch(job_folder: Path, world_size: int):
     guard = _active_guard()
     if guard is not None:  # graded with pieces withheld: the ranks withhold them too
         return guard, guard.run_trusted_program(command, env=_environment(), timeout=LAUNCH_SECONDS)
-    result = subprocess.run(command, capture_output=True, text=True, env=_environment(), timeout=LAUNCH_SECONDS)
-    return None, (result.returncode, result.stdout + result.stderr)
+    from grading.withhold import _finish_program
+
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               env=_environment(), text=True, errors="replace", start_new_session=True)
+    return None, _finish_program(process, LAUNCH_SECONDS)
 
 
 def ddp_report(ddp_class, widths, world_size, bucket_cap_kb, batch_per_rank, seed):

@@ -81,6 +81,31 @@ class _Bucket:
         self.buffer = None
 
 
+def _compute_bucket_assignment_by_size(tensors, bucket_size_limits) -> list[list[int]]:
+    """PyTorch's ``dist._compute_bucket_assignment_by_size`` for tensors in the order their gradients arrive:
+    lists of positions in ``tensors``, one per bucket, in launch order.
+
+    One open bucket per dtype; a tensor joins its dtype's bucket, which closes as soon as it holds at least
+    its limit (so the tensor that crosses the limit still belongs to it). Each dtype's first bucket has the
+    first limit, the next one the next limit, and so on, the last limit repeating. Buckets still open at the
+    end follow, in the order they were opened.
+    """
+    closed, open_buckets, limit_index = [], {}, {}
+    for position, tensor in enumerate(tensors):
+        key = tensor.dtype
+        members, size = open_buckets.get(key, ([], 0))
+        members.append(position)
+        size += tensor._data.nbytes
+        which = limit_index.setdefault(key, 0)
+        if size >= bucket_size_limits[which]:
+            closed.append(members)
+            open_buckets.pop(key, None)
+            limit_index[key] = min(which + 1, len(bucket_size_limits) - 1)
+        else:
+            open_buckets[key] = (members, size)
+    return closed + [members for members, _ in open_buckets.values()]
+
+
 class DistributedDataParallel(Module):
     """Wrap ``module`` so that ``backward`` averages every gradient over the ranks of ``process_group``.
 
@@ -302,31 +327,6 @@ class DistributedDataParallel(Module):
             "participate in calculating loss.\n"
             f"Parameter indices which did not receive grad for rank {dist.get_rank(self.process_group)}: "
             f"{' '.join(map(str, indices))}\nParameters which did not receive grad: {', '.join(names)}")
-
-
-def _compute_bucket_assignment_by_size(tensors, bucket_size_limits) -> list[list[int]]:
-    """PyTorch's ``dist._compute_bucket_assignment_by_size`` for tensors in the order their gradients arrive:
-    lists of positions in ``tensors``, one per bucket, in launch order.
-
-    One open bucket per dtype; a tensor joins its dtype's bucket, which closes as soon as it holds at least
-    its limit (so the tensor that crosses the limit still belongs to it). Each dtype's first bucket has the
-    first limit, the next one the next limit, and so on, the last limit repeating. Buckets still open at the
-    end follow, in the order they were opened.
-    """
-    closed, open_buckets, limit_index = [], {}, {}
-    for position, tensor in enumerate(tensors):
-        key = tensor.dtype
-        members, size = open_buckets.get(key, ([], 0))
-        members.append(position)
-        size += tensor._data.nbytes
-        which = limit_index.setdefault(key, 0)
-        if size >= bucket_size_limits[which]:
-            closed.append(members)
-            open_buckets.pop(key, None)
-            limit_index[key] = min(which + 1, len(bucket_size_limits) - 1)
-        else:
-            open_buckets[key] = (members, size)
-    return closed + [members for members, _ in open_buckets.values()]
 
 
 def _int32():
