@@ -496,3 +496,27 @@ def test_a_later_chapter_takes_bucketed_ddp_from_the_saved_chapter_12(tmp_path, 
     shutil.copy(COURSE / "release" / "12_multiple_devices" / "12_multiple_devices.ipynb", saved)
     assert library.use("BucketedDDP", {}) is minitorch_ddp_class()
     assert capsys.readouterr().out == "your BucketedDDP is still blank: using minitorch's\n"
+
+
+def test_a_graded_call_may_start_only_the_grading_packages_rank_script():
+    """The exception the withholding makes for exercise 7 is narrow: this Python running the rank script (through
+    minitorch's launcher or not); any other program started through it is a hit, as every program start is."""
+    import sys
+
+    from grading.library.ddp import RANK_SCRIPT
+    from grading.withhold import WithheldPiece, Withholding, _trusted_command, active_guard
+
+    launcher = [sys.executable, "-m", "minitorch.distributed.run", "--nproc-per-node", "2"]
+    assert _trusted_command(launcher + [str(RANK_SCRIPT), "folder"])
+    assert _trusted_command([sys.executable, str(RANK_SCRIPT), "folder"])
+    assert not _trusted_command(launcher + ["train.py"])
+    assert not _trusted_command([sys.executable, "-c", "import minitorch"])
+    assert not _trusted_command(["/bin/sh", str(RANK_SCRIPT)])
+    guard = Withholding("ch12.ddp_buckets", ("minitorch.nn.parallel.DistributedDataParallel",))
+    assert active_guard() is None
+    with guard.active():
+        assert active_guard() is guard
+        with pytest.raises(WithheldPiece):
+            guard.run_trusted_program([sys.executable, "-c", "print('a fresh interpreter')"])
+    assert active_guard() is None
+    assert guard.hits and guard.hits[0].startswith("another program")
