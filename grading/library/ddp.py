@@ -145,10 +145,9 @@ def _active_guard():
     return active_guard()
 
 
-def _launch(job_folder: Path, world_size: int):
+def _launch(job_folder: Path, world_size: int, guard):
     command = [sys.executable, "-m", "minitorch.distributed.run", "--nproc-per-node", str(world_size),
                str(RANK_SCRIPT), str(job_folder)]
-    guard = _active_guard()
     if guard is not None:  # graded with pieces withheld: the ranks withhold them too
         return guard, guard.run_trusted_program(command, env=_environment(), timeout=LAUNCH_SECONDS)
     from grading.withhold import _finish_program
@@ -168,10 +167,16 @@ def ddp_report(ddp_class, widths, world_size, bucket_cap_kb, batch_per_rank, see
         "batch_per_rank": int(batch_per_rank),
         "seed": int(seed),
     }
+    guard = _active_guard()
+    # The ranks' results depend on nothing but the job (the class's text, the case) and the pieces withheld: a
+    # check and then check_hidden on the same public case, in one test cell, launch the processes once.
+    key = json.dumps([job, world_size, [guard.exercise, list(guard.names)] if guard is not None else None])
+    if key in _finished_reports:
+        return tuple(np.copy(array) for array in _finished_reports[key])
     with tempfile.TemporaryDirectory(prefix="ddp-report-") as folder:
         folder = Path(folder)
         (folder / "job.json").write_text(json.dumps(job))
-        guard, (returncode, output) = _launch(folder, world_size)
+        guard, (returncode, output) = _launch(folder, world_size, guard)
         records = []
         for rank in range(world_size):
             path = folder / f"rank{rank}.json"
@@ -180,13 +185,20 @@ def ddp_report(ddp_class, widths, world_size, bucket_cap_kb, batch_per_rank, see
                   for rank in range(world_size)]
     _raise_what_the_ranks_raised(records, guard, returncode, output)
     first = arrays[0]
-    return (
+    report = (
         first["buckets"],
         np.array([record["all_reduce_calls"] for record in records], dtype=np.int64),
         first["launched_ready"],
         np.stack([rank_arrays["grads"] for rank_arrays in arrays]),
         np.int64(records[0]["unused"]),
     )
+    if len(_finished_reports) >= 16:
+        _finished_reports.pop(next(iter(_finished_reports)))
+    _finished_reports[key] = report
+    return tuple(np.copy(array) for array in report)
+
+
+_finished_reports: dict[str, tuple] = {}  # job -> the report of a launch that finished without an error
 
 
 def _raise_what_the_ranks_raised(records, guard, returncode, output):
