@@ -1039,9 +1039,8 @@ cells = [
         '''
         import minitorch
         import minitorch.distributed as dist
-        from minitorch import nn
-
         from grading.library.ddp import ddp_report  # the experiment the check compares
+        from minitorch import nn
 
         UNFINISHED = (
             "Expected to have finished reduction in the prior iteration before starting a new one. This error "
