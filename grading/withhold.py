@@ -24,7 +24,8 @@ batch grader's runner (``grading/_runner.py``) and the learner's instant ``check
    hit fails the call even when the submission catches the exception; in a forked child process it
    ends that process. Starting another program (``subprocess``, ``os.exec*``, ``os.posix_spawn``,
    ``os.system``, multiprocessing's ``spawn``: a fresh interpreter has the whole library) and switching
-   the hook off (``sys.setprofile``) are hits too.
+   the hook off (``sys.setprofile``) are hits too, except the grading package's own rank script started
+   through :meth:`Withholding.run_trusted_program`, which withholds the same pieces in every process.
 3. **No other copy of the library is importable.** The sandbox holds no PyTorch (``grading/sandbox.py``).
 
 Everything is put back after the call, so the notebook's other cells and exercises keep the whole
@@ -38,13 +39,14 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.util
+import json
 import os
 import sys
 import threading
 import types
 import warnings
 
-__all__ = ["WithheldPiece", "Withholding", "resolve", "refusal"]
+__all__ = ["WithheldPiece", "Withholding", "active_guard", "resolve", "refusal"]
 
 
 class WithheldPiece(NotImplementedError):
@@ -278,8 +280,11 @@ class Withholding:
         folders = tuple(os.path.join(folder, "") for folder in (package.submodule_search_locations or [])) if (
             package is not None
         ) else (library,)
+        # (a decorator's wrapper, contextlib.contextmanager's around a method, lives in another file: what it wraps
+        # is judged instead)
         self.replaced = sorted({
-            name for function, name in self.functions if not function.__code__.co_filename.startswith(folders)
+            name for function, name in self.functions
+            if not function.__code__.co_filename.startswith(folders) and "__wrapped__" not in function.__dict__
         })
 
     # -- messages ---------------------------------------------------------------------------------
@@ -383,6 +388,37 @@ class Withholding:
     def active(self):
         return _Active(self)
 
+    # -- programs of the grading package, which withhold the same pieces --------------------------------
+    def run_trusted_program(self, command, *, env=None, timeout=None) -> tuple[int, str]:
+        """Run one of the grading package's own rank scripts during the graded call, told to withhold these pieces.
+
+        Starting another program is otherwise a hit (a fresh interpreter has the whole library). The programs
+        allowed here are this Python running a script of ``TRUSTED_SCRIPTS``, directly or through minitorch's
+        launcher (``-m minitorch.distributed.run --nproc-per-node N script ...``); the script reads the pieces
+        from ``MINITORCH_WITHHELD`` (set here, whatever ``env`` says) and withholds them in every process, and
+        the caller turns a piece a process reached into a hit with :meth:`record_hit`. Any other command is a hit.
+        Returns the exit code and the program's output (stdout and stderr together)."""
+        command = [str(part) for part in command]
+        if not _trusted_command(command):
+            self._hit(f"another program ({command[0] if command else '?'})", raise_now=False)
+            raise WithheldPiece(self.message("another program"), "another program")
+        environment = dict(os.environ if env is None else env)
+        environment["MINITORCH_WITHHELD"] = json.dumps({"exercise": self.exercise, "names": list(self.names)})
+        import subprocess
+
+        self._stopping = True  # the watch looks away while this process starts the trusted program
+        try:
+            process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                       stderr=subprocess.STDOUT, env=environment, text=True, errors="replace",
+                                       start_new_session=True)
+        finally:
+            self._stopping = False
+        return _finish_program(process, timeout)
+
+    def record_hit(self, piece: str) -> None:
+        """A process started by :meth:`run_trusted_program` reached ``piece``: the graded call fails naming it."""
+        self._hit(str(piece), raise_now=False)
+
     def first_hit(self) -> str | None:
         return self.hits[0] if self.hits else None
 
@@ -398,6 +434,50 @@ class _Active:
     def __exit__(self, *exc_info):
         self.guard.stop()
         return False
+
+
+# The grading package's scripts that withhold the pieces themselves (see Withholding.run_trusted_program).
+TRUSTED_SCRIPTS = (os.path.join(os.path.dirname(os.path.abspath(__file__)), "library", "_ddp_rank.py"),)
+_LAUNCHER = ("-m", "minitorch.distributed.run", "--nproc-per-node")
+
+
+def _trusted_command(command: list[str]) -> bool:
+    """This Python running a trusted script, directly or through minitorch's launcher with a number of processes."""
+    if len(command) < 2 or command[0] != sys.executable:
+        return False
+    rest = command[1:]
+    if tuple(rest[:3]) == _LAUNCHER and len(rest) >= 5 and rest[3].isdigit():
+        rest = rest[4:]
+    return os.path.abspath(rest[0]) in TRUSTED_SCRIPTS
+
+
+def _finish_program(process, timeout) -> tuple[int, str]:
+    """Wait for ``process`` (started in a session of its own); past ``timeout``, end its whole process group (a
+    launcher's ranks too). Returns the exit code and the output."""
+    import signal
+    import subprocess
+
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except BaseException:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        output, _ = process.communicate()
+        if not isinstance(output, str):
+            output = ""
+        if sys.exc_info()[0] is not subprocess.TimeoutExpired:
+            raise
+        return -9, output
+    return process.returncode, output
+
+
+def active_guard() -> Withholding | None:
+    """The guard whose pieces are withheld right now in this thread (its watch is the profile hook), else None."""
+    watch = sys.getprofile()
+    owner = getattr(watch, "__self__", None)
+    return owner if isinstance(owner, Withholding) and owner._active else None
 
 
 def _unwrapped(function) -> list:

@@ -201,3 +201,56 @@ exercise(
         "step deals it out.",
     ],
 )
+
+
+# -- build it: DDP's gradient buckets, with hooks, across real processes ------------------------------------------
+# The report (grading/library/ddp.py, shared with the notebook) starts the ranks with minitorch's launcher and runs
+# a DDP class on each. The reference is what minitorch's nn.parallel.DistributedDataParallel reports, computed in
+# one process (its bucket assignment; one process's gradient on the global batch): the tests run minitorch's DDP
+# itself on 2 and 3 real processes and find exactly that, and compare the buckets with PyTorch's.
+from grading.library.ddp import DDP_OUTPUTS, one_process_report  # noqa: E402
+
+# minitorch's DDP and its buckets, withheld while ch12.ddp_buckets is graded (in every rank too)
+DDP_PIECES = (
+    "minitorch.nn.parallel.DistributedDataParallel",
+    "minitorch.nn.parallel.distributed._Bucket",
+    "minitorch.nn.parallel.distributed._compute_bucket_assignment_by_size",
+)
+
+exercise(
+    "ch12.ddp_buckets",
+    function="ddp_report_of_mine",
+    withheld=DDP_PIECES,
+    reference=one_process_report,
+    input_type="numpy",
+    output_type="any",
+    check_dtype=False,
+    public=[
+        (np.array([5, 16, 16, 3]), 2, 0.5, 3, 1230),
+        (np.array([6, 520, 520, 3]), 3, 0.0, 2, 1231),
+    ],
+    labels=[
+        "2 ranks, buckets of at least 512 bytes: a 5-16-16-3 network makes 2 buckets",
+        "3 ranks, PyTorch's default caps: a first bucket of 1 MiB (the 520 x 520 weight closes it), then 25 MiB",
+    ],
+    outputs=DDP_OUTPUTS,
+    rtol=1e-5,
+    atol=1e-6,
+    hints=[
+        "Three parts. At construction, group the parameters into buckets, walking them from the last registered to "
+        "the first (backward produces the last layer's gradients first), and register a hook on every parameter. "
+        "During backward, each hook marks its parameter ready; a bucket whose parameters are all ready is reduced, "
+        "but only in bucket order (every rank must issue its collectives in the same order). In forward, refuse to "
+        "start while the previous backward left a bucket unreduced.",
+        "A bucket takes parameters until its byte count (numel · element_size summed) reaches the cap: the parameter "
+        "that reaches it still joins, then the next bucket starts. Caps: bucket_cap_mb · 2²⁰ bytes for every bucket; "
+        "with bucket_cap_mb=None, 2²⁰ bytes for the first and 25 · 2²⁰ for the others. Reducing a bucket: g = "
+        "(g₀ + g₁ + ... + g_{W−1}) / W for every gradient in it, with ONE all_reduce (a sum) of one flat tensor.",
+        "Keep self.buckets (lists of parameters), a dict from id(parameter) to its bucket's index, a count of "
+        "gradients still missing per bucket, and the index of the next bucket to launch. The hook "
+        "(register_post_accumulate_grad_hook calls it with the parameter) updates the count, then launches "
+        "buckets while the next one is complete; cat of the reshaped gradients makes the flat tensor, and after "
+        "dist.all_reduce each piece goes back with copy_. When the last bucket has gone, reset for the next "
+        "backward; forward raises the RuntimeError while some parameter is marked ready but not everything went.",
+    ],
+)

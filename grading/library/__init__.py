@@ -39,6 +39,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
+import linecache
 import math
 import os
 from collections.abc import Callable, Mapping
@@ -226,9 +227,12 @@ def _run_saved_cells(path: Path, cell_ids: tuple[str, ...]) -> dict:
     for cell_id in cell_ids:
         if cell_id not in sources:
             continue
+        filename = f"<{path.name} {cell_id}>"
+        # in the source cache, as Jupyter keeps a cell's text: chapter 12's piece sends it to other processes
+        linecache.cache[filename] = (len(sources[cell_id]), None, sources[cell_id].splitlines(True), filename)
         try:
             with _silenced():
-                exec(compile(sources[cell_id], f"<{path.name} {cell_id}>", "exec"), names)
+                exec(compile(sources[cell_id], filename, "exec"), names)
         except Exception:  # noqa: BLE001 - a broken cell means the piece is not the learner's yet
             continue
     _saved_runs[key] = names

@@ -178,3 +178,33 @@ def test_parameters_and_buffers_come_from_rank_0(features):
         np.testing.assert_array_equal(features[rank]["running_mean_after_construction"], np.ones(4))
         # each rank set 10 * (rank + 1); the forward started from rank 0's 10, then moved 10% toward its batch mean
         assert np.all(np.abs(features[rank]["running_mean_after_forward"] - 9.0) < 0.5)
+
+
+# -- the bucket assignment: PyTorch's compute_bucket_assignment_by_size ------------------------------
+@pytest.mark.parametrize("seed", range(6))
+def test_buckets_are_pytorchs_assignment_in_reverse_registration_order(seed):
+    """DDP's buckets against ``torch.distributed._compute_bucket_assignment_by_size`` (the function PyTorch's
+    Reducer rebuilds its buckets with, in the order the gradients arrived: here, reverse registration order),
+    with PyTorch's two limits (the small first bucket, then the cap); mixed float32/float64 in two seeds."""
+    torch = require_torch()
+    from types import SimpleNamespace
+
+    import torch.distributed as torch_dist
+
+    from minitorch.nn.parallel import DistributedDataParallel
+
+    rng = np.random.default_rng(seed)
+    count = int(rng.integers(3, 14))
+    sizes = rng.integers(1, 400, size=count).tolist()
+    kinds = ["float64" if seed >= 4 and rng.random() < 0.4 else "float32" for _ in range(count)]
+    first_cap, cap = int(rng.integers(1, 1200)), int(rng.integers(200, 3000))
+    ours = [minitorch.zeros(size, dtype=getattr(minitorch, kind)) for size, kind in zip(sizes, kinds)]
+    theirs = [torch.zeros(size, dtype=getattr(torch, kind)) for size, kind in zip(sizes, kinds)]
+    settings = SimpleNamespace(first_bucket_bytes_cap=first_cap, bucket_bytes_cap=cap)
+    buckets = DistributedDataParallel._make_buckets(settings, ours)
+    position = {id(p): index for index, p in enumerate(ours)}
+    got = [[position[id(p)] for p in bucket.parameters] for bucket in buckets]
+    # as the Reducer's rebuild calls it: the tensors in the order their gradients arrive, with their indices
+    expected, _ = torch_dist._compute_bucket_assignment_by_size(
+        theirs[::-1], [first_cap, cap], [False] * count, list(reversed(range(count))))
+    assert got == [list(bucket) for bucket in expected], (sizes, kinds, first_cap, cap)

@@ -9,6 +9,7 @@ each named by its ``grade_id``.
 from __future__ import annotations
 
 import json
+import linecache
 import math
 from functools import cache
 from pathlib import Path
@@ -60,7 +61,11 @@ def namespace(chapter: str, edition: str) -> dict:
     """Run the notebook's solution cells (after the imports they rely on); return what they define."""
     names = dict(NOTEBOOK_IMPORTS)
     for grade_id, source in graded_cells(chapter, edition, "solution").items():
-        exec(compile(source, f"<{edition} {chapter} {grade_id}>", "exec"), names)
+        filename = f"<{edition} {chapter} {grade_id}>"
+        # in the source cache, as Jupyter and the batch grader's runner put a cell (chapter 12 sends a cell's text
+        # to other processes)
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        exec(compile(source, filename, "exec"), names)
     return names
 
 

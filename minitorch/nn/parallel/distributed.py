@@ -18,8 +18,11 @@ One all-reduce per parameter would pay the per-message cost many times; one for 
 them would wait for the very last gradient. DDP groups the parameters into *buckets* of
 about ``bucket_cap_mb`` megabytes (by default 25, and the first one 1 MB, so communication
 starts early), in reverse order of ``model.parameters()``: roughly the order backward
-produces gradients in. (PyTorch also re-forms its buckets after the first iteration, in the
-order the gradients actually arrived; minitorch keeps the first assignment.)
+produces gradients in. A bucket closes once it holds at least the cap, so its last parameter
+may take it past the cap (PyTorch's ``compute_bucket_assignment_by_size``). PyTorch starts
+with one bucket of everything and re-forms the buckets after the first iteration, in the order
+the gradients actually arrived; minitorch forms them once, in reverse registration order,
+which is that order for a model that uses its parameters in the order it registers them.
 A post-accumulate-grad hook on every parameter counts down its bucket; when a bucket's last
 gradient has arrived, the hook copies the gradients into one flat buffer, divides by W and
 launches a non-blocking all-reduce (``async_op=True``), while backward goes on computing the
@@ -76,6 +79,31 @@ class _Bucket:
         self.pending = len(parameters)
         self.work = None
         self.buffer = None
+
+
+def _compute_bucket_assignment_by_size(tensors, bucket_size_limits) -> list[list[int]]:
+    """PyTorch's ``dist._compute_bucket_assignment_by_size`` for tensors in the order their gradients arrive:
+    lists of positions in ``tensors``, one per bucket, in launch order.
+
+    One open bucket per dtype; a tensor joins its dtype's bucket, which closes as soon as it holds at least
+    its limit (so the tensor that crosses the limit still belongs to it). Each dtype's first bucket has the
+    first limit, the next one the next limit, and so on, the last limit repeating. Buckets still open at the
+    end follow, in the order they were opened.
+    """
+    closed, open_buckets, limit_index = [], {}, {}
+    for position, tensor in enumerate(tensors):
+        key = tensor.dtype
+        members, size = open_buckets.get(key, ([], 0))
+        members.append(position)
+        size += tensor._data.nbytes
+        which = limit_index.setdefault(key, 0)
+        if size >= bucket_size_limits[which]:
+            closed.append(members)
+            open_buckets.pop(key, None)
+            limit_index[key] = min(which + 1, len(bucket_size_limits) - 1)
+        else:
+            open_buckets[key] = (members, size)
+    return closed + [members for members, _ in open_buckets.values()]
 
 
 class DistributedDataParallel(Module):
@@ -156,18 +184,11 @@ class DistributedDataParallel(Module):
                 dist.broadcast(tensor.detach(), src=source, group=self.process_group)
 
     def _make_buckets(self, parameters) -> list[_Bucket]:
-        """Reverse order of ``parameters()``; a new bucket when the dtype changes or the cap is reached."""
-        buckets, current, size, cap = [], [], 0, self.first_bucket_bytes_cap
-        for parameter in reversed(parameters):
-            nbytes = parameter._data.nbytes
-            if current and (size + nbytes > cap or parameter.dtype != current[0].dtype):
-                buckets.append(_Bucket(len(buckets), current))
-                current, size, cap = [], 0, self.bucket_bytes_cap
-            current.append(parameter)
-            size += nbytes
-        if current:
-            buckets.append(_Bucket(len(buckets), current))
-        return buckets
+        """The buckets, in launch order: PyTorch's assignment of the parameters in reverse registration order."""
+        in_gradient_order = list(reversed(parameters))
+        assignment = _compute_bucket_assignment_by_size(
+            in_gradient_order, [self.first_bucket_bytes_cap, self.bucket_bytes_cap])
+        return [_Bucket(index, [in_gradient_order[i] for i in bucket]) for index, bucket in enumerate(assignment)]
 
     # -- forward ------------------------------------------------------------------------
     def forward(self, *inputs, **kwargs):

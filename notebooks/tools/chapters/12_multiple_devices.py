@@ -24,7 +24,9 @@ cells = [
           it does;
         * train with `DistributedDataParallel` in several processes started by the launcher, see each rank's batches
           and the averaged gradients, measure the speed-up, and write the ring all-reduce and `DistributedSampler`'s
-          partition yourself.
+          partition yourself;
+        * build DDP's gradient averaging yourself: buckets in reverse order of registration up to a byte cap, a
+          hook per parameter, one all-reduce per bucket, checked in real processes against minitorch's DDP.
 
         No GPU is needed: minitorch runs `DataParallel` on CPU replicas (threads on your CPU), with the same
         arithmetic as on GPUs.
@@ -680,8 +682,8 @@ cells = [
         """
         ## 6. Exercises
 
-        Six pieces of data parallelism, on tensors. Loops over the replicas or ranks (a handful) are fine; loops
-        over rows are not needed.
+        Six pieces of data parallelism on tensors, then DDP's gradient buckets across real processes (exercise 7).
+        Loops over the replicas or ranks (a handful) are fine; loops over rows are not needed.
 
         ### Exercise 1 · scatter a batch
 
@@ -984,6 +986,191 @@ cells = [
             print("DistributedSampler's:  ", sampler)
         except NotImplementedError:
             print("rank_indices is not written yet")
+        """
+    ),
+    md(
+        """
+        ### Exercise 7 · build it: DDP's gradient buckets, with hooks, across real processes
+
+        Now the piece of `DistributedDataParallel` that section 5 described: averaging the gradients **during**
+        backward, in buckets. Write a class `BucketedDDP(module, bucket_cap_mb=None)`, a `Module` whose forward is
+        `module`'s, that does what PyTorch's DDP (`torch/nn/parallel/distributed.py` and its C++ `Reducer`) does:
+
+        * **buckets, at construction.** Walk the parameters in **reverse** order of registration (backward
+          produces the last layer's gradients first) and fill buckets: a parameter joins the current bucket, and the
+          bucket closes as soon as its bytes (`numel() * element_size()`, summed) reach the cap, so the parameter
+          that crosses the cap still belongs to it. The cap is `bucket_cap_mb * 2**20` bytes (PyTorch's default 25
+          MiB); with the default (`bucket_cap_mb=None`), the **first** bucket's cap is only 1 MiB, so the last
+          layer's gradients start travelling early. Keep them in `self.buckets`: a list of buckets in launch order,
+          each a list of parameters;
+        * **a hook per parameter.** `parameter.register_post_accumulate_grad_hook(hook)` calls `hook(parameter)`
+          as soon as backward has written that parameter's `.grad`: mark it ready;
+        * **a bucket at a time.** When every parameter of a bucket is ready, flatten its gradients into one tensor,
+          divide by the world size, `dist.all_reduce` it (one call per bucket: a sum over the ranks, so each rank
+          gets the average) and copy each piece back into its `.grad`. Buckets go in order, 0, 1, 2, ...: a
+          bucket that completes early waits for the ones before it, because every rank must issue its collectives
+          in the same order (MPI pairs the first all-reduce of one rank with the first of the others);
+        * **unused parameters are refused.** A parameter that gets no gradient keeps its bucket from ever going.
+          PyTorch notices at the next forward: if the previous backward left parameters marked ready but did not
+          reduce every bucket, forward raises `RuntimeError("Expected to have finished reduction in the prior
+          iteration before starting a new one. ...")` (its full text names the option `find_unused_parameters=True`
+          that handles such models).
+
+        Where your version is simpler than PyTorch's (none of these changes the gradients): PyTorch starts with one
+        bucket of everything and, after the first iteration, re-forms the buckets in the order the gradients
+        actually arrived (for a model that uses its layers in the order it registers them, that is the reverse
+        order you use); it keeps one bucket per dtype and device; it launches each all-reduce without waiting
+        (`async_op=True`) and waits for all of them in a callback at the end of backward, so the bytes travel while
+        backward computes the earlier layers (you may wait at once); it broadcasts rank 0's parameters at
+        construction (here every rank builds the same model from the same seed), and has `no_sync()` and
+        `find_unused_parameters`.
+
+        `ddp_report_of_mine(...)` (below the class) is the check's experiment: it starts `world_size` real
+        processes with minitorch's launcher, wraps the same small network in your class on each rank, runs one
+        backward on that rank's rows of a global batch, and reports your buckets, the number of `all_reduce` calls,
+        whether each call carried a complete bucket, every rank's gradients and the refusal; the check compares
+        them with minitorch's `DistributedDataParallel` in the same processes. Your class travels to the other
+        processes as the **text of its cell**, so keep the imports it needs in the cell. (The chapter's names
+        `minitorch`, `nn`, `F`, `dist`, `np` and `math` are there already.) `hint("ch12.ddp_buckets")` gives hints
+        step by step.
+        """
+    ),
+    solution(
+        '''
+        import minitorch
+        import minitorch.distributed as dist
+        from grading.library.ddp import ddp_report  # the experiment the check compares
+        from minitorch import nn
+
+        UNFINISHED = (
+            "Expected to have finished reduction in the prior iteration before starting a new one. This error "
+            "indicates that your module has parameters that were not used in producing loss. You can enable unused "
+            "parameter detection by passing the keyword argument `find_unused_parameters=True` to "
+            "`torch.nn.parallel.DistributedDataParallel`, and by making sure all `forward` function outputs "
+            "participate in calculating loss."
+        )
+
+
+        def assign_buckets(parameters, first_cap, cap):
+            """Lists of parameters, from the last registered to the first; a bucket closes once it holds >= its cap
+            bytes (first_cap for the first bucket, cap for the others)."""
+            ### BEGIN SOLUTION
+            buckets, current, size, limit = [], [], 0, first_cap
+            for parameter in reversed(parameters):
+                current.append(parameter)
+                size += parameter.numel() * parameter.element_size()
+                if size >= limit:
+                    buckets.append(current)
+                    current, size, limit = [], 0, cap
+            if current:
+                buckets.append(current)
+            return buckets
+            ### END SOLUTION
+
+
+        class BucketedDDP(nn.Module):
+            """DDP's gradient averaging: buckets in reverse registration order, a hook per parameter, one all_reduce
+            per bucket, launched in order once all of its gradients are ready."""
+
+            def __init__(self, module, bucket_cap_mb=None):
+                super().__init__()
+                self.module = module
+                self.world_size = dist.get_world_size()
+                parameters = [p for p in module.parameters() if p.requires_grad]
+                ### BEGIN SOLUTION
+                cap = int((25 if bucket_cap_mb is None else bucket_cap_mb) * 1024 * 1024)
+                first_cap = 1024 * 1024 if bucket_cap_mb is None else cap
+                self.buckets = assign_buckets(parameters, first_cap, cap)
+                self.bucket_of = {id(p): k for k, bucket in enumerate(self.buckets) for p in bucket}
+                self.missing = [len(bucket) for bucket in self.buckets]  # gradients each bucket still waits for
+                self.next_bucket = 0
+                self.ready = set()
+                for parameter in parameters:
+                    parameter.register_post_accumulate_grad_hook(self.gradient_ready)
+                ### END SOLUTION
+
+            def forward(self, *inputs, **kwargs):
+                ### BEGIN SOLUTION
+                if self.ready:  # the last backward marked gradients ready but did not reduce every bucket
+                    raise RuntimeError(UNFINISHED)
+                return self.module(*inputs, **kwargs)
+                ### END SOLUTION
+
+            def gradient_ready(self, parameter):
+                """The post-accumulate-grad hook: parameter.grad is final for this backward."""
+                ### BEGIN SOLUTION
+                self.ready.add(id(parameter))
+                self.missing[self.bucket_of[id(parameter)]] -= 1
+                while self.next_bucket < len(self.buckets) and self.missing[self.next_bucket] == 0:
+                    self.reduce(self.buckets[self.next_bucket])
+                    self.next_bucket += 1
+                if self.next_bucket == len(self.buckets):  # every bucket went: ready for the next backward
+                    self.missing = [len(bucket) for bucket in self.buckets]
+                    self.next_bucket = 0
+                    self.ready = set()
+                ### END SOLUTION
+
+            def reduce(self, bucket):
+                """One all_reduce for the whole bucket: flatten, divide by the world size, sum over ranks, copy back."""
+                ### BEGIN SOLUTION
+                flat = minitorch.cat([p.grad.reshape(-1) for p in bucket]) / self.world_size
+                dist.all_reduce(flat)
+                offset = 0
+                for p in bucket:
+                    p.grad.copy_(flat[offset:offset + p.numel()].reshape(p.shape))
+                    offset += p.numel()
+                ### END SOLUTION
+
+
+        def ddp_report_of_mine(widths, world_size, bucket_cap_kb, batch_per_rank, seed):
+            """What the check compares, for your BucketedDDP on world_size processes."""
+            return ddp_report(BucketedDDP, widths, world_size, bucket_cap_kb, batch_per_rank, seed)
+        ''',
+        "ch12-ddp-buckets",
+    ),
+    tests(
+        """
+        check("ch12.ddp_buckets", ddp_report_of_mine)
+        ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
+        check_hidden("ch12.ddp_buckets", ddp_report_of_mine, [
+            (np.array([4, 9, 8, 7, 5]), 3, 0.125, 2, 12700),
+            (np.array([3, 600, 450, 6]), 2, 0.0, 1, 12701),
+            (np.array([6, 10, 4]), 2, 64.0, 4, 12702),
+        ])
+        ### END HIDDEN TESTS
+        """,
+        "ch12-ddp-buckets-tests",
+        points=3,
+    ),
+    md(
+        """
+        Your buckets at work: the same experiment, with the gradient that **one** process computes for the mean
+        loss over the whole global batch beside it (the average of the ranks' gradients is exactly that, up to the
+        rounding of float32 additions, because every rank has the same number of rows):
+        """
+    ),
+    code(
+        """
+        from grading.library.ddp import build_model, global_batch
+
+        widths, world, batch, seed = np.array([5, 16, 16, 3]), 2, 3, 1230
+        try:
+            buckets, calls, launched_ready, grads, refused = ddp_report_of_mine(widths, world, 0.5, batch, seed)
+            model = build_model(widths, seed)
+            inputs, targets = global_batch(widths, world, batch, seed)
+            F.mse_loss(model(minitorch.tensor(inputs)), minitorch.tensor(targets)).backward()
+            one_process = np.concatenate([p.grad.numpy().reshape(-1) for p in model.parameters()])
+            names = [name for name, _ in model.named_parameters()]
+            for k in range(int(buckets.max()) + 1):
+                print(f"bucket {k}: {[name for name, b in zip(names, buckets) if b == k]}")
+            print("all_reduce calls in one backward, per rank:", calls.tolist())
+            print("largest difference between the ranks' gradients:", float(np.abs(grads - grads[0]).max()))
+            print("largest difference from one process on the global batch:", float(np.abs(grads - one_process).max()))
+            print("forward after a backward that left a parameter unused, refused with PyTorch's error:", refused == 1)
+        except NotImplementedError:
+            print("BucketedDDP is not written yet")
         """
     ),
     md(

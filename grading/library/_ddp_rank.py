@@ -1,0 +1,177 @@
+"""One rank of ``grading.library.ddp.ddp_report``: ``python -m minitorch.distributed.run --nproc-per-node N
+_ddp_rank.py JOB_FOLDER`` (never by hand).
+
+Every rank builds the same model from the same seed, takes its own rows of the global batch, wraps the model in
+the class under test, runs one forward and backward, and writes what it saw to ``JOB_FOLDER/rank<r>.json`` and
+``rank<r>.npz``. Around the class's work, this script counts the ``all_reduce`` calls and, with its own
+post-accumulate-grad hooks (registered before the class's, so they run first), which gradients were ready at
+each call. When ``MINITORCH_WITHHELD`` names an exercise's pieces (set by the guard's ``run_trusted_program``),
+the class's code runs with them withheld here too, and a piece it reaches is reported instead of its results.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import os
+import sys
+import traceback
+from datetime import timedelta
+from pathlib import Path
+
+import numpy as np
+
+import minitorch
+import minitorch.distributed as dist
+import minitorch.nn.functional as F
+from grading.library.ddp import UNFINISHED_REDUCTION, build_model, cap_in_mb, global_batch
+from minitorch import nn
+from minitorch.distributed import distributed_c10d
+
+
+def load_class(description: dict):
+    if "module" in description:
+        found = importlib.import_module(description["module"])
+        for part in description["qualname"].split("."):
+            found = getattr(found, part)
+        return found
+    import linecache
+
+    filename = description["filename"]
+    source = description["source"]
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    names = {"__name__": "__ddp_learner__", "minitorch": minitorch, "nn": nn, "F": F, "dist": dist, "np": np,
+             "numpy": np, "math": math}
+    exec(compile(source, filename, "exec"), names)
+    return names[description["name"]]
+
+
+class Counter:
+    """``dist.all_reduce`` as the class under test sees it: counted, and each call's readiness noted."""
+
+    def __init__(self, ready: set, index_of: dict):
+        self.ready, self.index_of = ready, index_of
+        self.calls = []  # (number of elements, the parameter indices ready at the call)
+        self.original = distributed_c10d.all_reduce
+
+    def __call__(self, tensor, *args, **kwargs):
+        self.calls.append((int(tensor.numel()), frozenset(self.ready)))
+        return self.original(tensor, *args, **kwargs)
+
+    def install(self):
+        dist.all_reduce = distributed_c10d.all_reduce = self
+
+    def remove(self):
+        dist.all_reduce = distributed_c10d.all_reduce = self.original
+
+
+def bucket_indices(ddp, index_of: dict):
+    """``ddp.buckets`` as lists of parameter indices (registration order), or None when it is not such a list."""
+    try:
+        return [[index_of[id(parameter)] for parameter in bucket] for bucket in ddp.buckets]
+    except Exception:  # noqa: BLE001 - missing or malformed: the report says so through its outputs
+        return None
+
+
+def run(job: dict, rank: int, world: int, guard) -> tuple[dict, dict]:
+    widths, seed, cap = job["widths"], job["seed"], cap_in_mb(job["bucket_cap_kb"])
+    model = build_model(widths, seed)
+    parameters = list(model.parameters())
+    index_of = {id(parameter): index for index, parameter in enumerate(parameters)}
+    ready: set = set()
+    for parameter in parameters:  # first in each parameter's list of hooks: runs before the class's
+        parameter.register_post_accumulate_grad_hook(lambda p: ready.add(index_of[id(p)]))
+    inputs, targets = global_batch(widths, world, job["batch_per_rank"], seed)
+    rows = slice(rank * job["batch_per_rank"], (rank + 1) * job["batch_per_rank"])
+    inputs, targets = minitorch.tensor(inputs[rows]), minitorch.tensor(targets[rows])
+    spare = build_model(widths, seed, unused=True)
+    counter = Counter(ready, index_of)
+    counter.install()
+    if guard is not None:
+        guard.start()
+    try:
+        ddp_class = load_class(job["class"])
+        ddp = ddp_class(model, bucket_cap_mb=cap)
+        counter.calls.clear()  # only the backward's calls count
+        F.mse_loss(ddp(inputs), targets).backward()
+        calls = list(counter.calls)
+        buckets = bucket_indices(ddp, index_of)
+        # a parameter that gets no gradient: the next forward must refuse, with PyTorch's error
+        wrapped = ddp_class(spare, bucket_cap_mb=cap)
+        F.mse_loss(wrapped(inputs), targets).backward()
+        try:
+            wrapped(inputs)
+            unused = 0
+        except RuntimeError as error:
+            unused = 1 if str(error).startswith(UNFINISHED_REDUCTION) else -1
+        except NotImplementedError:
+            raise
+        except Exception:  # noqa: BLE001 - which error it is, is the answer
+            unused = -1
+    finally:
+        if guard is not None:
+            guard.stop()
+        counter.remove()
+    sizes = [parameter.numel() for parameter in parameters]
+    flags = []
+    for k, (count, ready_then) in enumerate(calls):
+        fits = buckets is not None and k < len(buckets) and set(buckets[k]) <= ready_then and (
+            count == sum(sizes[i] for i in buckets[k]))
+        flags.append(int(fits))
+    bucket_of = np.full(len(parameters), -1, dtype=np.int64)
+    for k, bucket in enumerate(buckets or []):
+        bucket_of[bucket] = k
+    grads = np.concatenate([
+        (parameter.grad.detach().numpy() if parameter.grad is not None else np.full(parameter.shape, np.nan))
+        .astype(np.float32).reshape(-1) for parameter in parameters])
+    record = {"all_reduce_calls": len(calls), "unused": unused}
+    arrays = {"buckets": bucket_of, "launched_ready": np.array(flags, dtype=np.int64), "grads": grads}
+    return record, arrays
+
+
+def innermost_frame(error: BaseException) -> list:
+    """[file name, qualified name, line] of the frame that raised ``error`` (a blank stub of the class, say)."""
+    trace = error.__traceback__
+    while trace is not None and trace.tb_next is not None:
+        trace = trace.tb_next
+    if trace is None:
+        return []
+    code = trace.tb_frame.f_code
+    return [code.co_filename, getattr(code, "co_qualname", code.co_name), trace.tb_lineno]
+
+
+def main() -> None:
+    folder = Path(sys.argv[1])
+    job = json.loads((folder / "job.json").read_text())
+    dist.init_process_group("mpi", timeout=timedelta(seconds=30))  # a rank that never comes: an error, not a hang
+    rank, world = dist.get_rank(), dist.get_world_size()
+    guard = None
+    withheld = os.environ.get("MINITORCH_WITHHELD")
+    if withheld:
+        from grading.withhold import Withholding
+
+        told = json.loads(withheld)
+        guard = Withholding(told["exercise"], told["names"])
+    code = 0
+    try:
+        record, arrays = run(job, rank, world, guard)
+        np.savez(folder / f"rank{rank}.npz", **arrays)
+    except BaseException as error:  # noqa: BLE001 - reported to the caller, which raises it in the graded call
+        record = {"error": [type(error).__name__, str(error)[:800]], "where": innermost_frame(error)}
+        if guard is not None and guard.hits:
+            record = {"withheld": guard.hits[0]}
+        traceback.print_exc()
+        code = 1
+    if guard is not None and guard.hits and "withheld" not in record:
+        record = {"withheld": guard.hits[0]}
+    (folder / f"rank{rank}.json").write_text(json.dumps(record))
+    if code:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)  # the launcher stops the other ranks; none waits in a collective for this one
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
