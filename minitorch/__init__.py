@@ -478,6 +478,7 @@ from ._dlpack import from_dlpack
 from . import vision
 from . import onnx  # export to ONNX (needs the `onnx` package only when export runs)
 from . import func
+from . import fx  # graph capture and editing (torch.fx)
 
 # torch.celu, torch.selu, torch.threshold...: functions of nn.functional that the torch namespace has too
 celu = _public(nn.functional.celu)
