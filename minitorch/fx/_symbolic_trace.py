@@ -41,8 +41,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-import minitorch  # its namespace's functions are swapped for recording versions while tracing
-
+from .._tensor import Tensor
 from ..nn import Module, Parameter, Sequential
 from .graph import Graph
 from .graph_module import GraphModule
@@ -89,7 +88,7 @@ class Tracer:
         def convert(item):
             if isinstance(item, Proxy):
                 return item.node
-            if isinstance(item, minitorch.Tensor):
+            if isinstance(item, Tensor):
                 return self._tensor_node(item)
             if isinstance(item, Module):
                 raise NotImplementedError(f"argument of type: {type(item)}")
@@ -196,6 +195,8 @@ class _Patches:
                             break
                 return parameter_proxies.get(id(value), value)
             return value
+
+        import minitorch  # the public face imports fx: its namespaces are swapped while tracing
 
         self._swap(Module, "__call__", module_call)
         self._swap(Module, "__getattr__", module_getattr)

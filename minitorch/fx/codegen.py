@@ -29,8 +29,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import minitorch  # the generated code refers to minitorch's functions by their public names
-
 from .node import Node, map_arg, qualified_name
 
 # How each operator of the ``operator`` module prints (PyTorch's ``magic_methods`` table).
@@ -54,8 +52,11 @@ class PythonCode:
 class _Globals:
     """The global names the generated code uses, each bound to one object."""
 
-    def __init__(self):
+    def __init__(self, local_names: set[str]):
+        import minitorch  # the public face imports fx; the generated code names minitorch's functions through it
+
         self.objects: dict[str, Any] = {"minitorch": minitorch, "inf": math.inf, "nan": math.nan}
+        self.local_names = local_names  # the nodes' names: a global must not be shadowed by one
 
     def name_for(self, hint: str, value: Any) -> str:
         for name, known in self.objects.items():
@@ -63,7 +64,7 @@ class _Globals:
                 return name
         base = re.sub(r"[^0-9a-zA-Z_]+", "_", hint) or "_global"
         name, number = base, 0
-        while name in self.objects or hasattr(builtins, name):
+        while name in self.objects or name in self.local_names or hasattr(builtins, name):
             number += 1
             name = f"{base}_{number}"
         self.objects[name] = value
@@ -100,7 +101,7 @@ def _hint(value: Any) -> str:
     """A readable global name for an object: a function's name, ``float32`` for ``minitorch.float32``."""
     if callable(value) and hasattr(value, "__name__"):
         return value.__name__
-    if isinstance(value, (minitorch.dtype, minitorch.device)):
+    if type(value).__name__ in ("dtype", "device"):
         return str(value).split(".")[-1]
     return "_" + type(value).__name__.lower()
 
@@ -129,6 +130,8 @@ def _function_source(target: Any, names: _Globals) -> str:
 
 
 def _lookup(dotted: str) -> Any:
+    import minitorch  # the public face imports fx: resolved when code is generated
+
     value = minitorch
     for atom in dotted.split(".")[1:]:
         value = getattr(value, atom, None)
@@ -158,8 +161,8 @@ def _line(node: Node, root_module: str, names: _Globals) -> str:
 
 def python_code(graph, root_module: str = "self") -> PythonCode:
     """The graph as the source of ``def forward(<root_module>, ...)``, with ``name = None`` after last uses."""
-    names = _Globals()
     nodes = list(graph.nodes)
+    names = _Globals({node.name for node in nodes} | {node.target for node in nodes if node.op == "placeholder"})
     last_use: dict[Node, Node] = {}  # value -> the last node that reads it
     for node in reversed(nodes):
         map_arg((node.args, node.kwargs), lambda value, user=node: last_use.setdefault(value, user))
