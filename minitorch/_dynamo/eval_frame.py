@@ -1,0 +1,156 @@
+"""What ``minitorch.compile`` returns: a function that captures once per input signature, then reuses.
+
+On each call:
+
+1. the *guards* of the call are read (``guard_key``): each input tensor's shape, dtype,
+   device and ``requires_grad``; every other argument's value; grad mode; each module's
+   training flag and each parameter's ``requires_grad``;
+2. if a compiled graph exists for exactly these guards, it runs;
+3. if not, the call runs eagerly while ``capture.py`` records it, the graph goes to the
+   backend (``backends.py``), and the compiled result is kept under these guards. A call
+   with new guards (a new batch size, ``model.eval()``) compiles again: a *recompile*.
+   After ``recompile_limit`` graphs (8, PyTorch's default) it stops compiling and warns.
+4. when the capture met something a graph cannot hold (a *graph break*), the reason is kept
+   and every call with these guards runs eagerly; ``fullgraph=True`` raises instead.
+
+``dynamic=True`` is accepted; minitorch always specializes on sizes (a new size is a new graph).
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+import warnings
+
+from .._tensor import Tensor
+from ..autograd.grad_mode import _GradState
+from ..nn import Module
+from . import config
+from .capture import GraphBreak, capture, flatten, unflatten
+
+
+class Unsupported(RuntimeError):
+    """``fullgraph=True`` and the function has a graph break (``torch._dynamo.exc.Unsupported``)."""
+
+
+def _tensor_guard(tensor: Tensor) -> tuple:
+    return (tensor._data.shape, tensor._data.dtype, tensor._device, tensor._requires_grad)
+
+
+class CompiledFunction:
+    """``function`` compiled with ``backend``, one graph per set of guards."""
+
+    def __init__(self, function, backend, *, fullgraph: bool = False, module: Module | None = None,
+                 recompile_limit: int | None = None):
+        self.function, self.backend, self.fullgraph = function, backend, fullgraph
+        self.module = module
+        self.modules = list(module.modules()) if module is not None else []
+        self.parameters = list(module.parameters()) if module is not None else []
+        named = {}
+        if module is not None:
+            for name, tensor in list(module.named_parameters()) + list(module.named_buffers()):
+                named.setdefault(id(tensor), (name, tensor))
+        self.named_tensors = named
+        self.recompile_limit = recompile_limit
+        self.cache: dict = {}  # guards -> a runner, or the GraphBreak that made these guards run eagerly
+        self.compile_count = 0  # graphs handed to the backend
+        self.graphs: list = []  # the captured GraphModules, in order
+        self.graph_breaks: list[GraphBreak] = []
+        self.compile_times: list[float] = []
+
+    def guard_key(self, args: tuple, kwargs: dict):
+        """Everything a captured graph depends on besides the values of its input tensors."""
+        state = (_GradState.enabled, tuple([m.training for m in self.modules]),
+                 tuple([p._requires_grad for p in self.parameters]))
+        if not kwargs and all(type(arg) is Tensor for arg in args):  # the common case, read fast
+            return state + tuple([_tensor_guard(arg) for arg in args])
+        tensors, spec = flatten((args, kwargs))
+        return state + (spec,) + tuple([_tensor_guard(t) for t in tensors])
+
+    def __call__(self, *args, **kwargs):
+        key = self.guard_key(args, kwargs)
+        try:
+            entry = self.cache.get(key)
+        except TypeError:  # an argument that cannot be hashed cannot be guarded
+            return self._eager(args, kwargs, GraphBreak("an argument of the compiled function cannot be guarded "
+                                                        "(it is not hashable)"))
+        if entry is None:
+            return self._compile(key, args, kwargs)
+        if type(entry) is GraphBreak:
+            return self.function(*args, **kwargs)
+        return entry(args, kwargs)
+
+    def _eager(self, args, kwargs, graph_break: GraphBreak):
+        if self.fullgraph:
+            raise Unsupported(graph_break.reason)
+        return self.function(*args, **kwargs)
+
+    def _compile(self, key, args, kwargs):
+        limit = self.recompile_limit if self.recompile_limit is not None else config.cache_size_limit
+        if len(self.cache) >= limit:
+            reason = f"cache_size_limit reached: {limit} graphs already compiled for this function"
+            warnings.warn(f"minitorch._dynamo hit config.cache_size_limit ({limit}) for "
+                          f"{getattr(self.function, '__name__', 'the function')}: later signatures run eagerly. "
+                          "To diagnose recompilation issues, see minitorch._dynamo.explain.", stacklevel=3)
+            self.cache[key] = GraphBreak(reason)
+            return self.function(*args, **kwargs)
+        started = time.perf_counter()
+        captured = capture(self.function, args, kwargs, self.named_tensors)
+        if captured.graph_break is not None:
+            self.graph_breaks.append(captured.graph_break)
+            self.cache[key] = captured.graph_break
+            if self.fullgraph:
+                raise Unsupported(captured.graph_break.reason)
+            return captured.result
+        compiled = self.backend(captured.graph_module, captured.example_inputs)
+        self.compile_count += 1
+        self.graphs.append(captured.graph_module)
+        self.compile_times.append(time.perf_counter() - started)
+        self.cache[key] = _Runner(compiled, captured.output_spec)
+        return captured.result  # this call already ran (eagerly, while recording)
+
+
+class _Runner:
+    """One compiled graph: the call's tensors in, the function's result (same structure) out."""
+
+    def __init__(self, compiled, output_spec):
+        self.compiled, self.output_spec = compiled, output_spec
+        self.plain = output_spec == ("tensor", 0)
+
+    def __call__(self, args: tuple, kwargs: dict):
+        tensors = list(args) if not kwargs and all(type(a) is Tensor for a in args) else flatten((args, kwargs))[0]
+        outputs = self.compiled(*tensors)
+        return outputs[0] if self.plain else unflatten(self.output_spec, list(outputs))
+
+
+class OptimizedModule(Module):
+    """A module compiled with ``minitorch.compile``: calls run the compiled graphs; the original is
+    ``_orig_mod`` (its parameters are shared, so training either one trains both)."""
+
+    def __init__(self, mod: Module, compiled: CompiledFunction):
+        super().__init__()
+        self._orig_mod = mod
+        self.__dict__["_compiled"] = compiled
+        self.training = mod.training
+
+    def forward(self, *args, **kwargs):
+        return self.__dict__["_compiled"](*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"OptimizedModule(\n  (_orig_mod): {self._orig_mod!r}\n)"
+
+
+def optimize(model, backend, *, fullgraph: bool = False, recompile_limit: int | None = None):
+    """A module becomes an ``OptimizedModule``; a function a compiled function with the same name."""
+    if isinstance(model, Module):
+        return OptimizedModule(model, CompiledFunction(model, backend, fullgraph=fullgraph, module=model,
+                                                       recompile_limit=recompile_limit))
+    compiled = CompiledFunction(model, backend, fullgraph=fullgraph, recompile_limit=recompile_limit)
+
+    @functools.wraps(model)
+    def compiled_function(*args, **kwargs):
+        return compiled(*args, **kwargs)
+
+    compiled_function._compiled = compiled
+    compiled_function._torchdynamo_orig_callable = model
+    return compiled_function

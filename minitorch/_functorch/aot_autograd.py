@@ -1,0 +1,366 @@
+"""AOTAutograd: the forward and the backward of a captured graph, generated ahead of time.
+
+In eager mode every op of the forward records a node, and ``backward()`` walks those nodes
+one at a time (``autograd/engine.py``). A captured graph is the same every call, so the walk
+can be planned once: this module turns the graph into two Python functions working on
+arrays, and prints them (``compiled.code``):
+
+* ``forward(arrays...)`` calls each op's ``forward`` directly on arrays (no ``Function.apply``,
+  no node for the engine), keeps what each op saved, and returns the outputs and the saved
+  values;
+* ``backward(saved, grads...)`` visits the ops in reverse order once, calls each op's
+  ``backward`` with its saved context, brings each gradient back to its input's shape and
+  dtype (undoing broadcasting), and adds up the gradients of values used several times.
+
+The pair runs as one autograd ``Function`` (``CompiledFunction``), so the engine sees one
+node for the whole graph. A call that needs no gradient (under ``no_grad``, or no input
+requiring grad) runs the forward alone. As in PyTorch, the compiled backward is first-order:
+differentiating it again raises.
+
+A graph can also hold fused kernels (``minitorch/_inductor/fusion.py``): they bring their own
+forward and backward on arrays. A graph with an op this module cannot run on arrays (a custom
+``Function``, a tensor on a GPU) is run as captured.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+
+from .._device import CPU
+from .._dynamo.capture import OpCall, array_of
+from .._tensor import Tensor
+from ..autograd.function import Function, Op, _ForwardOnlyContext, once_differentiable
+from ..autograd.grad_mode import _GradState
+from ..autograd.node import SavedTensor
+from ..fx import GraphModule, Node
+
+
+def wrap(array) -> Tensor:
+    """An array as a Tensor (a NumPy scalar, which arithmetic on 0-d arrays returns, as a 0-d array first)."""
+    if type(array) is not np.ndarray:
+        array = np.asarray(array)
+    return Tensor._make(array, CPU)
+
+
+def keep_saved(ctx) -> None:
+    """What an op's forward saved, kept on its context for its backward (as constants: first-order only)."""
+    ctx._device = CPU
+    if ctx._to_save:
+        ctx._saved = [SavedTensor("constant", wrap(np.asarray(value)) if isinstance(value, (np.ndarray, np.generic))
+                                  else value, 0, [0]) for value in ctx._to_save]
+        ctx._to_save = ()
+
+
+def sum_to(array, shape: tuple):
+    """``array`` summed over the axes broadcasting added or stretched, so it has ``shape``."""
+    lead = array.ndim - len(shape)
+    stretched = tuple(lead + i for i, size in enumerate(shape) if size == 1 and array.shape[lead + i] != 1)
+    axes = tuple(range(lead)) + stretched
+    if axes:
+        array = array.sum(axis=axes, keepdims=True)
+    # contiguous, as the engine's gradients are (a later view of the gradient relies on the layout)
+    return np.ascontiguousarray(array.reshape(shape))
+
+
+def fit(array, shape: tuple, dtype):
+    """A gradient brought to its input's shape and dtype (``_validate_gradient`` in the engine)."""
+    if array.shape != shape:
+        array = sum_to(array, shape)
+    if array.dtype != dtype:
+        array = array.astype(dtype)
+    return array
+
+
+def gradient_at(results, index: int, arguments: int, positions: tuple, shape, dtype):
+    """The gradient an op's ``backward`` returned for its argument ``index``, as a fitted array (or None).
+    ``backward`` returns one gradient per argument, or one per input (``positions``: which arguments)."""
+    if not isinstance(results, tuple):
+        results = (results,)
+    if len(results) == arguments:
+        grad = results[index]
+    else:
+        grad = results[positions.index(index)] if index in positions and positions.index(index) < len(results) \
+            else None
+    return None if grad is None else fit(grad._data, shape, dtype)
+
+
+def add(total, grad):
+    """Gradients of a value used several times add up (None: nothing arrived yet)."""
+    if grad is None:
+        return total
+    return grad if total is None else total + grad
+
+
+def materialize(grads: list, metas: tuple) -> tuple:
+    """Zeros for the outputs of a multi-output op that received no gradient (as the engine gives)."""
+    return tuple(wrap(np.zeros(meta[0], meta[1])) if grad is None and meta is not None else
+                 (None if grad is None else wrap(grad)) for grad, meta in zip(grads, metas))
+
+
+def attribute(module, target: str):
+    """``module.<target>`` for a dotted ``target`` (a parameter, buffer or constant of the graph)."""
+    for atom in target.split("."):
+        module = getattr(module, atom)
+    return module
+
+
+def _single(value) -> bool:
+    """Whether a node's ``meta["val"]`` describes one tensor ``(shape, dtype)`` (else a tuple of them)."""
+    return len(value) == 2 and isinstance(value[1], np.dtype)
+
+
+def _floating(value) -> bool:
+    return value[1].kind in "fc"
+
+
+def _tuple(names) -> str:
+    """``names`` as the source of a tuple: ``()``, ``(a,)``, ``(a, b)``."""
+    names = list(names)
+    return f"({names[0]},)" if len(names) == 1 else f"({', '.join(names)})"
+
+
+def _is_tensor_value(argument) -> bool:
+    return isinstance(argument, Node) and argument.target is not array_of
+
+
+def _source(value, constants: dict) -> str:
+    """An argument in generated code: a node's array by name, literals by ``repr``, other objects by a global."""
+    if isinstance(value, Node):
+        return value.name
+    if value is None or type(value) in (bool, int, str) or (type(value) is float and np.isfinite(value)):
+        return repr(value)
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        inside = ", ".join(f"wrap({item.name})" if _is_tensor_value(item) else _source(item, constants)
+                           for item in value)  # a tensor inside a list reaches forward as a Tensor
+        return (f"({inside},)" if len(value) == 1 else f"({inside})") if isinstance(value, tuple) else f"[{inside}]"
+    name = f"constant_{len(constants)}"
+    constants[name] = value
+    return name
+
+
+class _Program:
+    """Writes the source of ``forward`` (and, when training, ``backward``) for a graph."""
+
+    def __init__(self, graph_module: GraphModule, example_inputs: list, training: bool, lowerings: dict):
+        self.graph_module, self.training, self.lowerings = graph_module, training, lowerings
+        self.nodes = list(graph_module.graph.nodes)
+        self.node_names = {node.name for node in self.nodes}
+        self.globals: dict[str, Any] = {"wrap": wrap, "keep_saved": keep_saved, "gradient_at": gradient_at,
+                                        "add": add, "fit": fit, "materialize": materialize, "np": np,
+                                        "ForwardOnly": _ForwardOnlyContext}
+        self.inputs = [node for node in self.nodes if node.op in ("placeholder", "get_attr")]
+        example = dict(zip([n for n in self.nodes if n.op == "placeholder"], example_inputs))
+        self.tensors = [example[n] if n.op == "placeholder" else attribute(graph_module, n.target)
+                        for n in self.inputs]
+        self.requires = self._requires_grad()
+        self.saved: list[str] = []
+
+    # -- which values need a gradient -------------------------------------------------------------
+    def _requires_grad(self) -> dict:
+        """Which values need a gradient: inputs that require grad, and the floating outputs of ops reading them."""
+        requires: dict[Node, bool] = {}
+        for node, tensor in zip(self.inputs, self.tensors):
+            requires[node] = self.training and tensor._requires_grad
+        for node in self.nodes:
+            if node.op != "call_function":
+                continue
+            reads = any(requires.get(argument, False) for argument in node.all_input_nodes)
+            value = node.meta.get("val")
+            if isinstance(node.target, OpCall) or hasattr(node.target, "backward_source") or \
+                    node.target is operator.getitem:
+                floating = _floating(value) if _single(value) else any(_floating(item) for item in value if item)
+                requires[node] = reads and floating
+            else:  # an input's array (labels), comparisons and logical functions: no gradient
+                requires[node] = False
+        return requires
+
+    def _global(self, name: str, value) -> str:
+        if name in self.node_names or self.globals.get(name, value) is not value:  # never shadow a value
+            name = f"{name}_{len(self.globals)}"
+        self.globals[name] = value
+        return name
+
+    # -- forward -------------------------------------------------------------------------------------
+    def forward_source(self) -> str:
+        lines = [f"def forward({', '.join(node.name for node in self.inputs)}):"]
+        constants: dict[str, Any] = {}
+        outputs = ""
+        for node in self.nodes:
+            if node.op == "output":
+                outputs = _tuple(item.name for item in node.args[0])
+                continue
+            if node.op != "call_function":
+                continue
+            target = node.target
+            arguments = ", ".join(_source(argument, constants) for argument in node.args)
+            if target is array_of or target is operator.getitem:
+                index = f"[{node.args[1]}]" if target is operator.getitem else ""  # array_of: already the array
+                line = f"{node.name} = {node.args[0].name}{index}"
+            elif isinstance(target, OpCall):
+                op = self._global(target.op.__name__, target.op)
+                if self.requires[node]:
+                    needs = tuple(self.requires.get(argument, False) if isinstance(argument, Node) else False
+                                  for argument in node.args)
+                    lines.append(f"    ctx_{node.name} = {op}._node_class({needs})")
+                    line = f"{node.name} = {op}.forward(ctx_{node.name}, {arguments});  keep_saved(ctx_{node.name})"
+                    self.saved.append(f"ctx_{node.name}")
+                elif target.op in self.lowerings:  # the op computed another way (a compiler's lowering)
+                    lowered = self._global(self.lowerings[target.op].__name__, self.lowerings[target.op])
+                    line = f"{node.name} = {lowered}({arguments})"
+                else:
+                    line = f"{node.name} = {op}.forward(ForwardOnly(), {arguments})"
+                if _single(node.meta["val"]):
+                    line += f";  {node.name} = np.asarray({node.name})"  # an op may return a NumPy scalar
+            elif hasattr(target, "backward_source"):  # a fused kernel
+                kernel = self._global(target.__name__, target)
+                if self.requires[node]:
+                    line = f"{node.name}, saved_{node.name} = {kernel}.forward_saving({arguments})"
+                    self.saved.append(f"saved_{node.name}")
+                else:
+                    line = f"{node.name} = {kernel}({arguments})"
+            else:  # a function on tensors (a comparison): its result's array
+                function = self._global(target.__name__, target)
+                tensor_arguments = ", ".join([f"wrap({a.name})" if _is_tensor_value(a) else _source(a, constants)
+                                              for a in node.args] +
+                                             [f"{key}=" + (f"wrap({a.name})" if _is_tensor_value(a) else
+                                                           _source(a, constants)) for key, a in node.kwargs.items()])
+                line = f"{node.name} = {function}({tensor_arguments})._data" if _single(node.meta["val"]) else \
+                    f"{node.name} = tuple([item._data for item in {function}({tensor_arguments})])"
+            lines.append("    " + line)
+        self.globals.update(constants)
+        self.outputs = outputs
+        if self.training:
+            lines.append(f"    return {outputs}, {_tuple(self.saved)}")
+        else:
+            lines.append(f"    return {outputs}")
+        return "\n".join(lines) + "\n"
+
+    # -- backward --------------------------------------------------------------------------------------
+    def backward_source(self) -> str:
+        output_node = self.nodes[-1]
+        grads = [f"grad_{index}" for index in range(len(output_node.args[0]))]
+        lines = [f"def backward(saved, {', '.join(grads)}):"]
+        if self.saved:
+            lines.append(f"    {_tuple(self.saved)} = saved")
+        names = [f"g_{node.name}" for node in self.nodes if node.op != "output"]
+        lines.append(f"    {' = '.join(names)} = None")
+        for grad, node in zip(grads, output_node.args[0]):
+            if self.requires.get(node):
+                lines.append(f"    g_{node.name} = add(g_{node.name}, {grad})")
+        items: dict[Node, dict[int, Node]] = {}
+        for node in self.nodes:
+            if node.target is operator.getitem:
+                items.setdefault(node.args[0], {})[node.args[1]] = node
+        for node in reversed(self.nodes):
+            if node.op != "call_function" or not self.requires[node] or node.target is operator.getitem:
+                continue
+            lines += self._backward_of(node, items.get(node))
+        lines.append(f"    return {_tuple(f'g_{node.name}' for node in self.inputs)}")
+        return "\n".join(lines) + "\n"
+
+    def _backward_of(self, node: Node, outputs: dict[int, Node] | None) -> list[str]:
+        metas = node.meta["val"]
+        if outputs is None:
+            grad_in, condition = f"g_{node.name}", f"g_{node.name} is not None"
+        else:  # several outputs: the gradients their getitem nodes collected
+            listed = ", ".join(f"g_{outputs[i].name}" if i in outputs else "None" for i in range(len(metas)))
+            grad_in, condition = f"[{listed}]", " or ".join(f"g_{item.name} is not None" for item in outputs.values())
+        lines = [f"    if {condition}:"]
+        if hasattr(node.target, "backward_source"):
+            kernel = self._global(node.target.__name__, node.target)
+            targets = [f"grad_{node.name}_{index}" for index in range(len(node.args))]
+            lines.append(f"        {', '.join(targets)}, = {kernel}.backward(saved_{node.name}, {grad_in})")
+            for index, argument in enumerate(node.args):
+                if isinstance(argument, Node) and self.requires.get(argument):
+                    lines.append(f"        g_{argument.name} = add(g_{argument.name}, {targets[index]})")
+            return lines
+        op = self._global(node.target.op.__name__, node.target.op)
+        if outputs is None:
+            lines.append(f"        results = {op}.backward(ctx_{node.name}, wrap({grad_in}))")
+        else:
+            metas_name = self._global(f"metas_{node.name}", metas)
+            lines.append(f"        results = {op}.backward(ctx_{node.name}, *materialize({grad_in}, {metas_name}))")
+        positions = tuple(index for index, argument in enumerate(node.args) if _is_tensor_value(argument) or (
+            node.target.op.wraps_numbers and type(argument) in (int, float, bool, complex)))
+        for index, argument in enumerate(node.args):
+            if isinstance(argument, Node) and self.requires.get(argument):
+                shape, dtype = self._meta(argument)
+                dtype_name = self._global(f"dtype_{dtype}", np.dtype(dtype))
+                lines.append(f"        g_{argument.name} = add(g_{argument.name}, gradient_at(results, {index}, "
+                             f"{len(node.args)}, {positions}, {tuple(shape)}, {dtype_name}))")
+        return lines
+
+    @staticmethod
+    def _meta(node: Node):
+        return node.meta["val"]
+
+
+def _compiled_code(source: str, globals_: dict, name: str):
+    namespace = dict(globals_)
+    exec(compile(source, f"<minitorch.compile {name}>", "exec"), namespace)
+    return namespace[name]
+
+
+class CompiledGraph:
+    """The compiled program of one graph: ``code`` shows it; calling it runs it on the call's tensors."""
+
+    def __init__(self, graph_module: GraphModule, example_inputs: list, inference_lowerings: dict | None = None):
+        self.graph_module = graph_module
+        self.inference = _Program(graph_module, example_inputs, False, inference_lowerings or {})
+        self.code = self.inference.forward_source()
+        self.forward = _compiled_code(self.code, self.inference.globals, "forward")
+        training = _Program(graph_module, example_inputs, True, {})
+        self.training_inputs = training.tensors
+        self.train = any(training.requires[node] for node in training.inputs)
+        self.backward_code = ""
+        if self.train:
+            forward_code = training.forward_source()
+            self.backward_code = training.backward_source()
+            self.code_training = forward_code
+            self.function = _compiled_function(_compiled_code(forward_code, training.globals, "forward"),
+                                               _compiled_code(self.backward_code, training.globals, "backward"))
+        self.attributes = self.inference.tensors[len(example_inputs):]
+
+    def __call__(self, *inputs):
+        tensors = list(inputs) + self.attributes
+        if self.train and _GradState.enabled:
+            return self.function.apply(*tensors)
+        return tuple([wrap(array) for array in self.forward(*[t._data for t in tensors])])
+
+
+def _compiled_function(forward, backward) -> type:
+    """One autograd ``Function`` for the whole graph: the engine runs the generated backward as one node."""
+
+    class CompiledFunction(Function):
+        @staticmethod
+        def forward(ctx, *tensors):
+            outputs, ctx.saved_values = forward(*[tensor._data for tensor in tensors])
+            return tuple([wrap(output) for output in outputs])
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, *grads):
+            results = backward(ctx.saved_values, *[None if grad is None else grad._data for grad in grads])
+            return tuple([None if grad is None else wrap(grad) for grad in results])
+
+    return CompiledFunction
+
+
+def runs_on_arrays(graph_module: GraphModule, example_inputs: list) -> bool:
+    """Whether every op of the graph is a built-in ``Op`` (forward on arrays) and every tensor is on the CPU."""
+    tensors = list(example_inputs) + [attribute(graph_module, node.target)
+                                      for node in graph_module.graph.nodes if node.op == "get_attr"]
+    if any(tensor._device is not CPU for tensor in tensors):
+        return False
+    return all(not isinstance(node.target, OpCall) or issubclass(node.target.op, Op)
+               for node in graph_module.graph.nodes if node.op == "call_function")
+
+
+def aot_autograd(graph_module: GraphModule, example_inputs: list):
+    """The graph compiled into a generated forward and backward (or run as captured, if it cannot be)."""
+    if not runs_on_arrays(graph_module, example_inputs):
+        return graph_module.forward
+    return CompiledGraph(graph_module, example_inputs)
