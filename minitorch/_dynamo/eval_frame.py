@@ -78,7 +78,21 @@ class CompiledFunction:
             return self._compile(key, args, kwargs)
         if type(entry) is GraphBreak:
             return self.function(*args, **kwargs)
+        if entry.owners and not entry.still_valid():  # a parameter was replaced: capture again
+            del self.cache[key]
+            return self._compile(key, args, kwargs)
         return entry(args, kwargs)
+
+    def _owners(self, graph_module) -> list:
+        """(the module's ``_parameters`` or ``_buffers``, name, tensor) for each parameter or buffer the graph reads."""
+        owners = []
+        for node in graph_module.graph.nodes:
+            if node.op == "get_attr" and not node.target.startswith("_tensor_constant") and self.module is not None:
+                *path, name = node.target.split(".")
+                owner = self.module.get_submodule(".".join(path)) if path else self.module
+                holder = owner._parameters if name in owner._parameters else owner._buffers
+                owners.append((holder, name, holder[name]))
+        return owners
 
     def _eager(self, args, kwargs, graph_break: GraphBreak):
         if self.fullgraph:
@@ -106,16 +120,27 @@ class CompiledFunction:
         self.compile_count += 1
         self.graphs.append(captured.graph_module)
         self.compile_times.append(time.perf_counter() - started)
-        self.cache[key] = _Runner(compiled, captured.output_spec)
+        self.cache[key] = _Runner(compiled, captured.output_spec, self._owners(captured.graph_module))
         return captured.result  # this call already ran (eagerly, while recording)
 
 
 class _Runner:
-    """One compiled graph: the call's tensors in, the function's result (same structure) out."""
+    """One compiled graph: the call's tensors in, the function's result (same structure) out.
 
-    def __init__(self, compiled, output_spec):
-        self.compiled, self.output_spec = compiled, output_spec
+    ``owners`` lists, for each parameter or buffer the graph reads, the dict of its module that
+    holds it: a parameter replaced by another object (``model.fc.weight = Parameter(...)``) makes
+    the graph stale, and the call compiles again (PyTorch guards the same).
+    """
+
+    def __init__(self, compiled, output_spec, owners: list):
+        self.compiled, self.output_spec, self.owners = compiled, output_spec, owners
         self.plain = output_spec == ("tensor", 0)
+
+    def still_valid(self) -> bool:
+        for holder, name, tensor in self.owners:
+            if holder.get(name) is not tensor:
+                return False
+        return True
 
     def __call__(self, args: tuple, kwargs: dict):
         tensors = list(args) if not kwargs and all(type(a) is Tensor for a in args) else flatten((args, kwargs))[0]

@@ -32,7 +32,7 @@ import numpy as np
 from .._device import CPU
 from .._dynamo.capture import OpCall, array_of
 from .._tensor import Tensor
-from ..autograd.function import Function, Op, _ForwardOnlyContext, once_differentiable
+from ..autograd.function import Op, _ForwardOnlyContext, once_differentiable
 from ..autograd.grad_mode import _GradState
 from ..autograd.node import SavedTensor
 from ..fx import GraphModule, Node
@@ -327,18 +327,22 @@ class CompiledGraph:
     def __call__(self, *inputs):
         tensors = list(inputs) + self.attributes
         if self.train and _GradState.enabled:
-            return self.function.apply(*tensors)
+            outputs = self.function.apply(*tensors)
+            return outputs if type(outputs) is tuple else (outputs,)
         return tuple([wrap(array) for array in self.forward(*[t._data for t in tensors])])
 
 
 def _compiled_function(forward, backward) -> type:
-    """One autograd ``Function`` for the whole graph: the engine runs the generated backward as one node."""
+    """One op for the whole graph (PyTorch's ``CompiledFunction``): its forward is the generated forward on
+    arrays, its backward the generated backward, so the engine runs one node for the whole graph."""
 
-    class CompiledFunction(Function):
+    class CompiledFunction(Op):
+        node_name = "CompiledFunctionBackward"  # PyTorch's grad_fn name for a compiled graph
+
         @staticmethod
-        def forward(ctx, *tensors):
-            outputs, ctx.saved_values = forward(*[tensor._data for tensor in tensors])
-            return tuple([wrap(output) for output in outputs])
+        def forward(ctx, *arrays):
+            outputs, ctx.saved_values = forward(*arrays)
+            return outputs[0] if len(outputs) == 1 else outputs
 
         @staticmethod
         @once_differentiable

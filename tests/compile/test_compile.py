@@ -129,6 +129,17 @@ def test_dtype_requires_grad_grad_mode_and_training_are_guarded():
     assert counter.frame_count == 5
 
 
+def test_a_replaced_parameter_recompiles():
+    counter = CompileCounter()
+    model = nn.Linear(3, 2)
+    compiled = minitorch.compile(model, backend=counter)
+    x = minitorch.randn(4, 3)
+    compiled(x)
+    model.weight = nn.Parameter(minitorch.zeros(2, 3))
+    np.testing.assert_array_equal(compiled(x).detach().numpy(), model(x).detach().numpy())
+    assert counter.frame_count == 2
+
+
 def test_recompile_limit_falls_back_to_eager_with_a_warning():
     counter = CompileCounter()
     compiled = minitorch.compile(lambda x: x + 1, backend=counter, recompile_limit=2)
@@ -235,6 +246,11 @@ def test_module_wrapping_and_decorator_forms_follow_torch():
     assert list(ours.state_dict()) == list(theirs.state_dict())
     linear = nn.Linear(2, 2)
     assert minitorch.compile(linear, disable=True) is linear
+
+    torch_name = torch.compile(lambda x: (x * 2).sum(), backend="aot_eager")(torch.ones(2, requires_grad=True))
+    compiled_sum = minitorch.compile(lambda x: (x * 2).sum(), backend="aot_eager")
+    compiled_sum(minitorch.ones(2, requires_grad=True))
+    assert compiled_sum(minitorch.ones(2, requires_grad=True)).grad_fn.name() == torch_name.grad_fn.name()
 
     @minitorch.compile(backend="eager")
     def double(x):
