@@ -111,6 +111,7 @@ class GraphBreak:
 
     reason: str
     user_stack: list = field(default_factory=list)
+    graph_break: bool = True  # as PyTorch's GraphCompileReason
 
     def __str__(self) -> str:
         where = f" (at {self.user_stack[-1].filename}:{self.user_stack[-1].lineno})" if self.user_stack else ""

@@ -37,6 +37,15 @@ def _tensor_guard(tensor: Tensor) -> tuple:
     return (tensor._data.shape, tensor._data.dtype, tensor._device, tensor._requires_grad)
 
 
+def _aliasing(tensors) -> tuple | None:
+    """None when every input tensor is a different object; else, per input, the position of its first occurrence
+    (the graph of ``f(x, x)`` reads one placeholder twice, so it must not serve ``f(x, y)``)."""
+    identities = [id(tensor) for tensor in tensors]
+    if len(set(identities)) == len(identities):
+        return None
+    return tuple(identities.index(identity) for identity in identities)
+
+
 class CompiledFunction:
     """``function`` compiled with ``backend``, one graph per set of guards."""
 
@@ -60,12 +69,13 @@ class CompiledFunction:
 
     def guard_key(self, args: tuple, kwargs: dict):
         """Everything a captured graph depends on besides the values of its input tensors."""
-        state = (_GradState.enabled, tuple([m.training for m in self.modules]),
+        state = (_GradState.enabled,  # and each module's training flag and whether it has hooks
+                 tuple([(m.training, not m._forward_hooks and not m._forward_pre_hooks) for m in self.modules]),
                  tuple([p._requires_grad for p in self.parameters]))
         if not kwargs and all(type(arg) is Tensor for arg in args):  # the common case, read fast
-            return state + tuple([_tensor_guard(arg) for arg in args])
+            return state + (_aliasing(args),) + tuple([_tensor_guard(arg) for arg in args])
         tensors, spec = flatten((args, kwargs))
-        return state + (spec,) + tuple([_tensor_guard(t) for t in tensors])
+        return state + (spec, _aliasing(tensors)) + tuple([_tensor_guard(t) for t in tensors])
 
     def __call__(self, *args, **kwargs):
         key = self.guard_key(args, kwargs)
@@ -108,6 +118,13 @@ class CompiledFunction:
                           "To diagnose recompilation issues, see minitorch._dynamo.explain.", stacklevel=3)
             self.cache[key] = GraphBreak(reason)
             return self.function(*args, **kwargs)
+        if any(m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or m._backward_pre_hooks
+               for m in self.modules):
+            graph_break = GraphBreak("a module has hooks (register_forward_hook...): they run Python code on "
+                                     "every call, which a graph does not replay")
+            self.graph_breaks.append(graph_break)
+            self.cache[key] = graph_break
+            return self._eager(args, kwargs, graph_break)
         started = time.perf_counter()
         captured = capture(self.function, args, kwargs, self.named_tensors)
         if captured.graph_break is not None:

@@ -129,6 +129,29 @@ def test_dtype_requires_grad_grad_mode_and_training_are_guarded():
     assert counter.frame_count == 5
 
 
+def test_the_same_tensor_passed_twice_is_guarded():
+    compiled = minitorch.compile(lambda a, b: a * 2 + b)
+    x, y = minitorch.tensor([1.0, 2.0]), minitorch.tensor([10.0, 20.0])
+    for first, second in ((x, x), (x, x), (x, y), (y, y), (x, y)):
+        assert compiled(first, second).tolist() == (first * 2 + second).tolist()
+
+
+def test_module_hooks_are_a_graph_break():
+    model = nn.Linear(2, 2)
+    seen = []
+    model.register_forward_hook(lambda module, inputs, output: seen.append(output.shape))
+    compiled = minitorch.compile(model)
+    for _ in range(3):
+        compiled(minitorch.ones(1, 2))
+    assert len(seen) == 3  # the hook ran on every call, as in eager
+    later = minitorch.compile(nn.Linear(2, 2))
+    later(minitorch.ones(1, 2))
+    later._orig_mod.register_forward_hook(lambda module, inputs, output: seen.append("later"))
+    later(minitorch.ones(1, 2))
+    assert seen[-1] == "later"  # a hook added after compiling is a new guard: not skipped
+    assert "hooks" in compiled.__dict__["_compiled"].graph_breaks[0].reason
+
+
 def test_a_replaced_parameter_recompiles():
     counter = CompileCounter()
     model = nn.Linear(3, 2)
@@ -137,6 +160,15 @@ def test_a_replaced_parameter_recompiles():
     compiled(x)
     model.weight = nn.Parameter(minitorch.zeros(2, 3))
     np.testing.assert_array_equal(compiled(x).detach().numpy(), model(x).detach().numpy())
+    assert counter.frame_count == 2
+
+
+def test_reset_forgets_compiled_graphs():
+    counter = CompileCounter()
+    compiled = minitorch.compile(lambda x: x * 3, backend=counter)
+    compiled(minitorch.ones(2))
+    minitorch._dynamo.reset()
+    assert compiled(minitorch.ones(2)).tolist() == [3.0, 3.0]
     assert counter.frame_count == 2
 
 
