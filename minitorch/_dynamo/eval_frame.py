@@ -3,8 +3,9 @@
 On each call:
 
 1. the *guards* of the call are read (``guard_key``): each input tensor's shape, dtype,
-   device and ``requires_grad``; every other argument's value; grad mode; each module's
-   training flag and each parameter's ``requires_grad``;
+   device and ``requires_grad``; every other argument's value; which inputs are the same
+   tensor; grad mode and the default dtype; each module's training flag and whether it has
+   hooks; each parameter's ``requires_grad`` (and, on use, that it is still the same object);
 2. if a compiled graph exists for exactly these guards, it runs;
 3. if not, the call runs eagerly while ``capture.py`` records it, the graph goes to the
    backend (``backends.py``), and the compiled result is kept under these guards. A call
@@ -22,6 +23,7 @@ import functools
 import time
 import warnings
 
+from .._dtype import get_default_dtype
 from .._tensor import Tensor
 from ..autograd.grad_mode import _GradState
 from ..nn import Module
@@ -69,7 +71,7 @@ class CompiledFunction:
 
     def guard_key(self, args: tuple, kwargs: dict):
         """Everything a captured graph depends on besides the values of its input tensors."""
-        state = (_GradState.enabled,  # and each module's training flag and whether it has hooks
+        state = (_GradState.enabled, get_default_dtype(),  # and each module's training flag and whether it has hooks
                  tuple([(m.training, not m._forward_hooks and not m._forward_pre_hooks) for m in self.modules]),
                  tuple([p._requires_grad for p in self.parameters]))
         if not kwargs and all(type(arg) is Tensor for arg in args):  # the common case, read fast

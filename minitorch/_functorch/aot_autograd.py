@@ -179,7 +179,9 @@ class _Program:
 
     def _global(self, name: str, value) -> str:
         if name in self.node_names or self.globals.get(name, value) is not value:  # never shadow a value
-            name = f"{name}_{len(self.globals)}"
+            name = f"{name}_kernel" if hasattr(value, "backward_source") else f"{name}_{len(self.globals)}"
+            while name in self.node_names or self.globals.get(name, value) is not value:
+                name = f"{name}_{len(self.globals)}"
         self.globals[name] = value
         return name
 
@@ -288,7 +290,7 @@ class _Program:
         for index, argument in enumerate(node.args):
             if isinstance(argument, Node) and self.requires.get(argument):
                 shape, dtype = self._meta(argument)
-                dtype_name = self._global(f"dtype_{dtype}", np.dtype(dtype))
+                dtype_name = self._global(str(np.dtype(dtype)), np.dtype(dtype))
                 lines.append(f"        g_{argument.name} = add(g_{argument.name}, gradient_at(results, {index}, "
                              f"{len(node.args)}, {positions}, {tuple(shape)}, {dtype_name}))")
         return lines

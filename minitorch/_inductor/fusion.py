@@ -4,7 +4,7 @@
 three new arrays, three nodes for the backward. Each op reads only the element at the same
 position of its inputs, so the chain can run as one function that the compiler writes:
 
-    def fused_mul_add_relu(in_0, in_1):
+    def kernel(in_0, in_1):                      # fused_mul_add_relu
         np.multiply(in_0, 2.0, out=buffer_0)
         np.add(buffer_0, in_1, out=buffer_1)
         out = np.empty((8, 32), dtype=float32)
@@ -13,9 +13,9 @@ position of its inputs, so the chain can run as one function that the compiler w
 
 The intermediate results go into buffers allocated once, when the kernel is compiled (the
 sizes are fixed by the guards); only the result, which leaves the kernel, is a new array.
-With ``numexpr`` installed the same chain is one ``numexpr.evaluate`` call instead... but
-minitorch does not need it: the generated NumPy above is the kernel. When training, the
-kernel keeps every intermediate for its backward, which is generated too, from the
+The kernel is plain generated NumPy (a package such as ``numexpr`` could evaluate
+the whole expression in one pass; minitorch keeps to NumPy so the code stays readable). When
+training, the kernel keeps every intermediate for its backward, which is generated too, from the
 derivative of each op (``lowering.py``), in reverse order, with the gradient of each input
 summed back to its shape where it was broadcast.
 
@@ -114,6 +114,10 @@ class FusedKernel:
             return step_names.get(argument) or f"in_{self.inputs.index(argument)}"
         return repr(argument)
 
+    def _dtype_name(self, dtype) -> str:
+        self.globals[str(dtype)] = dtype  # float32, float64: NumPy's dtype objects under their names
+        return str(dtype)
+
     def _header(self, name: str) -> list[str]:
         inputs = ", ".join(f"in_{index}" for index in range(len(self.inputs)))
         return [f"def {name}({inputs}):"] + (["    with np.errstate(all='ignore'):"] if self.quiet else [])
@@ -133,8 +137,7 @@ class FusedKernel:
                 self.globals[name] = np.empty(shape, dtype)  # allocated once: reused by every call
             if into_buffers:
                 if last:
-                    self.globals[f"dtype_{number}"] = dtype
-                    lines.append(f"{indent}out = np.empty({tuple(shape)}, dtype=dtype_{number})")
+                    lines.append(f"{indent}out = np.empty({tuple(shape)}, dtype={self._dtype_name(dtype)})")
                 lines.append(indent + lowering.forward.format(*operands, into=f", out={name}"))
             else:
                 lines.append(f"{indent}{name} = " + lowering.forward.format(*operands, into=""))
@@ -165,8 +168,7 @@ class FusedKernel:
                     continue
                 contribution = derivative.format(*operands, g=grads[node], out=step_names[node])
                 shape, dtype = argument.meta["val"]
-                self.globals[f"dtype_{id(argument)}"] = dtype
-                fitted = f"fit({contribution}, {tuple(shape)}, dtype_{id(argument)})"
+                fitted = f"fit({contribution}, {tuple(shape)}, {self._dtype_name(dtype)})"
                 if argument in step_names:  # an earlier step of this kernel
                     target = f"grad_{step_names[argument]}"
                     previous = grads.get(argument)
