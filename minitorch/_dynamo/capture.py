@@ -118,6 +118,18 @@ class GraphBreak:
         return self.reason.splitlines()[0] + where
 
 
+class GuardFailed(Exception):
+    """Raised by a compiled program when a value it was not compiled for arrives (an index out of range,
+    which eager mode checks with NumPy outside any op): that call then runs eagerly, which raises
+    PyTorch's error or takes the other path (an ignored label)."""
+
+
+def check_indices(indices, size: int) -> None:
+    """Every index in ``[0, size)``, as the eager function checked when the graph was captured."""
+    if indices.size and (indices.min() < 0 or indices.max() >= size):
+        raise GuardFailed
+
+
 @dataclass
 class Captured:
     """A captured call: the graph module (one placeholder per input tensor), the input tensors in

@@ -28,7 +28,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import _GradState
 from ..nn import Module
 from . import config
-from .capture import GraphBreak, capture, flatten, unflatten
+from .capture import GraphBreak, GuardFailed, capture, flatten, unflatten
 
 
 class Unsupported(RuntimeError):
@@ -93,7 +93,10 @@ class CompiledFunction:
         if entry.owners and not entry.still_valid():  # a parameter was replaced: capture again
             del self.cache[key]
             return self._compile(key, args, kwargs)
-        return entry(args, kwargs)
+        try:
+            return entry(args, kwargs)
+        except GuardFailed:  # a value the graph was not compiled for (an index out of range): run eagerly
+            return self.function(*args, **kwargs)
 
     def _owners(self, graph_module) -> list:
         """(the module's ``_parameters`` or ``_buffers``, name, tensor) for each parameter or buffer the graph reads."""

@@ -30,12 +30,20 @@ from typing import Any
 import numpy as np
 
 from .._device import CPU
-from .._dynamo.capture import OpCall, array_of
+from .._dynamo.capture import OpCall, array_of, check_indices
 from .._tensor import Tensor
 from ..autograd.function import Op, _ForwardOnlyContext, once_differentiable
 from ..autograd.grad_mode import _GradState
 from ..autograd.node import SavedTensor
 from ..fx import GraphModule, Node
+from ..ops.nn_ops import CrossEntropy, Embedding
+
+# Ops that index with an input's values, which the eager function range-checks with NumPy before the op
+# (invisible to the capture): (position of the indices, the size they index, from the node's arguments).
+INDEX_CHECKS = {
+    CrossEntropy: (1, lambda node: node.args[0].meta["val"][0][1]),  # labels < number of classes
+    Embedding: (1, lambda node: node.args[0].meta["val"][0][0]),  # indices < rows of the weight
+}
 
 
 def wrap(array) -> Tensor:
@@ -148,7 +156,8 @@ class _Program:
         self.graph_module, self.training, self.lowerings = graph_module, training, lowerings
         self.nodes = list(graph_module.graph.nodes)
         self.node_names = {node.name for node in self.nodes}
-        self.globals: dict[str, Any] = {"wrap": wrap, "keep_saved": keep_saved, "gradient_at": gradient_at,
+        self.globals: dict[str, Any] = {"wrap": wrap, "check_indices": check_indices, "keep_saved": keep_saved,
+                                        "gradient_at": gradient_at,
                                         "add": add, "fit": fit, "materialize": materialize, "np": np,
                                         "ForwardOnly": _ForwardOnlyContext}
         self.inputs = [node for node in self.nodes if node.op in ("placeholder", "get_attr")]
@@ -203,6 +212,9 @@ class _Program:
                 line = f"{node.name} = {node.args[0].name}{index}"
             elif isinstance(target, OpCall):
                 op = self._global(target.op.__name__, target.op)
+                if target.op in INDEX_CHECKS and isinstance(node.args[INDEX_CHECKS[target.op][0]], Node):
+                    position, size = INDEX_CHECKS[target.op]
+                    lines.append(f"    check_indices({node.args[position].name}, {size(node)})")
                 if self.requires[node]:
                     needs = tuple(self.requires.get(argument, False) if isinstance(argument, Node) else False
                                   for argument in node.args)

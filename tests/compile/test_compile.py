@@ -340,3 +340,19 @@ def test_options_switch_passes_off_and_unknown_options_are_refused():
     assert counter.frame_count == 0
     with pytest.raises(RuntimeError, match="Unexpected optimization option"):
         minitorch.compile(lambda x: x, options={"triton.cudagraphs": True})
+
+
+def test_labels_and_indices_out_of_range_run_eagerly_with_torch_errors():
+    """Eager mode range-checks labels and embedding indices with NumPy, outside any op: the compiled
+    program checks them too, and a value it was not compiled for runs eagerly (the error, or ignore_index)."""
+    model = nn.Sequential(nn.Embedding(5, 3), nn.Flatten(), nn.Linear(6, 4))
+    compiled = minitorch.compile(lambda tokens, labels: nn.functional.cross_entropy(model(tokens), labels))
+    tokens, labels = minitorch.tensor([[0, 1], [2, 4]]), minitorch.tensor([1, 3])
+    for _ in range(2):
+        assert compiled(tokens, labels).item() == nn.functional.cross_entropy(model(tokens), labels).item()
+    with pytest.raises(IndexError, match="Target -1 is out of bounds"):
+        compiled(tokens, minitorch.tensor([1, -1]))
+    with pytest.raises(IndexError, match="index out of range in self"):
+        compiled(minitorch.tensor([[0, 1], [2, -2]]), labels)
+    ignored = minitorch.tensor([1, -100])  # ignore_index: eager takes another path
+    assert compiled(tokens, ignored).item() == nn.functional.cross_entropy(model(tokens), ignored).item()
