@@ -187,6 +187,9 @@ class _Program:
         return requires
 
     def _global(self, name: str, value) -> str:
+        for known, known_value in self.globals.items():  # an object already named keeps its name
+            if known_value is value:
+                return known
         if name in self.node_names or self.globals.get(name, value) is not value:  # never shadow a value
             name = f"{name}_kernel" if hasattr(value, "backward_source") else f"{name}_{len(self.globals)}"
             while name in self.node_names or self.globals.get(name, value) is not value:
@@ -286,7 +289,11 @@ class _Program:
         if hasattr(node.target, "backward_source"):
             kernel = self._global(node.target.__name__, node.target)
             targets = [f"grad_{node.name}_{index}" for index in range(len(node.args))]
-            lines.append(f"        {', '.join(targets)}, = {kernel}.backward(saved_{node.name}, {grad_in})")
+            needs = ""
+            if getattr(node.target, "takes_needs", False):  # it skips the gradients nobody needs
+                needs = ", " + repr(tuple(bool(self.requires.get(a)) if isinstance(a, Node) else False
+                                          for a in node.args))
+            lines.append(f"        {', '.join(targets)}, = {kernel}.backward(saved_{node.name}, {grad_in}{needs})")
             for index, argument in enumerate(node.args):
                 if isinstance(argument, Node) and self.requires.get(argument):
                     lines.append(f"        g_{argument.name} = add(g_{argument.name}, {targets[index]})")

@@ -4,7 +4,8 @@
 
 1. ``passes.constant_fold``: ops on constants made inside the function computed once;
 2. ``passes.eliminate_dead_code``: values nobody reads removed;
-3. ``fusion.fuse_pointwise``: chains of elementwise ops replaced by generated NumPy kernels;
+3. ``fusion.fuse_pointwise``: chains of elementwise ops replaced by generated NumPy kernels,
+   and ``lowering.lower_to_arrays``: ``Linear`` and cross-entropy as ops written on arrays;
 4. ``aot_autograd``'s ``CompiledGraph``: the whole graph as one generated forward (and backward).
 
 ``graph_module.code`` then shows the graph after the passes; the returned ``CompiledGraph``'s
@@ -17,7 +18,7 @@ import functools
 
 from .._functorch.aot_autograd import CompiledGraph, runs_on_arrays
 from .fusion import fuse_pointwise
-from .lowering import INFERENCE_LOWERINGS
+from .lowering import INFERENCE_LOWERINGS, lower_to_arrays
 from .passes import constant_fold, eliminate_dead_code
 
 
@@ -31,6 +32,7 @@ def compile_fx(graph_module, example_inputs, *, constant_folding: bool = True, d
     if dead_code_elimination:
         eliminate_dead_code(graph_module)
     kernels = fuse_pointwise(graph_module) if fuse_pointwise_ops else []
+    lower_to_arrays(graph_module)
     compiled = CompiledGraph(graph_module, example_inputs, INFERENCE_LOWERINGS)
     compiled.kernels = kernels
     return compiled
