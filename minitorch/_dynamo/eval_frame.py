@@ -5,7 +5,9 @@ On each call:
 1. the *guards* of the call are read (``guard_key``): each input tensor's shape, dtype,
    device and ``requires_grad``; every other argument's value; which inputs are the same
    tensor; grad mode and the default dtype; each module's training flag and whether it has
-   hooks; each parameter's ``requires_grad`` (and, on use, that it is still the same object);
+   hooks, and its plain settings (``eps``, a scale); each parameter's ``requires_grad`` (and, on
+   use, that it is still the same object); the numbers and strings a compiled function reads
+   from its globals and closure;
 2. if a compiled graph exists for exactly these guards, it runs;
 3. if not, the call runs eagerly while ``capture.py`` records it, the graph goes to the
    backend (``backends.py``), and the compiled result is kept under these guards. A call
@@ -33,6 +35,10 @@ from .capture import GraphBreak, GuardFailed, capture, flatten, unflatten
 
 class Unsupported(RuntimeError):
     """``fullgraph=True`` and the function has a graph break (``torch._dynamo.exc.Unsupported``)."""
+
+
+# Values a graph bakes in as constants: a change of one is a new graph (PyTorch guards them too).
+_SETTINGS = (bool, int, float, str, type(None))
 
 
 def _tensor_guard(tensor: Tensor) -> tuple:
@@ -69,11 +75,22 @@ class CompiledFunction:
         self.graph_breaks: list[GraphBreak] = []
         self.compile_times: list[float] = []
 
+    def _read_settings(self) -> tuple:
+        """The plain values a compiled function reads from its globals and closure (``scale = 2.0``)."""
+        function = self.function
+        if self.module is not None or not hasattr(function, "__code__"):
+            return ()
+        values = [function.__globals__.get(name) for name in function.__code__.co_names]
+        values += [cell.cell_contents for cell in function.__closure__ or ()]
+        return tuple([value for value in values if type(value) in _SETTINGS])
+
     def guard_key(self, args: tuple, kwargs: dict):
         """Everything a captured graph depends on besides the values of its input tensors."""
-        state = (_GradState.enabled, get_default_dtype(),  # and each module's training flag and whether it has hooks
-                 tuple([(m.training, not m._forward_hooks and not m._forward_pre_hooks) for m in self.modules]),
-                 tuple([p._requires_grad for p in self.parameters]))
+        state = (_GradState.enabled, get_default_dtype(),
+                 # each module's plain settings (training, eps, a scale...) and whether it has hooks
+                 tuple([(tuple([v for v in m.__dict__.values() if type(v) in _SETTINGS]),
+                         not m._forward_hooks and not m._forward_pre_hooks) for m in self.modules]),
+                 tuple([p._requires_grad for p in self.parameters]), self._read_settings())
         if not kwargs and all(type(arg) is Tensor for arg in args):  # the common case, read fast
             return state + (_aliasing(args),) + tuple([_tensor_guard(arg) for arg in args])
         tensors, spec = flatten((args, kwargs))

@@ -129,6 +129,31 @@ def test_dtype_requires_grad_grad_mode_and_training_are_guarded():
     assert counter.frame_count == 5
 
 
+SCALE = 2.0
+
+
+def scaled(x, power):
+    return (x * SCALE) ** power
+
+
+def test_numbers_passed_or_read_from_globals_and_module_settings_are_guarded():
+    global SCALE
+    compiled = minitorch.compile(scaled)
+    x = minitorch.tensor([1.0, 2.0])
+    assert compiled(x, 2).tolist() == [4.0, 16.0]
+    assert compiled(x, 3).tolist() == [8.0, 64.0]  # another power: another graph
+    SCALE = 3.0
+    try:
+        assert compiled(x, 2).tolist() == [9.0, 36.0]  # the global changed: another graph
+    finally:
+        SCALE = 2.0
+    norm = nn.LayerNorm(2)
+    compiled_norm = minitorch.compile(norm)
+    compiled_norm(x.view(1, 2))
+    norm.eps = 10.0
+    np.testing.assert_allclose(compiled_norm(x.view(1, 2)).detach().numpy(), norm(x.view(1, 2)).detach().numpy())
+
+
 def test_the_same_tensor_passed_twice_is_guarded():
     compiled = minitorch.compile(lambda a, b: a * 2 + b)
     x, y = minitorch.tensor([1.0, 2.0]), minitorch.tensor([10.0, 20.0])

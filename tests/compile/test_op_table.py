@@ -86,7 +86,8 @@ def test_compiled_ops_give_eager_outputs_and_gradients(backend):
             _same(outputs, expected[0], f"{op.name} forward ({backend})")
             _same(grads, expected[1], f"{op.name} backward ({backend})")
         except Exception as error:  # noqa: BLE001 - every op's failure is listed, not only the first
-            failures.append(f"{op.name}-{index}: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}")
+            first_line = str(error).splitlines()[0] if str(error) else ""
+            failures.append(f"{op.name}-{index}: {type(error).__name__}: {first_line}")
         graph_breaks = compiled._compiled.graph_breaks
         if graph_breaks:
             breaks[f"{op.name}-{index}"] = str(graph_breaks[0]).split(" (at")[0]
