@@ -63,6 +63,9 @@ class CompiledFunction:
         self.module = module
         self.modules = list(module.modules()) if module is not None else []
         self.parameters = list(module.parameters()) if module is not None else []
+        # each module's attributes holding plain values (training, eps, a scale): read by every guard check
+        self.settings = [(m.__dict__, [name for name, value in m.__dict__.items() if type(value) in _SETTINGS])
+                         for m in self.modules]
         named = {}
         if module is not None:
             for name, tensor in list(module.named_parameters()) + list(module.named_buffers()):
@@ -88,8 +91,8 @@ class CompiledFunction:
         """Everything a captured graph depends on besides the values of its input tensors."""
         state = (_GradState.enabled, get_default_dtype(),
                  # each module's plain settings (training, eps, a scale...) and whether it has hooks
-                 tuple([(tuple([v for v in m.__dict__.values() if type(v) in _SETTINGS]),
-                         not m._forward_hooks and not m._forward_pre_hooks) for m in self.modules]),
+                 tuple([attributes.get(name) for attributes, names in self.settings for name in names]),
+                 tuple([not m._forward_hooks and not m._forward_pre_hooks for m in self.modules]),
                  tuple([p._requires_grad for p in self.parameters]), self._read_settings())
         if not kwargs and all(type(arg) is Tensor for arg in args):  # the common case, read fast
             return state + (_aliasing(args),) + tuple([_tensor_guard(arg) for arg in args])
