@@ -79,6 +79,8 @@ class Tracer:
     def create_proxy(self, kind: str, target: Any, args: tuple, kwargs: dict, name: str | None = None,
                      type_expr: Any = None) -> Proxy:
         """Record one operation: its arguments become graph values and its result a new proxy."""
+        if isinstance(target, _Recording):  # a function read from a namespace while it is swapped
+            target = target.function
         node = self.create_node(kind, target, self.create_arg(tuple(args)), self.create_arg(dict(kwargs)), name,
                                 type_expr)
         return Proxy(node, self)
@@ -215,16 +217,32 @@ class _Patches:
         return False
 
 
-def _recording(function: Callable) -> Callable:
-    """``function``, but called with a proxy among its arguments it records a ``call_function`` node."""
-    @functools.wraps(function)
-    def recording(*args, **kwargs):
+class _Recording:
+    """``function``, but called with a proxy among its arguments it records a ``call_function`` node.
+
+    It compares equal to ``function`` (``node.target == minitorch.relu`` holds while tracing),
+    so a pass written during a trace or a ``Transformer`` finds the functions it looks for.
+    """
+
+    def __init__(self, function: Callable):
+        self.function = self.__wrapped__ = function
+        self.__name__ = getattr(function, "__name__", type(function).__name__)
+        self.__doc__ = getattr(function, "__doc__", None)
+
+    def __call__(self, *args, **kwargs):
         proxy = find_proxy((args, kwargs))
         if proxy is None:
-            return function(*args, **kwargs)
-        return proxy.tracer.create_proxy("call_function", function, args, kwargs)
+            return self.function(*args, **kwargs)
+        return proxy.tracer.create_proxy("call_function", self.function, args, kwargs)
 
-    return recording
+    def __eq__(self, other) -> bool:
+        return other is self or other is self.function
+
+    def __hash__(self) -> int:
+        return hash(self.function)
+
+
+_recording = _Recording
 
 
 def symbolic_trace(root: Module | Callable, concrete_args: dict[str, Any] | None = None) -> GraphModule:

@@ -20,11 +20,15 @@ shapes, swap a function for another.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from ..nn import Module
+from ._symbolic_trace import Tracer, _Patches
 from .graph import Graph
-from .node import Node, map_arg
+from .graph_module import GraphModule
+from .node import Node, map_aggregate, map_arg
+from .proxy import Proxy
 
 
 class Interpreter:
@@ -111,3 +115,56 @@ class Interpreter:
             return self.env[node]
 
         return map_arg(args, value_of)
+
+
+class Transformer(Interpreter):
+    """An ``Interpreter`` that builds a new graph instead of computing values (``torch.fx.Transformer``).
+
+    Each node is "run" on proxies of a fresh tracer, so every call records a node of the new
+    graph; a subclass overrides ``call_function``/``call_method``/``call_module`` to record
+    something else in its place. ``transform()`` returns the new ``GraphModule``.
+
+        >>> import minitorch
+        >>> from minitorch import fx
+        >>> class ReluToGelu(fx.Transformer):
+        ...     def call_function(self, target, args, kwargs):
+        ...         if target == minitorch.relu:
+        ...             target = minitorch.nn.functional.gelu
+        ...         return super().call_function(target, args, kwargs)
+        >>> traced = fx.symbolic_trace(lambda x: minitorch.relu(x) + 1)
+        >>> print(ReluToGelu(traced).transform().code.strip().splitlines()[1])
+            gelu = minitorch.nn.functional.gelu(x);  x = None
+    """
+
+    def __init__(self, module: Module):
+        super().__init__(module)
+        class TransformerTracer(Tracer):
+            def is_leaf_module(self, m, module_qualified_name) -> bool:
+                return True  # a module of the old graph stays one call_module
+
+        self.new_graph = Graph()
+        self.tracer = TransformerTracer()
+        self.tracer.graph, self.tracer.root = self.new_graph, module
+        self.tracer.tensor_attrs, self.tracer._constants = {}, []
+        self.new_graph._tracer = self.tracer
+
+    def placeholder(self, target: str, args: tuple, kwargs: dict):
+        default = args[0] if args else inspect.Signature.empty
+        return Proxy(self.new_graph.placeholder(target, default_value=default), self.tracer)
+
+    def get_attr(self, target: str, args: tuple, kwargs: dict):
+        return self.tracer.create_proxy("get_attr", target, args, kwargs)
+
+    def call_module(self, target: str, args: tuple, kwargs: dict):
+        return self.tracer.create_proxy("call_module", target, args, kwargs)
+
+    def call_function(self, target, args: tuple, kwargs: dict):
+        return self.tracer.create_proxy("call_function", target, args, kwargs)
+
+    def transform(self) -> GraphModule:
+        """Run the old graph on proxies and return the module of the new one."""
+        with _Patches(self.tracer):  # minitorch's functions record when a subclass calls them on proxies
+            result = super().run()
+        if result is not None:  # the output's proxies become their nodes
+            self.new_graph.output(map_aggregate(result, lambda item: item.node if isinstance(item, Proxy) else item))
+        return GraphModule(self.module, self.new_graph)

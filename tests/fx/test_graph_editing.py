@@ -190,3 +190,31 @@ def test_interpreter_subclass_changes_how_a_kind_of_node_runs():
     assert interpreter.run(x, y).item() == 5.0
     assert interpreter.calls == [minitorch.add, operator.add]
     assert [node.op for node in interpreter.env] == ["output"]  # the others were dropped after their last use
+
+
+def test_transformer_from_torch_fx_docs_swaps_sigmoid_and_neg():
+    """torch.fx.Transformer's docstring example, written once for both libraries."""
+    torch = require_torch()
+    summaries = []
+    for lib in (torch, minitorch):
+        class NegSigmSwapXformer(lib.fx.Transformer):
+            def call_function(self, target, args, kwargs):
+                if target == self.lib.sigmoid:
+                    return self.lib.neg(*args, **kwargs)
+                return super().call_function(target, args, kwargs)
+
+            def call_method(self, target, args, kwargs):
+                if target == "neg":
+                    call_self, *args_tail = args
+                    return call_self.sigmoid(*args_tail, **kwargs)
+                return super().call_method(target, args, kwargs)
+
+        NegSigmSwapXformer.lib = lib
+        def fn(x):
+            return lib.sigmoid(x).neg()  # noqa: B023 - traced within this iteration
+        transformed = NegSigmSwapXformer(lib.fx.symbolic_trace(fn)).transform()
+        transformed.graph.lint()
+        summaries.append(node_summary(transformed.graph, lib))
+    assert summaries[0] == summaries[1]
+    x = minitorch.randn(3, 4)
+    np.testing.assert_array_equal(transformed(x).numpy(), minitorch.neg(x).sigmoid().numpy())
