@@ -9,7 +9,7 @@ graph (``codegen.py``). A pass edits the graph with ``inserting_after``, ``call_
 ``Transformer`` runs it on proxies to build an edited copy.
 """
 
-from ._symbolic_trace import Tracer, symbolic_trace
+from ._symbolic_trace import Tracer, symbolic_trace, wrap
 from .graph import Graph
 from .graph_module import GraphModule
 from .interpreter import Interpreter, Transformer
@@ -17,5 +17,5 @@ from .node import Node, map_arg
 from .proxy import Attribute, Proxy, TraceError
 
 __all__ = ["Attribute", "Graph", "GraphModule", "Interpreter", "Node", "Proxy", "TraceError", "Tracer", "Transformer",
-           "map_arg",
+           "map_arg", "wrap",
            "symbolic_trace"]

@@ -35,6 +35,7 @@ made in ``forward``) is read through ``get_attr``; constants are kept on the mod
 
 from __future__ import annotations
 
+import builtins
 import functools
 import inspect
 import types
@@ -168,6 +169,9 @@ class Tracer:
         return arguments
 
 
+_MISSING = object()
+
+
 class _Patches:
     """Swap ``Module.__call__``, ``Module.__getattr__`` and the namespaces' functions while tracing."""
 
@@ -206,6 +210,10 @@ class _Patches:
             for name, value in list(vars(namespace).items()):
                 if not name.startswith("_") and isinstance(value, (types.FunctionType, types.BuiltinFunctionType)):
                     self._swap(namespace, name, _recording(value))
+        for globals_, name in _WRAPPED_NAMES:  # fx.wrap: the name as the module sees it (a builtin: len)
+            original = globals_.get(name, getattr(builtins, name, None))
+            self.saved.append((globals_, name, globals_.get(name, _MISSING)))
+            globals_[name] = _Recording(original)
         for function in tracer.autowrap_functions:
             module = inspect.getmodule(function)
             self._swap(module, function.__name__, _recording(function))
@@ -213,7 +221,13 @@ class _Patches:
 
     def __exit__(self, *exc_info):
         for owner, name, value in reversed(self.saved):
-            setattr(owner, name, value)
+            if isinstance(owner, dict):  # a module's globals (fx.wrap)
+                if value is _MISSING:
+                    del owner[name]
+                else:
+                    owner[name] = value
+            else:
+                setattr(owner, name, value)
         return False
 
 
@@ -243,6 +257,23 @@ class _Recording:
 
 
 _recording = _Recording
+
+
+# (the globals of a module, a name) for each ``wrap``: the name is swapped for a recording version while tracing
+_WRAPPED_NAMES: list[tuple[dict, str]] = []
+
+
+def wrap(fn_or_name):
+    """Make a function a leaf of symbolic tracing: called with a proxy, it is recorded as one
+    ``call_function`` instead of being traced into (``torch.fx.wrap``). Call it at the top level of
+    the module that uses the function, with the function or its name (``fx.wrap("len")``).
+    """
+    caller = inspect.currentframe().f_back
+    if caller.f_code.co_name != "<module>":
+        raise NotImplementedError("wrap must be called at the top level of a module")
+    name = fn_or_name if isinstance(fn_or_name, str) else fn_or_name.__name__
+    _WRAPPED_NAMES.append((caller.f_globals, name))
+    return fn_or_name
 
 
 def symbolic_trace(root: Module | Callable, concrete_args: dict[str, Any] | None = None) -> GraphModule:
