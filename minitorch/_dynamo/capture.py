@@ -13,16 +13,18 @@ The tensors an op reads are sorted as they are first seen:
 * an input of the call          -> a ``placeholder`` (named after the argument);
 * a parameter or buffer         -> ``get_attr`` with its ``state_dict`` name, read again on every call;
 * an op's output                -> that op's node;
+* a buffer written in place (BatchNorm's running statistics) -> read as ``get_attr``, and
+  written back at the end of the graph (``write_buffer``), as AOTAutograd copies back inputs
+  it mutates;
 * anything else (made in the function from sizes: ``minitorch.ones(n)``) -> a constant
   ``get_attr`` (``_tensor_constant0``), valid for the sizes the guards fix.
 
 What a graph cannot hold becomes a *graph break* (``GraphBreak``: the reason and the line of
 user code): a tensor turned into a Python value (``bool(t)``, ``if x.sum() > 0:``,
 ``t.item()``), random numbers drawn in the function (dropout in training mode), an in-place
-write to an input, parameter or buffer (BatchNorm's running statistics), an op reading an
-array computed outside the recorded ops. The call itself always runs eagerly to its end, so
-its result is right whatever the capture concluded; ``eval_frame.py`` then runs later calls
-of that signature eagerly.
+write to an input or a parameter, an op reading an array computed outside the recorded ops.
+The call itself always runs eagerly to its end, so its result is right whatever the capture
+concluded; ``eval_frame.py`` then runs later calls of that signature eagerly.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from .._random import get_rng_state
 from .._tensor import Tensor
 from .._tensor_base import TensorBase
 from ..autograd import function as _function
+from ..autograd.grad_mode import _GradState, no_grad
 from ..fx import Graph, GraphModule
 from ..ops import (
     indexing as _indexing,
@@ -76,33 +79,49 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.
 
 
 class OpCall:
-    """An op as the target of a graph node: calling it runs ``op.apply`` (so the graph replays eagerly)."""
+    """An op as the target of a graph node: calling it runs ``op.apply`` (so the graph replays eagerly).
 
-    def __init__(self, op):
-        self.op = op
+    ``grad_enabled`` is the grad mode the op ran under: an op called inside ``with no_grad():``
+    in the function records no gradient, in the replay and in the compiled backward alike.
+    """
+
+    def __init__(self, op, grad_enabled: bool = True):
+        self.op, self.grad_enabled = op, grad_enabled
         self.__name__ = self.__qualname__ = op.__name__
         self.__module__ = op.__module__
 
     def __call__(self, *args):
-        return self.op.apply(*args)
+        if self.grad_enabled:
+            return self.op.apply(*args)
+        with no_grad():
+            return self.op.apply(*args)
 
     def __repr__(self) -> str:
-        return f"{self.op.__name__}.apply"
+        return f"{self.op.__name__}.apply" + ("" if self.grad_enabled else " (no_grad)")
 
 
-_OP_CALLS: dict[type, OpCall] = {}
+_OP_CALLS: dict[tuple, OpCall] = {}
 
 
-def op_call(op) -> OpCall:
-    """The one ``OpCall`` of ``op`` (one per op class, so targets compare by identity)."""
-    if op not in _OP_CALLS:
-        _OP_CALLS[op] = OpCall(op)
-    return _OP_CALLS[op]
+def op_call(op, grad_enabled: bool = True) -> OpCall:
+    """The one ``OpCall`` of ``op`` in each grad mode (so targets compare by identity)."""
+    if (op, grad_enabled) not in _OP_CALLS:
+        _OP_CALLS[op, grad_enabled] = OpCall(op, grad_enabled)
+    return _OP_CALLS[op, grad_enabled]
 
 
 def array_of(tensor: Tensor):
     """``tensor``'s array: an op that takes an input's array directly (cross-entropy's labels) reads it so."""
     return tensor._data
+
+
+def write_buffer(buffer: Tensor, value: Tensor) -> None:
+    """``buffer`` overwritten with ``value`` in place (a module's state updated by the graph), its version bumped."""
+    buffer._data[...] = value._data if isinstance(value, Tensor) else value
+    buffer._version_counter[0] += 1
+
+
+write_buffer._is_impure = True  # a side effect: dead-code elimination keeps it
 
 
 @dataclass
@@ -161,6 +180,7 @@ class _Recorder:
         # id -> (tensor, made by a creation function such as zeros/arange, the function that made it): tensors
         # the function made outside every op. Those a creation function made from sizes are constants.
         self.made_inside: dict[int, tuple] = {}
+        self.written_buffers: dict[int, tuple] = {}  # id -> (buffer, its get_attr node): buffers written in place
 
     # -- values ---------------------------------------------------------------------------------
     def add_input(self, tensor: Tensor, name: str):
@@ -232,6 +252,32 @@ class _Recorder:
                 item.meta["val"] = (output._data.shape, output._data.dtype)
                 self._remember(output, item)
 
+    def written(self, target: Tensor, result) -> None:
+        """``target`` was overwritten in place with a recorded value (``result``: its entry) or an unknown one.
+
+        An intermediate now stands for the new value. A buffer (BatchNorm's running statistics)
+        gets its new value written back when the graph ends, as AOTAutograd copies back an input
+        it mutates. An input or a parameter written in place is a graph break.
+        """
+        known = self.values.get(id(target))
+        if result is None:
+            if known is not None:
+                self.break_graph("an in-place write the graph cannot follow (its value was made outside the ops)")
+            return
+        node = known[1] if known is not None else None
+        if node is not None and node.op == "get_attr" and not target._requires_grad and \
+                self.named_tensors.get(id(target), (None, None))[1] is target:
+            self.written_buffers.setdefault(id(target), (target, node))
+        elif node is None or node.op != "call_function":
+            self.break_graph("an in-place write to an input, parameter or buffer (for example BatchNorm's running "
+                             "statistics in training mode)")
+        self._remember(target, result[1])  # from now on the target holds the result
+
+    def write_back(self) -> None:
+        """Each buffer written in place gets its final value, after everything that read the old one."""
+        for tensor, attribute in self.written_buffers.values():
+            self.graph.call_function(write_buffer, (attribute, self.values[id(tensor)][1]))
+
     # -- swapping the entry points -----------------------------------------------------------------
     def __enter__(self):
         recorder = self
@@ -246,7 +292,7 @@ class _Recorder:
                 outputs = original_apply.__func__(cls, *args)
             finally:
                 recorder.depth -= 1
-            recorder.record(op_call(cls), args, {}, outputs)
+            recorder.record(op_call(cls, _GradState.enabled), args, {}, outputs)
             return outputs
 
         _function.Function.apply = classmethod(recording_apply)
@@ -264,12 +310,8 @@ class _Recorder:
 
         def recording_store(target, result):
             stored = original_store(target, result)
-            known = recorder.values.get(id(stored))
-            if known is not None and recorder.depth == 0:
-                if id(target) not in recorder.values or recorder.values[id(target)][1].op != "call_function":
-                    recorder.break_graph("an in-place write to an input, parameter or buffer (for example "
-                                         "BatchNorm's running statistics in training mode)")
-                recorder._remember(target, known[1])  # from now on the target holds the result
+            if recorder.depth == 0:
+                recorder.written(target, recorder.values.get(id(stored)))
             return stored
 
         self._swap(_inplace, "_store", recording_store)
@@ -415,6 +457,7 @@ def capture(function, args: tuple, kwargs: dict, named_tensors: dict[int, tuple[
     outputs, output_spec = flatten(result)
     if recorder.graph_break is None:
         output_nodes = tuple(recorder.node_of(tensor, "output") for tensor in outputs)
+        recorder.write_back()
         recorder.graph.output(output_nodes)
     if recorder.graph_break is not None:
         return Captured(None, inputs, output_spec, result, recorder.graph_break)

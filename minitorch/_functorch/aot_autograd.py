@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from .._device import CPU
-from .._dynamo.capture import OpCall, array_of, check_indices
+from .._dynamo.capture import OpCall, array_of, check_indices, write_buffer
 from .._tensor import Tensor
 from ..autograd.function import Op, _ForwardOnlyContext, once_differentiable
 from ..autograd.grad_mode import _GradState
@@ -181,7 +181,8 @@ class _Program:
             if isinstance(node.target, OpCall) or hasattr(node.target, "backward_source") or \
                     node.target is operator.getitem:
                 floating = _floating(value) if _single(value) else any(_floating(item) for item in value if item)
-                requires[node] = reads and floating
+                # an op the function ran under no_grad passes no gradient (its result is a constant to autograd)
+                requires[node] = reads and floating and getattr(node.target, "grad_enabled", True)
             else:  # an input's array (labels), comparisons and logical functions: no gradient
                 requires[node] = False
         return requires
@@ -210,6 +211,10 @@ class _Program:
                 continue
             target = node.target
             arguments = ", ".join(_source(argument, constants) for argument in node.args)
+            if target is write_buffer:  # a module's buffer updated in place, after everything read it
+                buffer = self._global(f"buffer_{node.args[0].name}", attribute(self.graph_module, node.args[0].target))
+                lines.append(f"    {buffer}._data[...] = {node.args[1].name};  {buffer}._version_counter[0] += 1")
+                continue
             if target is array_of or target is operator.getitem:
                 index = f"[{node.args[1]}]" if target is operator.getitem else ""  # array_of: already the array
                 line = f"{node.name} = {node.args[0].name}{index}"

@@ -66,7 +66,8 @@ def find_groups(graph_module: GraphModule) -> list[list[Node]]:
             continue
         group = [node]
         for argument in node.all_input_nodes:
-            if argument in group_of and len(argument.users) == 1 and group_of[argument] is not group:
+            if argument in group_of and len(argument.users) == 1 and group_of[argument] is not group and \
+                    argument.target.grad_enabled == node.target.grad_enabled:  # one grad mode per kernel
                 producer_group = group_of[argument]
                 group = producer_group + [n for n in group if n not in producer_group]
                 for member in group:
@@ -90,6 +91,7 @@ class FusedKernel:
         names = "_".join(node.target.op.__name__.lower() for node in group)
         self.__name__ = f"fused_{names}" if len(names) < 40 else f"fused_kernel_{next(_kernel_numbers)}"
         self.group = group
+        self.grad_enabled = group[-1].target.grad_enabled  # ops run under no_grad pass no gradient
         self.meta = group[-1].meta["val"]
         self.quiet = any(LOWERINGS[node.target.op].quiet for node in group)
         self.globals = {"np": np, "fit": fit}

@@ -173,6 +173,7 @@ def lower_to_arrays(graph_module) -> int:
             array_op = CrossEntropyOnArrays("cross_entropy")
         else:
             continue
+        array_op.grad_enabled = node.target.grad_enabled
         with graph.inserting_before(node):
             replacement = graph.call_function(array_op, args)
         replacement.meta["val"] = node.meta["val"]

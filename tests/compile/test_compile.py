@@ -77,6 +77,49 @@ def test_transformer_encoder_layer_in_training_and_inference(backend):
             np.testing.assert_allclose(compiled(x).numpy(), expected.numpy(), rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_ops_under_no_grad_inside_the_function_pass_no_gradient(backend):
+    def normalized(x):
+        with minitorch.no_grad():
+            scale = (x * 2).abs().amax()  # a constant to autograd, as in eager mode
+        return (x * 3).tanh() / scale
+
+    compiled = minitorch.compile(normalized, backend=backend)
+    for _ in range(3):
+        x = minitorch.randn(4, 3, dtype=minitorch.float64, requires_grad=True)
+        (expected,) = minitorch.autograd.grad(normalized(x).sum(), [x])
+        (grad,) = minitorch.autograd.grad(compiled(x).sum(), [x])
+        np.testing.assert_allclose(grad.numpy(), expected.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_batchnorm_training_compiles_and_updates_running_statistics(backend):
+    results = []
+    for compiled in (False, True):
+        minitorch.manual_seed(0)
+        model = course_models.cnn(minitorch).double()
+        optimizer = minitorch.optim.SGD(model.parameters(), lr=0.1)
+        step = minitorch.compile(model, backend=backend) if compiled else model
+        rng = np.random.default_rng(0)
+        losses = []
+        for _ in range(4):
+            images = minitorch.tensor(rng.standard_normal((8, 1, 8, 8)))
+            labels = minitorch.tensor(rng.integers(0, 10, 8))
+            optimizer.zero_grad()
+            loss = nn.functional.cross_entropy(step(images), labels)
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+        results.append((losses, model[1].running_mean.numpy().copy(), model[5].running_var.numpy().copy(),
+                        model[1].num_batches_tracked.item()))
+        if compiled:
+            assert step.__dict__["_compiled"].graph_breaks == [] and step.__dict__["_compiled"].compile_count == 1
+    np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-10)
+    np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-10)
+    np.testing.assert_allclose(results[1][2], results[0][2], rtol=1e-10)
+    assert results[1][3] == results[0][3] == 4
+
+
 def test_training_the_compiled_mlp_follows_eager_training():
     losses = []
     for compiled in (False, True):
@@ -256,7 +299,7 @@ def test_explain_counts_the_graph_and_its_ops():
     assert [op.__name__ for op in explanation.ops_per_graph[0]] == ["Mul", "Add", "Relu"]
 
 
-def test_dropout_in_training_and_batchnorm_statistics_are_graph_breaks():
+def test_dropout_in_training_and_writing_a_parameter_are_graph_breaks():
     minitorch.manual_seed(0)
     dropout = nn.Dropout(0.5)
     compiled = minitorch.compile(dropout)
@@ -264,12 +307,11 @@ def test_dropout_in_training_and_batchnorm_statistics_are_graph_breaks():
     outputs = [compiled(x) for _ in range(3)]
     assert not np.array_equal(outputs[1].numpy(), outputs[2].numpy())  # a new draw every call, as in eager
     assert "random numbers were drawn" in str(compiled.__dict__["_compiled"].graph_breaks[0])
-    norm = nn.BatchNorm1d(3)
-    compiled_norm = minitorch.compile(norm)
-    compiled_norm(minitorch.randn(4, 3))
-    compiled_norm(minitorch.randn(4, 3))
-    assert norm.num_batches_tracked.item() == 2  # the running statistics were updated on every call
-    assert "in-place write" in str(compiled_norm.__dict__["_compiled"].graph_breaks[0])
+    weight = nn.Parameter(minitorch.ones(3))
+    compiled_update = minitorch.compile(lambda x: weight.mul_(2) * x)  # a parameter written in place
+    with minitorch.no_grad():
+        compiled_update(minitorch.ones(3))
+    assert "in-place write" in str(compiled_update._compiled.graph_breaks[0])
 
 
 def test_a_detached_input_is_a_break_not_a_stale_constant():
