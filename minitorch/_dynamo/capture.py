@@ -238,8 +238,11 @@ class _Recorder:
     def record(self, target, args: tuple, kwargs: dict, outputs) -> None:
         name = target.__name__
         node = self.graph.call_function(target, self.argument(tuple(args), name), self.argument(dict(kwargs), name))
+        # ``requires_grad``: whether eager mode gave the result a gradient (False for an output marked
+        # non-differentiable, or made under no_grad); the guards fix everything it depends on.
         if isinstance(outputs, Tensor):
             node.meta["val"] = (outputs._data.shape, outputs._data.dtype)
+            node.meta["requires_grad"] = outputs._requires_grad
             self._remember(outputs, node)
             return
         if not isinstance(outputs, tuple):
@@ -250,7 +253,9 @@ class _Recorder:
             if isinstance(output, Tensor):
                 item = self.graph.call_function(operator.getitem, (node, index))
                 item.meta["val"] = (output._data.shape, output._data.dtype)
+                item.meta["requires_grad"] = output._requires_grad
                 self._remember(output, item)
+        node.meta["requires_grad"] = any(isinstance(out, Tensor) and out._requires_grad for out in outputs)
 
     def written(self, target: Tensor, result) -> None:
         """``target`` was overwritten in place with a recorded value (``result``: its entry) or an unknown one.

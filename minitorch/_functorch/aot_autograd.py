@@ -181,8 +181,10 @@ class _Program:
             if isinstance(node.target, OpCall) or hasattr(node.target, "backward_source") or \
                     node.target is operator.getitem:
                 floating = _floating(value) if _single(value) else any(_floating(item) for item in value if item)
-                # an op the function ran under no_grad passes no gradient (its result is a constant to autograd)
-                requires[node] = reads and floating and getattr(node.target, "grad_enabled", True)
+                # an op the function ran under no_grad passes no gradient (its result is a constant to autograd),
+                # nor does an output eager mode gave none (one marked non-differentiable: a batch's mean)
+                requires[node] = reads and floating and getattr(node.target, "grad_enabled", True) and \
+                    node.meta.get("requires_grad", True)
             else:  # an input's array (labels), comparisons and logical functions: no gradient
                 requires[node] = False
         return requires

@@ -200,6 +200,7 @@ def fuse_pointwise(graph_module: GraphModule) -> list[FusedKernel]:
         with graph.inserting_before(last):
             fused = graph.call_function(kernel, tuple(kernel.inputs))
         fused.meta["val"] = last.meta["val"]
+        fused.meta["requires_grad"] = last.meta.get("requires_grad", True)
         last.replace_all_uses_with(fused)
         for node in reversed(group):
             graph.erase_node(node)

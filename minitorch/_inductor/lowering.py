@@ -176,7 +176,7 @@ def lower_to_arrays(graph_module) -> int:
         array_op.grad_enabled = node.target.grad_enabled
         with graph.inserting_before(node):
             replacement = graph.call_function(array_op, args)
-        replacement.meta["val"] = node.meta["val"]
+        replacement.meta.update(val=node.meta["val"], requires_grad=node.meta.get("requires_grad", True))
         node.replace_all_uses_with(replacement)
         graph.erase_node(node)
         lowered += 1
