@@ -41,6 +41,13 @@ class Unsupported(RuntimeError):
 _SETTINGS = (bool, int, float, str, type(None))
 
 
+def _cell_value(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # a closure variable not assigned yet
+        return None
+
+
 def _tensor_guard(tensor: Tensor) -> tuple:
     return (tensor._data.shape, tensor._data.dtype, tensor._device, tensor._requires_grad)
 
@@ -63,6 +70,12 @@ class CompiledFunction:
         self.module = module
         self.modules = list(module.modules()) if module is not None else []
         self.parameters = list(module.parameters()) if module is not None else []
+        # the globals and closure cells of a compiled function that hold plain values: read by every guard check
+        code, globals_ = getattr(function, "__code__", None), getattr(function, "__globals__", {})
+        self.setting_globals = [name for name in (code.co_names if code is not None and module is None else ())
+                                if type(globals_.get(name, object())) in _SETTINGS]
+        self.setting_cells = [cell for cell in (getattr(function, "__closure__", None) or ()) if module is None and
+                              type(_cell_value(cell)) in _SETTINGS]
         # each module's attributes holding plain values (training, eps, a scale): read by every guard check
         self.settings = [(m.__dict__, [name for name, value in m.__dict__.items() if type(value) in _SETTINGS])
                          for m in self.modules]
@@ -80,12 +93,9 @@ class CompiledFunction:
 
     def _read_settings(self) -> tuple:
         """The plain values a compiled function reads from its globals and closure (``scale = 2.0``)."""
-        function = self.function
-        if self.module is not None or not hasattr(function, "__code__"):
-            return ()
-        values = [function.__globals__.get(name) for name in function.__code__.co_names]
-        values += [cell.cell_contents for cell in function.__closure__ or ()]
-        return tuple([value for value in values if type(value) in _SETTINGS])
+        globals_ = self.function.__globals__ if self.setting_globals else None
+        return tuple([globals_.get(name) for name in self.setting_globals] +
+                     [cell.cell_contents for cell in self.setting_cells])
 
     def guard_key(self, args: tuple, kwargs: dict):
         """Everything a captured graph depends on besides the values of its input tensors."""
