@@ -95,7 +95,7 @@ class CompiledFunction:
         """The plain values a compiled function reads from its globals and closure (``scale = 2.0``)."""
         globals_ = self.function.__globals__ if self.setting_globals else None
         return tuple([globals_.get(name) for name in self.setting_globals] +
-                     [cell.cell_contents for cell in self.setting_cells])
+                     [_cell_value(cell) for cell in self.setting_cells])
 
     def guard_key(self, args: tuple, kwargs: dict):
         """Everything a captured graph depends on besides the values of its input tensors."""
