@@ -63,6 +63,22 @@ RECORDED_FUNCTIONS = {
     _indexing: ("nonzero",),
 }
 
+# Differentiable functions recorded whole: their inside turns index tensors into NumPy keys, which a graph
+# of ops cannot follow. The compiled program runs each as one eager call and differentiates it with
+# ``autograd.grad`` (``aot_autograd.py``). ``getitem`` only when its key holds tensors, lists or masks.
+RECORDED_DIFFERENTIABLE = {
+    _indexing: ("getitem", "take", "index_add", "index_copy", "scatter", "scatter_add", "masked_scatter",
+                "index_fill"),
+}
+
+
+def _basic_index(function, args) -> bool:
+    """``x[key]`` with only ints, slices, None and ``...``: its ops (views) are recorded one by one."""
+    if function.__name__ != "getitem" or len(args) < 2:
+        return False
+    parts = args[1] if type(args[1]) is tuple else (args[1],)
+    return all(part is None or part is Ellipsis or type(part) in (int, slice) for part in parts)
+
 # Tensor methods that hand a tensor's values to Python, and PyTorch's graph-break reason for each.
 _ITEM_REASON = ("Unsupported Tensor.item() call with capture_scalar_outputs=False\n"
                 "  Explanation: Dynamo does not support tracing `Tensor.item()` with "
@@ -146,6 +162,13 @@ class GuardFailed(Exception):
 def check_indices(indices, size: int) -> None:
     """Every index in ``[0, size)``, as the eager function checked when the graph was captured."""
     if indices.size and (indices.min() < 0 or indices.max() >= size):
+        raise GuardFailed
+
+
+def check_shape(array, shape: tuple) -> None:
+    """The result of an op whose size depends on values (``x[mask]``, ``nonzero``) has the size it had
+    when the graph was captured; else the sizes downstream are not the graph's, and the call runs eagerly."""
+    if array.shape != shape:
         raise GuardFailed
 
 
@@ -235,7 +258,7 @@ class _Recorder:
             return type(value)(self.argument(item, op_name) for item in value)
         return value
 
-    def record(self, target, args: tuple, kwargs: dict, outputs) -> None:
+    def record(self, target, args: tuple, kwargs: dict, outputs):
         name = target.__name__
         node = self.graph.call_function(target, self.argument(tuple(args), name), self.argument(dict(kwargs), name))
         # ``requires_grad``: whether eager mode gave the result a gradient (False for an output marked
@@ -244,10 +267,10 @@ class _Recorder:
             node.meta["val"] = (outputs._data.shape, outputs._data.dtype)
             node.meta["requires_grad"] = outputs._requires_grad
             self._remember(outputs, node)
-            return
+            return node
         if not isinstance(outputs, tuple):
             self.break_graph(f"'{name}' returned a {type(outputs).__name__}, which a graph cannot hold")
-            return
+            return None
         node.meta["val"] = tuple(None if out is None else (out._data.shape, out._data.dtype) for out in outputs)
         for index, output in enumerate(outputs):
             if isinstance(output, Tensor):
@@ -256,6 +279,7 @@ class _Recorder:
                 item.meta["requires_grad"] = output._requires_grad
                 self._remember(output, item)
         node.meta["requires_grad"] = any(isinstance(out, Tensor) and out._requires_grad for out in outputs)
+        return node
 
     def written(self, target: Tensor, result) -> None:
         """``target`` was overwritten in place with a recorded value (``result``: its entry) or an unknown one.
@@ -306,11 +330,17 @@ class _Recorder:
             for name in names:
                 originals[getattr(module, name)] = name
                 self._swap(module, name, self._recording_function(getattr(module, name)))
+        for module, names in RECORDED_DIFFERENTIABLE.items():
+            for name in names:
+                originals[getattr(module, name)] = name
+                self._swap(module, name, self._recording_function(getattr(module, name), differentiable=True))
         import minitorch  # the public face imports _dynamo: its functions wrapping a recorded one are swapped too
 
         for name, value in list(vars(minitorch).items()):  # minitorch.argmax: the public face of reduction.argmax
-            if getattr(value, "__wrapped__", None) in originals or (callable(value) and value in originals):
-                self._swap(minitorch, name, self._recording_function(value))
+            wrapped = getattr(value, "__wrapped__", value)
+            if callable(value) and wrapped in originals:
+                differentiable = originals[wrapped] in RECORDED_DIFFERENTIABLE[_indexing]
+                self._swap(minitorch, name, self._recording_function(value, differentiable))
         original_store = _inplace._store
 
         def recording_store(target, result):
@@ -349,20 +379,23 @@ class _Recorder:
         self.saved.append((owner, name, owner.__dict__[name]))
         setattr(owner, name, value)
 
-    def _recording_function(self, function):
+    def _recording_function(self, function, differentiable: bool = False):
         recorder = self
 
         def recording(*args, **kwargs):
-            if recorder.depth:
+            if recorder.depth or _basic_index(function, args):
                 return function(*args, **kwargs)
             recorder.depth += 1
             try:
                 output = function(*args, **kwargs)
             finally:
                 recorder.depth -= 1
-            if any(isinstance(item, Tensor) and item._requires_grad for item in flatten(output)[0]):
+            if not differentiable and any(isinstance(item, Tensor) and item._requires_grad
+                                          for item in flatten(output)[0]):
                 recorder.break_graph(f"'{function.__name__}' is recorded whole, but its result requires grad")
-            recorder.record(function, args, kwargs, output)
+            node = recorder.record(function, args, kwargs, output)
+            if differentiable and node is not None:
+                node.meta["differentiable"] = True  # run as one eager call, differentiated by autograd.grad
             return output
 
         recording.__name__ = function.__name__

@@ -30,12 +30,14 @@ from typing import Any
 import numpy as np
 
 from .._device import CPU
-from .._dynamo.capture import OpCall, array_of, check_indices, write_buffer
+from .._dynamo.capture import OpCall, array_of, check_indices, check_shape, write_buffer
 from .._tensor import Tensor
+from ..autograd import grad as autograd_grad
 from ..autograd.function import Op, _ForwardOnlyContext, once_differentiable
-from ..autograd.grad_mode import _GradState
+from ..autograd.grad_mode import _GradState, enable_grad
 from ..autograd.node import SavedTensor
 from ..fx import GraphModule, Node
+from ..ops.indexing import Index, MaskedSelect
 from ..ops.nn_ops import CrossEntropy, Embedding
 
 # Ops that index with an input's values, which the eager function range-checks with NumPy before the op
@@ -44,6 +46,10 @@ INDEX_CHECKS = {
     CrossEntropy: (1, lambda node: node.args[0].meta["val"][0][1]),  # labels < number of classes
     Embedding: (1, lambda node: node.args[0].meta["val"][0][0]),  # indices < rows of the weight
 }
+
+
+# Ops whose result's size can depend on the values they read (a boolean mask): checked on every call.
+DATA_DEPENDENT_SIZES = (Index, MaskedSelect)
 
 
 def wrap(array) -> Tensor:
@@ -95,6 +101,26 @@ def gradient_at(results, index: int, arguments: int, positions: tuple, shape, dt
     return None if grad is None else fit(grad._data, shape, dtype)
 
 
+def leaf(array, needs_grad: bool) -> Tensor:
+    """An array as a Tensor that a call recorded whole reads (requiring grad where the graph needs one)."""
+    tensor = wrap(array)
+    if needs_grad:
+        tensor.requires_grad_()
+    return tensor
+
+
+def opaque_backward(saved, grad) -> list:
+    """The gradients of a call recorded whole, by ``autograd.grad`` on the small graph it left (one per leaf)."""
+    leaves, output = saved
+    wanted = [tensor for tensor in leaves if tensor.requires_grad]
+    grads = iter(autograd_grad([output], wanted, [wrap(grad)], allow_unused=True, retain_graph=True))
+    results = []
+    for tensor in leaves:
+        found = next(grads) if tensor.requires_grad else None
+        results.append(None if found is None else found._data)
+    return results
+
+
 def add(total, grad):
     """Gradients of a value used several times add up (None: nothing arrived yet)."""
     if grad is None:
@@ -134,14 +160,21 @@ def _is_tensor_value(argument) -> bool:
     return isinstance(argument, Node) and argument.target is not array_of
 
 
-def _source(value, constants: dict) -> str:
-    """An argument in generated code: a node's array by name, literals by ``repr``, other objects by a global."""
+def _source(value, constants: dict, tensor=None) -> str:
+    """An argument in generated code: a node's array by name, literals by ``repr``, other objects by a global.
+    ``tensor(node)``, when given, is how a node inside a tuple or list is written (else ``wrap(name)``)."""
     if isinstance(value, Node):
-        return value.name
+        return value.name if tensor is None else tensor(value)
     if value is None or type(value) in (bool, int, str) or (type(value) is float and np.isfinite(value)):
         return repr(value)
+    if isinstance(value, slice):
+        return f"slice({_source(value.start, constants)}, {_source(value.stop, constants)}, " \
+               f"{_source(value.step, constants)})"
+    if value is Ellipsis:
+        return "..."
     if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
-        inside = ", ".join(f"wrap({item.name})" if _is_tensor_value(item) else _source(item, constants)
+        inside = ", ".join((tensor(item) if tensor is not None else f"wrap({item.name})") if _is_tensor_value(item)
+                           else _source(item, constants, tensor)
                            for item in value)  # a tensor inside a list reaches forward as a Tensor
         return (f"({inside},)" if len(value) == 1 else f"({inside})") if isinstance(value, tuple) else f"[{inside}]"
     name = f"constant_{len(constants)}"
@@ -156,7 +189,9 @@ class _Program:
         self.graph_module, self.training, self.lowerings = graph_module, training, lowerings
         self.nodes = list(graph_module.graph.nodes)
         self.node_names = {node.name for node in self.nodes}
-        self.globals: dict[str, Any] = {"wrap": wrap, "check_indices": check_indices, "keep_saved": keep_saved,
+        self.globals: dict[str, Any] = {"wrap": wrap, "check_indices": check_indices, "check_shape": check_shape,
+                                        "keep_saved": keep_saved,
+                                        "leaf": leaf, "opaque_backward": opaque_backward, "enable_grad": enable_grad,
                                         "gradient_at": gradient_at,
                                         "add": add, "fit": fit, "materialize": materialize, "np": np,
                                         "ForwardOnly": _ForwardOnlyContext}
@@ -185,6 +220,8 @@ class _Program:
                 # nor does an output eager mode gave none (one marked non-differentiable: a batch's mean)
                 requires[node] = reads and floating and getattr(node.target, "grad_enabled", True) and \
                     node.meta.get("requires_grad", True)
+            elif node.meta.get("differentiable"):  # recorded whole (x[index_tensor]): autograd differentiates it
+                requires[node] = reads and node.meta.get("requires_grad", True)
             else:  # an input's array (labels), comparisons and logical functions: no gradient
                 requires[node] = False
         return requires
@@ -245,6 +282,22 @@ class _Program:
                     self.saved.append(f"saved_{node.name}")
                 else:
                     line = f"{node.name} = {kernel}({arguments})"
+            elif self.requires[node]:  # recorded whole and differentiable: one eager call, kept for autograd.grad
+                function = self._global(target.__name__, target)
+                leaves = node.all_input_nodes
+                index = {leaf_node: position for position, leaf_node in enumerate(leaves)}
+                made = ", ".join(f"leaf({n.name}, {bool(self.requires.get(n))})" for n in leaves)
+                lines.append(f"    leaves_{node.name} = [{made}]")
+                def leaf_of(item, name=node.name, index=index) -> str:
+                    return f"leaves_{name}[{index[item]}]"
+
+                call = ", ".join([_source(a, constants, leaf_of) for a in node.args] +
+                                 [f"{k}={_source(a, constants, leaf_of)}" for k, a in node.kwargs.items()])
+                lines.append("    with enable_grad():")
+                lines.append(f"        output_{node.name} = {function}({call})")
+                lines.append(f"    opaque_{node.name} = (leaves_{node.name}, output_{node.name})")
+                self.saved.append(f"opaque_{node.name}")
+                line = f"{node.name} = output_{node.name}._data"
             else:  # a function on tensors (a comparison): its result's array
                 function = self._global(target.__name__, target)
                 tensor_arguments = ", ".join([f"wrap({a.name})" if _is_tensor_value(a) else _source(a, constants)
@@ -254,6 +307,11 @@ class _Program:
                 line = f"{node.name} = {function}({tensor_arguments})._data" if _single(node.meta["val"]) else \
                     f"{node.name} = tuple([item._data for item in {function}({tensor_arguments})])"
             lines.append("    " + line)
+            recorded_whole = not isinstance(target, OpCall) and not hasattr(target, "backward_source") and \
+                target is not array_of
+            if _single(node.meta["val"]) and (recorded_whole or isinstance(target, OpCall) and
+                                              target.op in DATA_DEPENDENT_SIZES):
+                lines.append(f"    check_shape({node.name}, {tuple(node.meta['val'][0])})")
         self.globals.update(constants)
         self.outputs = outputs
         if self.training:
@@ -293,6 +351,16 @@ class _Program:
             listed = ", ".join(f"g_{outputs[i].name}" if i in outputs else "None" for i in range(len(metas)))
             grad_in, condition = f"[{listed}]", " or ".join(f"g_{item.name} is not None" for item in outputs.values())
         lines = [f"    if {condition}:"]
+        if node.meta.get("differentiable") and not isinstance(node.target, OpCall):
+            lines.append(f"        grads = opaque_backward(opaque_{node.name}, {grad_in})")
+            for position, argument in enumerate(node.all_input_nodes):
+                if self.requires.get(argument):
+                    shape, dtype = self._meta(argument)
+                    dtype_name = self._global(str(np.dtype(dtype)), np.dtype(dtype))
+                    lines.append(f"        if grads[{position}] is not None:")
+                    lines.append(f"            g_{argument.name} = add(g_{argument.name}, fit(grads[{position}], "
+                                 f"{tuple(shape)}, {dtype_name}))")
+            return lines
         if hasattr(node.target, "backward_source"):
             kernel = self._global(node.target.__name__, node.target)
             targets = [f"grad_{node.name}_{index}" for index in range(len(node.args))]

@@ -423,3 +423,23 @@ def test_labels_and_indices_out_of_range_run_eagerly_with_torch_errors():
         compiled(minitorch.tensor([[0, 1], [2, -2]]), labels)
     ignored = minitorch.tensor([1, -100])  # ignore_index: eager takes another path
     assert compiled(tokens, ignored).item() == nn.functional.cross_entropy(model(tokens), ignored).item()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_indexing_with_tensors_is_captured_and_differentiated(backend):
+    """``x[index_tensor]`` turns the index into a NumPy key inside, which a graph of ops cannot follow: it is
+    recorded as one call, run eagerly inside the compiled program and differentiated with autograd.grad."""
+    def gather_rows(x, rows, mask):
+        return (x[rows] * 2).sum(0) + x[mask].sum() + x.index_add(0, rows, x[rows]).sum()
+
+    compiled = minitorch.compile(gather_rows, backend=backend)
+    for seed in range(3):
+        minitorch.manual_seed(seed)
+        x = minitorch.randn(5, 3, dtype=minitorch.float64, requires_grad=True)
+        rows, mask = minitorch.randint(0, 5, (4,)), minitorch.rand(5, 3) > 0.5
+        (expected,) = minitorch.autograd.grad(gather_rows(x, rows, mask).sum(), [x])
+        output = compiled(x, rows, mask)
+        (grad,) = minitorch.autograd.grad(output.sum(), [x])
+        np.testing.assert_allclose(output.detach().numpy(), gather_rows(x, rows, mask).detach().numpy(), rtol=1e-12)
+        np.testing.assert_allclose(grad.numpy(), expected.numpy(), rtol=1e-12)
+    assert compiled._compiled.graph_breaks == [] and compiled._compiled.compile_count == 1
