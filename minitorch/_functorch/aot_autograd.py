@@ -239,86 +239,110 @@ class _Program:
 
     # -- forward -------------------------------------------------------------------------------------
     def forward_source(self) -> str:
+        """``def forward(inputs...)``: one or a few lines per node, then the outputs (and, when training,
+        what the backward needs: each op's context, each kernel's saved arrays)."""
         lines = [f"def forward({', '.join(node.name for node in self.inputs)}):"]
-        constants: dict[str, Any] = {}
+        self.constants: dict[str, Any] = {}
         outputs = ""
         for node in self.nodes:
             if node.op == "output":
                 outputs = _tuple(item.name for item in node.args[0])
-                continue
-            if node.op != "call_function":
-                continue
-            target = node.target
-            arguments = ", ".join(_source(argument, constants) for argument in node.args)
-            if target is write_buffer:  # a module's buffer updated in place, after everything read it
-                buffer = self._global(f"buffer_{node.args[0].name}", attribute(self.graph_module, node.args[0].target))
-                lines.append(f"    {buffer}._data[...] = {node.args[1].name};  {buffer}._version_counter[0] += 1")
-                continue
-            if target is array_of or target is operator.getitem:
-                index = f"[{node.args[1]}]" if target is operator.getitem else ""  # array_of: already the array
-                line = f"{node.name} = {node.args[0].name}{index}"
-            elif isinstance(target, OpCall):
-                op = self._global(target.op.__name__, target.op)
-                if target.op in INDEX_CHECKS and isinstance(node.args[INDEX_CHECKS[target.op][0]], Node):
-                    position, size = INDEX_CHECKS[target.op]
-                    lines.append(f"    check_indices({node.args[position].name}, {size(node)})")
-                if self.requires[node]:
-                    needs = tuple(self.requires.get(argument, False) if isinstance(argument, Node) else False
-                                  for argument in node.args)
-                    lines.append(f"    ctx_{node.name} = {op}._node_class({needs})")
-                    line = f"{node.name} = {op}.forward(ctx_{node.name}, {arguments});  keep_saved(ctx_{node.name})"
-                    self.saved.append(f"ctx_{node.name}")
-                elif target.op in self.lowerings:  # the op computed another way (a compiler's lowering)
-                    lowered = self._global(self.lowerings[target.op].__name__, self.lowerings[target.op])
-                    line = f"{node.name} = {lowered}({arguments})"
-                else:
-                    line = f"{node.name} = {op}.forward(ForwardOnly(), {arguments})"
-                if _single(node.meta["val"]):
-                    line += f";  {node.name} = np.asarray({node.name})"  # an op may return a NumPy scalar
-            elif hasattr(target, "backward_source"):  # a fused kernel
-                kernel = self._global(target.__name__, target)
-                if self.requires[node]:
-                    line = f"{node.name}, saved_{node.name} = {kernel}.forward_saving({arguments})"
-                    self.saved.append(f"saved_{node.name}")
-                else:
-                    line = f"{node.name} = {kernel}({arguments})"
-            elif self.requires[node]:  # recorded whole and differentiable: one eager call, kept for autograd.grad
-                function = self._global(target.__name__, target)
-                leaves = node.all_input_nodes
-                index = {leaf_node: position for position, leaf_node in enumerate(leaves)}
-                made = ", ".join(f"leaf({n.name}, {bool(self.requires.get(n))})" for n in leaves)
-                lines.append(f"    leaves_{node.name} = [{made}]")
-                def leaf_of(item, name=node.name, index=index) -> str:
-                    return f"leaves_{name}[{index[item]}]"
-
-                call = ", ".join([_source(a, constants, leaf_of) for a in node.args] +
-                                 [f"{k}={_source(a, constants, leaf_of)}" for k, a in node.kwargs.items()])
-                lines.append("    with enable_grad():")
-                lines.append(f"        output_{node.name} = {function}({call})")
-                lines.append(f"    opaque_{node.name} = (leaves_{node.name}, output_{node.name})")
-                self.saved.append(f"opaque_{node.name}")
-                line = f"{node.name} = output_{node.name}._data"
-            else:  # a function on tensors (a comparison): its result's array
-                function = self._global(target.__name__, target)
-                tensor_arguments = ", ".join([f"wrap({a.name})" if _is_tensor_value(a) else _source(a, constants)
-                                              for a in node.args] +
-                                             [f"{key}=" + (f"wrap({a.name})" if _is_tensor_value(a) else
-                                                           _source(a, constants)) for key, a in node.kwargs.items()])
-                line = f"{node.name} = {function}({tensor_arguments})._data" if _single(node.meta["val"]) else \
-                    f"{node.name} = tuple([item._data for item in {function}({tensor_arguments})])"
-            lines.append("    " + line)
-            recorded_whole = not isinstance(target, OpCall) and not hasattr(target, "backward_source") and \
-                target is not array_of
-            if _single(node.meta["val"]) and (recorded_whole or isinstance(target, OpCall) and
-                                              target.op in DATA_DEPENDENT_SIZES):
-                lines.append(f"    check_shape({node.name}, {tuple(node.meta['val'][0])})")
-        self.globals.update(constants)
-        self.outputs = outputs
-        if self.training:
-            lines.append(f"    return {outputs}, {_tuple(self.saved)}")
-        else:
-            lines.append(f"    return {outputs}")
+            elif node.op == "call_function":
+                lines += ["    " + line for line in self._forward_of(node)]
+        self.globals.update(self.constants)
+        lines.append(f"    return {outputs}, {_tuple(self.saved)}" if self.training else f"    return {outputs}")
         return "\n".join(lines) + "\n"
+
+    def _forward_of(self, node: Node) -> list[str]:
+        """The forward lines of one node, by kind: an op, a kernel, a call recorded whole, a buffer write."""
+        target = node.target
+        if target is write_buffer:  # a module's buffer updated in place, after everything read it
+            buffer = self._global(f"buffer_{node.args[0].name}", attribute(self.graph_module, node.args[0].target))
+            return [f"{buffer}._data[...] = {node.args[1].name};  {buffer}._version_counter[0] += 1"]
+        if target is array_of:  # an input's array, read by an op directly: already an array here
+            return [f"{node.name} = {node.args[0].name}"]
+        if target is operator.getitem:  # one result of an op with several
+            line = f"{node.name} = {node.args[0].name}[{node.args[1]}]"
+            if isinstance(node.args[0].target, OpCall):
+                return [line]
+            return [line, f"check_shape({node.name}, {tuple(node.meta['val'][0])})"]  # nonzero(as_tuple=True)
+        if isinstance(target, OpCall):
+            lines = self._forward_of_op(node)
+        elif hasattr(target, "backward_source"):
+            lines = self._forward_of_kernel(node)
+        elif self.requires[node]:
+            lines = self._forward_of_differentiable_call(node)
+        else:
+            lines = self._forward_of_call(node)
+        if _single(node.meta["val"]) and (not isinstance(target, OpCall) and not hasattr(target, "backward_source")
+                                          or isinstance(target, OpCall) and target.op in DATA_DEPENDENT_SIZES):
+            lines.append(f"check_shape({node.name}, {tuple(node.meta['val'][0])})")  # a size that values decide
+        return lines
+
+    def _arguments(self, node: Node) -> str:
+        return ", ".join(_source(argument, self.constants) for argument in node.args)
+
+    def _forward_of_op(self, node: Node) -> list[str]:
+        """An op's own ``forward`` on arrays: with a context kept for its backward when training."""
+        op = self._global(node.target.op.__name__, node.target.op)
+        lines = []
+        if node.target.op in INDEX_CHECKS and isinstance(node.args[INDEX_CHECKS[node.target.op][0]], Node):
+            position, size = INDEX_CHECKS[node.target.op]
+            lines.append(f"check_indices({node.args[position].name}, {size(node)})")
+        if self.requires[node]:
+            needs = tuple(self.requires.get(argument, False) if isinstance(argument, Node) else False
+                          for argument in node.args)
+            lines.append(f"ctx_{node.name} = {op}._node_class({needs})")
+            line = f"{node.name} = {op}.forward(ctx_{node.name}, {self._arguments(node)});  keep_saved(ctx_{node.name})"
+            self.saved.append(f"ctx_{node.name}")
+        elif node.target.op in self.lowerings:  # the op computed another way (a compiler's lowering)
+            lowered = self._global(self.lowerings[node.target.op].__name__, self.lowerings[node.target.op])
+            line = f"{node.name} = {lowered}({self._arguments(node)})"
+        else:
+            line = f"{node.name} = {op}.forward(ForwardOnly(), {self._arguments(node)})"
+        if _single(node.meta["val"]):
+            line += f";  {node.name} = np.asarray({node.name})"  # an op may return a NumPy scalar
+        return lines + [line]
+
+    def _forward_of_kernel(self, node: Node) -> list[str]:
+        """A fused kernel or an op written on arrays: its arrays saved for its backward when training."""
+        kernel = self._global(node.target.__name__, node.target)
+        if not self.requires[node]:
+            return [f"{node.name} = {kernel}({self._arguments(node)})"]
+        self.saved.append(f"saved_{node.name}")
+        return [f"{node.name}, saved_{node.name} = {kernel}.forward_saving({self._arguments(node)})"]
+
+    def _forward_of_differentiable_call(self, node: Node) -> list[str]:
+        """A call recorded whole that needs a gradient (``x[index_tensor]``): run eagerly on Tensors that
+        require grad, its small graph kept for ``autograd.grad`` in the backward."""
+        function = self._global(node.target.__name__, node.target)
+        leaves = node.all_input_nodes
+        index = {leaf_node: position for position, leaf_node in enumerate(leaves)}
+
+        def leaf_of(item) -> str:
+            return f"leaves_{node.name}[{index[item]}]"
+
+        call = ", ".join([_source(a, self.constants, leaf_of) for a in node.args] +
+                         [f"{k}={_source(a, self.constants, leaf_of)}" for k, a in node.kwargs.items()])
+        made = ", ".join(f"leaf({leaf_node.name}, {bool(self.requires.get(leaf_node))})" for leaf_node in leaves)
+        self.saved.append(f"opaque_{node.name}")
+        return [f"leaves_{node.name} = [{made}]", "with enable_grad():",
+                f"    output_{node.name} = {function}({call})",
+                f"opaque_{node.name} = (leaves_{node.name}, output_{node.name})",
+                f"{node.name} = output_{node.name}._data"]
+
+    def _forward_of_call(self, node: Node) -> list[str]:
+        """A call recorded whole that needs no gradient (a comparison, argmax): on Tensors, its result's array."""
+        function = self._global(node.target.__name__, node.target)
+
+        def tensor_or_value(argument) -> str:
+            return f"wrap({argument.name})" if _is_tensor_value(argument) else _source(argument, self.constants)
+
+        call = ", ".join([tensor_or_value(a) for a in node.args] +
+                         [f"{key}={tensor_or_value(a)}" for key, a in node.kwargs.items()])
+        if _single(node.meta["val"]):
+            return [f"{node.name} = {function}({call})._data"]
+        return [f"{node.name} = tuple([item._data for item in {function}({call})])"]
 
     # -- backward --------------------------------------------------------------------------------------
     def backward_source(self) -> str:
