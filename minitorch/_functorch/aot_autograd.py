@@ -12,14 +12,16 @@ arrays, and prints them (``compiled.code``):
   ``backward`` with its saved context, brings each gradient back to its input's shape and
   dtype (undoing broadcasting), and adds up the gradients of values used several times.
 
-The pair runs as one autograd ``Function`` (``CompiledFunction``), so the engine sees one
-node for the whole graph. A call that needs no gradient (under ``no_grad``, or no input
-requiring grad) runs the forward alone. As in PyTorch, the compiled backward is first-order:
-differentiating it again raises.
+The pair runs as one op (``CompiledFunction``), so the engine sees one node for the whole
+graph, named ``CompiledFunctionBackward`` as in PyTorch. A call that needs no gradient (under
+``no_grad``, or no input requiring grad) runs the forward alone. As in PyTorch, the compiled
+backward is first-order: differentiating it again raises.
 
-A graph can also hold fused kernels (``minitorch/_inductor/fusion.py``): they bring their own
-forward and backward on arrays. A graph with an op this module cannot run on arrays (a custom
-``Function``, a tensor on a GPU) is run as captured.
+Other kinds of node: fused kernels and ops written on arrays (``minitorch/_inductor``) bring
+their own forward and backward; a call recorded whole (``x[index_tensor]``) runs eagerly on
+Tensors and is differentiated with ``autograd.grad``; a buffer the function updates in place
+(BatchNorm's running statistics) is written back at the end. A graph with an op this module
+cannot run on arrays (a custom ``Function``, a tensor on a GPU) is run as captured.
 """
 
 from __future__ import annotations
