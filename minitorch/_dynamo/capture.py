@@ -245,7 +245,8 @@ class _Recorder:
         """What a node stores for one argument of a recorded op."""
         if isinstance(value, Tensor):
             return self.node_of(value, op_name)
-        if isinstance(value, np.ndarray):
+        if isinstance(value, np.ndarray) or (hasattr(value, "shape") and hasattr(value, "dtype") and
+                                             hasattr(value, "__array_priority__")):  # a NumPy or CuPy array
             for tensor, node, _ in self.values.values():
                 if tensor._data is value:
                     array = self.graph.call_function(array_of, (node,))
