@@ -443,3 +443,20 @@ def test_indexing_with_tensors_is_captured_and_differentiated(backend):
         np.testing.assert_allclose(output.detach().numpy(), gather_rows(x, rows, mask).detach().numpy(), rtol=1e-12)
         np.testing.assert_allclose(grad.numpy(), expected.numpy(), rtol=1e-12)
     assert compiled._compiled.graph_breaks == [] and compiled._compiled.compile_count == 1
+
+
+def test_a_model_on_a_second_device_runs_its_captured_graph():
+    """On a device other than the CPU the captured graph is replayed op by op (the generated NumPy is CPU-only)."""
+    from tests.support import use_fake_cuda
+
+    with use_fake_cuda(1):
+        minitorch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(4, 3), nn.ReLU()).to("cuda")
+        loss = lambda x, y: nn.functional.cross_entropy(model(x), y)  # noqa: E731
+        compiled = minitorch.compile(loss)
+        x, y = minitorch.randn(2, 4).to("cuda"), minitorch.tensor([0, 2]).to("cuda")
+        expected = loss(x, y)
+        for _ in range(2):
+            output = compiled(x, y)
+            assert output.device == expected.device and output.item() == expected.item()
+        assert compiled._compiled.compile_count == 1 and compiled._compiled.graph_breaks == []
