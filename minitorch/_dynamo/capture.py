@@ -6,7 +6,10 @@ passes anyway. Each differentiable op runs through ``Function.apply``
 swapped for a version that runs the op and then adds a ``call_function`` node to an FX
 ``Graph``: the op (an ``OpCall``), the graph values of its tensor arguments, its settings.
 The result is a graph at the level of minitorch's ops, as TorchDynamo plus AOTAutograd end
-up with a graph of ATen ops.
+up with a graph of ATen ops. A few functions are recorded whole instead, as one node: those
+that make their result without a ``Function`` (comparisons, ``argmax``, ``nonzero``), and
+indexing with tensors, masks or lists (``x[idx]``, ``scatter``, ``index_add``), whose inside
+turns index tensors into NumPy keys that a graph of ops cannot follow.
 
 The tensors an op reads are sorted as they are first seen:
 

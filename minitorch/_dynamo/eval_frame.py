@@ -14,7 +14,9 @@ On each call:
    with new guards (a new batch size, ``model.eval()``) compiles again: a *recompile*.
    After ``recompile_limit`` graphs (8, PyTorch's default) it stops compiling and warns.
 4. when the capture met something a graph cannot hold (a *graph break*), the reason is kept
-   and every call with these guards runs eagerly; ``fullgraph=True`` raises instead.
+   and every call with these guards runs eagerly; ``fullgraph=True`` raises instead;
+5. a few checks depend on values and run inside the compiled program (labels and indices in
+   range, the size of ``x[mask]``): when one fails (``GuardFailed``), that call runs eagerly.
 
 ``dynamic=True`` is accepted; minitorch always specializes on sizes (a new size is a new graph).
 """
