@@ -42,10 +42,11 @@ from typing import Any
 
 import numpy as np
 
+from .. import autograd as _autograd
 from .._random import get_rng_state
 from .._tensor import Tensor
 from .._tensor_base import TensorBase
-from ..autograd import function as _function
+from ..autograd import engine as _engine, function as _function
 from ..autograd.grad_mode import _GradState, no_grad
 from ..fx import Graph, GraphModule
 from ..ops import (
@@ -89,6 +90,9 @@ _ITEM_REASON = ("Unsupported Tensor.item() call with capture_scalar_outputs=Fals
 _BRANCH_REASON = ("generic_jump TensorVariable()\n"
                   "  Explanation: a Python branch on a tensor's value (`if x.sum() > 0:`, `bool(t)`): the graph "
                   "cannot hold both ways, so this call runs eagerly.")
+_BACKWARD_REASON = ("Unsupported Tensor.backward() call\n  Explanation: the backward pass ran inside the function "
+                    "(loss.backward(), autograd.grad): its gradients land in .grad as a side effect the graph does "
+                    "not hold. Compile the forward and call backward() outside.")
 CONVERSIONS = {"__bool__": _BRANCH_REASON, "item": _ITEM_REASON, "__float__": _ITEM_REASON, "__int__": _ITEM_REASON,
                "__index__": _ITEM_REASON, "tolist": "Unsupported Tensor.tolist() call",
                "numpy": "Unsupported Tensor.numpy() call: the values leave the graph for NumPy"}
@@ -374,6 +378,14 @@ class _Recorder:
             return snapshot
 
         self._swap(_inplace, "_snapshot", recording_snapshot)
+        original_run_backward = _engine.run_backward
+
+        def recording_run_backward(*args, **kwargs):  # loss.backward() or autograd.grad inside the function
+            recorder.break_graph(_BACKWARD_REASON)
+            return original_run_backward(*args, **kwargs)
+
+        self._swap(_engine, "run_backward", recording_run_backward)
+        self._swap(_autograd, "run_backward", recording_run_backward)
         for method, reason in CONVERSIONS.items():
             self._swap(Tensor, method, self._converting(getattr(Tensor, method), reason))
         self.rng_state = get_rng_state()

@@ -288,6 +288,27 @@ def test_item_is_a_graph_break_with_torch_reason():
         np.testing.assert_array_equal(compiled(x).numpy(), uses_item(x).numpy())
 
 
+def test_backward_inside_the_function_is_a_graph_break_with_torch_reason():
+    torch = require_torch()
+
+    def step(lib, weight):
+        def train_step(x):
+            loss = (x * weight).sum()
+            loss.backward()
+            return loss
+
+        return train_step
+
+    theirs = torch._dynamo.explain(step(torch, torch.ones(3, requires_grad=True)))(torch.ones(3))
+    weight = minitorch.ones(3, requires_grad=True)
+    compiled = minitorch.compile(step(minitorch, weight))
+    for _ in range(3):
+        compiled(minitorch.tensor([1.0, 2.0, 3.0]))
+    assert weight.grad.tolist() == [3.0, 6.0, 9.0]  # every call's backward ran (eagerly)
+    reason = compiled._compiled.graph_breaks[0].reason
+    assert reason.splitlines()[0] == theirs.break_reasons[0].reason.splitlines()[0]
+
+
 def test_fullgraph_raises_on_a_graph_break():
     with pytest.raises(minitorch._dynamo.Unsupported, match="generic_jump"):
         minitorch.compile(branchy, fullgraph=True)(minitorch.tensor([1.0]))
