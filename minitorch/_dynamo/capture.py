@@ -32,6 +32,7 @@ concluded; ``eval_frame.py`` then runs later calls of that signature eagerly.
 
 from __future__ import annotations
 
+import builtins
 import inspect
 import operator
 import os
@@ -386,6 +387,15 @@ class _Recorder:
 
         self._swap(_engine, "run_backward", recording_run_backward)
         self._swap(_autograd, "run_backward", recording_run_backward)
+        original_print = builtins.print
+
+        def recording_print(*args, **kwargs):  # a side effect: PyTorch replays it after the graph; we run eagerly
+            if recorder.depth == 0:
+                recorder.break_graph("print() inside the function: a side effect the graph does not replay, so "
+                                     "this signature runs eagerly and prints on every call")
+            return original_print(*args, **kwargs)
+
+        self._swap(builtins, "print", recording_print)
         for method, reason in CONVERSIONS.items():
             self._swap(Tensor, method, self._converting(getattr(Tensor, method), reason))
         self.rng_state = get_rng_state()

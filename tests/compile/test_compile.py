@@ -309,6 +309,17 @@ def test_backward_inside_the_function_is_a_graph_break_with_torch_reason():
     assert reason.splitlines()[0] == theirs.break_reasons[0].reason.splitlines()[0]
 
 
+def test_print_inside_the_function_prints_on_every_call(capsys):
+    def noisy(x):
+        print("shape", tuple(x.shape))
+        return x * 2
+
+    compiled = minitorch.compile(noisy)
+    for _ in range(3):
+        assert compiled(minitorch.ones(2)).tolist() == [2.0, 2.0]
+    assert capsys.readouterr().out.count("shape (2,)") == 3  # as in eager mode (and PyTorch)
+
+
 def test_fullgraph_raises_on_a_graph_break():
     with pytest.raises(minitorch._dynamo.Unsupported, match="generic_jump"):
         minitorch.compile(branchy, fullgraph=True)(minitorch.tensor([1.0]))
