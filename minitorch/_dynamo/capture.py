@@ -50,6 +50,7 @@ from .._tensor_base import TensorBase
 from ..autograd import engine as _engine, function as _function
 from ..autograd.grad_mode import _GradState, no_grad
 from ..fx import Graph, GraphModule
+from ..nn import Module
 from ..ops import (
     indexing as _indexing,
     inplace as _inplace,
@@ -396,6 +397,15 @@ class _Recorder:
             return original_print(*args, **kwargs)
 
         self._swap(builtins, "print", recording_print)
+        original_setattr = Module.__setattr__
+
+        def recording_setattr(module, name, value):  # self.last_attention = weights inside forward
+            if recorder.depth == 0:
+                recorder.break_graph(f"a module attribute was set inside the function ('{name}'): a side effect "
+                                     "the graph does not replay, so this signature runs eagerly")
+            return original_setattr(module, name, value)
+
+        self._swap(Module, "__setattr__", recording_setattr)
         for method, reason in CONVERSIONS.items():
             self._swap(Tensor, method, self._converting(getattr(Tensor, method), reason))
         self.rng_state = get_rng_state()

@@ -320,6 +320,20 @@ def test_print_inside_the_function_prints_on_every_call(capsys):
     assert capsys.readouterr().out.count("shape (2,)") == 3  # as in eager mode (and PyTorch)
 
 
+def test_setting_a_module_attribute_in_forward_is_a_graph_break():
+    class Remembers(nn.Module):
+        def forward(self, x):
+            self.last = x * 2  # kept for a plot: must be this call's value, every call
+            return self.last + 1
+
+    model = Remembers()
+    compiled = minitorch.compile(model)
+    for value in (1.0, 5.0):
+        compiled(minitorch.tensor([value]))
+        assert model.last.tolist() == [2 * value]
+    assert "attribute" in compiled.__dict__["_compiled"].graph_breaks[0].reason
+
+
 def test_fullgraph_raises_on_a_graph_break():
     with pytest.raises(minitorch._dynamo.Unsupported, match="generic_jump"):
         minitorch.compile(branchy, fullgraph=True)(minitorch.tensor([1.0]))
