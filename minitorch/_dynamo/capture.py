@@ -25,7 +25,9 @@ The tensors an op reads are sorted as they are first seen:
 What a graph cannot hold becomes a *graph break* (``GraphBreak``: the reason and the line of
 user code): a tensor turned into a Python value (``bool(t)``, ``if x.sum() > 0:``,
 ``t.item()``), random numbers drawn in the function (dropout in training mode), an in-place
-write to an input or a parameter, an op reading an array computed outside the recorded ops.
+write to an input or a parameter, an op reading an array computed outside the recorded ops,
+and side effects a graph does not replay: ``backward()`` inside the function, ``print``, a
+module attribute set in ``forward``.
 The call itself always runs eagerly to its end, so its result is right whatever the capture
 concluded; ``eval_frame.py`` then runs later calls of that signature eagerly.
 """
