@@ -215,6 +215,15 @@ class OptimizedModule(Module):
     def forward(self, *args, **kwargs):
         return self.__dict__["_compiled"](*args, **kwargs)
 
+    def __getattr__(self, name: str):
+        try:
+            return super().__getattr__(name)
+        except AttributeError:  # compiled.fc, compiled.weight: the original module's, as in PyTorch
+            original = self.__dict__.get("_modules", {}).get("_orig_mod")
+            if original is None:
+                raise
+            return getattr(original, name)
+
     def __repr__(self) -> str:
         return f"OptimizedModule(\n  (_orig_mod): {self._orig_mod!r}\n)"
 

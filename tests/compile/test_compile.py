@@ -389,6 +389,7 @@ def test_module_wrapping_and_decorator_forms_follow_torch():
     theirs = torch.compile(torch.nn.Linear(2, 2))
     assert type(ours).__name__ == type(theirs).__name__ == "OptimizedModule"
     assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert ours.weight is ours._orig_mod.weight and theirs.weight is theirs._orig_mod.weight
     linear = nn.Linear(2, 2)
     assert minitorch.compile(linear, disable=True) is linear
 
