@@ -147,7 +147,8 @@ class CompiledFunction:
         return self.function(*args, **kwargs)
 
     def _compile(self, key, args, kwargs):
-        limit = self.recompile_limit if self.recompile_limit is not None else config.cache_size_limit
+        limit = self.recompile_limit if self.recompile_limit is not None else \
+            min(config.cache_size_limit, config.recompile_limit)  # PyTorch 2.13 has both names
         if len(self.cache) >= limit:
             reason = f"cache_size_limit reached: {limit} graphs already compiled for this function"
             warnings.warn(f"minitorch._dynamo hit config.cache_size_limit ({limit}) for "
