@@ -480,6 +480,8 @@ from ._dlpack import from_dlpack
 from . import vision
 from . import onnx  # export to ONNX (needs the `onnx` package only when export runs)
 from . import func
+from . import fx  # graph capture and editing (torch.fx)
+from ._dynamo import compile  # noqa: A004 - torch.compile shadows the builtin in its namespace too
 
 # torch.celu, torch.selu, torch.threshold...: functions of nn.functional that the torch namespace has too
 celu = _public(nn.functional.celu)

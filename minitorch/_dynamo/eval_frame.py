@@ -1,0 +1,245 @@
+"""What ``minitorch.compile`` returns: a function that captures once per input signature, then reuses.
+
+On each call:
+
+1. the *guards* of the call are read (``guard_key``): each input tensor's shape, dtype,
+   device and ``requires_grad``; every other argument's value; which inputs are the same
+   tensor; grad mode and the default dtype; each module's training flag and whether it has
+   hooks, and its plain settings (``eps``, a scale); each parameter's ``requires_grad`` (and, on
+   use, that it is still the same object); the numbers and strings a compiled function reads
+   from its globals and closure;
+2. if a compiled graph exists for exactly these guards, it runs;
+3. if not, the call runs eagerly while ``capture.py`` records it, the graph goes to the
+   backend (``backends.py``), and the compiled result is kept under these guards. A call
+   with new guards (a new batch size, ``model.eval()``) compiles again: a *recompile*.
+   After ``recompile_limit`` graphs (8, PyTorch's default) it stops compiling and warns.
+4. when the capture met something a graph cannot hold (a *graph break*), the reason is kept
+   and every call with these guards runs eagerly; ``fullgraph=True`` raises instead;
+5. a few checks depend on values and run inside the compiled program (labels and indices in
+   range, the size of ``x[mask]``): when one fails (``GuardFailed``), that call runs eagerly.
+
+``dynamic=True`` is accepted; minitorch always specializes on sizes (a new size is a new graph).
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+import warnings
+
+from .._dtype import get_default_dtype
+from .._tensor import Tensor
+from ..autograd.grad_mode import _GradState
+from ..nn import Module
+from . import config
+from .capture import GraphBreak, GuardFailed, capture, flatten, unflatten
+
+
+class Unsupported(RuntimeError):
+    """``fullgraph=True`` and the function has a graph break (``torch._dynamo.exc.Unsupported``)."""
+
+
+# Values a graph bakes in as constants: a change of one is a new graph (PyTorch guards them too).
+_SETTINGS = (bool, int, float, str, type(None))
+
+
+def _cell_value(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # a closure variable not assigned yet
+        return None
+
+
+def _tensor_guard(tensor: Tensor) -> tuple:
+    return (tensor._data.shape, tensor._data.dtype, tensor._device, tensor._requires_grad)
+
+
+def _aliasing(tensors) -> tuple | None:
+    """None when every input tensor is a different object; else, per input, the position of its first occurrence
+    (the graph of ``f(x, x)`` reads one placeholder twice, so it must not serve ``f(x, y)``)."""
+    identities = [id(tensor) for tensor in tensors]
+    if len(set(identities)) == len(identities):
+        return None
+    return tuple(identities.index(identity) for identity in identities)
+
+
+class CompiledFunction:
+    """``function`` compiled with ``backend``, one graph per set of guards."""
+
+    def __init__(self, function, backend, *, fullgraph: bool = False, module: Module | None = None,
+                 recompile_limit: int | None = None):
+        self.function, self.backend, self.fullgraph = function, backend, fullgraph
+        self.module = module
+        self.modules = list(module.modules()) if module is not None else []
+        self.parameters = list(module.parameters()) if module is not None else []
+        # the globals and closure cells of a compiled function that hold plain values: read by every guard check
+        code, globals_ = getattr(function, "__code__", None), getattr(function, "__globals__", {})
+        self.setting_globals = [name for name in (code.co_names if code is not None and module is None else ())
+                                if type(globals_.get(name, object())) in _SETTINGS]
+        self.setting_cells = [cell for cell in (getattr(function, "__closure__", None) or ()) if module is None and
+                              type(_cell_value(cell)) in _SETTINGS]
+        # each module's attributes holding plain values (training, eps, a scale): read by every guard check
+        self.settings = [(m.__dict__, [name for name, value in m.__dict__.items() if type(value) in _SETTINGS])
+                         for m in self.modules]
+        named = {}
+        if module is not None:
+            for name, tensor in list(module.named_parameters()) + list(module.named_buffers()):
+                named.setdefault(id(tensor), (name, tensor))
+        self.named_tensors = named
+        self.recompile_limit = recompile_limit
+        self.cache: dict = {}  # guards -> a runner, or the GraphBreak that made these guards run eagerly
+        self.compile_count = 0  # graphs handed to the backend
+        self.graphs: list = []  # the captured GraphModules, in order
+        self.graph_breaks: list[GraphBreak] = []
+        self.compile_times: list[float] = []
+
+    def _read_settings(self) -> tuple:
+        """The plain values a compiled function reads from its globals and closure (``scale = 2.0``)."""
+        globals_ = self.function.__globals__ if self.setting_globals else None
+        return tuple([globals_.get(name) for name in self.setting_globals] +
+                     [_cell_value(cell) for cell in self.setting_cells])
+
+    def guard_key(self, args: tuple, kwargs: dict):
+        """Everything a captured graph depends on besides the values of its input tensors."""
+        state = (_GradState.enabled, get_default_dtype(),
+                 # each module's plain settings (training, eps, a scale...) and whether it has hooks
+                 tuple([attributes.get(name) for attributes, names in self.settings for name in names]),
+                 tuple([not m._forward_hooks and not m._forward_pre_hooks for m in self.modules]),
+                 tuple([p._requires_grad for p in self.parameters]), self._read_settings())
+        if not kwargs and all(type(arg) is Tensor for arg in args):  # the common case, read fast
+            return state + (_aliasing(args),) + tuple([_tensor_guard(arg) for arg in args])
+        tensors, spec = flatten((args, kwargs))
+        return state + (spec, _aliasing(tensors)) + tuple([_tensor_guard(t) for t in tensors])
+
+    def __call__(self, *args, **kwargs):
+        key = self.guard_key(args, kwargs)
+        try:
+            entry = self.cache.get(key)
+        except TypeError:  # an argument that cannot be hashed cannot be guarded
+            return self._eager(args, kwargs, GraphBreak("an argument of the compiled function cannot be guarded "
+                                                        "(it is not hashable)"))
+        if entry is None:
+            return self._compile(key, args, kwargs)
+        if type(entry) is GraphBreak:
+            return self.function(*args, **kwargs)
+        if entry.owners and not entry.still_valid():  # a parameter was replaced: capture again
+            del self.cache[key]
+            return self._compile(key, args, kwargs)
+        try:
+            return entry(args, kwargs)
+        except GuardFailed:  # a value the graph was not compiled for (an index out of range): run eagerly
+            return self.function(*args, **kwargs)
+
+    def _owners(self, graph_module) -> list:
+        """(the module's ``_parameters`` or ``_buffers``, name, tensor) for each parameter or buffer the graph reads."""
+        owners = []
+        for node in graph_module.graph.nodes:
+            if node.op == "get_attr" and not node.target.startswith("_tensor_constant") and self.module is not None:
+                *path, name = node.target.split(".")
+                owner = self.module.get_submodule(".".join(path)) if path else self.module
+                holder = owner._parameters if name in owner._parameters else owner._buffers
+                owners.append((holder, name, holder[name]))
+        return owners
+
+    def _eager(self, args, kwargs, graph_break: GraphBreak):
+        if self.fullgraph:
+            raise Unsupported(graph_break.reason)
+        return self.function(*args, **kwargs)
+
+    def _compile(self, key, args, kwargs):
+        limit = self.recompile_limit if self.recompile_limit is not None else \
+            min(config.cache_size_limit, config.recompile_limit)  # PyTorch 2.13 has both names
+        if len(self.cache) >= limit:
+            reason = f"cache_size_limit reached: {limit} graphs already compiled for this function"
+            warnings.warn(f"minitorch._dynamo hit config.cache_size_limit ({limit}) for "
+                          f"{getattr(self.function, '__name__', 'the function')}: later signatures run eagerly. "
+                          "To diagnose recompilation issues, see minitorch._dynamo.explain.", stacklevel=3)
+            self.cache[key] = GraphBreak(reason)
+            return self.function(*args, **kwargs)
+        if any(m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or m._backward_pre_hooks
+               for m in self.modules):
+            graph_break = GraphBreak("a module has hooks (register_forward_hook...): they run Python code on "
+                                     "every call, which a graph does not replay")
+            self.graph_breaks.append(graph_break)
+            self.cache[key] = graph_break
+            return self._eager(args, kwargs, graph_break)
+        started = time.perf_counter()
+        captured = capture(self.function, args, kwargs, self.named_tensors)
+        if captured.graph_break is not None:
+            self.graph_breaks.append(captured.graph_break)
+            self.cache[key] = captured.graph_break
+            if self.fullgraph:
+                raise Unsupported(captured.graph_break.reason)
+            return captured.result
+        compiled = self.backend(captured.graph_module, captured.example_inputs)
+        self.compile_count += 1
+        self.graphs.append(captured.graph_module)
+        self.compile_times.append(time.perf_counter() - started)
+        self.cache[key] = _Runner(compiled, captured.output_spec, self._owners(captured.graph_module))
+        return captured.result  # this call already ran (eagerly, while recording)
+
+
+class _Runner:
+    """One compiled graph: the call's tensors in, the function's result (same structure) out.
+
+    ``owners`` lists, for each parameter or buffer the graph reads, the dict of its module that
+    holds it: a parameter replaced by another object (``model.fc.weight = Parameter(...)``) makes
+    the graph stale, and the call compiles again (PyTorch guards the same).
+    """
+
+    def __init__(self, compiled, output_spec, owners: list):
+        self.compiled, self.output_spec, self.owners = compiled, output_spec, owners
+        self.plain = output_spec == ("tensor", 0)
+
+    def still_valid(self) -> bool:
+        for holder, name, tensor in self.owners:
+            if holder.get(name) is not tensor:
+                return False
+        return True
+
+    def __call__(self, args: tuple, kwargs: dict):
+        tensors = list(args) if not kwargs and all(type(a) is Tensor for a in args) else flatten((args, kwargs))[0]
+        outputs = self.compiled(*tensors)
+        return outputs[0] if self.plain else unflatten(self.output_spec, list(outputs))
+
+
+class OptimizedModule(Module):
+    """A module compiled with ``minitorch.compile``: calls run the compiled graphs; the original is
+    ``_orig_mod`` (its parameters are shared, so training either one trains both)."""
+
+    def __init__(self, mod: Module, compiled: CompiledFunction):
+        super().__init__()
+        self._orig_mod = mod
+        self.__dict__["_compiled"] = compiled
+        self.training = mod.training
+
+    def forward(self, *args, **kwargs):
+        return self.__dict__["_compiled"](*args, **kwargs)
+
+    def __getattr__(self, name: str):
+        try:
+            return super().__getattr__(name)
+        except AttributeError:  # compiled.fc, compiled.weight: the original module's, as in PyTorch
+            original = self.__dict__.get("_modules", {}).get("_orig_mod")
+            if original is None:
+                raise
+            return getattr(original, name)
+
+    def __repr__(self) -> str:
+        return f"OptimizedModule(\n  (_orig_mod): {self._orig_mod!r}\n)"
+
+
+def optimize(model, backend, *, fullgraph: bool = False, recompile_limit: int | None = None):
+    """A module becomes an ``OptimizedModule``; a function a compiled function with the same name."""
+    if isinstance(model, Module):
+        return OptimizedModule(model, CompiledFunction(model, backend, fullgraph=fullgraph, module=model,
+                                                       recompile_limit=recompile_limit))
+    compiled = CompiledFunction(model, backend, fullgraph=fullgraph, recompile_limit=recompile_limit)
+
+    @functools.wraps(model)
+    def compiled_function(*args, **kwargs):
+        return compiled(*args, **kwargs)
+
+    compiled_function._compiled = compiled
+    compiled_function._torchdynamo_orig_callable = model
+    return compiled_function

@@ -1,0 +1,44 @@
+"""The default backend of ``minitorch.compile``: graph passes, pointwise fusion, then AOTAutograd.
+
+``compile_fx(graph_module, example_inputs)`` runs, in order:
+
+1. ``passes.constant_fold``: ops on constants made inside the function computed once;
+2. ``passes.eliminate_dead_code``: values nobody reads removed;
+3. ``fusion.fuse_pointwise``: chains of elementwise ops replaced by generated NumPy kernels,
+   and ``lowering.lower_to_arrays``: ``Linear`` and cross-entropy as ops written on arrays;
+4. ``aot_autograd``'s ``CompiledGraph``: the whole graph as one generated forward (and backward).
+
+``graph_module.code`` then shows the graph after the passes; the returned ``CompiledGraph``'s
+``code`` the generated forward, each kernel's ``code`` its NumPy source.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from .._functorch.aot_autograd import CompiledGraph, runs_on_arrays
+from .fusion import fuse_pointwise
+from .lowering import INFERENCE_LOWERINGS, lower_to_arrays
+from .passes import constant_fold, eliminate_dead_code
+
+
+def compile_fx(graph_module, example_inputs, *, constant_folding: bool = True, dead_code_elimination: bool = True,
+               fuse_pointwise_ops: bool = True):
+    """Optimize the captured graph and compile it (a graph that cannot run on arrays runs as captured)."""
+    if not runs_on_arrays(graph_module, example_inputs):
+        return graph_module.forward
+    if constant_folding:
+        constant_fold(graph_module)
+    if dead_code_elimination:
+        eliminate_dead_code(graph_module)
+    kernels = fuse_pointwise(graph_module) if fuse_pointwise_ops else []
+    lower_to_arrays(graph_module)
+    compiled = CompiledGraph(graph_module, example_inputs, INFERENCE_LOWERINGS)
+    compiled.kernels = kernels
+    return compiled
+
+
+def compile_fx_with(constant_folding: bool = True, dead_code_elimination: bool = True, fuse_pointwise: bool = True):
+    """``compile_fx`` with some passes switched off (``minitorch.compile(..., options={...})``)."""
+    return functools.partial(compile_fx, constant_folding=constant_folding,
+                             dead_code_elimination=dead_code_elimination, fuse_pointwise_ops=fuse_pointwise)
