@@ -29,7 +29,8 @@ CONFIG = ROOT / ".importlinter"
 # The core: the modules below minitorch.nn in ARCHITECTURE.md's picture.
 CORE_PREFIXES = ("minitorch._", "minitorch.autograd", "minitorch.ops", "minitorch.cuda")
 # Modules above the core whose names start like it (they sit beside minitorch.nn, see .importlinter).
-ABOVE_THE_CORE = ("minitorch._utils", "minitorch._npz_serialization", "minitorch._weights_only_unpickler")
+ABOVE_THE_CORE = ("minitorch._utils", "minitorch._npz_serialization", "minitorch._weights_only_unpickler",
+                  "minitorch._dynamo", "minitorch._functorch", "minitorch._inductor")  # the compiler, at the top
 
 
 def lint_imports(root: Path) -> subprocess.CompletedProcess:
@@ -104,8 +105,12 @@ def test_the_core_has_no_import_cycle_even_counting_imports_inside_functions():
 # The modules that import the public face (minitorch/__init__.py) itself, which a layers contract cannot see (the
 # face is the contract's container): the optimizers write ``minitorch.zeros_like`` as PyTorch's write
 # ``torch.zeros_like``; minitorch.functional is the face's own objects under a second name; the benchmark Timer gives
-# the statements it times their ``torch``; the weights' training script is a program run with ``python -m``.
-IMPORT_THE_FACE = {"minitorch.functional", "minitorch.utils.benchmark.timer", "minitorch.vision.models.train"}
+# the statements it times their ``torch``; the weights' training script is a program run with ``python -m``; the
+# compiler and fx read programs written against the face (``minitorch.relu`` in a traced forward), as PyTorch's
+# dynamo and fx import ``torch``.
+IMPORT_THE_FACE = {"minitorch.functional", "minitorch.utils.benchmark.timer", "minitorch.vision.models.train",
+                   "minitorch._dynamo.capture", "minitorch.fx._symbolic_trace", "minitorch.fx.codegen",
+                   "minitorch.fx.node"}
 
 
 def test_only_the_modules_named_here_import_the_public_face():
