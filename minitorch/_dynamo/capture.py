@@ -362,6 +362,8 @@ class _Recorder:
             return stored
 
         self._swap(_inplace, "_store", recording_store)
+        # an optimizer-like ``x.add_(y)`` under no_grad skips _store (the arrays alone): every write goes through it
+        self._swap(_inplace, "_alike_without_graph", lambda target, other: False)
         original_make = TensorBase.__dict__["_make"]
 
         def recording_make(cls, *args, **kwargs):
