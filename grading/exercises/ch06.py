@@ -260,6 +260,7 @@ exercise(
 # every option, a loop left early and a worker's error, and counts the worker processes left; the reference is
 # minitorch's DataLoader (tests: and torch.utils.data.DataLoader).
 import gc  # noqa: E402
+import pickle  # noqa: E402
 import warnings  # noqa: E402
 
 from grading.library.loader import LOADER_OUTPUTS, worker_loader_report  # noqa: E402
@@ -282,7 +283,24 @@ WORKER_LOADER = (
 )
 
 
+_expected_reports: dict[bytes, tuple] = {}
+
+
+def _case_key(case) -> bytes:
+    return pickle.dumps([np.asarray(value).tobytes() + str(np.asarray(value).dtype).encode() for value in case])
+
+
 def _minitorchs_worker_loader(*case):
+    """minitorch's report for ``case``. Every run on a case gives the same report (the generator is seeded, the
+    order is fixed): it is computed once per case and reused, since the check, ``use`` and ``my_library`` each
+    compare with it."""
+    key = _case_key(case)
+    if key not in _expected_reports:
+        _expected_reports[key] = _minitorchs_report(*case)
+    return tuple(np.array(output, copy=True) for output in _expected_reports[key])
+
+
+def _minitorchs_report(*case):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # "more workers than cores": the learner's loader never says it
         report = worker_loader_report(DataLoader, get_worker_info, *case)

@@ -1033,7 +1033,11 @@ cells = [
             if self.sampler is not None:
                 order = list(self.sampler)
             elif self.shuffle:
-                order = minitorch.randperm(len(self.dataset), generator=self.generator).tolist()
+                generator = self.generator
+                if generator is None:  # as PyTorch's RandomSampler: a private stream seeded from the default one
+                    seed = int(minitorch.empty((), dtype=minitorch.int64).random_().item())
+                    generator = minitorch.Generator().manual_seed(seed)
+                order = minitorch.randperm(len(self.dataset), generator=generator).tolist()
             else:
                 order = list(range(len(self.dataset)))
             for start in range(0, len(order), self.batch_size):
@@ -1171,21 +1175,16 @@ cells = [
     ### BEGIN HIDDEN TESTS
     from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
-    def slow(size, reads):  # sample i waits 50 ms when i is in reads
-        delays = np.zeros(size)
-        delays[list(reads)] = 0.05
-        return delays
-
     no_sampler = np.zeros(0, dtype=np.int64)
-    check_hidden("ch06.worker_loader", worker_loader_report_of_mine, [
-        (randn(11, 2, seed=6700), np.random.default_rng(6701).permutation(11), slow(11, [0, 1]), 2, False, True, 3,
-         1, no_sampler, 9),
-        (randn(6, 4, seed=6702), np.random.default_rng(6703).permutation(6), slow(6, [2]), 1, True, False, 2, 21,
-         no_sampler, 3),
-        (randn(12, 1, seed=6704), np.random.default_rng(6705).permutation(12), slow(12, [3]), 5, False, True, 2, 4,
-         np.random.default_rng(6706).permutation(12), 11),
-        (randn(5, 3, seed=6707), np.random.default_rng(6708).permutation(5), slow(5, []), 4, False, False, 0, 8,
-         np.random.default_rng(6709).permutation(5), 0),
+    check_hidden("ch06.worker_loader", worker_loader_report_of_mine, [  # delays: 50 ms reads make batches late
+        (randn(11, 2, seed=6700), np.random.default_rng(6701).permutation(11), np.array([0.05, 0.05] + [0.0] * 9),
+         2, False, True, 3, 1, no_sampler, 9),
+        (randn(6, 4, seed=6702), np.random.default_rng(6703).permutation(6), np.array([0, 0, 0.05, 0, 0, 0]),
+         1, True, False, 2, 21, no_sampler, 3),
+        (randn(12, 1, seed=6704), np.random.default_rng(6705).permutation(12), np.array([0.0] * 3 + [0.05] + [0.0] * 8),
+         5, False, True, 2, 4, np.random.default_rng(6706).permutation(12), 11),
+        (randn(5, 3, seed=6707), np.random.default_rng(6708).permutation(5), np.zeros(5),
+         4, False, False, 0, 8, np.random.default_rng(6709).permutation(5), 0),
     ])
     ### END HIDDEN TESTS
     """, "ch06-worker-loader-tests", points=3),
