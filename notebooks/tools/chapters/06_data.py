@@ -94,6 +94,9 @@ cells = [
     * prepare samples with `minitorch.vision.transforms` inside a dataset;
     * load batches in parallel worker processes (`num_workers`), measure what that saves in time and in memory, and
       know what a dataset needs to work with workers on every operating system;
+    * build a `DataLoader` with worker processes the way PyTorch's is built (index and result queues, batches in
+      order, a seed per worker, a worker's error raised where you can see it, no process left behind), and use it
+      as a piece of your own minitorch;
     * show a progress bar over a training loop with `tqdm`.
 
     The code is in `minitorch/utils/data/`: `dataset.py`, `sampler.py`, `collate.py`, `dataloader.py` and
