@@ -340,7 +340,7 @@ class Withholding:
             return
         if event == "call":
             piece = self._judge(frame.f_code)
-            if piece is not None:
+            if piece is not None and not (piece == "PyTorch" and _after_fork_hook(frame)):
                 self._hit(piece, raise_now=False)
         elif event == "c_call":
             seen = self._c_seen.get(id(argument))
@@ -478,6 +478,15 @@ def active_guard() -> Withholding | None:
     watch = sys.getprofile()
     owner = getattr(watch, "__self__", None)
     return owner if isinstance(owner, Withholding) and owner._active else None
+
+
+def _after_fork_hook(frame) -> bool:
+    """Whether ``frame`` is a hook that multiprocessing runs in every new child (``multiprocessing.util``'s
+    after-fork registry, where ``import torch`` puts one of its own): a forked DataLoader worker runs it before
+    any of the submission's code, and it computes nothing for the answer."""
+    util = sys.modules.get("multiprocessing.util")
+    runner = getattr(util, "_run_after_forkers", None)
+    return runner is not None and frame.f_back is not None and frame.f_back.f_code is runner.__code__
 
 
 def _unwrapped(function) -> list:

@@ -253,3 +253,110 @@ exercise(
         "idea of exercise 2 over that order, yielding one collated batch per list of indices.",
     ],
 )
+
+
+# -- build it: a DataLoader with worker processes ------------------------------------------------------------
+# The report (grading/library/loader.py, shared with the notebook) runs a DataLoader class through one epoch with
+# every option, a loop left early and a worker's error, and counts the worker processes left; the reference is
+# minitorch's DataLoader (tests: and torch.utils.data.DataLoader).
+import gc  # noqa: E402
+import pickle  # noqa: E402
+import warnings  # noqa: E402
+
+from grading.library.loader import LOADER_OUTPUTS, worker_loader_report  # noqa: E402
+from minitorch.utils.data import get_worker_info  # noqa: E402
+
+# minitorch's DataLoader and everything that runs in its workers, withheld while ch06.worker_loader is graded
+WORKER_LOADER = (
+    "minitorch.utils.data.DataLoader",
+    "minitorch.utils.data.dataloader._BaseIterator",
+    "minitorch.utils.data.dataloader._SingleProcessIterator",
+    "minitorch.utils.data.dataloader._MultiProcessIterator",
+    "minitorch.utils.data.dataloader._WorkerProcess",
+    "minitorch.utils.data._worker.get_worker_info",
+    "minitorch.utils.data._worker.ExceptionWrapper",
+    "minitorch.utils.data._worker._worker_loop",
+    "minitorch.utils.data._worker._seed_random_generators",
+    "minitorch.utils.data._worker._ResultSender",
+    "minitorch.utils.data._worker._MapDatasetFetcher",
+    "minitorch.utils.data._worker.create_fetcher",
+)
+
+
+_expected_reports: dict[bytes, tuple] = {}
+
+
+def _case_key(case) -> bytes:
+    return pickle.dumps([np.asarray(value).tobytes() + str(np.asarray(value).dtype).encode() for value in case])
+
+
+def _minitorchs_worker_loader(*case):
+    """minitorch's report for ``case``. Every run on a case gives the same report (the generator is seeded, the
+    order is fixed): it is computed once per case and reused, since the check, ``use`` and ``my_library`` each
+    compare with it."""
+    key = _case_key(case)
+    if key not in _expected_reports:
+        _expected_reports[key] = _minitorchs_report(*case)
+    return tuple(np.array(output, copy=True) for output in _expected_reports[key])
+
+
+def _minitorchs_report(*case):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "more workers than cores": the learner's loader never says it
+        report = worker_loader_report(DataLoader, get_worker_info, *case)
+    # Garbage now, before the learner's call: a minitorch iterator collected during it would run withheld code.
+    gc.collect()
+    return report
+
+
+def _delays(size, slow, seconds=0.05):
+    """Sample i waits ``seconds`` when i is in ``slow``: the batch holding them is ready after the ones behind it."""
+    delays = np.zeros(size)
+    delays[list(slow)] = seconds
+    return delays
+
+
+NO_SAMPLER = np.zeros(0, dtype=np.int64)
+
+exercise(
+    "ch06.worker_loader",
+    function="worker_loader_report_of_mine",
+    withheld=WORKER_LOADER,
+    reference=_minitorchs_worker_loader,
+    input_type="numpy",
+    output_type="any",
+    check_dtype=False,
+    public=[
+        (randn(7, 2, seed=677), _labels(7, 678), _delays(7, []), 2, True, False, 0, 5, NO_SAMPLER, 5),
+        (randn(10, 3, seed=670), _labels(10, 671), _delays(10, range(3)), 3, False, False, 2, 0, NO_SAMPLER, 4),
+        (randn(9, 2, seed=672), _labels(9, 673), _delays(9, [1, 5]), 2, True, True, 3, 7, NO_SAMPLER, 7),
+        (randn(8, 2, seed=674), _labels(8, 675), _delays(8, []), 3, False, False, 1, 3, _labels(8, 676), 0),
+    ],
+    labels=[
+        "num_workers=0: the main process loads (get_worker_info() is None there), and its error is raised as it is",
+        "two workers; batch 0 reads slowly, so batch 1 is ready first: still delivered in order",
+        "three workers, shuffle=True with a seeded generator, drop_last=True: each worker seeded base_seed + its id",
+        "one worker, a sampler's order; the first sample cannot be read",
+    ],
+    outputs=LOADER_OUTPUTS,
+    hints=[
+        "Two kinds of process, talking through queues. The main process numbers each batch of indices as the "
+        "sampler makes it and puts (number, indices) on one worker's index queue, taking the workers in turn; a "
+        "worker takes tasks from its own index queue, fetches and collates, and puts (number, batch) on the one "
+        "result queue everyone shares. Results arrive in whatever order workers finish; the main process hands "
+        "them out by number, keeping early ones aside. Nothing but tasks, results and a stop signal crosses "
+        "between processes.",
+        "Keep two counters, as PyTorch does: _send_idx (the next task to hand out) and _rcvd_idx (the next batch "
+        "to deliver). Prime prefetch_factor × num_workers tasks; after delivering a batch, hand out one more. The "
+        "epoch is over when _rcvd_idx == _send_idx and the sampler is empty. Worker w's seed is base_seed + w: "
+        "seed Python's random and minitorch's default generator with it, then set the worker's WorkerInfo, then "
+        "call worker_init_fn(w). An error in a worker becomes (type, 'in DataLoader worker process w', traceback "
+        "text); the main process raises type('Caught <TypeName> in DataLoader worker process w.\\nOriginal "
+        "<text>') when that batch's turn comes.",
+        "multiprocessing.get_context('fork') gives Queue, Event and Process; each Process runs worker_loop with "
+        "its own arguments, as a daemon. A dict from task number to (batch, error) is the "
+        "reorder buffer: loop on the result queue until the number you want is in it. To stop: set the event, put "
+        "None on every index queue, join each worker with a timeout (terminate one that is still alive), and "
+        "make this safe to call twice, since the end of the epoch, an error and __del__ may all call it.",
+    ],
+)

@@ -94,6 +94,9 @@ cells = [
     * prepare samples with `minitorch.vision.transforms` inside a dataset;
     * load batches in parallel worker processes (`num_workers`), measure what that saves in time and in memory, and
       know what a dataset needs to work with workers on every operating system;
+    * build a `DataLoader` with worker processes the way PyTorch's is built (index and result queues, batches in
+      order, a seed per worker, a worker's error raised where you can see it, no process left behind), and use it
+      as a piece of your own minitorch;
     * show a progress bar over a training loop with `tqdm`.
 
     The code is in `minitorch/utils/data/`: `dataset.py`, `sampler.py`, `collate.py`, `dataloader.py` and
@@ -885,12 +888,354 @@ cells = [
 
     `get_worker_info` is also how an `IterableDataset` (a stream, with `__iter__` instead of `__getitem__`) splits
     the stream between workers, so that each sample is read by one worker only.
+    """),
+    md(r"""
+    ### Exercise 6: build it, a `DataLoader` with worker processes
 
+    You have used the workers; now build them. The design below is PyTorch's own (its
+    `torch/utils/data/dataloader.py`, class `_MultiProcessingDataLoaderIter`, and `torch/utils/data/_utils/worker.py`,
+    function `_worker_loop`), with PyTorch's names, so you can read those files next. Six steps:
+
+    1. **Queues.** A `multiprocessing.Queue` carries Python objects between processes: `put` pickles the object and
+       a background thread writes it into a pipe; `get` reads and unpickles it. Each worker gets an **index queue**
+       of its own (tasks for that worker only); all workers share one **result queue** (the main process reads
+       it). A task is `(task number, list of indices)`; a result is `(task number, batch, error)`.
+    2. **Handing out tasks.** `_try_put_index` takes the sampler's next list of indices, numbers it with the
+       counter `_send_idx`, and puts it on the index queue of the next worker in turn
+       (`_worker_queue_idx_cycle`, an `itertools.cycle` over the worker ids): batch $k$ goes to worker
+       $k \bmod N$. At the start it is called `prefetch_factor × num_workers` times, then once after each batch
+       delivered, so that many tasks are always in flight.
+    3. **In order.** Workers finish when they finish: a slow read in batch 0 lets worker 1 return batch 1 first.
+       The counter `_rcvd_idx` is the number of the next batch to *deliver*. Results that arrive early wait in a
+       dict keyed by task number (PyTorch's `_task_info`), and `__next__` reads the result queue until the batch
+       numbered `_rcvd_idx` is there. The epoch is over when everything handed out was delivered
+       (`_rcvd_idx == _send_idx`) and the sampler has nothing left.
+    4. **Seeding.** Each epoch the main process draws one `base_seed` from the loader's `generator` (the line is
+       given, before the shuffle, as in exercise 3). Worker `w` seeds Python's `random` and minitorch's default
+       generator with `base_seed + w` (PyTorch's worker also seeds NumPy, with a hash of both numbers), sets the
+       `WorkerInfo` that `get_worker_info()` returns in that process (`id`, `num_workers`, `seed`, and its own
+       copy of the `dataset`), and only then calls `worker_init_fn(w)`. Forgetting the `+ w`, or the seeding
+       altogether, gives every worker the same random stream: the same "random" augmentation in every worker.
+    5. **Errors.** An exception in a worker must not kill it silently, nor vanish: the worker catches it and sends
+       it as the result of that task. A traceback cannot be pickled, so PyTorch's `ExceptionWrapper` keeps the
+       exception's type and the traceback as text; when that task's turn comes, the main process raises the same
+       type with the message `Caught ValueError in DataLoader worker process 1.` then `Original Traceback (most
+       recent call last): ...`, so you see which worker failed and on which line of your dataset. Here the error
+       travels as a plain tuple `(type, "in DataLoader worker process w", traceback text)`: only Python's own
+       types and tensors cross between processes.
+    6. **Shutdown.** `_shutdown_workers` sets the `done_event`, puts `None` ("stop") on every index queue, joins
+       each worker with a timeout and terminates one that is stuck in a long read. It runs when the epoch ends,
+       when a worker's error is raised, and from `__del__` when the iterator is deleted (a loop left with
+       `break`); it must be safe to call twice. Workers are `daemon=True`, so they also end if the main process
+       exits first. No worker may outlive its iterator: each holds a copy of the dataset, and a notebook that
+       leaks a few per epoch ends with hundreds of processes.
+
+    Given in the cell: `WorkerInfo` and `get_worker_info`, most of the `DataLoader` class (its options, its
+    batches of indices as in exercise 3, the `base_seed` draw), `_get_result` (which waits on the result queue and
+    reports a worker that died instead of waiting forever, as PyTorch does every 5 s). You write `reraise`,
+    `worker_loop`, the rest of `DataLoader.__iter__` (with `num_workers=0` the main process loads each batch
+    itself; otherwise it returns the iterator below), and the iterator's `__init__`, `_try_put_index`, `__next__`,
+    `_shutdown_workers` and `__del__`.
+
+    **Start methods.** The cell uses `multiprocessing.get_context("fork")`: on Linux a worker is a copy of this
+    kernel, with your classes and functions already in it. Under `spawn` (macOS, Windows) and `forkserver` (Linux
+    from Python 3.14), `Process` pickles its `target` and arguments, and `worker_loop` and `DataLoader`, defined
+    in this notebook (module `__main__`), cannot be found by a fresh process: PyTorch has the same limit for a
+    dataset or a `worker_init_fn` defined in a notebook. On those systems put this cell's code in a `.py` file next
+    to the notebook, import it from there, and use `get_context("spawn")` (on Windows `fork` does not exist).
+
+    `worker_loader_report_of_mine(...)` (the last lines of the cell) runs your loader three times and compares with
+    minitorch's `DataLoader`: one epoch with every option (each sample says which worker read it, that worker's
+    seed and its random draws; some reads are slow), one batch and then the iterator deleted, and an epoch over a
+    dataset whose sample `fail_at` cannot be read; after each it counts the worker processes still running.
+    `hint("ch06.worker_loader")` gives hints step by step.
+    """),
+    solution('''
+    import itertools
+    import multiprocessing
+    import random
+    import traceback
+    from queue import Empty
+
+    import minitorch
+    from grading.library.loader import worker_loader_report  # the report the check compares
+    from minitorch.utils.data import default_collate
+
+    # How long a blocked get() waits before it looks whether the other side is still there (PyTorch: 5 s).
+    STATUS_CHECK_INTERVAL = 0.5
+
+
+    class WorkerInfo:
+        """What get_worker_info() returns in a worker: its id, how many workers, its seed, its copy of the dataset."""
+
+        def __init__(self, id, num_workers, seed, dataset):
+            self.id, self.num_workers, self.seed, self.dataset = id, num_workers, seed, dataset
+
+
+    _worker_info = None  # set in each worker process; stays None in the main process
+
+
+    def get_worker_info():
+        """This worker's WorkerInfo; None in the main process."""
+        return _worker_info
+
+
+    def reraise(error):
+        """Raise, in the main process, the error a worker sent: (exception type, where, its traceback as text)."""
+        ### BEGIN SOLUTION
+        exc_type, where, text = error
+        raise exc_type(f"Caught {exc_type.__name__} {where}.\\nOriginal {text}")
+        ### END SOLUTION
+
+
+    def worker_loop(dataset, index_queue, result_queue, done_event, collate_fn, base_seed, worker_init_fn, worker_id,
+                    num_workers):
+        """The body of one worker process: seed, set up, then answer (task number, indices) until told to stop."""
+        ### BEGIN SOLUTION
+        global _worker_info
+        seed = base_seed + worker_id
+        random.seed(seed)
+        minitorch.manual_seed(seed)
+        _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
+        if worker_init_fn is not None:
+            worker_init_fn(worker_id)
+        while True:
+            try:
+                task = index_queue.get(timeout=STATUS_CHECK_INTERVAL)
+            except Empty:
+                if done_event.is_set():  # the main process is shutting down (its "stop" may never come)
+                    break
+                continue
+            if task is None:  # "stop"
+                break
+            task_number, indices = task
+            try:
+                result = (task_number, collate_fn([dataset[index] for index in indices]), None)
+            except Exception as error:  # sent to the main process, which raises it there
+                result = (task_number, None, (type(error), f"in DataLoader worker process {worker_id}",
+                                              traceback.format_exc()))
+            result_queue.put(result)
+        ### END SOLUTION
+        result_queue.cancel_join_thread()  # given: at exit, do not wait for the main process to read what is left
+
+
+    class DataLoader:
+        """PyTorch's DataLoader, loading in num_workers worker processes (0: in the main process)."""
+
+        def __init__(self, dataset, batch_size=1, shuffle=False, sampler=None, *, num_workers=0, collate_fn=None,
+                     drop_last=False, worker_init_fn=None, generator=None, prefetch_factor=2):
+            if sampler is not None and shuffle:
+                raise ValueError("sampler option is mutually exclusive with shuffle")
+            self.dataset, self.batch_size, self.shuffle, self.sampler = dataset, batch_size, shuffle, sampler
+            self.num_workers, self.drop_last, self.prefetch_factor = num_workers, drop_last, prefetch_factor
+            self.collate_fn = collate_fn if collate_fn is not None else default_collate
+            self.worker_init_fn, self.generator = worker_init_fn, generator
+
+        def batches_of_indices(self):
+            """Given: the sampler's order (exercise 3), cut into lists of batch_size indices."""
+            if self.sampler is not None:
+                order = list(self.sampler)
+            elif self.shuffle:
+                generator = self.generator
+                if generator is None:  # as PyTorch's RandomSampler: a private stream seeded from the default one
+                    seed = int(minitorch.empty((), dtype=minitorch.int64).random_().item())
+                    generator = minitorch.Generator().manual_seed(seed)
+                order = minitorch.randperm(len(self.dataset), generator=generator).tolist()
+            else:
+                order = list(range(len(self.dataset)))
+            for start in range(0, len(order), self.batch_size):
+                batch = order[start:start + self.batch_size]
+                if len(batch) == self.batch_size or not self.drop_last:
+                    yield batch
+
+        def __len__(self):
+            size = len(self.sampler) if self.sampler is not None else len(self.dataset)
+            return size // self.batch_size if self.drop_last else -(-size // self.batch_size)
+
+        def __iter__(self):
+            # Given: one draw from the loader's generator per epoch, before the permutation, as PyTorch does
+            base_seed = int(minitorch.empty((), dtype=minitorch.int64).random_(generator=self.generator).item())
+            ### BEGIN SOLUTION
+            if self.num_workers == 0:  # the main process loads each batch when it is asked for
+                return (self.collate_fn([self.dataset[index] for index in indices])
+                        for indices in self.batches_of_indices())
+            return MultiProcessingIterator(self, base_seed)
+            ### END SOLUTION
+
+
+    class MultiProcessingIterator:
+        """One epoch of batches from worker processes, delivered in the sampler's order."""
+
+        def __init__(self, loader, base_seed):
+            """Start the workers (an index queue each, one shared result queue), then hand out the first tasks."""
+            ### BEGIN SOLUTION
+            context = multiprocessing.get_context("fork")
+            self._batches = loader.batches_of_indices()
+            self._num_workers = loader.num_workers
+            self._done_event = context.Event()
+            self._result_queue = context.Queue()
+            self._index_queues, self._workers = [], []
+            for worker_id in range(self._num_workers):
+                index_queue = context.Queue()
+                index_queue.cancel_join_thread()
+                worker = context.Process(
+                    target=worker_loop,
+                    args=(loader.dataset, index_queue, self._result_queue, self._done_event, loader.collate_fn,
+                          base_seed, loader.worker_init_fn, worker_id, self._num_workers),
+                    daemon=True,  # ended with the main process, should it exit first
+                )
+                worker.start()
+                self._index_queues.append(index_queue)
+                self._workers.append(worker)
+            self._worker_queue_idx_cycle = itertools.cycle(range(self._num_workers))
+            self._send_idx = 0  # the number of the next task to hand out
+            self._rcvd_idx = 0  # the number of the next batch to deliver
+            self._reorder = {}  # task number -> its batch, arrived before its turn
+            self._shutdown = False
+            for _ in range(loader.prefetch_factor * self._num_workers):
+                self._try_put_index()
+            ### END SOLUTION
+
+        def _try_put_index(self):
+            """Send the next batch of indices, numbered, to the next worker in turn (if the sampler has one left)."""
+            ### BEGIN SOLUTION
+            indices = next(self._batches, None)
+            if indices is None:
+                return
+            worker_id = next(self._worker_queue_idx_cycle)
+            self._index_queues[worker_id].put((self._send_idx, indices))
+            self._send_idx += 1
+            ### END SOLUTION
+
+        def _get_result(self):
+            """Given: the next (task number, batch, error) any worker sends; a worker that died is reported."""
+            while True:
+                try:
+                    return self._result_queue.get(timeout=STATUS_CHECK_INTERVAL)
+                except Empty:
+                    dead = [worker for worker in self._workers if not worker.is_alive()]
+                    if dead:  # it will send nothing more: stop waiting (deleting the iterator stops the others)
+                        codes = ", ".join(f"{worker.pid}: exit code {worker.exitcode}" for worker in dead)
+                        raise RuntimeError(f"DataLoader worker (pid(s) {codes}) exited unexpectedly") from None
+
+        def __next__(self):
+            """The next batch in the sampler's order; a worker's error raised here; StopIteration at the end."""
+            ### BEGIN SOLUTION
+            while self._rcvd_idx not in self._reorder:
+                if self._rcvd_idx == self._send_idx:  # nothing in flight: the epoch is over
+                    self._shutdown_workers()
+                    raise StopIteration
+                task_number, batch, error = self._get_result()
+                self._reorder[task_number] = (batch, error)
+            batch, error = self._reorder.pop(self._rcvd_idx)
+            self._rcvd_idx += 1
+            self._try_put_index()  # keep prefetch_factor * num_workers tasks in flight
+            if error is not None:
+                self._shutdown_workers()
+                reraise(error)
+            return batch
+            ### END SOLUTION
+
+        def _shutdown_workers(self):
+            """Stop every worker and wait for it to end (terminate one that does not); safe to call twice."""
+            ### BEGIN SOLUTION
+            if self._shutdown:
+                return
+            self._shutdown = True
+            self._done_event.set()
+            for index_queue in self._index_queues:
+                index_queue.put(None)
+            for worker in self._workers:
+                worker.join(timeout=2 * STATUS_CHECK_INTERVAL)
+                if worker.is_alive():  # stuck in a long read: stop it
+                    worker.terminate()
+                    worker.join()
+            for index_queue in self._index_queues:
+                index_queue.close()
+            self._result_queue.cancel_join_thread()
+            self._result_queue.close()
+            ### END SOLUTION
+
+        def __iter__(self):
+            return self
+
+        def __del__(self):
+            """The iterator is deleted (a loop left early, or it is garbage): stop its workers, if it started any."""
+            ### BEGIN SOLUTION
+            if getattr(self, "_workers", None):
+                self._shutdown_workers()
+            ### END SOLUTION
+
+
+    def worker_loader_report_of_mine(features, labels, delays, batch_size, shuffle, drop_last, num_workers, seed,
+                                     sampler_order, fail_at):
+        """What the check compares, for your DataLoader and get_worker_info."""
+        return worker_loader_report(DataLoader, get_worker_info, features, labels, delays, batch_size, shuffle,
+                                    drop_last, num_workers, seed, sampler_order, fail_at)
+    ''', "ch06-worker-loader"),
+    tests("""
+    check("ch06.worker_loader", worker_loader_report_of_mine)
+    ### BEGIN HIDDEN TESTS
+    from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
+    no_sampler = np.zeros(0, dtype=np.int64)
+    check_hidden("ch06.worker_loader", worker_loader_report_of_mine, [  # delays: 50 ms reads make batches late
+        (randn(11, 2, seed=6700), np.random.default_rng(6701).permutation(11), np.array([0.05, 0.05] + [0.0] * 9),
+         2, False, True, 3, 1, no_sampler, 9),
+        (randn(6, 4, seed=6702), np.random.default_rng(6703).permutation(6), np.array([0, 0, 0.05, 0, 0, 0]),
+         1, True, False, 2, 21, no_sampler, 3),
+        (randn(12, 1, seed=6704), np.random.default_rng(6705).permutation(12), np.array([0.0] * 3 + [0.05] + [0.0] * 8),
+         5, False, True, 2, 4, np.random.default_rng(6706).permutation(12), 11),
+        (randn(5, 3, seed=6707), np.random.default_rng(6708).permutation(5), np.zeros(5),
+         4, False, False, 0, 8, np.random.default_rng(6709).permutation(5), 0),
+    ])
+    ### END HIDDEN TESTS
+    """, "ch06-worker-loader-tests", points=3),
+    md(r"""
+    Your loader on the digits, beside minitorch's: two workers, shuffled with the same seed, and then a dataset that
+    fails at one sample. `use("DataLoader")` hands out your `DataLoader` if it passes its public checks, and
+    minitorch's otherwise (saying so in one line); the training loop of section 7 uses the same. (The exercise cell
+    defined a `DataLoader` of its own, which replaced the name imported at the top of the notebook: below,
+    minitorch's is `minitorch.utils.data.DataLoader`.)
+    """),
+    code("""
+    from grading.library import my_library, use
+
+    YourDataLoader = use("DataLoader")
+    for name, loader_class in (("yours", YourDataLoader), ("minitorch's", minitorch.utils.data.DataLoader)):
+        loader = loader_class(digit_set, batch_size=256, shuffle=True, num_workers=2,
+                              generator=minitorch.Generator().manual_seed(0))
+        labels_seen = minitorch.cat([targets for _, targets in loader])
+        print(f"{name:12} {len(labels_seen)} labels, the first ten: {labels_seen[:10].tolist()}")
+
+
+    class BrokenFile(Dataset):
+        \"\"\"Sample 5 cannot be read.\"\"\"
+
+        def __len__(self):
+            return 8
+
+        def __getitem__(self, index):
+            if index == 5:
+                raise ValueError(f"sample {index}: the file is corrupt")
+            return minitorch.tensor([float(index)])
+
+
+    try:
+        for batch in YourDataLoader(BrokenFile(), batch_size=2, num_workers=2):
+            print("a batch:", batch.flatten().tolist())
+    except ValueError as error:
+        print("ValueError:", str(error).splitlines()[0], "...", str(error).splitlines()[-1])
+    print("worker processes still running:", len(__import__("multiprocessing").active_children()))
+    """),
+    md(r"""
     ## 7. Putting it together: a training loop with a progress bar
 
     Everything at once: the digits as uint8 images, a random split into training and validation indices, a dataset
     with augmentation for training and one without for validation (two datasets over the same images, each taken as
-    a `Subset` of its indices), shuffled batches from two persistent workers, and a progress bar.
+    a `Subset` of its indices), shuffled batches from two workers of *your* `DataLoader` (exercise 6; minitorch's if
+    yours does not pass its checks yet), and a progress bar. Each epoch starts two new workers: minitorch's and
+    PyTorch's loaders can keep theirs with `persistent_workers=True`.
 
     `tqdm.auto.tqdm` wraps any iterable and draws a bar as the loop runs: a widget in a notebook, text in a terminal.
     A `DataLoader` has a `len`, so the bar knows how many batches an epoch has; `set_postfix` shows the running loss.
@@ -902,9 +1247,9 @@ cells = [
     plain = transforms.Compose([transforms.ToTensor(), transforms.Resize(16), transforms.Normalize((0.5,), (0.5,))])
     train_set = Subset(DigitImages(digit_pixels, digits.target, transform=augment), split[0].indices)
     validation_set = Subset(DigitImages(digit_pixels, digits.target, transform=plain), split[1].indices)
-    train_loader = DataLoader(train_set, batch_size=64, shuffle=True, num_workers=2, persistent_workers=True,
-                              generator=minitorch.Generator().manual_seed(0))
-    validation_loader = DataLoader(validation_set, batch_size=256)
+    train_loader = YourDataLoader(train_set, batch_size=64, shuffle=True, num_workers=2,   # yours, from exercise 6
+                                  generator=minitorch.Generator().manual_seed(0))
+    validation_loader = YourDataLoader(validation_set, batch_size=256)
 
     minitorch.manual_seed(0)
     model = nn.Sequential(nn.Flatten(), nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10))
@@ -922,12 +1267,22 @@ cells = [
         with minitorch.no_grad():
             correct = sum((model(x).argmax(dim=1) == y).sum().item() for x, y in validation_loader)
         print(f"epoch {epoch}: validation accuracy {correct / len(validation_set):.1%}")
-    del train_loader                                       # stops its persistent workers
     """),
     md(r"""
     Swap `import minitorch` for `import torch` (and `minitorch.vision` for `torchvision`) and this loop runs unchanged
     on PyTorch.
+    """),
+    md(r"""
+    ### Your library so far
 
+    The pieces of your own minitorch, and whether each one is yours (it passes its public checks) or still
+    minitorch's. The capstone takes your `DataLoader` from this notebook once it is saved, so save it before moving
+    on.
+    """),
+    code("""
+    my_library("06_data")
+    """),
+    md(r"""
     ## Summary
 
     * A `Dataset` has `__len__` and `__getitem__`; `TensorDataset` wraps tensors; `random_split` makes `Subset`s with
@@ -942,6 +1297,10 @@ cells = [
       dataset.
     * For workers under `spawn`/`forkserver`, put the dataset (and any `worker_init_fn`) in a module file; give a
       dataset's own random generators a per-worker seed with `worker_init_fn` and `get_worker_info()`.
+    * Inside, a loader with workers is PyTorch's design, which you built: an index queue per worker and one result
+      queue, tasks numbered and handed out in turn, early results held back until their turn, each worker seeded
+      with `base_seed + worker_id` before `worker_init_fn`, a worker's exception raised in the main process naming
+      the worker, and every worker stopped when its iterator ends or is deleted.
 
     Chapter 7 uses these loaders to train convolutional networks on images.
     """),
