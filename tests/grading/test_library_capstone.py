@@ -222,8 +222,7 @@ def test_the_three_kits_train_the_same_model_to_the_same_losses(capsys):
     np.testing.assert_allclose([run.validation_loss for run in runs], runs[2].validation_loss, atol=1e-3)
     table = capstone.side_by_side(runs, every=5)
     assert table.splitlines()[0].split() == ["step", "your", "library", "minitorch", "PyTorch"]
-    assert re.search(r"your library against PyTorch: the training losses differ by at most \S+ in the first 5 steps",
-                     table)  # fmt: skip
+    assert "your library against PyTorch: the training losses agree within 0.001 for the first 20 steps" in table
 
 
 def test_the_batches_are_the_graded_loops_and_any_strided_tensor_cuts_the_same_windows():
@@ -290,6 +289,8 @@ BLANKED = {  # piece -> (its chapter, the solution cell that is blank, the line 
     "AdamW": ("05_losses_and_optimizers", "ch05-optimizer", "optimizer (AdamW, chapter 5)"),
     "attention": ("09_attention", "attention", "attention (chapter 9)"),
 }  # fmt: skip
+# cells whose chapter tests/grading/test_library.py already runs top to bottom with that cell blank
+ALREADY_RUN_BLANK = ("ch01-strided", "ch04-module-machinery", "ch05-optimizer")
 
 
 def _notebook_with_blank(chapter: str, blank_cell: str | None, edition: str = "source"):
@@ -329,8 +330,9 @@ def _execute(document, folder: Path) -> str:
 @pytest.mark.parametrize("piece", sorted(BLANKED))
 def test_with_one_piece_blank_its_chapter_and_the_capstone_run_top_to_bottom(piece, tmp_path):
     """A course whose saved chapters are the reference solutions but for one blank piece: that chapter runs top to
-    bottom, and the capstone (the learner's edition, as it stands before its own exercises are done) trains on the
-    learner's library with minitorch's piece in its place, said in one line naming the exercise."""
+    bottom (here, or in test_library.py for the cells of ALREADY_RUN_BLANK), and the capstone (the learner's
+    edition, as it stands before its own exercises are done) trains on the learner's library with minitorch's piece
+    in its place, said in one line naming the exercise."""
     nbformat = require("nbformat", "writes the saved chapters")
     chapter, cell, what = BLANKED[piece]
     course = tmp_path / "course"
@@ -344,8 +346,8 @@ def test_with_one_piece_blank_its_chapter_and_the_capstone_run_top_to_bottom(pie
     for data in (COURSE / "release" / chapter).iterdir():
         if data.suffix != ".ipynb" and data.is_file():
             shutil.copy(data, course / chapter / data.name)
-    text = _execute(_notebook_with_blank(chapter, cell), course / chapter)
-    assert "Traceback" not in text
+    if cell not in ALREADY_RUN_BLANK:
+        _execute(_notebook_with_blank(chapter, cell), course / chapter)  # Run All completes: no cell raises
     (course / "15_capstone").mkdir()
     for data in (COURSE / "release" / "15_capstone").iterdir():
         shutil.copy(data, course / "15_capstone" / data.name)
@@ -354,6 +356,6 @@ def test_with_one_piece_blank_its_chapter_and_the_capstone_run_top_to_bottom(pie
     assert f"{what:<34} minitorch's (yours is blank: {exercise})" in text
     # the other six pieces of the saved chapters are the learner's; this chapter's EmbeddingLookup is still blank
     assert "The pieces of your library in this run (6 of 9 yours)" in text
-    assert re.search(r"your library against minitorch: the training losses differ by at most \S+ in the first 100",
+    assert re.search(r"your library against minitorch: the training losses agree within 0.001 for the first \d+ steps",
                      text)  # fmt: skip
     assert re.search(r"the model trained on your library: validation loss \d\.\d{3}", text)
