@@ -559,12 +559,10 @@ cells = [
     so and names the exercise: the run always completes.
     """),
     code("""
-    from grading.library import my_library
-    from grading.library.capstone import batch_starts, minitorch_kit, pytorch_kit, side_by_side, train, window_loss
-    from grading.library.capstone import your_kit
+    from grading.library import capstone, my_library
 
     TENSOR = "yours"   # or "minitorch": whose strided tensor cuts the training windows
-    kit = your_kit(tensor=TENSOR)
+    kit = capstone.your_kit(tensor=TENSOR)
     print(f"The pieces of your library in this run ({kit.yours} of {len(kit.lines)} yours):")
     print("\\n".join(kit.lines))
     """),
@@ -580,13 +578,14 @@ cells = [
     code("""
     minitorch.manual_seed(0)
     initial = {name: value.numpy().copy() for name, value in CharTransformer(vocab_size).state_dict().items()}
-    starts = batch_starts(len(train_ids), BLOCK_SIZE, BATCH_SIZE, STEPS, seed=0)   # (STEPS, BATCH_SIZE)
+    starts = capstone.batch_starts(len(train_ids), BLOCK_SIZE, BATCH_SIZE, STEPS, seed=0)   # (STEPS, BATCH_SIZE)
     runs = {}
 
 
     def run_on(each_kit):   # train the model on each_kit from `initial`, on the batches of `starts`; measure it
-        run = train(each_kit, initial, train_ids.numpy(), starts, num_heads=NUM_HEADS, learning_rate=LEARNING_RATE)
-        run.validation_loss = window_loss(each_kit, run.model, val_ids.numpy(), BLOCK_SIZE)
+        run = capstone.train(each_kit, initial, train_ids.numpy(), starts, num_heads=NUM_HEADS,
+                             learning_rate=LEARNING_RATE)
+        run.validation_loss = capstone.window_loss(each_kit, run.model, val_ids.numpy(), BLOCK_SIZE)
         runs[each_kit.name] = run
         print(f"{each_kit.name}: {STEPS} steps in {run.seconds:.1f} s, validation loss {run.validation_loss:.3f}")
 
@@ -594,17 +593,17 @@ cells = [
     run_on(kit)
     """),
     code("""
-    run_on(minitorch_kit())
+    run_on(capstone.minitorch_kit())
     """),
     code("""
-    pytorch = pytorch_kit()
+    pytorch = capstone.pytorch_kit()
     if pytorch is None:
         print("PyTorch is not installed here: its column is left out")
     else:
         run_on(pytorch)
     """),
     code("""
-    print(side_by_side(list(runs.values())))
+    print(capstone.side_by_side(list(runs.values())))
     print(f"the model trained on your library: validation loss {runs[kit.name].validation_loss:.3f} (the grade's "
           f"target {TARGET_LOSS}; trigram {trigram_loss:.3f})")
     """),
