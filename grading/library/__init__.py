@@ -21,6 +21,8 @@ It takes the learner's piece only if that piece passes its exercise's public che
 minitorch library (never from the answer key, ``grading/exercises/``), and says so in one line
 ("your StridedTensor is still blank: using minitorch's"), so "Run All" always completes. In the batch
 grader's sandbox no saved notebook is present, and a later chapter's cells then run on minitorch's pieces.
+A name that no chapter registers is an error, :class:`UnknownPiece`, that lists the pieces there are (the
+capstone catches it for a piece a course may not have yet, the DataLoader, and says so in one line).
 
 Registering a piece is one call (see ``grading/library/tensor.py`` for chapter 1's)::
 
@@ -108,10 +110,16 @@ def set_course_folder(folder) -> None:
     _course_folder = Path(folder) if folder is not None else None
 
 
+class UnknownPiece(LookupError):
+    """``use`` or ``find`` of a name no chapter registers as a piece (a typo, or a piece whose chapter is not in
+    this copy of the course yet): the error names the pieces there are."""
+
+
 def use(name: str, namespace: dict | None = None, *, quiet: bool = False):
     """The learner's piece ``name`` if it passes its public checks, else minitorch's (said in one line).
 
-    ``namespace`` is where the calling notebook's names live (by default the calling cell's globals).
+    ``namespace`` is where the calling notebook's names live (by default the calling cell's globals). A name that
+    is no registered piece raises :class:`UnknownPiece`.
     """
     if namespace is None:
         namespace = inspect.currentframe().f_back.f_globals
@@ -134,17 +142,24 @@ def find(name: str, namespace: dict | None = None) -> Found:
     """Where the learner's ``name`` is and whether it passes: this notebook first, then the saved chapter."""
     registered = pieces()
     if name not in registered:
-        raise KeyError(f"no piece named {name!r} in the library (known: {', '.join(registered)})")
+        raise UnknownPiece(
+            f"no piece named {name!r} in your library: the pieces the chapters register are {', '.join(registered)}"
+        )
     entry = registered[name]
     if namespace is not None and name in namespace and all(function in namespace for function in entry.checks.values()):
         return _judge(entry, namespace, "this notebook")
     path = _saved_notebook(entry.chapter)
     if path is None:
         return Found(entry, MISSING, detail=f"no saved {entry.chapter}/{entry.chapter}.ipynb next to this chapter")
-    names = _run_saved_cells(path, entry.cells)
-    if name not in names:
-        return Found(entry, BLANK, source=str(path))
-    return _judge(entry, names, str(path))
+    key = (name, str(path), path.stat().st_mtime_ns)
+    if key not in _saved_judgements:  # a saved notebook's piece is judged once per version of the file
+        names = _run_saved_cells(path, entry.cells)
+        blank = Found(entry, BLANK, source=str(path))
+        _saved_judgements[key] = _judge(entry, names, str(path)) if name in names else blank
+    return _saved_judgements[key]
+
+
+_saved_judgements: dict[tuple, Found] = {}
 
 
 def _judge(entry: Piece, names: dict, source: str) -> Found:
@@ -222,8 +237,12 @@ def _run_saved_cells(path: Path, cell_ids: tuple[str, ...]) -> dict:
             source = cell.get("source", "")
             sources[grade_id] = "".join(source) if isinstance(source, list) else source
     import minitorch
+    import minitorch.nn as nn
+    import minitorch.nn.functional as F
 
-    names = {"__name__": "__saved_chapter__", "np": np, "numpy": np, "math": math, "minitorch": minitorch}
+    # the names every chapter imports in its first cell, which its solution cells may use
+    names = {"__name__": "__saved_chapter__", "np": np, "numpy": np, "math": math, "minitorch": minitorch, "nn": nn,
+             "F": F, "optim": minitorch.optim}  # fmt: skip
     for cell_id in cell_ids:
         if cell_id not in sources:
             continue

@@ -201,3 +201,14 @@ def minitorch_module():
 
 piece("MyModule", chapter="04_networks", cells=("ch04-module-machinery",),
       checks={"ch04.module_machinery": "module_machinery_report"}, fallback=minitorch_module)  # fmt: skip
+
+
+def minitorch_linear():
+    import minitorch.nn.functional as F
+
+    return F.linear
+
+
+# chapter 4's first build-it: x @ weight.T + bias, what F.linear computes (the capstone's layers call it)
+piece("linear_forward", chapter="04_networks", cells=("ch04-linear-forward",),
+      checks={"ch04.linear_forward": "linear_forward"}, fallback=minitorch_linear)  # fmt: skip

@@ -217,3 +217,6 @@ def _minitorch(name):
 for _name in ("Optimizer", "AdamW"):
     piece(_name, chapter="05_losses_and_optimizers", cells=("ch05-optimizer",),
           checks={"ch05.optimizer_base": "optimizer_report_of_mine"}, fallback=_minitorch(_name))  # fmt: skip
+# exercise 6's AdamW, on minitorch's optim.Optimizer (exercise 7's AdamW above stands on the learner's own base)
+piece("MyAdamW", chapter="05_losses_and_optimizers", cells=("ch05-adamw",),
+      checks={"ch05.adamw_run": "adamw_run_of_my_optimizer"}, fallback=_minitorch("AdamW"))  # fmt: skip

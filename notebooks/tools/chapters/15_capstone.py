@@ -1,6 +1,8 @@
 """Chapter 15: capstone. A character-level language model on The Devil's Dictionary, built from the learner's pieces
 (training windows, an embedding lookup as a Function, causal self-attention, the training loop, sampling with
-temperature), trained on a CPU in seconds to a stated validation loss, then sampled."""
+temperature), trained on a CPU in seconds to a stated validation loss, then sampled; then the same model trained on
+the learner's own library (tensor, engine, Module, loss, optimizer, loader, attention, each piece announced as the
+learner's or minitorch's) beside minitorch and PyTorch, from the same initial values on the same batches."""
 
 from author import code, md, solution, tests, write
 
@@ -21,10 +23,15 @@ cells = [
     * the **training loop** of the model, trained to a stated validation loss;
     * `sample_next`: sampling the next character with a **temperature**, to generate text.
 
+    At the end the same model trains on **your own minitorch**: the pieces you built in the earlier chapters (your
+    engine from chapter 2, your `Module` from chapter 4, your loss and your `AdamW` from chapter 5, your attention
+    from chapter 9, your strided tensor from chapter 1) next to minitorch and PyTorch, step by step.
+
     The model is deliberately small (one transformer block, 48 features, a context of 24 characters) and the text is
-    short (about 105,000 characters), so that 1,000 training steps take seconds on 2 CPU cores and the whole chapter
-    runs in well under a minute; the training cell prints the model's size and the time it took. Bigger models and
-    longer training write much better text; the machinery is the same.
+    short (about 105,000 characters), so that 1,000 training steps take seconds on 2 CPU cores, and the whole chapter
+    (four training runs: yours, then the same model on your library, on minitorch and on PyTorch) about a minute;
+    each training cell prints the time it took. Bigger models and longer training write much better text; the
+    machinery is the same.
     """),
     code("""
     import math
@@ -523,7 +530,93 @@ cells = [
     patterns of English, next to many invented words; no meaning. A loss above 2 nats per character means the model
     is still unsure of most characters. Compare the temperatures: the lowest repeats the commonest patterns, the
     highest invents the most.
+    """),
+    md(r"""
+    ## 7. The model on your own minitorch
 
+    Everything above trained on minitorch's pieces: `nn.Linear`, `nn.LayerNorm`, `optim.AdamW`, `F.cross_entropy`,
+    minitorch's engine. You have built most of those yourself, chapter by chapter. Here the same model trains on
+    **your** library, each piece taken from the chapter where you wrote it (from this notebook, or from that
+    chapter's saved notebook beside this one):
+
+    * the **engine** (chapter 2): your `backward`, with its dependency counts and ready queue, schedules the real
+      graph of every training step. It sees minitorch's nodes through thin views with the interface your chapter 2
+      tensor had (`next_functions`, `sequence_nr`, a call that takes and returns arrays); minitorch's ops supply each
+      node's local derivative, your engine decides the order and adds the gradients up;
+    * the **Module** (chapter 4): every layer of the model is a subclass of your `MyModule`, its names those of the
+      model above (so its `state_dict` is the grader's format); the linear layers call your `linear_forward`;
+    * the **loss** and the **optimizer** (chapter 5): your `SoftmaxCrossEntropy` with its own backward, and your
+      `AdamW` on your `Optimizer` base;
+    * **attention** (chapter 9): your `attention(query, key, value, mask, is_causal)`, causal;
+    * the **embedding** (this chapter): your `EmbeddingLookup`;
+    * the **tensor** (chapter 1): your `StridedTensor` is not differentiable, so the arithmetic runs on minitorch's
+      tensor; it does what strides are for: every training window is an `as_strided` view of the text's storage
+      (one dimension, stride 1, the offset the window's start). `TENSOR = "minitorch"` gives that job to
+      minitorch's strided tensor instead: your choice, said in the output;
+    * the **loader** (chapter 6): a `DataLoader` batches the windows.
+
+    A piece that is still blank, or does not pass its public checks, is replaced by minitorch's, and its line says
+    so and names the exercise: the run always completes.
+    """),
+    code("""
+    from grading.library import capstone, my_library
+
+    TENSOR = "yours"   # or "minitorch": whose strided tensor cuts the training windows
+    kit = capstone.your_kit(tensor=TENSOR)
+    print(f"The pieces of your library in this run ({kit.yours} of {len(kit.lines)} yours):")
+    print("\\n".join(kit.lines))
+    """),
+    md(r"""
+    Now three runs of the same model, `STEPS` steps each: on your library, on minitorch, and on PyTorch (when it is
+    installed). They start from the same numbers (the initial values of the model above with seed 0, copied into
+    each) and see the same batches (the windows your training loop draws with seed 0), with the same AdamW and the
+    same schedule: only the pieces differ. In exact arithmetic the three columns would be equal. In float32 each
+    library rounds a little differently (another order of additions in a matrix product, in a sum of gradients), and
+    training amplifies small differences: the columns agree closely at first and drift apart by small amounts later,
+    while the validation losses stay close. The last lines measure both.
+    """),
+    code("""
+    minitorch.manual_seed(0)
+    initial = {name: value.numpy().copy() for name, value in CharTransformer(vocab_size).state_dict().items()}
+    starts = capstone.batch_starts(len(train_ids), BLOCK_SIZE, BATCH_SIZE, STEPS, seed=0)   # (STEPS, BATCH_SIZE)
+    runs = {}
+
+
+    def run_on(each_kit):   # train the model on each_kit from `initial`, on the batches of `starts`; measure it
+        run = capstone.train(each_kit, initial, train_ids.numpy(), starts, num_heads=NUM_HEADS,
+                             learning_rate=LEARNING_RATE)
+        run.validation_loss = capstone.window_loss(each_kit, run.model, val_ids.numpy(), BLOCK_SIZE)
+        runs[each_kit.name] = run
+        print(f"{each_kit.name}: {STEPS} steps in {run.seconds:.1f} s, validation loss {run.validation_loss:.3f}")
+
+
+    run_on(kit)
+    """),
+    code("""
+    run_on(capstone.minitorch_kit())
+    """),
+    code("""
+    pytorch = capstone.pytorch_kit()
+    if pytorch is None:
+        print("PyTorch is not installed here: its column is left out")
+    else:
+        run_on(pytorch)
+    """),
+    code("""
+    print(capstone.side_by_side(list(runs.values())))
+    print(f"the model trained on your library: validation loss {runs[kit.name].validation_loss:.3f} (the grade's "
+          f"target {TARGET_LOSS}; trigram {trigram_loss:.3f})")
+    """),
+    md(r"""
+    ### Your library, complete
+
+    The pieces of your own minitorch, and whether each one is yours (it passes its public checks) or still
+    minitorch's.
+    """),
+    code("""
+    my_library("15_capstone")
+    """),
+    md(r"""
     ## Summary
 
     * A character-level language model predicts, at every position of a window, the next character; the targets are
@@ -538,6 +631,8 @@ cells = [
 
     * Sampling draws from softmax(logits / temperature) by inverse transform: the temperature trades variety for
       accuracy.
+    * The same model trains on your own library: your engine schedules minitorch's nodes, your `Module`, loss,
+      optimizer and attention do the rest, and the losses follow minitorch's and PyTorch's from the same start.
     """),
     code("""
     summary("ch15")
