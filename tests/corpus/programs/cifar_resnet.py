@@ -1,7 +1,8 @@
 # Corpus program: pytorch-cifar's ResNet (models/resnet.py): BasicBlock, Bottleneck, the network and test().
 # Source: kuangliu/pytorch-cifar, models/resnet.py (https://github.com/kuangliu/pytorch-cifar).
 # Licence: MIT (pytorch-cifar); re-written here following the file.
-# Changes: every width divided by 8 (stages of 8, 16, 32, 64 planes) to keep the corpus fast; test() runs ResNet18 on one image; a ResNet with one block per stage (each block kind)
+# Changes: every width divided by 8 (stages of 8, 16, 32, 64 planes) to keep the corpus fast; test() runs
+#   ResNet18 on one image; a ResNet with one block per stage (each block kind)
 #   takes one SGD step on 2 images.
 # Randomness: torch.manual_seed (minitorch draws PyTorch's numbers).
 # corpus-tolerance: rtol=1e-3 -- deep float32 CNNs with batch statistics of 1 or 2 images.

@@ -1,13 +1,13 @@
 # Corpus program: pytorch-cifar's VGG (models/vgg.py) with its own test() and one training step.
 # Source: kuangliu/pytorch-cifar, models/vgg.py (https://github.com/kuangliu/pytorch-cifar).
 # Licence: MIT (pytorch-cifar); re-written here following the file.
-# Changes: the VGG11 configuration only, its widths divided by 8 (the corpus must stay fast); one batch of 2 random images and one SGD step of main.py's
+# Changes: the VGG11 configuration only, its widths divided by 8 (the corpus must stay fast); one batch
+#   of 2 random images and one SGD step of main.py's
 #   optimizer.
 # Randomness: torch.manual_seed (minitorch draws PyTorch's numbers).
 # corpus-tolerance: rtol=1e-3 -- an 8-layer float32 CNN with batch statistics of 2 images.
 import torch
 import torch.nn as nn
-
 
 cfg = {
     'VGG11': [8, 'M', 16, 'M', 32, 32, 'M', 64, 64, 'M', 64, 64, 'M'],
