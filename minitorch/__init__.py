@@ -479,6 +479,10 @@ from ._dlpack import from_dlpack
 from . import vision
 from . import onnx  # export to ONNX (needs the `onnx` package only when export runs)
 from . import func
+from ._deterministic import (  # the reproducibility switch; every minitorch op is deterministic
+    _assert, are_deterministic_algorithms_enabled, get_deterministic_debug_mode,
+    is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode, use_deterministic_algorithms,
+)
 
 # torch.celu, torch.selu, torch.threshold...: functions of nn.functional that the torch namespace has too
 celu = _public(nn.functional.celu)

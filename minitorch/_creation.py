@@ -300,8 +300,10 @@ def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: 
     return _finish(array, dtype or _dtype.int64, device, requires_grad)
 
 
-def normal(mean, std, size=None, *, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Samples from ``N(mean, std^2)``: tensor ``mean``/``std`` broadcast, or floats with ``size``.
+
+    ``std`` defaults to 1 (PyTorch's ``normal(mean, std=1.0)``) when ``mean`` is a tensor.
 
     With tensors PyTorch draws standard normals (or ``N(0, std)`` for a float ``std``), then
     multiplies by ``std`` and adds ``mean`` in the result's dtype; the same steps here.

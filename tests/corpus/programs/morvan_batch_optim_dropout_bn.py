@@ -161,4 +161,6 @@ for step in range(3):
         opt.step()    # it will also learns the parameters in Batch Normalization
         print('%.4f' % loss.item(), end=' ')
 print()
-print(nets[1].bn0.running_mean[:3], nets[1].bn_input.running_var)
+# (not bn0.running_mean: the bias before a BatchNorm gets a zero gradient up to rounding, which Adam turns into
+#  full-size steps of either sign)
+print(nets[1].bn0.running_var[:3], nets[1].bn_input.running_var)
