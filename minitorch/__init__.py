@@ -38,10 +38,13 @@ from ._tensor_type import (
     BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor,
 )
 from ._creation import as_tensor, asarray, from_numpy, tensor
+from ._number_operands import accepts_two_numbers as _accepts_two_numbers  # torch.add(5, 5)
 arange = _public(_creation.arange)
 bernoulli = _public(_creation.bernoulli)
 empty = _public(_creation.empty)
 empty_like = _public(_creation.empty_like)
+empty_strided = _public(_creation.empty_strided)
+frombuffer = _creation.frombuffer
 eye = _public(_creation.eye)
 full = _public(_creation.full)
 full_like = _public(_creation.full_like)
@@ -63,6 +66,7 @@ zeros_like = _public(_creation.zeros_like)
 from . import accelerator, autograd, backends, cuda
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
+from .autograd.anomaly_mode import is_anomaly_enabled  # torch.is_anomaly_enabled, beside torch.autograd's
 from .ops import conversion, indexing, inplace, pointwise, reduction
 from .ops import linalg as _linalg_ops, nn_ops as _nn_ops, shape as _shape_ops, sorting as _sorting_ops
 from . import _inplace_functions
@@ -107,7 +111,7 @@ abs = _public(pointwise.abs)
 absolute = _public(pointwise.absolute, "absolute")
 acos = _public(pointwise.acos)
 acosh = _public(pointwise.acosh)
-add = _public(pointwise.add)
+add = _accepts_two_numbers(_public(pointwise.add))
 allclose = _public(pointwise.allclose)
 arccos = _public(pointwise.arccos, "arccos")
 arccosh = _public(pointwise.arccosh, "arccosh")
@@ -122,6 +126,8 @@ atan = _public(pointwise.atan)
 atan2 = _public(pointwise.atan2)
 atanh = _public(pointwise.atanh)
 bitwise_and = _public(pointwise.bitwise_and)
+bitwise_left_shift = _public(pointwise.bitwise_left_shift)
+bitwise_right_shift = _public(pointwise.bitwise_right_shift)
 bitwise_not = _public(pointwise.bitwise_not)
 bitwise_or = _public(pointwise.bitwise_or)
 bitwise_xor = _public(pointwise.bitwise_xor)
@@ -135,8 +141,8 @@ cos = _public(pointwise.cos)
 cosh = _public(pointwise.cosh)
 deg2rad = _public(pointwise.deg2rad)
 digamma = _public(pointwise.digamma)
-div = _public(pointwise.div)
-divide = _public(pointwise.divide, "divide")
+div = _accepts_two_numbers(_public(pointwise.div))
+divide = _accepts_two_numbers(_public(pointwise.divide, "divide"))
 eq = _public(pointwise.eq)
 equal = _public(pointwise.equal)
 erf = _public(pointwise.erf)
@@ -148,7 +154,7 @@ expm1 = _public(pointwise.expm1)
 fix = _public(pointwise.fix, "fix")
 float_power = _public(pointwise.float_power)
 floor = _public(pointwise.floor)
-floor_divide = _public(pointwise.floor_divide)
+floor_divide = _accepts_two_numbers(_public(pointwise.floor_divide))
 fmax = _public(pointwise.fmax)
 fmin = _public(pointwise.fmin)
 fmod = _public(pointwise.fmod)
@@ -191,8 +197,8 @@ logit = _public(pointwise.logit)
 lt = _public(pointwise.lt)
 maximum = _public(pointwise.maximum)
 minimum = _public(pointwise.minimum)
-mul = _public(pointwise.mul)
-multiply = _public(pointwise.multiply, "multiply")
+mul = _accepts_two_numbers(_public(pointwise.mul))
+multiply = _accepts_two_numbers(_public(pointwise.multiply, "multiply"))
 nan_to_num = _public(pointwise.nan_to_num)
 ne = _public(pointwise.ne)
 neg = _public(pointwise.neg)
@@ -218,11 +224,11 @@ sinc = _public(pointwise.sinc)
 sinh = _public(pointwise.sinh)
 sqrt = _public(pointwise.sqrt)
 square = _public(pointwise.square)
-sub = _public(pointwise.sub)
-subtract = _public(pointwise.subtract, "subtract")
+sub = _accepts_two_numbers(_public(pointwise.sub))
+subtract = _accepts_two_numbers(_public(pointwise.subtract, "subtract"))
 tan = _public(pointwise.tan)
 tanh = _public(pointwise.tanh)
-true_divide = _public(pointwise.true_divide, "true_divide")
+true_divide = _accepts_two_numbers(_public(pointwise.true_divide, "true_divide"))
 trunc = _public(pointwise.trunc)
 where = _public(pointwise.where)
 xlogy = _public(pointwise.xlogy)
@@ -471,6 +477,7 @@ from .serialization import load, save
 from . import utils
 from . import testing  # assert_close
 from . import special  # torch.special's names
+mvlgamma = special.multigammaln  # torch.mvlgamma is torch.special.multigammaln
 from . import amp  # GradScaler
 from . import random  # torch.random: fork_rng and the default generator's state
 from . import distributions  # Normal, Categorical, kl_divergence...

@@ -63,20 +63,14 @@ MISSING: dict[str, str] = {
                             "the random numbers that follow differ)",
     "docs_notes_serialization": "Tensor.untyped_storage() (and the storage a view shares with its base after load)",
     "fastbook_foundations": "Tensor.storage() (TypedStorage printing)",
-    "mit6s191_lab1_intro": "torch.add / torch.subtract / torch.multiply with two Python numbers (PyTorch wraps "
-                           "them as tensors)",
-    "docs_autograd_anomaly_graph": "torch.is_anomaly_enabled",
     "docs_checkpoint_parametrizations": "torch.nn.utils.parametrizations (weight_norm, spectral_norm, orthogonal)",
-    "docs_creation_ops": "torch.empty_strided",
-    "docs_data_utils": "Tensor.is_pinned",
     "docs_distributions": "torch.distributions.Beta (and Gamma, Dirichlet, Poisson, Laplace...)",
     "docs_linalg": "torch.linalg.lstsq",
     "docs_nn_functional": "F.interpolate(..., antialias=True): the flag is ignored, so a downscaled image differs",
     "docs_nn_modules": "EmbeddingBag's backward node is named AccumulateAtBackward0 where PyTorch names it "
                        "EmbeddingBagBackward0",
-    "docs_tensor_attributes_views": "torch.add with two Python numbers (torch.add(5, 5))",
-    "docs_torch_math": "torch.bitwise_left_shift (and bitwise_right_shift)",
-    "docs_torch_reductions": "Tensor.resize_",
+    "docs_tensor_attributes_views": "Tensor.layout (torch.strided) and memory formats (torch.channels_last, "
+                                    "x.to(memory_format=...), is_contiguous(memory_format=...))",
     "func_ensembling": "the meta device (Module.to('meta') for functional_call's stateless base model)",
 }
 
