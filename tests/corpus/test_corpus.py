@@ -66,7 +66,8 @@ MISSING: dict[str, str] = {
     "docs_checkpoint_parametrizations": "torch.nn.utils.parametrizations (weight_norm, spectral_norm, orthogonal)",
     "docs_distributions": "torch.distributions.Beta (and Gamma, Dirichlet, Poisson, Laplace...)",
     "docs_linalg": "torch.linalg.lstsq",
-    "docs_nn_functional": "F.interpolate(..., antialias=True): the flag is ignored, so a downscaled image differs",
+    "docs_nn_functional": "grad_fn names of the losses minitorch computes from smaller ops (PyTorch prints "
+                          "HuberLossBackward0, SmoothL1LossBackward0...; minitorch MeanBackward0)",
     "docs_nn_modules": "EmbeddingBag's backward node is named AccumulateAtBackward0 where PyTorch names it "
                        "EmbeddingBagBackward0",
     "docs_tensor_attributes_views": "Tensor.layout (torch.strided) and memory formats (torch.channels_last, "
