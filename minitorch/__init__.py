@@ -39,6 +39,7 @@ from ._tensor_type import (
 )
 from ._creation import as_tensor, asarray, from_numpy, tensor
 from ._number_operands import accepts_two_numbers as _accepts_two_numbers  # torch.add(5, 5)
+from ._conjugation import conj, conj_physical, is_conj, resolve_conj  # real tensors are their own conjugate
 arange = _public(_creation.arange)
 bernoulli = _public(_creation.bernoulli)
 empty = _public(_creation.empty)

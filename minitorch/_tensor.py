@@ -29,7 +29,7 @@ import warnings
 
 import numpy as np
 
-from . import _arguments, _creation, _dtype
+from . import _arguments, _conjugation, _creation, _dtype
 from ._device import CPU, canonical, device as _device_type
 from ._dlpack import to_dlpack
 from ._shapes import wrap_dim as _wrap_dim
@@ -1962,6 +1962,18 @@ class Tensor(TensorBase):
 
     def __irshift__(self, other):
         return inplace.in_place(self, Tensor.bitwise_right_shift, other)
+
+    def conj(self) -> Tensor:
+        return _conjugation.conj(self)
+
+    def conj_physical(self) -> Tensor:
+        return _conjugation.conj_physical(self)
+
+    def resolve_conj(self) -> Tensor:
+        return _conjugation.resolve_conj(self)
+
+    def is_conj(self) -> bool:
+        return _conjugation.is_conj(self)
 
     def is_pinned(self, device=None) -> bool:
         """Whether the tensor sits in page-locked host memory: never, in minitorch (``pin_memory`` is a copy)."""

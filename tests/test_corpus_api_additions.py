@@ -90,3 +90,12 @@ def test_resize_of_a_tensor_that_needs_grad_is_refused(torch):
         torch.ones(2, requires_grad=True).resize_(4)
     with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
         minitorch.ones(2, requires_grad=True).resize_(4)
+
+
+def test_a_real_tensor_is_its_own_conjugate(torch):
+    values = [[1.0, -2.0], [3.5, 0.0]]
+    for lib in (torch, minitorch):
+        x = lib.tensor(values)
+        assert lib.conj(x) is x and x.conj() is x and x.resolve_conj() is x and lib.resolve_conj(x) is x
+        assert x.conj_physical() is x and lib.conj_physical(x) is x
+        assert x.is_conj() is False and lib.is_conj(x) is False
