@@ -405,6 +405,7 @@ moveaxis = _public(_shape_ops.movedim, "moveaxis")
 # The namespaces torch.return_types, torch.linalg and torch.functional.
 from . import return_types
 from . import linalg  # minitorch/linalg.py, not ops/linalg.py
+from .linalg import chain_matmul, cholesky_solve  # in the torch namespace, not torch.linalg
 from . import functional  # re-exports the public functions bound above (torch.norm is torch.functional.norm)
 
 

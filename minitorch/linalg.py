@@ -27,7 +27,6 @@ from .ops.linalg import (
     matrix_power,
     matrix_rank,
     pinv,
-    slogdet,
     solve,
     svdvals,
 )
@@ -169,3 +168,24 @@ def multi_dot(tensors) -> Tensor:
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """The dot product of ``x`` and ``y`` along ``dim`` (with broadcasting): ``sum(x * y, dim)``."""
     return _reduction.sum(x * y, dim)
+
+
+def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
+    """``X`` with ``A X = B`` for ``A = L L^T`` (``upper=True``: ``A = U^T U``) given the Cholesky factor.
+
+    ``torch.cholesky_solve`` (the torch namespace, not ``torch.linalg``): the system is rebuilt from the
+    factor and solved (``solve``), which autograd differentiates with respect to ``B`` and ``L``.
+    """
+    A = matmul(L.mT, L) if upper else matmul(L, L.mT)
+    return solve(A, B)
+
+
+def chain_matmul(*matrices) -> Tensor:
+    """``torch.chain_matmul``, PyTorch's deprecated spelling of ``linalg.multi_dot`` for 2-D matrices."""
+    return multi_dot(matrices)
+
+
+def slogdet(A: Tensor):
+    """``(sign, logabsdet)`` of ``det(A)``, named ``linalg_slogdet`` as ``torch.linalg.slogdet``'s result is
+    (``torch.slogdet``'s is named ``slogdet``)."""
+    return _return_types.linalg_slogdet(*_linalg.slogdet(A))

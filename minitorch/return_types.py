@@ -25,6 +25,7 @@ min = _named_result("min", ("values", "indices"))  # noqa: A001 - PyTorch's name
 sort = _named_result("sort", ("values", "indices"))
 topk = _named_result("topk", ("values", "indices"))
 slogdet = _named_result("slogdet", ("sign", "logabsdet"))
+linalg_slogdet = _named_result("linalg_slogdet", ("sign", "logabsdet"))
 cummax = _named_result("cummax", ("values", "indices"))
 cummin = _named_result("cummin", ("values", "indices"))
 median = _named_result("median", ("values", "indices"))

@@ -65,7 +65,6 @@ MISSING: dict[str, str] = {
     "fastbook_foundations": "Tensor.storage() (TypedStorage printing)",
     "docs_checkpoint_parametrizations": "torch.nn.utils.parametrizations (weight_norm, spectral_norm, orthogonal)",
     "docs_distributions": "torch.distributions.Beta (and Gamma, Dirichlet, Poisson, Laplace...)",
-    "docs_linalg": "torch.cholesky_solve",
     "docs_nn_functional": "grad_fn names of the losses minitorch computes from smaller ops (PyTorch prints "
                           "HuberLossBackward0, SmoothL1LossBackward0...; minitorch MeanBackward0)",
     "docs_nn_modules": "EmbeddingBag's backward node is named AccumulateAtBackward0 where PyTorch names it "

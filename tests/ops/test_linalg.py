@@ -639,3 +639,40 @@ def test_vecdot_matches_pytorch(x_shape, y_shape, dim):
     theirs = torch.linalg.vecdot(torch.tensor(x), torch.tensor(y), dim=dim)
     ours = minitorch.linalg.vecdot(minitorch.tensor(x), minitorch.tensor(y), dim=dim)
     np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("b_shape", [(3, 2), (2, 3, 1)])
+def test_cholesky_solve_matches_pytorch(upper, b_shape):
+    torch = require_torch()
+    rng = np.random.default_rng(4)
+    M = rng.standard_normal((3, 3))
+    A = M @ M.T + 3 * np.eye(3)
+    B = rng.standard_normal(b_shape)
+    results = []
+    for lib in (torch, minitorch):
+        factor = lib.linalg.cholesky(lib.tensor(A), upper=upper).detach().requires_grad_(True)
+        rhs = lib.tensor(B, requires_grad=True)
+        X = lib.cholesky_solve(rhs, factor, upper=upper)
+        X.pow(2).sum().backward()
+        results.append((X.detach().numpy(), factor.grad.numpy(), rhs.grad.numpy()))
+    for got, expected in zip(results[1], results[0]):
+        np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-11)
+
+
+def test_chain_matmul_is_multi_dot():
+    torch = require_torch()
+    rng = np.random.default_rng(5)
+    arrays = [rng.standard_normal(shape) for shape in ((2, 3), (3, 4), (4, 2))]
+    theirs = torch.chain_matmul(*[torch.tensor(a) for a in arrays])
+    ours = minitorch.chain_matmul(*[minitorch.tensor(a) for a in arrays])
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
+
+
+def test_slogdet_results_are_named_as_in_pytorch():
+    torch = require_torch()
+    A = [[2.0, 1.0], [1.0, 3.0]]
+    assert repr(minitorch.linalg.slogdet(minitorch.tensor(A))).replace("minitorch.", "torch.") == repr(
+        torch.linalg.slogdet(torch.tensor(A)))
+    assert repr(minitorch.slogdet(minitorch.tensor(A))).replace("minitorch.", "torch.") == repr(
+        torch.slogdet(torch.tensor(A)))
