@@ -170,14 +170,15 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     return _reduction.sum(x * y, dim)
 
 
-def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
-    """``X`` with ``A X = B`` for ``A = L L^T`` (``upper=True``: ``A = U^T U``) given the Cholesky factor.
+def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
+    """``X`` with ``A X = input`` for ``A = L L^T``, ``L = input2`` (``upper=True``: ``A = U^T U``).
 
-    ``torch.cholesky_solve`` (the torch namespace, not ``torch.linalg``): the system is rebuilt from the
-    factor and solved (``solve``), which autograd differentiates with respect to ``B`` and ``L``.
+    ``torch.cholesky_solve`` (the torch namespace, not ``torch.linalg``; PyTorch's parameter names): the
+    system is rebuilt from the factor and solved (``solve``), differentiable in both arguments.
     """
-    A = matmul(L.mT, L) if upper else matmul(L, L.mT)
-    return solve(A, B)
+    factor = input2
+    A = matmul(factor.mT, factor) if upper else matmul(factor, factor.mT)
+    return solve(A, input)
 
 
 def chain_matmul(*matrices) -> Tensor:
