@@ -39,7 +39,7 @@ from ._tensor_type import (
 )
 from ._creation import as_tensor, asarray, from_numpy, tensor
 from ._number_operands import accepts_two_numbers as _accepts_two_numbers  # torch.add(5, 5)
-from ._conjugation import conj, conj_physical, is_conj, resolve_conj  # real tensors are their own conjugate
+from . import _conjugation  # conj and its relatives: real tensors are their own conjugate
 arange = _public(_creation.arange)
 bernoulli = _public(_creation.bernoulli)
 empty = _public(_creation.empty)
@@ -405,7 +405,12 @@ moveaxis = _public(_shape_ops.movedim, "moveaxis")
 # The namespaces torch.return_types, torch.linalg and torch.functional.
 from . import return_types
 from . import linalg  # minitorch/linalg.py, not ops/linalg.py
-from .linalg import chain_matmul, cholesky_solve  # in the torch namespace, not torch.linalg
+from .linalg import chain_matmul  # in the torch namespace, not torch.linalg
+cholesky_solve = _public(linalg.cholesky_solve)
+conj = _public(_conjugation.conj)
+conj_physical = _public(_conjugation.conj_physical)
+is_conj = _public(_conjugation.is_conj)
+resolve_conj = _public(_conjugation.resolve_conj)
 from . import functional  # re-exports the public functions bound above (torch.norm is torch.functional.norm)
 
 
@@ -479,7 +484,7 @@ from .serialization import load, save
 from . import utils
 from . import testing  # assert_close
 from . import special  # torch.special's names
-mvlgamma = special.multigammaln  # torch.mvlgamma is torch.special.multigammaln
+mvlgamma = _public(special.multigammaln, "mvlgamma")  # torch.mvlgamma is torch.special.multigammaln
 from . import amp  # GradScaler
 from . import random  # torch.random: fork_rng and the default generator's state
 from . import distributions  # Normal, Categorical, kl_divergence...

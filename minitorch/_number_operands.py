@@ -26,9 +26,13 @@ def accepts_two_numbers(function):
     """``function`` that, given two Python numbers, turns the first into a zero-dimensional tensor."""
 
     @functools.wraps(function)
-    def wrapper(input, other, *args, **kwargs):
-        if isinstance(input, numbers.Number) and isinstance(other, numbers.Number):
-            input = tensor(input)
-        return function(input, other, *args, **kwargs)
+    def wrapper(*args, **kwargs):
+        if len(args) >= 2 and isinstance(args[0], numbers.Number) and isinstance(args[1], numbers.Number):
+            args = (tensor(args[0]),) + args[1:]
+        elif isinstance(kwargs.get("input"), numbers.Number) and isinstance(
+            args[0] if args else kwargs.get("other"), numbers.Number
+        ):
+            kwargs["input"] = tensor(kwargs["input"])
+        return function(*args, **kwargs)
 
     return wrapper
