@@ -38,10 +38,14 @@ from ._tensor_type import (
     BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor,
 )
 from ._creation import as_tensor, asarray, from_numpy, tensor
+from ._number_operands import accepts_two_numbers as _accepts_two_numbers  # torch.add(5, 5)
+from . import _conjugation  # conj and its relatives: real tensors are their own conjugate
 arange = _public(_creation.arange)
 bernoulli = _public(_creation.bernoulli)
 empty = _public(_creation.empty)
 empty_like = _public(_creation.empty_like)
+empty_strided = _public(_creation.empty_strided)
+frombuffer = _creation.frombuffer
 eye = _public(_creation.eye)
 full = _public(_creation.full)
 full_like = _public(_creation.full_like)
@@ -63,6 +67,7 @@ zeros_like = _public(_creation.zeros_like)
 from . import accelerator, autograd, backends, cuda
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
+from .autograd.anomaly_mode import is_anomaly_enabled  # torch.is_anomaly_enabled, beside torch.autograd's
 from .ops import conversion, indexing, inplace, pointwise, reduction
 from .ops import linalg as _linalg_ops, nn_ops as _nn_ops, shape as _shape_ops, sorting as _sorting_ops
 from . import _inplace_functions
@@ -107,7 +112,7 @@ abs = _public(pointwise.abs)
 absolute = _public(pointwise.absolute, "absolute")
 acos = _public(pointwise.acos)
 acosh = _public(pointwise.acosh)
-add = _public(pointwise.add)
+add = _accepts_two_numbers(_public(pointwise.add))
 allclose = _public(pointwise.allclose)
 arccos = _public(pointwise.arccos, "arccos")
 arccosh = _public(pointwise.arccosh, "arccosh")
@@ -122,6 +127,8 @@ atan = _public(pointwise.atan)
 atan2 = _public(pointwise.atan2)
 atanh = _public(pointwise.atanh)
 bitwise_and = _public(pointwise.bitwise_and)
+bitwise_left_shift = _public(pointwise.bitwise_left_shift)
+bitwise_right_shift = _public(pointwise.bitwise_right_shift)
 bitwise_not = _public(pointwise.bitwise_not)
 bitwise_or = _public(pointwise.bitwise_or)
 bitwise_xor = _public(pointwise.bitwise_xor)
@@ -135,8 +142,8 @@ cos = _public(pointwise.cos)
 cosh = _public(pointwise.cosh)
 deg2rad = _public(pointwise.deg2rad)
 digamma = _public(pointwise.digamma)
-div = _public(pointwise.div)
-divide = _public(pointwise.divide, "divide")
+div = _accepts_two_numbers(_public(pointwise.div))
+divide = _accepts_two_numbers(_public(pointwise.divide, "divide"))
 eq = _public(pointwise.eq)
 equal = _public(pointwise.equal)
 erf = _public(pointwise.erf)
@@ -148,7 +155,7 @@ expm1 = _public(pointwise.expm1)
 fix = _public(pointwise.fix, "fix")
 float_power = _public(pointwise.float_power)
 floor = _public(pointwise.floor)
-floor_divide = _public(pointwise.floor_divide)
+floor_divide = _accepts_two_numbers(_public(pointwise.floor_divide))
 fmax = _public(pointwise.fmax)
 fmin = _public(pointwise.fmin)
 fmod = _public(pointwise.fmod)
@@ -191,8 +198,8 @@ logit = _public(pointwise.logit)
 lt = _public(pointwise.lt)
 maximum = _public(pointwise.maximum)
 minimum = _public(pointwise.minimum)
-mul = _public(pointwise.mul)
-multiply = _public(pointwise.multiply, "multiply")
+mul = _accepts_two_numbers(_public(pointwise.mul))
+multiply = _accepts_two_numbers(_public(pointwise.multiply, "multiply"))
 nan_to_num = _public(pointwise.nan_to_num)
 ne = _public(pointwise.ne)
 neg = _public(pointwise.neg)
@@ -218,11 +225,11 @@ sinc = _public(pointwise.sinc)
 sinh = _public(pointwise.sinh)
 sqrt = _public(pointwise.sqrt)
 square = _public(pointwise.square)
-sub = _public(pointwise.sub)
-subtract = _public(pointwise.subtract, "subtract")
+sub = _accepts_two_numbers(_public(pointwise.sub))
+subtract = _accepts_two_numbers(_public(pointwise.subtract, "subtract"))
 tan = _public(pointwise.tan)
 tanh = _public(pointwise.tanh)
-true_divide = _public(pointwise.true_divide, "true_divide")
+true_divide = _accepts_two_numbers(_public(pointwise.true_divide, "true_divide"))
 trunc = _public(pointwise.trunc)
 where = _public(pointwise.where)
 xlogy = _public(pointwise.xlogy)
@@ -398,6 +405,12 @@ moveaxis = _public(_shape_ops.movedim, "moveaxis")
 # The namespaces torch.return_types, torch.linalg and torch.functional.
 from . import return_types
 from . import linalg  # minitorch/linalg.py, not ops/linalg.py
+from .linalg import chain_matmul  # in the torch namespace, not torch.linalg
+cholesky_solve = _public(linalg.cholesky_solve)
+conj = _public(_conjugation.conj)
+conj_physical = _public(_conjugation.conj_physical)
+is_conj = _public(_conjugation.is_conj)
+resolve_conj = _public(_conjugation.resolve_conj)
 from . import functional  # re-exports the public functions bound above (torch.norm is torch.functional.norm)
 
 
@@ -471,6 +484,7 @@ from .serialization import load, save
 from . import utils
 from . import testing  # assert_close
 from . import special  # torch.special's names
+mvlgamma = _public(special.multigammaln, "mvlgamma")  # torch.mvlgamma is torch.special.multigammaln
 from . import amp  # GradScaler
 from . import random  # torch.random: fork_rng and the default generator's state
 from . import profiler  # torch.profiler: profile, record_function, key_averages().table()
@@ -482,6 +496,10 @@ from . import onnx  # export to ONNX (needs the `onnx` package only when export 
 from . import func
 from . import fx  # graph capture and editing (torch.fx)
 from ._dynamo import compile  # noqa: A004 - torch.compile shadows the builtin in its namespace too
+from ._deterministic import (  # the reproducibility switch; every minitorch op is deterministic
+    _assert, are_deterministic_algorithms_enabled, get_deterministic_debug_mode,
+    is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode, use_deterministic_algorithms,
+)
 
 # torch.celu, torch.selu, torch.threshold...: functions of nn.functional that the torch namespace has too
 celu = _public(nn.functional.celu)

@@ -209,4 +209,5 @@ TAKES_OUT = (
     "take_along_dim", "tan", "tanh", "tensordot", "topk", "tril", "triu", "true_divide", "trunc", "var", "vdot",
     "vstack", "where", "xlogy", "zeros", "acosh", "arccosh", "arcsinh", "arctanh", "asinh", "atanh", "copysign",
     "threshold",
+    "bitwise_left_shift", "bitwise_right_shift", "cholesky_solve", "conj_physical", "mvlgamma",
 )  # fmt: skip

@@ -186,6 +186,47 @@ def empty(*sizes, size=None, dtype=None, device=None, requires_grad: bool = Fals
     return _made_on(device, lambda xp: xp.empty(shape, dtype=dtype.numpy_dtype), requires_grad)
 
 
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
+                  pin_memory: bool = False) -> Tensor:
+    """An uninitialised tensor of ``size`` whose elements sit ``stride`` elements apart in its storage.
+
+    The storage holds just enough elements for the farthest one (``1 + sum((size - 1) * stride)``),
+    as PyTorch allocates it; the tensor is a strided view of it, so ``stride()`` reports ``stride``.
+    """
+    shape, dtype = _shape_and_default((size,), dtype, None, "empty_strided")
+    stride = tuple(int(step) for step in stride)
+    if len(stride) != len(shape):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(step < 0 for step in stride):
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got strides: "
+                           f"{list(stride)}")
+    itemsize = dtype.numpy_dtype.itemsize
+    count = 0 if 0 in shape else 1 + sum((length - 1) * step for length, step in zip(shape, stride))
+    storage = np.zeros(count, dtype=dtype.numpy_dtype)
+    array = np.lib.stride_tricks.as_strided(storage, shape, tuple(step * itemsize for step in stride))
+    return _finish(array, None, device, requires_grad)
+
+
+def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0, requires_grad: bool = False) -> Tensor:
+    """A 1-D tensor over the bytes of an object that offers the buffer protocol (``array.array``, ``bytearray``).
+
+    The tensor shares the memory: writing to one changes the other, as in PyTorch. ``count`` elements
+    are read (all that fit when -1), starting ``offset`` bytes in.
+    """
+    length = memoryview(buffer).nbytes
+    itemsize = dtype.numpy_dtype.itemsize
+    if offset < 0 or offset >= length:
+        raise ValueError(f"both buffer length ({length}) and offset ({offset}) must be greater than 0 and offset "
+                         "must be less than buffer length" if length <= 0 else
+                         f"offset ({offset} bytes) must be non-negative and no greater than buffer length "
+                         f"({length} bytes) minus 1")
+    if count <= 0 and (length - offset) % itemsize != 0:
+        raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} bytes) must be a multiple "
+                         f"of element size ({itemsize})")
+    array = np.frombuffer(buffer, dtype=dtype.numpy_dtype, count=count, offset=offset)
+    return _finish(array, None, None, requires_grad)
+
+
 def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value``; its dtype follows the value (bool, int64 or float)."""
     if dtype is None:
@@ -317,8 +358,10 @@ def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: 
     return _finish(array, dtype or _dtype.int64, device, requires_grad)
 
 
-def normal(mean, std, size=None, *, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Samples from ``N(mean, std^2)``: tensor ``mean``/``std`` broadcast, or floats with ``size``.
+
+    ``std`` defaults to 1 (PyTorch's ``normal(mean, std=1.0)``) when ``mean`` is a tensor.
 
     With tensors PyTorch draws standard normals (or ``N(0, std)`` for a float ``std``), then
     multiplies by ``std`` and adds ``mean`` in the result's dtype; the same steps here.

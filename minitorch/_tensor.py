@@ -29,7 +29,7 @@ import warnings
 
 import numpy as np
 
-from . import _arguments, _creation, _dtype
+from . import _arguments, _conjugation, _creation, _dtype
 from ._device import CPU, canonical, device as _device_type
 from ._dlpack import to_dlpack
 from ._shapes import wrap_dim as _wrap_dim
@@ -1931,6 +1931,70 @@ class Tensor(TensorBase):
             *sizes_given(sizes, size, "size", "new_empty"), dtype=dtype or self.dtype, device=device or self._device,
             requires_grad=requires_grad,
         )
+
+    # -- appended: shifts, pinned memory, resize_ (the corpus of tutorials met them) ----------------------------------
+    def bitwise_left_shift(self, other):
+        return pointwise.bitwise_left_shift(self, other)
+
+    def bitwise_left_shift_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.bitwise_left_shift, other)
+
+    def bitwise_right_shift(self, other):
+        return pointwise.bitwise_right_shift(self, other)
+
+    def bitwise_right_shift_(self, other) -> Tensor:
+        return inplace.in_place(self, Tensor.bitwise_right_shift, other)
+
+    def __lshift__(self, other):
+        return pointwise.bitwise_left_shift(self, other)
+
+    def __rlshift__(self, other):
+        return pointwise.bitwise_left_shift(other, self)
+
+    def __ilshift__(self, other):
+        return inplace.in_place(self, Tensor.bitwise_left_shift, other)
+
+    def __rshift__(self, other):
+        return pointwise.bitwise_right_shift(self, other)
+
+    def __rrshift__(self, other):
+        return pointwise.bitwise_right_shift(other, self)
+
+    def __irshift__(self, other):
+        return inplace.in_place(self, Tensor.bitwise_right_shift, other)
+
+    def conj(self) -> Tensor:
+        return _conjugation.conj(self)
+
+    def conj_physical(self) -> Tensor:
+        return _conjugation.conj_physical(self)
+
+    def resolve_conj(self) -> Tensor:
+        return _conjugation.resolve_conj(self)
+
+    def is_conj(self) -> bool:
+        return _conjugation.is_conj(self)
+
+    def is_pinned(self, device=None) -> bool:
+        """Whether the tensor sits in page-locked host memory: never, in minitorch (``pin_memory`` is a copy)."""
+        return False
+
+    def resize_(self, *sizes, size=None, memory_format=None) -> Tensor:
+        """Give the tensor a new shape in place, keeping its first elements in row-major order.
+
+        As in PyTorch, the elements that fit are kept and new ones are left uninitialised (zeros here);
+        a tensor that needs a gradient cannot be resized.
+        """
+        shape = tuple(int(size) for size in sizes_given(sizes, size, "size", "resize_"))
+        if self._requires_grad:
+            raise RuntimeError("cannot resize variables that require grad")
+        flat = self._xp.ravel(self._data)
+        count = int(np.prod(shape, dtype=np.int64))
+        if count > flat.size:
+            flat = self._xp.concatenate([flat, self._xp.zeros(count - flat.size, dtype=flat.dtype)])
+        self._data = self._xp.ascontiguousarray(flat[:count]).reshape(shape)
+        self._version_counter[0] += 1
+        return self
 
 
 def _rebuild_tensor(array, device_text, requires_grad):

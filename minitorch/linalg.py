@@ -14,6 +14,7 @@ the spectral ones (``2``, ``-2``, ``'nuc'``) come from the singular values (``sv
 
 from __future__ import annotations
 
+from . import _dtype, return_types as _return_types
 from ._tensor import Tensor
 from .ops import linalg as _linalg, reduction as _reduction
 from .ops._util import wrap_dim as _wrap_dim
@@ -26,7 +27,6 @@ from .ops.linalg import (
     matrix_power,
     matrix_rank,
     pinv,
-    slogdet,
     solve,
     svdvals,
 )
@@ -34,6 +34,7 @@ from .ops.linalg import (
 __all__ = [
     "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_exp", "matrix_norm",
     "matrix_power", "matrix_rank", "norm", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "vector_norm",
+    "lstsq", "multi_dot", "vecdot",
 ]
 
 
@@ -121,3 +122,71 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) ->
     if dim is not None and len(dim) == 2:
         return matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype)
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+# -- least squares and products of several matrices ------------------------------------------------------------
+_LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
+    """The ``X`` minimising ``||A X - B||``, with LAPACK's by-products as PyTorch reports them per driver.
+
+    ``solution = pinv(A) @ B`` (the minimum-norm least-squares solution, differentiable through ``pinv``).
+    ``rank`` is reported by the rank-revealing drivers (``gelsy``, the CPU default, ``gelsd``, ``gelss``),
+    ``singular_values`` by the SVD drivers (``gelsd``, ``gelss``), and ``residuals`` (the squared error
+    of each column) when ``A`` has more rows than columns and full rank, except by ``gelsy``; what a
+    driver does not report is an empty tensor, as in PyTorch.
+    """
+    driver = "gelsy" if driver is None else driver
+    if driver not in _LSTSQ_DRIVERS:
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    vector = B.dim() == A.dim() - 1
+    rhs = B.unsqueeze(-1) if vector else B
+    solution = matmul(pinv(A), rhs)
+    rows, columns = A.shape[-2], A.shape[-1]
+    rank = matrix_rank(A) if driver != "gels" else A.new_empty((0,), dtype=_dtype.int64)
+    singular_values = svdvals(A) if driver in ("gelsd", "gelss") else A.new_empty((0,))
+    full_rank = bool((matrix_rank(A) == min(rows, columns)).all())
+    if rows > columns and full_rank and driver != "gelsy":
+        residuals = (matmul(A, solution) - rhs).pow(2).sum(-2)  # a vector B keeps one residual per system
+    else:
+        residuals = A.new_empty((0,))
+    return _return_types.linalg_lstsq(solution.squeeze(-1) if vector else solution, residuals, rank, singular_values)
+
+
+def multi_dot(tensors) -> Tensor:
+    """``tensors[0] @ tensors[1] @ ...``; a 1-D first (last) tensor is a row (column) vector, as in PyTorch."""
+    tensors = list(tensors)
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    result = tensors[0]
+    for tensor in tensors[1:]:
+        result = matmul(result, tensor)
+    return result
+
+
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    """The dot product of ``x`` and ``y`` along ``dim`` (with broadcasting): ``sum(x * y, dim)``."""
+    return _reduction.sum(x * y, dim)
+
+
+def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
+    """``X`` with ``A X = input`` for ``A = L L^T``, ``L = input2`` (``upper=True``: ``A = U^T U``).
+
+    ``torch.cholesky_solve`` (the torch namespace, not ``torch.linalg``; PyTorch's parameter names): the
+    system is rebuilt from the factor and solved (``solve``), differentiable in both arguments.
+    """
+    factor = input2
+    A = matmul(factor.mT, factor) if upper else matmul(factor, factor.mT)
+    return solve(A, input)
+
+
+def chain_matmul(*matrices) -> Tensor:
+    """``torch.chain_matmul``, PyTorch's deprecated spelling of ``linalg.multi_dot`` for 2-D matrices."""
+    return multi_dot(matrices)
+
+
+def slogdet(A: Tensor):
+    """``(sign, logabsdet)`` of ``det(A)``, named ``linalg_slogdet`` as ``torch.linalg.slogdet``'s result is
+    (``torch.slogdet``'s is named ``slogdet``)."""
+    return _return_types.linalg_slogdet(*_linalg.slogdet(A))

@@ -55,6 +55,24 @@ MISSING: dict[str, str] = {
                                     "torch.autograd.graph.saved_tensors_hooks",
     "forward_ad_usage": "forward-mode AD: torch.autograd.forward_ad (dual_level, make_dual, unpack_dual), "
                         "autograd.Function.jvp and gradcheck(check_forward_ad=True)",
+    "docs_amp_examples": "torch.autocast on the CPU with bfloat16 (and bfloat16 itself)",
+    "docs_notes_autograd": "Tensor.is_inference (tensors made under inference_mode are not marked as inference "
+                           "tensors, nor refused by autograd)",
+    "docs_notes_extending": "gradgradcheck's random grad_outputs drawn from the default generator as "
+                            "torch.testing.make_tensor does (minitorch draws them from a generator of its own, so "
+                            "the random numbers that follow differ)",
+    "docs_notes_serialization": "Tensor.untyped_storage(), and torch.save of a view writing its whole storage "
+                                "(minitorch writes only the view's elements)",
+    "fastbook_foundations": "Tensor.storage() (TypedStorage printing)",
+    "docs_checkpoint_parametrizations": "torch.nn.utils.parametrizations (weight_norm, spectral_norm, orthogonal)",
+    "docs_distributions": "torch.distributions.Beta (and Gamma, Dirichlet, Poisson, Laplace...)",
+    "docs_nn_functional": "grad_fn names of the losses minitorch computes from smaller ops (PyTorch prints "
+                          "HuberLossBackward0, SmoothL1LossBackward0...; minitorch MeanBackward0)",
+    "docs_nn_modules": "EmbeddingBag's backward node is named AccumulateAtBackward0 where PyTorch names it "
+                       "EmbeddingBagBackward0",
+    "docs_tensor_attributes_views": "Tensor.layout (torch.strided) and memory formats (torch.channels_last, "
+                                    "x.to(memory_format=...), is_contiguous(memory_format=...))",
+    "func_ensembling": "the meta device (Module.to('meta') for functional_call's stateless base model)",
 }
 
 PROGRAM_NAMES = sorted(path.stem for path in PROGRAMS.glob("*.py"))

@@ -125,3 +125,24 @@ def test_parameters_to_vector_and_back(torch):
     with pytest.raises(TypeError) as their_error:
         torch.nn.utils.vector_to_parameters([1.0], theirs.parameters())
     assert str(our_error.value) == str(their_error.value)
+
+
+# -- skip_init ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("module_name, args", [("Linear", (5, 3)), ("Conv2d", (2, 4, 3)), ("Embedding", (7, 2))])
+def test_skip_init_builds_the_module_and_draws_no_random_numbers(torch, module_name, args):
+    torch.manual_seed(3)
+    minitorch.manual_seed(3)
+    theirs = torch.nn.utils.skip_init(getattr(torch.nn, module_name), *args)
+    ours = minitorch.nn.utils.skip_init(getattr(minitorch.nn, module_name), *args)
+    assert type(ours).__name__ == type(theirs).__name__
+    assert [(name, tuple(p.shape)) for name, p in ours.named_parameters()] == [
+        (name, tuple(p.shape)) for name, p in theirs.named_parameters()]
+    # PyTorch builds on the meta device and draws nothing: the stream that follows is unchanged
+    assert minitorch.rand(4).tolist() == torch.rand(4).tolist()
+
+
+def test_skip_init_refuses_a_module_without_a_device_argument(torch):
+    with pytest.raises(RuntimeError, match="Module must support a 'device' arg to skip initialization"):
+        torch.nn.utils.skip_init(torch.nn.ReLU)
+    with pytest.raises(RuntimeError, match="Module must support a 'device' arg to skip initialization"):
+        minitorch.nn.utils.skip_init(nn.ReLU)

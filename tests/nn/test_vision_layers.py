@@ -132,3 +132,45 @@ def test_errors_match_torch(torch, call):
     with pytest.raises(type(expected.value)) as got:
         call(minitorch, F)
     assert str(got.value) == str(expected.value)
+
+
+# -- interpolate(antialias=True) (nn/functional/_antialias.py) -------------------------------------------------
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("shape, size", [((2, 3, 7, 9), (2, 2)), ((1, 2, 16, 5), (3, 4)), ((1, 1, 4, 4), (12, 13)),
+                                         ((2, 1, 9, 6), (1, 1)), ((1, 2, 8, 8), (8, 3))])
+def test_antialiased_interpolation_matches_pytorch(mode, align_corners, shape, size):
+    torch = require_torch()
+    values = np.random.default_rng(0).standard_normal(shape)
+    theirs = torch.tensor(values, requires_grad=True)
+    ours = minitorch.tensor(values, requires_grad=True)
+    expected = torch.nn.functional.interpolate(theirs, size=size, mode=mode, align_corners=align_corners,
+                                               antialias=True)
+    got = minitorch.nn.functional.interpolate(ours, size=size, mode=mode, align_corners=align_corners, antialias=True)
+    np.testing.assert_allclose(got.detach().numpy(), expected.detach().numpy(), rtol=1e-10, atol=1e-12)
+    weights = np.random.default_rng(1).standard_normal(expected.shape)
+    (expected * torch.tensor(weights)).sum().backward()
+    (got * minitorch.tensor(weights)).sum().backward()
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("scale_factor", [0.5, 0.75, 2.0, (0.4, 0.6)])
+@pytest.mark.parametrize("recompute", [None, True])
+def test_antialiased_interpolation_by_scale_factor_matches_pytorch(scale_factor, recompute):
+    torch = require_torch()
+    values = np.random.default_rng(2).standard_normal((1, 2, 10, 7))
+    expected = torch.nn.functional.interpolate(torch.tensor(values), scale_factor=scale_factor, mode="bilinear",
+                                               antialias=True, recompute_scale_factor=recompute)
+    got = minitorch.nn.functional.interpolate(minitorch.tensor(values), scale_factor=scale_factor, mode="bilinear",
+                                              antialias=True, recompute_scale_factor=recompute)
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("mode, shape", [("nearest", (1, 1, 4, 4)), ("linear", (1, 1, 4)), ("area", (1, 1, 4, 4))])
+def test_antialias_outside_bilinear_and_bicubic_is_refused_like_pytorch(mode, shape):
+    torch = require_torch()
+    with pytest.raises(ValueError) as theirs:
+        torch.nn.functional.interpolate(torch.ones(shape), size=2, mode=mode, antialias=True)
+    with pytest.raises(ValueError) as ours:
+        minitorch.nn.functional.interpolate(minitorch.ones(shape), size=2, mode=mode, antialias=True)
+    assert str(ours.value) == str(theirs.value)

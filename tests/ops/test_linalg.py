@@ -575,3 +575,104 @@ def test_dist_is_one_node_as_in_pytorch_and_twice_differentiable():
         assert minitorch.autograd.gradcheck(lambda x, y, p=p: minitorch.dist(x, y, p), (a, b))
     for p in (2, 3):
         assert minitorch.autograd.gradgradcheck(lambda x, y, p=p: minitorch.dist(x, y, p), (a, b))
+
+
+# -- linalg.lstsq, multi_dot, vecdot ---------------------------------------------------------------------------
+LSTSQ_A = [[1.0, 1, 1], [2, 3, 4], [3, 5, 2], [4, 2, 5], [5, 4, 3]]
+LSTSQ_B = [[-10.0, -3], [12, 14], [14, 12], [16, 16], [18, 16]]
+
+
+@pytest.mark.parametrize("driver", [None, "gels", "gelsy", "gelsd", "gelss"])
+@pytest.mark.parametrize("rows, vector", [(5, False), (3, False), (5, True)])
+def test_lstsq_matches_pytorch_for_each_driver(driver, rows, vector):
+    torch = require_torch()
+    results = []
+    for lib in (torch, minitorch):
+        A = lib.tensor(LSTSQ_A[:rows], dtype=lib.float64)
+        B = lib.tensor(LSTSQ_B[:rows], dtype=lib.float64)
+        results.append(lib.linalg.lstsq(A, B[:, 0] if vector else B, driver=driver))
+    theirs, ours = results
+    for field in ("solution", "residuals", "rank", "singular_values"):
+        expected, got = getattr(theirs, field), getattr(ours, field)
+        assert tuple(got.shape) == tuple(expected.shape), field
+        assert str(got.dtype).replace("minitorch.", "torch.") == str(expected.dtype), field
+        np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-10, atol=1e-9, err_msg=field)
+
+
+def test_lstsq_solution_is_differentiable():
+    torch = require_torch()
+    grads = []
+    for lib in (torch, minitorch):
+        A = lib.tensor(LSTSQ_A, dtype=lib.float64, requires_grad=True)
+        B = lib.tensor(LSTSQ_B, dtype=lib.float64, requires_grad=True)
+        lib.linalg.lstsq(A, B).solution.pow(2).sum().backward()
+        grads.append((A.grad.numpy(), B.grad.numpy()))
+    np.testing.assert_allclose(grads[1][0], grads[0][0], rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(grads[1][1], grads[0][1], rtol=1e-8, atol=1e-10)
+
+
+def test_lstsq_refuses_an_unknown_driver_like_pytorch():
+    torch = require_torch()
+    with pytest.raises(RuntimeError) as theirs:
+        torch.linalg.lstsq(torch.ones(2, 2), torch.ones(2, 1), driver="gelsx")
+    with pytest.raises(RuntimeError) as ours:
+        minitorch.linalg.lstsq(minitorch.ones(2, 2), minitorch.ones(2, 1), driver="gelsx")
+    assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("shapes", [[(2,), (2, 3), (3,)], [(2, 3), (3, 4), (4, 2)], [(3,), (3,)], [(1, 2), (2, 5)]])
+def test_multi_dot_matches_pytorch(shapes):
+    torch = require_torch()
+    rng = np.random.default_rng(len(shapes))
+    arrays = [rng.standard_normal(shape) for shape in shapes]
+    theirs = torch.linalg.multi_dot([torch.tensor(a) for a in arrays])
+    ours = minitorch.linalg.multi_dot([minitorch.tensor(a) for a in arrays])
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("x_shape, y_shape, dim", [((2, 3), (3,), -1), ((4, 2), (4, 2), 0), ((2, 1, 3), (5, 3), -1)])
+def test_vecdot_matches_pytorch(x_shape, y_shape, dim):
+    torch = require_torch()
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal(x_shape), rng.standard_normal(y_shape)
+    theirs = torch.linalg.vecdot(torch.tensor(x), torch.tensor(y), dim=dim)
+    ours = minitorch.linalg.vecdot(minitorch.tensor(x), minitorch.tensor(y), dim=dim)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("b_shape", [(3, 2), (2, 3, 1)])
+def test_cholesky_solve_matches_pytorch(upper, b_shape):
+    torch = require_torch()
+    rng = np.random.default_rng(4)
+    M = rng.standard_normal((3, 3))
+    A = M @ M.T + 3 * np.eye(3)
+    B = rng.standard_normal(b_shape)
+    results = []
+    for lib in (torch, minitorch):
+        factor = lib.linalg.cholesky(lib.tensor(A), upper=upper).detach().requires_grad_(True)
+        rhs = lib.tensor(B, requires_grad=True)
+        X = lib.cholesky_solve(rhs, factor, upper=upper)
+        X.pow(2).sum().backward()
+        results.append((X.detach().numpy(), factor.grad.numpy(), rhs.grad.numpy()))
+    for got, expected in zip(results[1], results[0]):
+        np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-11)
+
+
+def test_chain_matmul_is_multi_dot():
+    torch = require_torch()
+    rng = np.random.default_rng(5)
+    arrays = [rng.standard_normal(shape) for shape in ((2, 3), (3, 4), (4, 2))]
+    theirs = torch.chain_matmul(*[torch.tensor(a) for a in arrays])
+    ours = minitorch.chain_matmul(*[minitorch.tensor(a) for a in arrays])
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
+
+
+def test_slogdet_results_are_named_as_in_pytorch():
+    torch = require_torch()
+    A = [[2.0, 1.0], [1.0, 3.0]]
+    assert repr(minitorch.linalg.slogdet(minitorch.tensor(A))).replace("minitorch.", "torch.") == repr(
+        torch.linalg.slogdet(torch.tensor(A)))
+    assert repr(minitorch.slogdet(minitorch.tensor(A))).replace("minitorch.", "torch.") == repr(
+        torch.slogdet(torch.tensor(A)))

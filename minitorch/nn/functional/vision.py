@@ -16,6 +16,7 @@ from ... import _arguments
 from ..._creation import linspace as _linspace, ones as _ones, tensor as _make_tensor
 from ..._tensor import Tensor
 from ...ops import conv as _conv_ops, grid_sample as _grid_sample_ops, indexing as _indexing_ops, shape as shape_ops
+from ._antialias import antialias_matrix
 from .pooling import _adaptive_avg_pool
 
 # Each function below is decorated with ``_arguments.public``: its tensor argument is checked the way PyTorch
@@ -237,6 +238,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     ``bicubic`` weight the neighbours. Every mode here is separable, so each spatial
     dimension is resized by one small matrix product (``A @ x`` along that dimension),
     and autograd gives the backward (``A^T @ grad``). ``area`` is adaptive average pooling.
+    ``antialias=True`` (bilinear, bicubic) stretches the filter when shrinking (``_antialias.py``).
 
         >>> import minitorch
         >>> x = minitorch.tensor([[[1.0, 2.0]]])
@@ -246,6 +248,10 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         [[[1.0, 1.5, 2.0]]]
     """
     sizes, factors = _check_interpolate(input, size, scale_factor, mode, align_corners)
+    if antialias and (mode not in ("bilinear", "bicubic") or input.dim() != 4):
+        raise ValueError(
+            "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D tensor as input"
+        )
     dims = input.dim() - 2
     spatial = tuple(input.shape[2:])
     if factors is None:
@@ -264,7 +270,11 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
             key = (slice(None),) * axis + (xp.asarray(source),)
             output = _indexing_ops.Index.apply(output, key)
         else:  # align_corners=None means False for the modes that interpolate
-            matrix = _interpolation_matrix(n, o, scale, bool(align_corners), mode == "bicubic")
+            if antialias:  # the filter stretched over every input pixel an output pixel covers (_antialias.py)
+                aligned_scale = ((n - 1) / (o - 1) if o > 1 else 0.0) if align_corners else scale
+                matrix = antialias_matrix(n, o, aligned_scale, mode == "bicubic")
+            else:
+                matrix = _interpolation_matrix(n, o, scale, bool(align_corners), mode == "bicubic")
             matrix_tensor = _make_tensor(matrix.astype(input._data.dtype), device=input.device)
             output = output.transpose(axis, -1).matmul(matrix_tensor.t()).transpose(axis, -1)
     return output

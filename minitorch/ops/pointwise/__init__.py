@@ -54,7 +54,7 @@ from .selection import (
     Lerp, LerpTensor, Where, lerp, where,
 )
 from .comparison import (
-    NanToNum, allclose, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, eq, equal, gcd, ge, greater,
-    greater_equal, gt, isclose, isfinite, isin, isinf, isnan, isneginf, isposinf, isreal, lcm, le, less,
-    less_equal, logical_and, logical_not, logical_or, logical_xor, lt, nan_to_num, ne, not_equal,
+    NanToNum, allclose, bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor,
+    eq, equal, gcd, ge, greater, greater_equal, gt, isclose, isfinite, isin, isinf, isnan, isneginf, isposinf,
+    isreal, lcm, le, less, less_equal, logical_and, logical_not, logical_or, logical_xor, lt, nan_to_num, ne, not_equal,
 )

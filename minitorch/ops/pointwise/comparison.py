@@ -262,6 +262,25 @@ def bitwise_xor(input, other) -> Tensor:
     return _bitwise("bitwise_xor", input, other)
 
 
+def _shift(function_name: str, kernel_name: str, input, other) -> Tensor:
+    """``xp.<function_name>`` of integer tensors; PyTorch names its kernel ``lshift``/``rshift`` in errors."""
+    a, b, result, device = _promoted_arrays(input, other, function_name)
+    if result.is_floating_point:
+        raise NotImplementedError(_messages.not_implemented_for(f"{kernel_name}_cpu", result))
+    xp = array_module(b if is_number(a) else a)
+    return _direct(device, getattr(xp, function_name), a, b)
+
+
+def bitwise_left_shift(input, other) -> Tensor:
+    """``input << other`` for integer tensors: ``input * 2**other``, wrapping at the dtype's width (0 past it)."""
+    return _shift("left_shift", "lshift", input, other)
+
+
+def bitwise_right_shift(input, other) -> Tensor:
+    """``input >> other`` for integer tensors: an arithmetic shift (keeps the sign bit; -1 or 0 past the width)."""
+    return _shift("right_shift", "rshift", input, other)
+
+
 def bitwise_not(input: Tensor) -> Tensor:
     """``~input``: logical not for bool tensors, bit flip for integer tensors."""
     _require_tensor(input, "bitwise_not")

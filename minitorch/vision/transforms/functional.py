@@ -30,6 +30,7 @@ from ..._creation import from_numpy
 from ..._tensor import Tensor
 from ...autograd.grad_mode import is_grad_enabled
 from ...nn.functional import _interpolation_matrix, pad as tensor_pad
+from ...nn.functional._antialias import antialias_matrix
 
 __all__ = [
     "InterpolationMode", "get_dimensions", "get_image_size", "get_image_num_channels", "to_tensor", "pil_to_tensor",
@@ -271,40 +272,11 @@ def _resized_output_size(height: int, width: int, size, max_size: int | None) ->
     return [int(size[0]), int(size[1])]
 
 
-def _triangle(x):
-    return np.maximum(0.0, 1.0 - np.abs(x))
-
-
-def _keys_cubic(x, a: float = -0.5):
-    """Keys' cubic convolution kernel with ``a = -0.5`` (Pillow's and PyTorch's antialiased bicubic)."""
-    x = np.abs(x)
-    near = ((a + 2) * x - (a + 3)) * x * x + 1
-    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
-    return np.where(x < 1, near, np.where(x < 2, far, 0.0))
-
-
 @lru_cache(maxsize=256)
 def _antialias_matrix(source_size: int, output_size: int, cubic: bool) -> np.ndarray:
-    """``(output_size, source_size)`` matrix ``A`` with ``resized = A @ column``: Pillow's resampling.
-
-    Output pixel ``i`` is centred at ``(i + 0.5) * scale`` in source pixels. When shrinking
-    (``scale > 1``) the kernel is stretched by ``scale`` so that every source pixel is averaged
-    in (the *antialiasing*: no source pixel is skipped); each row of weights sums to 1.
-    This is ``torch.nn.functional.interpolate(..., antialias=True)`` and Pillow's ``resize``.
-    """
-    scale = source_size / output_size
-    stretch = max(scale, 1.0)
-    support = (2.0 if cubic else 1.0) * stretch
-    centers = (np.arange(output_size) + 0.5) * scale
-    # The window of source pixels each output pixel reads (C's truncation toward zero, as PyTorch computes it).
-    first = np.maximum(np.trunc(centers - support + 0.5), 0).astype(np.int64)
-    last = np.minimum(np.trunc(centers + support + 0.5), source_size).astype(np.int64)
-    source = np.arange(source_size)
-    distance = (source[None, :] - centers[:, None] + 0.5) / stretch
-    weights = _keys_cubic(distance) if cubic else _triangle(distance)
-    inside = (source[None, :] >= first[:, None]) & (source[None, :] < last[:, None])
-    weights = np.where(inside, weights, 0.0)
-    return weights / weights.sum(axis=1, keepdims=True)
+    """``(output_size, source_size)`` matrix ``A`` with ``resized = A @ column``: Pillow's resampling, which is
+    ``torch.nn.functional.interpolate(..., antialias=True)`` (the weights live in nn/functional/_antialias.py)."""
+    return antialias_matrix(source_size, output_size, source_size / output_size, cubic)
 
 
 def resize(img, size, interpolation=InterpolationMode.BILINEAR, max_size: int | None = None, antialias: bool = True):
