@@ -116,8 +116,7 @@ def add_(target: Tensor, other, *, alpha=1) -> Tensor:
 def _alike_without_graph(target: Tensor, other) -> bool:
     """Whether ``target`` can be updated with ``other`` on the arrays alone: grad mode is off (no graph to record),
     and ``other`` is a tensor of ``target``'s floating dtype, shape and device (no dtype to promote, no shape to
-    broadcast, no error to raise). The ONNX tracer and the compiler's capture answer False while they record, as
-    they follow ``_store``."""
+    broadcast, no error to raise). ONNX's tracer and compile's capture say False while they follow ``_store``."""
     return (
         not _GradState.enabled and isinstance(other, Tensor)
         and other._data.dtype == target._data.dtype and target._data.dtype.kind == "f"
