@@ -500,12 +500,23 @@ def _inside(codes) -> bool:
 
 
 def _after_fork_hook(frame) -> bool:
-    """Whether ``frame`` is a hook that multiprocessing runs in every new child (``multiprocessing.util``'s
-    after-fork registry, where ``import torch`` puts one of its own): a forked DataLoader worker runs it before
-    any of the submission's code, and it computes nothing for the answer."""
-    util = sys.modules.get("multiprocessing.util")
-    runner = getattr(util, "_run_after_forkers", None)
-    return runner is not None and frame.f_back is not None and frame.f_back.f_code is runner.__code__
+    """Whether ``frame`` is a hook that runs in every new child of a multiprocessing fork: one of
+    ``multiprocessing.util``'s after-fork registry (``import torch`` puts one there), or one that
+    ``os.register_at_fork`` registered (``torch._inductor`` does), which ``os.fork`` itself calls in the child
+    while multiprocessing starts the process. A forked DataLoader worker runs them before any of the
+    submission's code, and they compute nothing for the answer. (What such a hook calls is excused with it.)"""
+    runner = getattr(sys.modules.get("multiprocessing.util"), "_run_after_forkers", None)
+    launch = getattr(getattr(sys.modules.get("multiprocessing.popen_fork"), "Popen", None), "_launch", None)
+    bootstrap = getattr(getattr(sys.modules.get("multiprocessing.process"), "BaseProcess", None), "_bootstrap", None)
+    runner, launch, bootstrap = (getattr(f, "__code__", None) for f in (runner, launch, bootstrap))
+    while frame is not None and frame.f_back is not None:
+        caller = frame.f_back.f_code
+        if caller is runner and runner is not None:
+            return True  # a hook of multiprocessing's after-fork registry
+        if caller is launch and launch is not None and frame.f_code is not bootstrap:
+            return True  # a hook os.fork ran in the child (the child's own work runs under _bootstrap: not excused)
+        frame = frame.f_back
+    return False
 
 
 def _unwrapped(function) -> list:

@@ -119,6 +119,16 @@ def test_the_solution_passes_with_pytorch_imported(capsys):
     assert "all 4 public cases pass" in capsys.readouterr().out
 
 
+def test_the_solution_passes_with_pytorchs_compiler_imported(capsys):
+    """``torch._inductor`` registers an ``os.register_at_fork`` hook, which ``os.fork`` runs in every child (after a
+    test suite has compared minitorch.compile with torch.compile, it is there): not the learner reaching PyTorch."""
+    require_torch()
+    import torch._inductor.async_compile  # noqa: F401 - registers its after-fork hook
+
+    check(EXERCISE, solutions(CHAPTER)["worker_loader_report_of_mine"])
+    assert "all 4 public cases pass" in capsys.readouterr().out
+
+
 def test_the_solution_passes_the_hidden_cases(capsys):
     from grading import check_hidden
 
