@@ -372,7 +372,8 @@ class Withholding:
     def start(self) -> None:
         if self._active or not self.functions:
             return
-        gc.collect()  # objects of earlier cells left in cycles are finalized now, not in the middle of the call
+        if self._finalizers:  # objects of earlier cells left in cycles are finalized now, not during the call
+            gc.collect()
         self._active, self._owner, self.hits, self._stopping = True, os.getpid(), [], False
         for (function, _), code in zip(self.functions, self._raising):
             function.__code__ = code
