@@ -125,8 +125,8 @@ def test_non_tensor_input_is_pytorchs_type_error(torch, namespace):
     checked = []
     for name, function in _public_functions(ours):
         reference = getattr(theirs, name, None)
-        if reference is None or name.startswith(("set_", "manual_seed")):
-            continue  # a setter given a list would change PyTorch's global state (set_printoptions takes it)
+        if reference is None or name.startswith(("set_", "manual_seed", "use_")):
+            continue  # a setter given a list would change global state (set_printoptions, use_deterministic_algorithms)
         for bad in ([1.0, 2.0], None, np.ones(2)):
             try:
                 reference(bad)
