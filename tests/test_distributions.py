@@ -147,6 +147,7 @@ def test_kl_divergences(name, build):
 def test_unknown_kl_pairs_and_invalid_arguments_raise_pytorchs_errors():
     def outcomes(lib):
         d = lib.distributions
+        d.Distribution.set_default_validate_args(True)  # PyTorch's default; a test run earlier may have changed it
         attempts = [
             lambda: d.kl_divergence(d.Categorical(_t(lib, [0.5, 0.5])), d.Normal(0.0, 1.0)),
             lambda: d.Normal(_t(lib, [0.0, 1.0]), _t(lib, [1.0, -1.0])),
