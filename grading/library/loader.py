@@ -146,6 +146,9 @@ def workers_left(before: set[int]) -> int:
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
+    killed_by = time.monotonic() + GRACE_SECONDS  # SIGKILL is delivered, not instant: wait until they have ended
+    while left & running_children() and time.monotonic() < killed_by:
+        time.sleep(0.01)
     return len(left)
 
 
