@@ -58,17 +58,32 @@ def test_the_namespace_list_is_the_real_cupys():
     assert gpu_standin.NAMES["cupy"] == sorted(n for n in dir(cupy) if not n.startswith("_"))
     assert gpu_standin.NAMES["cupy.ndarray"] == sorted(n for n in dir(cupy.ndarray) if not n.startswith("_"))
     assert gpu_standin.NAMES["cupy.linalg"] == sorted(n for n in dir(cupy.linalg) if not n.startswith("_"))
+    for name, namespace in (("cupy.cuda", cupy.cuda), ("cupy.cuda.Stream", cupy.cuda.Stream),
+                            ("cupy.cuda.Event", cupy.cuda.Event), ("cupy.cuda.Device", cupy.cuda.Device),
+                            ("cupy.cuda.runtime", cupy.cuda.runtime), ("cupyx", __import__("cupyx"))):
+        assert gpu_standin.NAMES[name] == sorted(n for n in dir(namespace) if not n.startswith("_")), name
+
+
+def test_the_stand_ins_cuda_offers_only_cupys_names():
+    """Streams, events, the runtime calls and pinned memory: nothing the real ``cupy.cuda`` lacks."""
+    public = {"ptr", "device_id"}  # instance attributes of CuPy's streams and events (documented, not in dir)
+    cuda, cupyx = gpu_standin.cupy.cuda, gpu_standin.cupyx
+    for name, namespace in (("cupy.cuda", cuda), ("cupy.cuda.runtime", cuda.runtime), ("cupyx", cupyx),
+                            ("cupy.cuda.Stream", cuda.Stream), ("cupy.cuda.Event", cuda.Event),
+                            ("cupy.cuda.Device", cuda.Device)):
+        offered = {n for n in vars(namespace) if not n.startswith("_")} - public
+        assert offered <= set(gpu_standin.NAMES[name]), (name, offered - set(gpu_standin.NAMES[name]))
 
 
 def test_transfers_and_synchronizations_are_counted():
     with installed():
         counts.reset()
-        x = minitorch.ones(4).to("cuda")
-        assert counts.host_to_device == 1 and counts.device_to_host == 0
+        x = minitorch.ones(4).to("cuda")  # from pageable memory: the host waits for the copy
+        assert (counts.host_to_device, counts.device_to_host, counts.synchronizations) == (1, 0, 1)
         float(x.sum())
-        assert counts.synchronizations == 1 and counts.device_to_host == 1
+        assert counts.synchronizations == 2 and counts.device_to_host == 1
         x.cpu()
-        assert counts.device_to_host == 2 and counts.synchronizations == 2
+        assert counts.device_to_host == 2 and counts.synchronizations == 3
 
 
 def _step_counts(run) -> tuple[int, int, int]:

@@ -3,16 +3,18 @@
 One CUDA device is one GPU card with its own memory. ``device_count()`` says how many
 CuPy can see; without CuPy or without a GPU it is 0 and ``is_available()`` is False. A
 tensor moves to a GPU with ``.to('cuda')`` (the current device) or ``.to('cuda:1')``.
-GPU work is queued and runs asynchronously: call ``synchronize()`` before reading a clock.
+GPU work is queued on a stream and runs asynchronously: call ``synchronize()`` before reading a
+clock, or time with ``Event(enable_timing=True)`` (``streams.py``).
 """
 
 from __future__ import annotations
 
-import time
-
 from .. import _random
 from .._device import current_cuda as _current, device as _device, get_backend
 from .._random import manual_seed as seed_all
+
+# re-exported as minitorch.cuda.Stream, .Event, .stream(...):
+from .streams import Event, Stream, StreamContext, current_stream, default_stream, set_stream, stream  # noqa: F401
 
 
 def _backend():
@@ -115,37 +117,6 @@ def _check_rng_device(device) -> None:
     """Refuse a GPU that is not there, as PyTorch does (without a GPU: the reason CUDA is missing)."""
     index = device if isinstance(device, int) else _device(device).index
     _check_index(current_device() if index is None else index)
-
-
-class Event:
-    """A point in a device's work queue; two of them time GPU work (``start.elapsed_time(end)``, in ms)."""
-
-    def __init__(self, enable_timing: bool = False):
-        self.enable_timing = enable_timing
-        self._event = None
-        self._host_time = None
-
-    def record(self, stream=None) -> None:
-        if is_available():
-            cupy = _backend().array_module
-            self._event = cupy.cuda.Event()
-            self._event.record()
-        else:
-            self._host_time = time.perf_counter()
-
-    def synchronize(self) -> None:
-        if self._event is not None:
-            self._event.synchronize()
-
-    def query(self) -> bool:
-        return True if self._event is None else self._event.done
-
-    def elapsed_time(self, end: Event) -> float:
-        if self._event is not None:
-            cupy = _backend().array_module
-            end.synchronize()
-            return cupy.cuda.get_elapsed_time(self._event, end._event)
-        return (end._host_time - self._host_time) * 1000.0
 
 
 # -- memory: what the GPU holds (CuPy's memory pool keeps freed blocks for reuse, like PyTorch's allocator) -----

@@ -137,9 +137,14 @@ class ndarray(NDArrayOperatorsMixin):  # noqa: N801 - CuPy's name
         return _wrap(func(*_unwrap(args), **_unwrap(kwargs)))
 
     # -- reading values: a synchronisation and a copy to the host -----------------------------------------------
-    def get(self, stream=None, order="C", out=None):
+    def get(self, stream=None, order="C", out=None, blocking=True):
+        """A copy on the host; the host waits for it unless ``blocking=False`` into a pinned ``out``."""
         counts.device_to_host += 1
-        counts.synchronizations += 1  # a copy to the host waits for the device (CuPy's get is synchronous)
+        if blocking or out is None or not _is_pinned(out):
+            counts.synchronizations += 1
+        if out is not None:
+            out[...] = self._host
+            return out
         return np.array(self._host, order=order, copy=True)
 
     def _read(self):
@@ -341,24 +346,32 @@ def _module(name: str, numpy_namespace, names: list[str], extra: dict) -> types.
     return module
 
 
-def asarray(a, dtype=None, order=None, *, blocking=False):
+def _count_host_to_device(source, blocking: bool) -> None:
+    """A copy to the device; the host waits for it unless it is asynchronous (``blocking=False``) from pinned
+    memory: from pageable memory CUDA stages the copy and may synchronise with the stream."""
+    counts.host_to_device += 1
+    if blocking or not (isinstance(source, np.ndarray) and _is_pinned(source)):
+        counts.synchronizations += 1
+
+
+def asarray(a, dtype=None, order=None, *, copy=None, blocking=False):
     """A stand-in array from a host array (counted as a copy to the device) or from a stand-in array."""
     if isinstance(a, ndarray):
         return a if dtype is None or a.dtype == np.dtype(dtype) else ndarray(a._host.astype(dtype))
-    counts.host_to_device += 1
+    _count_host_to_device(a, blocking)
     return ndarray(np.array(a, dtype=dtype, order=order or "K", copy=True))
 
 
 def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, *, blocking=False):
     if isinstance(obj, ndarray):
         return ndarray(np.array(obj._host, dtype=dtype, copy=copy, order=order, ndmin=ndmin))
-    counts.host_to_device += 1
+    _count_host_to_device(obj, blocking)
     return ndarray(np.array(obj, dtype=dtype, copy=True, order=order, ndmin=ndmin))
 
 
 def asnumpy(a, stream=None, order="C", out=None, *, blocking=True):
     if isinstance(a, ndarray):
-        return a.get(order=order)
+        return a.get(stream, order, out, blocking)
     return np.asarray(a, order=order)
 
 
@@ -386,14 +399,50 @@ def _default_rng(seed=None):
     return _Generator(seed)
 
 
+class CUDARuntimeError(RuntimeError):
+    """CuPy's ``cupy.cuda.runtime.CUDARuntimeError``."""
+
+
+class StandInHang(RuntimeError):
+    """Waiting for work that never finishes: on a real GPU the host would block here forever."""
+
+
+_MEMORY_TYPE = {"unregistered": 0, "host": 1, "device": 2}
+_pinned = weakref.WeakValueDictionary()  # address of a pinned buffer -> the NumPy array that owns it
+_current_streams: dict[int, object] = {}  # device -> the stream made current with use() or ``with``
+_handles = iter(range(0x7000, 1 << 62, 16))  # raw handles (``ptr``) of streams and events
+
+
+def _memory_type(ptr: int) -> int:
+    """``cudaPointerGetAttributes(ptr).type``: host for pinned buffers, device for arrays, else unregistered."""
+    for address, owner in list(_pinned.items()):
+        if address <= ptr < address + max(owner.nbytes, 1):
+            return _MEMORY_TYPE["host"]
+    for array in list(_live.values()):
+        address = array._host.__array_interface__["data"][0]
+        if address <= ptr < address + max(array._host.nbytes, 1):
+            return _MEMORY_TYPE["device"]
+    return _MEMORY_TYPE["unregistered"]
+
+
+def _is_pinned(array: np.ndarray) -> bool:
+    return _memory_type(array.__array_interface__["data"][0]) == _MEMORY_TYPE["host"]
+
+
 def _cuda_module() -> types.ModuleType:
+    """``cupy.cuda``: devices, streams, events and the runtime calls minitorch uses (only names CuPy 14 has).
+
+    The stand-in runs every kernel at once, so queued work is always done, except on a stream stalled with
+    ``stalled(stream)``: a kernel that never ends there (a NCCL collective waiting for a rank that never comes).
+    Waiting for it raises ``StandInHang`` where a real GPU would block the host forever.
+    """
     cuda_module = types.ModuleType("cupy.cuda")
 
     class Device:
         def __init__(self, device=None):
             self.id = _current_device[0] if device is None else int(device)
             if not 0 <= self.id < DEVICE_COUNT:
-                raise RuntimeError(f"CUDARuntimeError: cudaErrorInvalidDevice: invalid device ordinal {self.id}")
+                raise CUDARuntimeError(f"cudaErrorInvalidDevice: invalid device ordinal {self.id}")
             self._previous = []
 
         def __enter__(self):
@@ -409,6 +458,8 @@ def _cuda_module() -> types.ModuleType:
 
         def synchronize(self):
             counts.synchronizations += 1
+            if any(s.device_id == self.id and s._stalled for s in _current_streams.values()):
+                raise StandInHang(f"device {self.id} has a kernel that never finishes")
 
         def __eq__(self, other):
             return isinstance(other, Device) and other.id == self.id
@@ -419,40 +470,116 @@ def _cuda_module() -> types.ModuleType:
         def __repr__(self):
             return f"<CUDA Device {self.id}>"
 
-    class Event:
-        def __init__(self, block=False, disable_timing=False, interprocess=False):
-            self.time = None
-            self.done = True
+    class Stream:
+        """A queue of work on one device (``device_id`` -1 for the null stream, which serves the current one)."""
 
-        def record(self, stream=None):
-            import time
+        null = None
 
-            self.time = time.perf_counter()
+        def __init__(self, null=False, non_blocking=False, ptds=False, priority=None):
+            if null or ptds:
+                self.ptr, self.device_id = (0 if null else 2), -1
+            else:
+                self.ptr, self.device_id = next(_handles), _current_device[0]
+            self.priority = 0 if priority is None else priority
+            self._non_blocking = non_blocking
+            self._stalled = False
+            self._previous = []
+
+        def _check_device(self):
+            if self.device_id not in (-1, _current_device[0]):  # CuPy's check_stream_device_match
+                raise RuntimeError(f"the current device is {_current_device[0]}, but the stream was created on "
+                                   f"device {self.device_id}")
+
+        @property
+        def done(self) -> bool:
+            return not self._stalled
+
+        def is_non_blocking(self) -> bool:
+            return self._non_blocking
 
         def synchronize(self):
             counts.synchronizations += 1
+            if self._stalled:
+                raise StandInHang("stream.synchronize() waits for a kernel that never finishes")
 
-    class Stream:
-        null = None
-
-        def __init__(self, null=False, non_blocking=False, ptds=False):
-            pass
+        def use(self):
+            self._check_device()
+            _current_streams[_current_device[0]] = self
+            return self
 
         def __enter__(self):
+            self._check_device()
+            self._previous.append((_current_device[0], _current_streams.get(_current_device[0])))
+            _current_streams[_current_device[0]] = self
             return self
 
         def __exit__(self, *exc_info):
-            pass
+            device_id, previous = self._previous.pop()
+            if previous is None:
+                _current_streams.pop(device_id, None)
+            else:
+                _current_streams[device_id] = previous
+
+        def record(self, event=None):
+            event = Event() if event is None else event
+            event.record(self)
+            return event
+
+        def wait_event(self, event):
+            self._stalled = self._stalled or event._stalled  # what follows on this stream waits for the event
+
+        def __eq__(self, other):
+            return isinstance(other, Stream) and (other.ptr, other.device_id) == (self.ptr, self.device_id)
+
+        def __hash__(self):
+            return hash((self.ptr, self.device_id))
+
+        def __repr__(self):
+            return f"<Stream {self.ptr} (device {self.device_id})>"
+
+    Stream.null = Stream(null=True)
+    Stream.ptds = Stream(ptds=True)
+
+    def get_current_stream(device_id=-1):
+        return _current_streams.get(_current_device[0] if device_id == -1 else device_id, Stream.null)
+
+    class Event:
+        """A marker in a stream; made on the current device and recordable only on that device's streams."""
+
+        def __init__(self, block=False, disable_timing=False, interprocess=False):
+            self.ptr, self.device_id = next(_handles), _current_device[0]
+            self._disable_timing = disable_timing
+            self._time = None
+            self._stalled = False
+
+        def record(self, stream=None):
+            stream = get_current_stream() if stream is None else stream
+            device_id = _current_device[0] if stream.device_id == -1 else stream.device_id
+            if device_id != self.device_id:  # cudaEventRecord: event and stream on different devices
+                raise CUDARuntimeError("cudaErrorInvalidResourceHandle: invalid resource handle")
+            import time
+
+            self._time, self._stalled = time.perf_counter(), stream._stalled
+
+        @property
+        def done(self) -> bool:
+            return not self._stalled
 
         def synchronize(self):
             counts.synchronizations += 1
-
-        def use(self):
-            return self
+            if self._stalled:
+                raise StandInHang("event.synchronize() waits for a kernel that never finishes")
 
     def get_elapsed_time(start, end):
+        if start._time is None or end._time is None or start._disable_timing or end._disable_timing \
+                or start.device_id != end.device_id:
+            raise CUDARuntimeError("cudaErrorInvalidResourceHandle: invalid resource handle")
+        if start._stalled or end._stalled:
+            raise CUDARuntimeError("cudaErrorNotReady: device not ready")
+        return (end._time - start._time) * 1000.0
+
+    def _synchronize_all():
         counts.synchronizations += 1
-        return (end.time - start.time) * 1000.0
 
     runtime = types.SimpleNamespace(
         getDeviceCount=lambda: DEVICE_COUNT,
@@ -460,12 +587,50 @@ def _cuda_module() -> types.ModuleType:
                                            "major": 9, "minor": 0, "multiProcessorCount": 132},
         getDevice=lambda: _current_device[0],
         setDevice=lambda index: _current_device.__setitem__(0, index),
-        deviceSynchronize=lambda: setattr(counts, "synchronizations", counts.synchronizations + 1),
+        deviceSynchronize=_synchronize_all,
+        pointerGetMemoryType=_memory_type,
+        memoryTypeUnregistered=_MEMORY_TYPE["unregistered"], memoryTypeHost=_MEMORY_TYPE["host"],
+        memoryTypeDevice=_MEMORY_TYPE["device"],
+        CUDARuntimeError=CUDARuntimeError,
     )
     cuda_module.Device, cuda_module.Event, cuda_module.Stream = Device, Event, Stream
     cuda_module.runtime, cuda_module.get_elapsed_time = runtime, get_elapsed_time
-    cuda_module.get_current_stream = lambda device=None: Stream()
+    cuda_module.get_current_stream = get_current_stream
     return cuda_module
+
+
+@contextlib.contextmanager
+def stalled(stream):
+    """Inside the block, ``stream`` holds a kernel that never finishes (events recorded on it never complete)."""
+    stream._stalled = True
+    try:
+        yield stream
+    finally:
+        stream._stalled = False
+
+
+# -- pinned (page-locked) host memory: cupyx.empty_pinned & co. return NumPy arrays the stand-in remembers --------
+def empty_pinned(shape, dtype=float, order="C"):
+    array = np.empty(shape, dtype=dtype, order=order)
+    _pinned[array.__array_interface__["data"][0]] = array
+    return array
+
+
+def zeros_pinned(shape, dtype=float, order="C"):
+    array = empty_pinned(shape, dtype, order)
+    array[...] = 0
+    return array
+
+
+def empty_like_pinned(a, dtype=None, order="K", subok=None, shape=None):
+    shape = a.shape if shape is None else shape
+    return empty_pinned(shape, a.dtype if dtype is None else dtype, "F" if order == "F" else "C")
+
+
+def zeros_like_pinned(a, dtype=None, order="K", subok=None, shape=None):
+    array = empty_like_pinned(a, dtype, order, subok, shape)
+    array[...] = 0
+    return array
 
 
 def _build():
@@ -500,6 +665,8 @@ def _build_cupyx() -> types.ModuleType:
     module = types.ModuleType("cupyx")
     module.scatter_add, module.scatter_max, module.scatter_min = (_scatter(np.add), _scatter(np.maximum),
                                                                   _scatter(np.minimum))
+    module.empty_pinned, module.zeros_pinned = empty_pinned, zeros_pinned
+    module.empty_like_pinned, module.zeros_like_pinned = empty_like_pinned, zeros_like_pinned
     module.scipy = types.ModuleType("cupyx.scipy")
     module.scipy.special = _module("cupyx.scipy.special", scipy.special, NAMES["cupyx.scipy.special"], {})
     module.scipy.linalg = _module("cupyx.scipy.linalg", scipy.linalg, NAMES["cupyx.scipy.linalg"], {})
