@@ -31,10 +31,10 @@ class HostBackedGPU(_device.NumpyBackend):
     def device_count(self) -> int:
         return 1
 
-    def to_device(self, array, index: int):
+    def to_device(self, array, index: int, blocking: bool = False):
         return np.array(array, copy=True)
 
-    def to_host(self, array) -> np.ndarray:
+    def to_host(self, array, non_blocking: bool = False) -> np.ndarray:
         return np.array(array, copy=True)
 
     def device_name(self, index: int) -> str:

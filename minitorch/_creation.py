@@ -123,7 +123,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_me
         dtype = data.dtype
     if device is None and isinstance(data, Tensor):
         device = data.device
-    return _finish(array, dtype, device, requires_grad)
+    result = _finish(array, dtype, device, requires_grad)
+    return result.detach().pin_memory().requires_grad_(requires_grad) if pin_memory else result
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:

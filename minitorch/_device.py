@@ -40,13 +40,20 @@ class Backend:
     def is_available(self) -> bool:
         return self.device_count() > 0
 
-    def to_device(self, array, index: int):
-        """Copy a host (NumPy) array onto device ``index`` of this type."""
+    def to_device(self, array, index: int, blocking: bool = False):
+        """Copy a host (NumPy) array onto device ``index`` of this type (``blocking``: the host waits for it)."""
         return array
 
-    def to_host(self, array) -> np.ndarray:
-        """Copy an array of this backend to a NumPy array."""
+    def to_host(self, array, non_blocking: bool = False) -> np.ndarray:
+        """Copy an array of this backend to a NumPy array (``non_blocking``: into pinned memory, the host goes on)."""
         return array
+
+    def pin(self, array: np.ndarray) -> np.ndarray:
+        """A copy of a host array in page-locked (pinned) memory, which the device can copy from asynchronously."""
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+
+    def is_pinned(self, array: np.ndarray) -> bool:
+        return False
 
     def synchronize(self, index: int) -> None:
         """Wait for all queued work on device ``index`` to finish."""
@@ -105,13 +112,41 @@ class CupyBackend(Backend):
         except Exception:  # CuPy installed but no driver or no GPU
             return 0
 
-    def to_device(self, array, index: int):
+    def to_device(self, array, index: int, blocking: bool = False):
+        # Queued on the current stream. From pinned memory with blocking=False the host goes on at once (the
+        # caller must not change the source until the copy is done: PyTorch's non_blocking=True); from pageable
+        # memory CUDA stages the bytes first, so the source may be reused as soon as this returns.
         cupy = self.array_module
         with cupy.cuda.Device(index):
-            return cupy.asarray(array)
+            return cupy.asarray(array, blocking=blocking)
 
-    def to_host(self, array) -> np.ndarray:
-        return array.get() if hasattr(array, "get") else np.asarray(array)
+    def to_host(self, array, non_blocking: bool = False) -> np.ndarray:
+        if not hasattr(array, "get"):
+            return np.asarray(array)
+        if not non_blocking:
+            return array.get()
+        # PyTorch's non_blocking copy to the CPU: into pinned memory, queued on the current stream; the values
+        # are there once the stream has reached this point (an event, or synchronize)
+        out = self._cupyx().empty_pinned(array.shape, array.dtype)
+        return array.get(out=out, blocking=False)
+
+    def pin(self, array: np.ndarray) -> np.ndarray:
+        self.array_module  # noqa: B018 -- reading it raises the explanation of why CUDA is missing
+        out = self._cupyx().empty_pinned(array.shape, array.dtype)
+        out[...] = array
+        return out
+
+    def is_pinned(self, array: np.ndarray) -> bool:
+        """Is the array's memory page-locked? CUDA's answer for its first byte (as PyTorch asks)."""
+        if not self.is_available() or not isinstance(array, np.ndarray):
+            return False
+        runtime = self._cupy.cuda.runtime
+        return runtime.pointerGetMemoryType(array.__array_interface__["data"][0]) == runtime.memoryTypeHost
+
+    def _cupyx(self):
+        import cupyx  # optional (the cuda extra), next to cupy: its pinned-memory allocation
+
+        return cupyx
 
     def synchronize(self, index: int) -> None:
         cupy = self.array_module

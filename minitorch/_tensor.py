@@ -440,7 +440,7 @@ class Tensor(TensorBase):
 
     def cuda(self, device=None, non_blocking: bool = False) -> Tensor:
         target = "cuda" if device is None else (f"cuda:{device}" if isinstance(device, builtins.int) else device)
-        return conversion.to(self, target)
+        return conversion.to(self, target, non_blocking=non_blocking)
 
     def type(self, dtype=None, non_blocking: bool = False):
         """``'torch.FloatTensor'`` without an argument; else this tensor converted to ``dtype``: a dtype, a typed
@@ -1976,8 +1976,13 @@ class Tensor(TensorBase):
         return _conjugation.is_conj(self)
 
     def is_pinned(self, device=None) -> bool:
-        """Whether the tensor sits in page-locked host memory: never, in minitorch (``pin_memory`` is a copy)."""
-        return False
+        """Whether the tensor sits in page-locked (pinned) host memory, which a GPU copies from asynchronously."""
+        return conversion.is_pinned(self)
+
+    def pin_memory(self, device=None) -> Tensor:
+        """This tensor in pinned host memory (itself if it is there): ``.to("cuda", non_blocking=True)`` from it
+        lets the host go on while the copy runs. Needs a GPU, as in PyTorch."""
+        return conversion.pin_memory(self)
 
     def resize_(self, *sizes, size=None, memory_format=None) -> Tensor:
         """Give the tensor a new shape in place, keeping its first elements in row-major order.

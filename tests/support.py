@@ -58,11 +58,11 @@ def _fake_backend_class():
         def device_count(self) -> int:
             return self.count
 
-        def to_device(self, array, index: int):
+        def to_device(self, array, index: int, blocking: bool = False):
             self.transfers += 1
             return np.array(array, copy=True)
 
-        def to_host(self, array) -> np.ndarray:
+        def to_host(self, array, non_blocking: bool = False) -> np.ndarray:
             return np.array(array, copy=True)
 
         def synchronize(self, index: int) -> None:

@@ -440,14 +440,15 @@ class Module:
 
         A dtype applies to floating point tensors only (integer buffers keep theirs).
         """
-        device, dtype, _ = _parse_to_arguments(None, args, dict(kwargs))
+        device, dtype, _, non_blocking = _parse_to_arguments(None, args, dict(kwargs))
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError(
                 f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}"
             )
 
         def convert(tensor: Tensor) -> Tensor:
-            return tensor.to(device=device, dtype=dtype if tensor.is_floating_point() else None)
+            return tensor.to(device=device, dtype=dtype if tensor.is_floating_point() else None,
+                             non_blocking=non_blocking)
 
         return self._apply(convert)
 

@@ -55,6 +55,7 @@ from ..._creation import empty
 from . import _worker
 from .collate import default_collate, default_convert
 from .dataset import Dataset, IterableDataset
+from .pin_memory import pin_memory
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, _InfiniteConstantSampler
 
 __all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"]
@@ -88,9 +89,10 @@ class DataLoader:
     * ``generator``: the ``minitorch.Generator`` that shuffles and that draws the workers'
       ``base_seed`` (each worker seeds Python's ``random``, NumPy's global generator and
       minitorch's default generator with ``base_seed + worker_id``).
-    * ``pin_memory``, ``pin_memory_device``: accepted for compatibility; page-locked memory
-      only speeds up copies to a CUDA GPU, and minitorch leaves batches where they are (on
-      the CPU). Without CUDA it warns, as PyTorch does.
+    * ``pin_memory``: with a GPU, each batch comes in page-locked (pinned) host memory, so
+      ``batch.to("cuda", non_blocking=True)`` copies while the host goes on (``pin_memory.py``).
+      Without CUDA it warns and yields ordinary batches, as PyTorch does. ``pin_memory_device``
+      is accepted for compatibility (PyTorch deprecates it).
 
     ``len(loader)`` is the number of batches (for an ``IterableDataset``, an estimate from
     ``len(dataset)``). Read the module docstring on worker processes, start methods and
@@ -323,6 +325,7 @@ class _BaseIterator:
         self._collate_fn = loader.collate_fn
         self._timeout = loader.timeout
         self._persistent_workers = loader.persistent_workers
+        self._pin_memory = loader.pin_memory and cuda.is_available()
         if loader.pin_memory:
             if not cuda.is_available():
                 warnings.warn(
@@ -349,6 +352,8 @@ class _BaseIterator:
 
     def __next__(self):
         data = self._next_data()
+        if self._pin_memory:  # in the main process, as PyTorch's pin-memory thread does: CUDA lives here
+            data = pin_memory(data)
         self._num_yielded += 1
         if self._is_iterable and self._length_reported is not None and self._num_yielded > self._length_reported:
             message = (
