@@ -3,23 +3,41 @@
 NCCL (NVIDIA's collective library) moves GPU memory directly between cards (NVLink, PCIe,
 InfiniBand), which is why PyTorch uses it for every multi-GPU job: one process per GPU,
 ``init_process_group("nccl")``, tensors on ``cuda:LOCAL_RANK``. Here each collective is
-CuPy's call on the tensors' CuPy arrays, queued on the current CUDA stream; the ``Work``
-is a CUDA event recorded after it (``is_completed`` asks the event, ``wait`` synchronizes).
-The processes meet through CuPy's own TCP rendezvous at ``MASTER_ADDR:MASTER_PORT`` (the
-launcher sets both).
+CuPy's call on the tensors' CuPy arrays, queued on the current CUDA stream; the processes
+meet through CuPy's own TCP rendezvous at ``MASTER_ADDR:MASTER_PORT`` (the launcher sets both).
 
-UNTESTED: the machines this kit is developed on have no GPU. The code follows CuPy's
-documented API; without CuPy, or without NCCL in it, ``init_process_group("nccl")`` raises
-an error that says so. Collectives not listed in ``ProcessGroupNCCL`` (sub-groups among them)
-raise ``NotImplementedError`` naming the MPI backend, which has them all.
+Waiting works as in PyTorch's ``ProcessGroupNCCL``:
+
+* the ``Work`` of a collective is a CUDA event recorded right after it. ``is_completed()``
+  asks the event and never waits; ``wait()`` makes the current stream wait for it *on the
+  device* and returns at once (the host goes on queueing work); ``wait(timeout)`` blocks
+  the host, polling, and raises when the timeout passes;
+* a watchdog thread polls every collective in flight. One still running after the group's
+  ``timeout`` (``init_process_group(timeout=...)``) is an error: the watchdog aborts the NCCL
+  communicator (so no kernel or host wait stays stuck on it), says so on stderr in PyTorch's
+  words, and every later wait or collective of the group raises that ``DistBackendError``;
+* NCCL has no uneven all-to-all: ``all_to_all`` sends and receives each rank's piece inside
+  one NCCL group (``groupStart``/``groupEnd``), as PyTorch does, so pieces may differ in size.
+
+UNTESTED ON A GPU: the machines this kit is developed on have none. The code follows CuPy 14's
+API (read from the cupy-cuda12x wheel) and is run against the CuPy stand-in of ``tests/gpu_standin``
+with a recording NCCL communicator. Without CuPy, or without NCCL in it,
+``init_process_group("nccl")`` raises an error that says so. Collectives not listed in
+``ProcessGroupNCCL`` (sub-groups among them) raise ``NotImplementedError`` naming the MPI backend.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+import threading
+import time
 
 from ..reduce_op import RedOpType
+from ..watchdog import DistBackendError
 from ..work import Work
+
+_POLL_SECONDS = 0.05  # how often the watchdog and a blocking wait ask the events
 
 
 def is_available() -> bool:
@@ -34,7 +52,7 @@ def is_available() -> bool:
 def _cupy():
     try:
         import cupy  # optional (the cuda extra): only on a GPU
-        from cupy.cuda import nccl  # noqa: F401
+        from cupy.cuda import nccl
         from cupyx.distributed import NCCLBackend  # optional (the cuda extra): only on a GPU
     except Exception as error:
         raise RuntimeError(
@@ -42,7 +60,7 @@ def _cupy():
             f"python -m cupyx.tools.install_library --library nccl): {type(error).__name__}: {error}. "
             "On CPUs use backend='mpi'."
         ) from error
-    return cupy, NCCLBackend
+    return cupy, nccl, NCCLBackend
 
 
 _OPS = {RedOpType.SUM: "sum", RedOpType.AVG: "sum", RedOpType.PRODUCT: "prod", RedOpType.MIN: "min",
@@ -50,17 +68,46 @@ _OPS = {RedOpType.SUM: "sum", RedOpType.AVG: "sum", RedOpType.PRODUCT: "prod", R
 
 
 class NCCLWork(Work):
-    def __init__(self, description: str, finish=None):
-        super().__init__(description, finish)
-        cupy, _ = _cupy()
-        self.event = cupy.cuda.Event()
-        self.event.record()
+    """One collective queued on the GPU, and the event recorded after it on the same stream."""
+
+    def __init__(self, group: ProcessGroupNCCL, op_type: str, numel_in: int, numel_out: int):
+        group.sequence += 1
+        self.sequence = group.sequence
+        super().__init__(f"WorkNCCL(SeqNum={self.sequence}, OpType={op_type}, NumelIn={numel_in}, "
+                         f"NumelOut={numel_out}, Timeout(ms)={int(group.timeout * 1000)})")
+        self.group = group
+        self.event = group.cupy.cuda.Event(disable_timing=True)
+        self.event.record()  # on the current stream, where CuPy has just queued the collective
+        self.started = time.monotonic()
+        group.watch(self)
+
+    def is_completed(self) -> bool:
+        """Has the collective finished on the GPU? Asks the event; never waits."""
+        self.group.raise_if_failed()
+        if not self.event.done:
+            return False
+        if not self._completed:
+            self._complete()
+        return True
 
     def _test(self) -> bool:
         return self.event.done
 
     def _block(self, timeout_seconds) -> None:
-        self.event.synchronize()
+        self.group.raise_if_failed()
+        if timeout_seconds is None:
+            # PyTorch's wait(): the current stream waits for the collective on the device; the host goes on
+            self.group.cupy.cuda.get_current_stream().wait_event(self.event)
+            return
+        deadline = time.monotonic() + timeout_seconds
+        while not self.event.done:  # wait(timeout): the host polls, within the timeout
+            self.group.raise_if_failed()
+            if time.monotonic() > deadline:
+                raise DistBackendError(
+                    f"[Rank {self.group.rank()}] {self.description} timed out in a blocking wait: it ran for "
+                    f"{int((time.monotonic() - self.started) * 1000)} milliseconds before timing out.",
+                    rank=self.group.rank())
+            time.sleep(min(_POLL_SECONDS, timeout_seconds))
 
 
 class ProcessGroupNCCL:
@@ -70,14 +117,21 @@ class ProcessGroupNCCL:
     group_id = 0
 
     def __init__(self, world_size: int, rank: int, timeout_seconds: float):
-        cupy, NCCLBackend = _cupy()
-        if cupy.cuda.runtime.getDeviceCount() == 0:
+        self.cupy, self.nccl, NCCLBackend = _cupy()
+        if self.cupy.cuda.runtime.getDeviceCount() == 0:
             raise RuntimeError("backend='nccl' needs a GPU, and CUDA reports none; on CPUs use backend='mpi'")
         host = os.environ.get("MASTER_ADDR", "127.0.0.1")
         port = int(os.environ.get("MASTER_PORT", "13333"))
         self.communicator = NCCLBackend(world_size, rank, host=host, port=port)
         self.ranks = list(range(world_size))
         self._rank, self._size = rank, world_size
+        self.timeout = timeout_seconds
+        self.sequence = 0
+        self.failure = None  # the watchdog's DistBackendError, raised by every later wait and collective
+        self._in_flight: list[NCCLWork] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._watchdog = None
 
     def rank(self) -> int:
         return self._rank
@@ -85,66 +139,118 @@ class ProcessGroupNCCL:
     def size(self) -> int:
         return self._size
 
+    # -- the watchdog ---------------------------------------------------------------------------
+    def watch(self, work: NCCLWork) -> None:
+        with self._lock:
+            self._in_flight.append(work)
+            if self._watchdog is None:
+                self._watchdog = threading.Thread(target=self._watch, name=f"nccl-watchdog-rank{self._rank}",
+                                                  daemon=True)
+                self._watchdog.start()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(min(_POLL_SECONDS, max(self.timeout / 4, 0.001))):
+            with self._lock:
+                self._in_flight = [work for work in self._in_flight if not work.event.done]
+                late = [work for work in self._in_flight if time.monotonic() - work.started > self.timeout]
+            if late:
+                self._fail(late[0])
+                return
+
+    def _fail(self, work: NCCLWork) -> None:
+        ran = int((time.monotonic() - work.started) * 1000)
+        self.failure = DistBackendError(
+            f"[Rank {self._rank}] Watchdog caught collective operation timeout: {work.description} ran for {ran} "
+            "milliseconds before timing out.", rank=None)
+        sys.stderr.write(f"minitorch.distributed: {self.failure}\n")
+        self.abort()
+
+    def raise_if_failed(self) -> None:
+        if self.failure is not None:
+            raise self.failure
+
+    def abort(self) -> None:
+        """ncclCommAbort: the collectives stuck on this communicator end, so nothing waits on them forever."""
+        communicator = getattr(self.communicator, "_comm", None)
+        if communicator is not None:
+            communicator.abort()
+
+    # -- the collectives ------------------------------------------------------------------------
     @staticmethod
     def _op(op: RedOpType) -> str:
         if op not in _OPS:
             raise RuntimeError(f"backend='nccl' here supports SUM, AVG, PRODUCT, MIN and MAX, not {op.name}")
         return _OPS[op]
 
+    def _queue(self, op_type: str, numel_in: int, numel_out: int, call) -> NCCLWork:
+        self.raise_if_failed()
+        call()
+        return NCCLWork(self, op_type, numel_in, numel_out)
+
     def allreduce(self, array, op):
-        self.communicator.all_reduce(array, array, self._op(op))
-        return NCCLWork("all_reduce")
+        return self._queue("ALLREDUCE", array.size, array.size,
+                           lambda: self.communicator.all_reduce(array, array, self._op(op)))
 
     def reduce(self, array, root, op):
-        self.communicator.reduce(array, array, root, self._op(op))
-        return NCCLWork("reduce")
+        return self._queue("REDUCE", array.size, array.size,
+                           lambda: self.communicator.reduce(array, array, root, self._op(op)))
 
     def reduce_scatter(self, output, array, op):
-        self.communicator.reduce_scatter(array, output, output.size, self._op(op))
-        return NCCLWork("reduce_scatter_tensor")
+        return self._queue("_REDUCE_SCATTER_BASE", array.size, output.size,
+                           lambda: self.communicator.reduce_scatter(array, output, output.size, self._op(op)))
 
     def broadcast(self, array, root):
-        self.communicator.broadcast(array, root)
-        return NCCLWork("broadcast")
+        return self._queue("BROADCAST", array.size, array.size, lambda: self.communicator.broadcast(array, root))
 
     def allgather(self, output, array):
-        self.communicator.all_gather(array, output, array.size)
-        return NCCLWork("all_gather")
+        return self._queue("_ALLGATHER_BASE", array.size, output.size,
+                           lambda: self.communicator.all_gather(array, output, array.size))
 
     def gather(self, output, array, root):
-        self.communicator.gather(array, output, root)
-        return NCCLWork("gather")
+        return self._queue("GATHER", array.size, 0 if output is None else output.size,
+                           lambda: self.communicator.gather(array, output, root))
 
     def scatter(self, output, array, root):
-        self.communicator.scatter(array, output, root)
-        return NCCLWork("scatter")
+        return self._queue("SCATTER", 0 if array is None else array.size, output.size,
+                           lambda: self.communicator.scatter(array, output, root))
 
     def send(self, array, destination, tag):
-        self.communicator.send(array, destination)
-        return NCCLWork(f"send to rank {destination}")
+        return self._queue("SEND", array.size, array.size, lambda: self.communicator.send(array, destination))
 
     def recv(self, array, source, tag):
         if source is None:
             raise NotImplementedError("backend='nccl' receives from a named rank only (src=...); MPI has any-source")
-        self.communicator.recv(array, source)
-        return NCCLWork(f"recv from rank {source}")
+        return self._queue("RECV", array.size, array.size, lambda: self.communicator.recv(array, source))
 
     def alltoall(self, output, output_counts, array, input_counts):
-        # cupyx's NCCL backend has an all-to-all of equal pieces only (NCCL itself has no uneven one)
-        if len(set(output_counts) | set(input_counts)) != 1:
-            raise NotImplementedError("backend='nccl' in minitorch moves equal pieces in all_to_all "
-                                      f"(got {input_counts} to send and {output_counts} to receive); use backend='mpi'")
-        self.communicator.all_to_all(array.reshape(self._size, -1), output.reshape(self._size, -1))
-        return NCCLWork("all_to_all")
+        """Rank i's piece j goes to rank j: a send and a receive per peer in one NCCL group, so pieces may differ
+        in size (NCCL has no all-to-all call of its own; PyTorch builds ``all_to_all`` the same way)."""
+        def exchange():
+            sent = received = 0
+            self.nccl.groupStart()  # inside a group NCCL starts every send and receive together: no deadlock
+            try:
+                for peer in range(self._size):
+                    if input_counts[peer]:
+                        self.communicator.send(array[sent:sent + input_counts[peer]], peer)
+                    if output_counts[peer]:
+                        self.communicator.recv(output[received:received + output_counts[peer]], peer)
+                    sent, received = sent + input_counts[peer], received + output_counts[peer]
+            finally:
+                self.nccl.groupEnd()
+
+        return self._queue("ALLTOALL", array.size, output.size, exchange)
 
     def barrier(self):
-        self.communicator.barrier()
-        return NCCLWork("barrier")
+        # CuPy's barrier meets on the host, through its TCP store
+        return self._queue("BARRIER", 0, 0, self.communicator.barrier)
 
     def new_subgroup(self, ranks, group_id):
         raise NotImplementedError("new_group is not implemented for backend='nccl' in minitorch; use backend='mpi'")
 
     def destroy(self) -> None:
+        self._stop.set()
+        if self._watchdog is not None:
+            self._watchdog.join()
         self.communicator = None
 
 
