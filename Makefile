@@ -4,7 +4,9 @@
 #   make lab         JupyterLab on the course (extra options: make lab LAB_ARGS="--no-browser --port 8899")
 #   make test        the whole test suite (select tests: make test PYTEST_ARGS="-k matmul -x")
 #   make test-gpu    the op-table tests on a CUDA GPU (installs the cuda extra, CuPy)
-#   make gpu-check   on a machine with a GPU: the op table on it, and the CuPy stand-in's namespace against CuPy
+#   make gpu-check   on a machine with a GPU, in under 8 minutes: the GPU API tests, a 1-GPU NCCL DDP job, the
+#                    DeviceTimer sweep saved for chapter 3, the op table; a summary (tools/gpu_check.py). Without
+#                    a GPU it says so and fails; `python tools/gpu_check.py --dry-run` runs it on the stand-in
 #   make test-gpu-standin  without a GPU: the op table on the CuPy stand-in (tests/gpu_standin), as CI runs it
 #   make lint        ruff over the whole tree, and import-linter's layers (.importlinter)
 #   make learner-dist      dist/learner/: what a class hands to learners (the kit's wheel without the answer key,
@@ -74,11 +76,13 @@ test-gpu: $(call stamp,gpu)
 # NumPy and offer only CuPy's names (tests/gpu_standin/__init__.py says how).
 test-gpu-standin: $(call stamp,test)
 	MINITORCH_GPU_STANDIN=1 MINITORCH_TEST_DEVICE=cuda $(BIN)/python -m pytest tests/ops tests/test_gpu_standin.py \
-		$(PYTEST_ARGS)
+		tests/gpu_standin tests/test_cuda_device.py $(PYTEST_ARGS)
 
-gpu-check: $(call stamp,gpu)
-	MINITORCH_TEST_DEVICE=cuda $(BIN)/python -m pytest tests/ops tests/test_gpu_standin.py tests/test_interop.py \
-		$(PYTEST_ARGS)
+# Checked for a GPU first (nvidia-smi), before installing CuPy: without one it stops with the reason.
+gpu-check:
+	@$(PYTHON) tools/gpu_check.py --preflight
+	@$(MAKE) --no-print-directory $(call stamp,gpu)
+	$(BIN)/python tools/gpu_check.py
 
 lint: $(call stamp,test)
 	$(BIN)/ruff check .
