@@ -12,7 +12,14 @@ hands out NumPy arrays would let through exactly the mistakes a real GPU punishe
   the ufuncs and their methods, the array's methods (``cupy_namespace.json``, read from the real
   ``cupy-cuda12x`` wheel; ``tests/test_gpu_standin.py`` keeps the list honest against it);
 * it counts what costs on a real GPU: copies host to device, copies device to host, and synchronisations
-  (reading a value with ``item()``, ``bool()``, ``float()``, ``int()``, ``tolist()``).
+  (reading a value with ``item()``, ``bool()``, ``float()``, ``int()``, ``tolist()``; a copy the host waits
+  for: any copy from ordinary host memory, which CUDA stages, and a blocking one; only ``blocking=False``
+  from pinned memory, ``cupyx.empty_pinned``, is not counted);
+* ``cupy.cuda`` has CuPy's devices, streams and events with CuPy's rules (a stream is used on its own device,
+  an event is recorded on its device's streams, elapsed time needs two recorded timing events); kernels run at
+  once, except on a stream held by ``stalled(stream)``, whose later events never complete (a NCCL collective
+  waiting for a rank that never comes): waiting for one raises ``StandInHang`` where a GPU would hang.
+  ``nccl.py`` beside it is a recording NCCL communicator whose ranks are threads.
 
 ``install()`` puts it in ``sys.modules["cupy"]`` and registers minitorch's real CuPy backend for "cuda",
 so minitorch imports it exactly where it would import CuPy. ``make test-gpu-standin`` runs the op table on it.
@@ -694,6 +701,7 @@ def installed():
         yield cupy
     finally:
         _device.register_backend("cuda", previous)
+        _current_streams.clear()  # no stream made current inside the block outlives it
         for name, module in saved.items():
             if module is None:
                 sys.modules.pop(name, None)
