@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+import threading
 import types
 import weakref
 from pathlib import Path
@@ -63,7 +64,22 @@ class Counts:
 
 
 counts = Counts()
-_current_device = [0]
+
+
+class _CurrentDevice(threading.local):
+    """CUDA's current device, one per host thread (``cudaSetDevice`` is per thread): ``_current_device[0]``."""
+
+    def __init__(self):
+        self.index = 0
+
+    def __getitem__(self, position: int) -> int:
+        return self.index
+
+    def __setitem__(self, position: int, index: int) -> None:
+        self.index = index
+
+
+_current_device = _CurrentDevice()
 _live = weakref.WeakValueDictionary()  # id of an array that owns its memory -> its stand-in wrapper
 
 

@@ -18,6 +18,8 @@ import types
 
 import numpy as np
 
+from . import _current_device
+
 DEADLOCK_SECONDS = 5.0
 _worlds: dict[tuple, World] = {}
 _worlds_lock = threading.Lock()
@@ -32,6 +34,7 @@ class World:
         self.mailboxes = {(a, b): queue.Queue() for a in range(size) for b in range(size)}
         self.taken = {(a, b): queue.Queue() for a in range(size) for b in range(size)}
         self.barrier = threading.Barrier(size, timeout=DEADLOCK_SECONDS)
+        self.joined = threading.Barrier(size, timeout=DEADLOCK_SECONDS)  # the rendezvous: every rank or none
         self.calls: list[tuple] = []
         self.shared: dict = {}
 
@@ -58,6 +61,9 @@ class NCCLBackend:
 
     def __init__(self, n_devices, rank, host="127.0.0.1", port=13333, use_mpi=False):
         self.world, self.rank, self.size = world(host, port, n_devices), rank, n_devices
+        self.device = _current_device[0]  # NCCL binds the device current in the calling thread
+        self.world.calls.append((rank, "init", self.device))
+        self.world.joined.wait()  # CuPy's TCP rendezvous and ncclCommInitRank wait for every rank
         self._comm = _Comm(self)
 
     def _record(self, *call):

@@ -17,7 +17,7 @@ import pytest
 import minitorch
 import minitorch.distributed as dist
 from minitorch.distributed.backends.nccl import ProcessGroupNCCL
-from minitorch.distributed.watchdog import DistBackendError
+from minitorch.distributed.watchdog import DistBackendError, DistStoreError
 from tests import gpu_standin
 from tests.gpu_standin import counts, installed, nccl as fake_nccl
 
@@ -125,3 +125,31 @@ def test_a_collective_that_never_finishes_ends_in_pytorchs_timeout_error(standin
         work.is_completed()
     with pytest.raises(DistBackendError, match=message):
         dist.all_reduce(x)  # the group is unusable after a timeout, as in PyTorch
+
+
+def test_joining_waits_at_most_the_timeout_for_the_other_ranks(standin_nccl):
+    with pytest.raises(DistStoreError, match=r"Timed out after 0.3 seconds waiting for every rank to call "
+                                             r"init_process_group \(backend='nccl'.*this is rank 0 of 2\)"):
+        dist.init_process_group("nccl", rank=0, world_size=2, timeout=timedelta(seconds=0.3))
+    assert not dist.is_initialized()
+
+
+def test_the_communicator_binds_the_gpu_chosen_with_set_device(standin_nccl):
+    """CuPy's current device is per thread, and NCCL binds the current one: the rendezvous thread must use the
+    caller's (each rank of a node its own GPU, not GPU 0)."""
+    _, world = standin_nccl
+    minitorch.cuda.set_device(1)
+    try:
+        dist.init_process_group("nccl", rank=0, world_size=1, timeout=timedelta(seconds=5))
+    finally:
+        minitorch.cuda.set_device(0)
+    assert (0, "init", 1) in world("127.0.0.1", 29517, 1).calls
+
+
+def test_a_barrier_blocks_the_host_within_the_timeout(standin_nccl):
+    cupy, _ = standin_nccl
+    dist.init_process_group("nccl", rank=0, world_size=1, timeout=timedelta(seconds=0.2))
+    dist.barrier()  # every rank (the one) is there: it returns
+    with gpu_standin.stalled(cupy.cuda.Stream.null):
+        with pytest.raises(DistBackendError, match=r"OpType=BARRIER.*timed out in a blocking wait"):
+            dist.barrier()

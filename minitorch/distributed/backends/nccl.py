@@ -17,7 +17,11 @@ Waiting works as in PyTorch's ``ProcessGroupNCCL``:
   communicator (so no kernel or host wait stays stuck on it), says so on stderr in PyTorch's
   words, and every later wait or collective of the group raises that ``DistBackendError``;
 * NCCL has no uneven all-to-all: ``all_to_all`` sends and receives each rank's piece inside
-  one NCCL group (``groupStart``/``groupEnd``), as PyTorch does, so pieces may differ in size.
+  one NCCL group (``groupStart``/``groupEnd``), as PyTorch does, so pieces may differ in size;
+* joining is bounded too: CuPy's rendezvous and NCCL's initialisation run in a thread (on the caller's
+  device: CuPy's current device is per thread) that ``init_process_group`` waits for within the timeout, then
+  raises ``DistStoreError``. ``barrier()`` is an all_reduce of one number whose ``wait()`` blocks the host,
+  within the timeout, as PyTorch's does.
 
 UNTESTED ON A GPU: the machines this kit is developed on have none. The code follows CuPy 14's
 API (read from the cupy-cuda12x wheel) and is run against the CuPy stand-in of ``tests/gpu_standin``
@@ -34,7 +38,7 @@ import threading
 import time
 
 from ..reduce_op import RedOpType
-from ..watchdog import DistBackendError
+from ..watchdog import DistBackendError, DistStoreError
 from ..work import Work
 
 _POLL_SECONDS = 0.05  # how often the watchdog and a blocking wait ask the events
@@ -79,6 +83,7 @@ class NCCLWork(Work):
         self.event = group.cupy.cuda.Event(disable_timing=True)
         self.event.record()  # on the current stream, where CuPy has just queued the collective
         self.started = time.monotonic()
+        self.host_waits = False  # True for a barrier: wait() returns once every rank has reached it
         group.watch(self)
 
     def is_completed(self) -> bool:
@@ -95,6 +100,8 @@ class NCCLWork(Work):
 
     def _block(self, timeout_seconds) -> None:
         self.group.raise_if_failed()
+        if timeout_seconds is None and self.host_waits:
+            timeout_seconds = self.group.timeout  # a barrier: the host waits, within the group's timeout
         if timeout_seconds is None:
             # PyTorch's wait(): the current stream waits for the collective on the device; the host goes on
             self.group.cupy.cuda.get_current_stream().wait_event(self.event)
@@ -122,7 +129,7 @@ class ProcessGroupNCCL:
             raise RuntimeError("backend='nccl' needs a GPU, and CUDA reports none; on CPUs use backend='mpi'")
         host = os.environ.get("MASTER_ADDR", "127.0.0.1")
         port = int(os.environ.get("MASTER_PORT", "13333"))
-        self.communicator = NCCLBackend(world_size, rank, host=host, port=port)
+        self.communicator = self._rendezvous(NCCLBackend, world_size, rank, host, port, timeout_seconds)
         self.ranks = list(range(world_size))
         self._rank, self._size = rank, world_size
         self.timeout = timeout_seconds
@@ -132,6 +139,30 @@ class ProcessGroupNCCL:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._watchdog = None
+
+    def _rendezvous(self, NCCLBackend, world_size, rank, host, port, timeout_seconds):  # noqa: N803
+        """CuPy's communicator, made within the timeout: CuPy's TCP rendezvous and NCCL's own initialisation wait
+        for every rank, forever if one never comes, so they run in a thread that the caller waits for."""
+        device = self.cupy.cuda.runtime.getDevice()  # the caller's, chosen by set_device(local_rank)
+        made, failed = [], []
+
+        def build():
+            try:
+                with self.cupy.cuda.Device(device):  # CuPy's current device is per thread: NCCL binds this one
+                    made.append(NCCLBackend(world_size, rank, host=host, port=port))
+            except Exception as error:  # handed to the caller below
+                failed.append(error)
+
+        thread = threading.Thread(target=build, name=f"nccl-rendezvous-rank{rank}", daemon=True)
+        thread.start()
+        thread.join(timeout_seconds)
+        if failed:
+            raise failed[0]
+        if not made:
+            raise DistStoreError(
+                f"Timed out after {timeout_seconds:.1f} seconds waiting for every rank to call init_process_group "
+                f"(backend='nccl', rendezvous at {host}:{port}; this is rank {rank} of {world_size})")
+        return made[0]
 
     def rank(self) -> int:
         return self._rank
@@ -241,8 +272,12 @@ class ProcessGroupNCCL:
         return self._queue("ALLTOALL", array.size, output.size, exchange)
 
     def barrier(self):
-        # CuPy's barrier meets on the host, through its TCP store
-        return self._queue("BARRIER", 0, 0, self.communicator.barrier)
+        """An all_reduce of one number that the host waits for, within the timeout (PyTorch's NCCL barrier;
+        CuPy's own barrier meets through its TCP store, with no timeout)."""
+        token = self.cupy.zeros(1, dtype=self.cupy.float32)
+        work = self._queue("BARRIER", 1, 1, lambda: self.communicator.all_reduce(token, token, "sum"))
+        work.host_waits = True
+        return work
 
     def new_subgroup(self, ranks, group_id):
         raise NotImplementedError("new_group is not implemented for backend='nccl' in minitorch; use backend='mpi'")
