@@ -40,14 +40,18 @@ def _index(device) -> int:
 class Stream:
     """A queue of GPU work on one device (``minitorch.cuda.Stream(device=None, priority=0)``)."""
 
-    def __init__(self, device=None, priority: int = 0, **kwargs):
+    def __init__(self, device=None, priority: int = 0):
         cupy = _cupy()
         self._index = _index(device)
-        stream = kwargs.get("_cupy_stream")
-        if stream is None:
-            with cupy.cuda.Device(self._index):
-                stream = cupy.cuda.Stream(non_blocking=False, priority=priority or None)
-        self._stream = stream
+        with cupy.cuda.Device(self._index):  # a CUDA stream belongs to the device current when it is made
+            self._stream = cupy.cuda.Stream(non_blocking=False, priority=priority or None)
+
+    @classmethod
+    def _wrapping(cls, index: int, cupy_stream) -> Stream:
+        """A ``Stream`` for one of CuPy's (the current or the default one of device ``index``)."""
+        stream = cls.__new__(cls)
+        stream._index, stream._stream = index, cupy_stream
+        return stream
 
     @property
     def device(self):
@@ -96,13 +100,13 @@ class Stream:
 def current_stream(device=None) -> Stream:
     """The stream that work on ``device`` (default: the current device) is queued on now."""
     cupy, index = _cupy(), _index(device)
-    return Stream(index, _cupy_stream=cupy.cuda.get_current_stream(index))
+    return Stream._wrapping(index, cupy.cuda.get_current_stream(index))
 
 
 def default_stream(device=None) -> Stream:
     """The device's default stream (CUDA's null stream, handle 0)."""
     cupy = _cupy()
-    return Stream(_index(device), _cupy_stream=cupy.cuda.Stream.null)
+    return Stream._wrapping(_index(device), cupy.cuda.Stream.null)
 
 
 def set_stream(stream: Stream | None) -> None:
