@@ -58,3 +58,9 @@ def test_the_summary_marks_a_failed_step(gpu_check):
     table = gpu_check.summary(steps).splitlines()
     assert table[1].split()[:3] == ["cuda", "api", "PASS"] and table[2].split()[:3] == ["op", "table", "FAIL"]
     assert table[-1].endswith("SOME STEPS FAILED")
+
+
+def test_a_step_past_its_limit_fails_and_says_how_far_it_got(gpu_check):
+    slow = [sys.executable, "-c", "import time; print('....  [ 42%]', flush=True); time.sleep(30)"]
+    step = gpu_check._run("op table", slow, limit=1.0)
+    assert not step.passed and step.detail == "stopped at its limit of 1 s; pytest had reached 42% of its tests"

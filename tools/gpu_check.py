@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -169,9 +170,10 @@ def _run(name: str, command: list[str], limit: float, env: dict | None = None) -
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=max(limit, 1.0),
                               env={**os.environ, **(env or {})})
     except subprocess.TimeoutExpired as error:
-        out = (error.stdout or b"").decode(errors="replace") if isinstance(error.stdout, bytes) else error.stdout
-        tail = (out or "").strip().splitlines()[-1:] or [""]
-        return Step(name, False, time.monotonic() - start, f"stopped at its limit of {limit:.0f} s; last: {tail[0]}")
+        out = error.stdout.decode(errors="replace") if isinstance(error.stdout, bytes) else (error.stdout or "")
+        progress = re.findall(r"\[\s*(\d+)%\]", out)  # pytest -q's progress column
+        reached = f"; pytest had reached {progress[-1]}% of its tests" if progress else ""
+        return Step(name, False, time.monotonic() - start, f"stopped at its limit of {limit:.0f} s{reached}")
     output = (done.stdout + done.stderr).strip().splitlines()
     seconds = time.monotonic() - start
     if done.returncode != 0:
