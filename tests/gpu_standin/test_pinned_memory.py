@@ -115,3 +115,10 @@ def test_without_a_gpu_the_loader_warns_and_yields_ordinary_batches(without_gpu)
     with pytest.warns(UserWarning, match="no accelerator is found"):
         batch = next(iter(loader))
     assert not batch.image.is_pinned()
+
+
+def test_batches_from_worker_processes_are_pinned_in_the_main_process(standin):
+    loader = minitorch.utils.data.DataLoader(_Pairs(), batch_size=3, pin_memory=True, num_workers=2)
+    batches = list(loader)
+    assert len(batches) == 2 and all(batch.image.is_pinned() for batch in batches)
+    np.testing.assert_array_equal(batches[1].image.numpy()[:, 0], [3.0, 4.0, 5.0])
