@@ -409,6 +409,7 @@ def test_widgets_in_jupyterlab_in_headless_chromium(jupyterlab, tmp_path, viewpo
             fold = mlp.locator(".mt-fold-select")
             fold.scroll_into_view_if_needed()
             expect(fold).to_be_enabled(timeout=10_000)
+            assert "Ctrl-click" in mlp.locator(".mt-fold-note").text_content()  # the multiple select's rule, said
             nodes = mlp.locator(".mt-graph > svg g.node")
             folded_boxes = mlp.locator(".mt-graph > svg g.node text:has-text('(folded)')")
             if viewport == (1280, 720):  # too small open here: it opens one box per layer, legible whole

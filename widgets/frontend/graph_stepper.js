@@ -387,7 +387,8 @@ function render({ model, el }) {
       foldSelect.appendChild(option);
     }
     foldSelect.disabled = !kernelAlive;
-    foldNote.textContent = kernelAlive ? "" :
+    // A multiple select hides its Ctrl/Cmd-click rule: say it, as the learners missed it.
+    foldNote.textContent = kernelAlive ? "Ctrl-click (Cmd-click on a Mac) picks several; click a folded box to open it." :
       "Folding lays the graph out again and needs the running kernel: run the cell to use it.";
   }
 
