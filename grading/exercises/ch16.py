@@ -119,15 +119,15 @@ exercise(
     public=[
         (_program((ADD, 0, 1), (RELU, 2, 0)), randn(3, 4, seed=1601), randn(3, 4, seed=1602)),
         (_program((LINEAR, 0, 0), (MUL, 2, 1), (SIGMOID, 3, 0)), randn(2, 5, seed=1603), randn(2, 5, seed=1604)),
-        (_program((SCALE, 0, 0), (SUB, 2, 1), (SCALE, 3, 0)), randn(4, 3, seed=1605), randn(4, 3, seed=1606)),
         (_program((SUB, 1, 0), (TANH, 2, 0)), randn(2, 3, seed=1607), randn(2, 3, seed=1608)),
+        (_program((SCALE, 0, 0), (SUB, 2, 1), (SCALE, 3, 0)), randn(4, 3, seed=1605), randn(4, 3, seed=1606)),
     ],
     labels=[
         "x + y then .relu(): an operator is a call_function of operator.add, a tensor method a call_method",
         "a submodule called in forward is one call_module node named by its path in the module (linear0), "
         "not entered",
-        "a parameter read in forward (self.scale) is a get_attr node, made once per trace and reused",
         "y - x: the operands keep their order (a - b records (a, b))",
+        "a parameter read in forward (self.scale) is a get_attr node, made once per trace and reused",
     ],
     outputs=OUTPUTS,
     text_outputs=(2, 3),
@@ -168,16 +168,16 @@ exercise(
     output_type="any",
     public=[
         (_program((RELU, 0, 0), (ADD, 0, 1)), randn(3, 4, seed=1611), randn(3, 4, seed=1612)),
+        (_program((RELU, 0, 0)), randn(4, 2, seed=1615), randn(4, 2, seed=1616)),
         (_program((MUL, 0, 1), (TANH, 2, 0), (SIGMOID, 3, 0), (ADD, 0, 0)), randn(2, 3, seed=1613),
          randn(2, 3, seed=1614)),
-        (_program((RELU, 0, 0)), randn(4, 2, seed=1615), randn(4, 2, seed=1616)),
         (_program((SCALE, 1, 0), (LINEAR, 0, 0), (SUB, 0, 1)), randn(2, 4, seed=1617), randn(2, 4, seed=1618)),
     ],
     labels=[
         "relu(x) is computed and never read: its node goes",
+        "y is read by nothing, but a placeholder is an input of the program and stays, as the output node does",
         "a dead chain (x * y -> tanh -> sigmoid, none read by the result): removing the last node makes the one "
         "before it dead too",
-        "y is read by nothing, but a placeholder is an input of the program and stays, as the output node does",
         "a dead get_attr and a dead call_module go with the nodes that read them",
     ],
     outputs=OUTPUTS,
@@ -275,7 +275,7 @@ exercise(
     output_type="any",
     public=[
         (_program((MUL, 0, 1), (ADD, 2, 0), (RELU, 3, 0)), randn(3, 4, seed=1621), randn(3, 4, seed=1622)),
-        (_program((SUB, 1, 0), (LINEAR, 2, 0), (SIGMOID, 3, 0), (MUL, 4, 1)), randn(2, 5, seed=1623),
+        (_program((ADD, 1, 0), (LINEAR, 2, 0), (SIGMOID, 3, 0), (MUL, 4, 1)), randn(2, 5, seed=1623),
          randn(2, 5, seed=1624)),
         (_program((TANH, 0, 0), (MUL, 2, 2), (ADD, 2, 3)), randn(4, 3, seed=1625), randn(4, 3, seed=1626)),
         (_program((SCALE, 0, 0), (RELU, 2, 0), (SUB, 3, 1)), randn(2, 3, seed=1627), randn(2, 3, seed=1628)),

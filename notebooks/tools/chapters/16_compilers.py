@@ -99,20 +99,16 @@ cells = [
     * measure what compiling buys on the course's MLP and a transformer block, beside PyTorch.
     """),
     code("""
-    import inspect
-    import operator
     import time
 
     import numpy as np
+    from threadpoolctl import threadpool_limits  # installed with scikit-learn: one BLAS thread for fair timings
 
     import minitorch
     import minitorch.nn as nn
-    import minitorch.nn.functional as F
     from grading import check, hint, randn, summary  # noqa: F401 (hint("<exercise>") shows hints, step by step)
-    from grading.compare import encode_texts
     from minitorch import fx
     from minitorch._dynamo.testing import CompileCounter
-    from threadpoolctl import threadpool_limits  # installed with scikit-learn: one BLAS thread for fair timings
 
     torch = None
     try:
@@ -628,7 +624,8 @@ cells = [
             print(f"{kernel.__name__}: {kernel.__code__.co_argcount} inputs")
         print(fused_module.code)
         with minitorch.no_grad():
-            print("the fused graph computes what the module does:", minitorch.allclose(fused_module(x, y), chains(x, y)))
+            same = minitorch.allclose(fused_module(x, y), chains(x, y))
+        print("the fused graph computes what the module does:", same)
     except NotImplementedError:
         from minitorch._inductor.compile_fx import compile_fx
 
