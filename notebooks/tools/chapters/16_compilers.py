@@ -400,6 +400,8 @@ cells = [
     ### BEGIN HIDDEN TESTS
     from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
 
+    ADD, MUL, SUB, RELU, SIGMOID, TANH, LINEAR, SCALE = range(8)  # the program's steps, as above
+
     check_hidden("ch16.trace_program", trace_program, [
         (np.array([[LINEAR, 1, 0], [SCALE, 0, 0], [MUL, 2, 3], [LINEAR, 4, 0], [SUB, 5, 3]]),
          randn(3, 6, seed=16101), randn(3, 6, seed=16102)),
@@ -467,6 +469,8 @@ cells = [
     check("ch16.dce_program", dce_program)
     ### BEGIN HIDDEN TESTS
     from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
+    ADD, MUL, SUB, RELU, SIGMOID, TANH, LINEAR, SCALE = range(8)  # the program's steps, as above
 
     check_hidden("ch16.dce_program", dce_program, [
         (np.array([[LINEAR, 0, 0], [RELU, 2, 0], [SCALE, 3, 0], [TANH, 1, 0], [MUL, 0, 5]]),
@@ -598,6 +602,8 @@ cells = [
     check("ch16.fusion_program", fusion_program)
     ### BEGIN HIDDEN TESTS
     from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
+    ADD, MUL, SUB, RELU, SIGMOID, TANH, LINEAR, SCALE = range(8)  # the program's steps, as above
 
     check_hidden("ch16.fusion_program", fusion_program, [
         (np.array([[MUL, 0, 1], [SIGMOID, 2, 0], [LINEAR, 3, 0], [SCALE, 4, 0], [TANH, 5, 0], [ADD, 6, 1]]),
