@@ -151,6 +151,26 @@ def _facts():
         F.embedding(torch.tensor([2, 2, 0]), table).sum().backward()
         return table.grad[2, 0].item()
 
+    def compiled_graphs():
+        from minitorch._dynamo.testing import CompileCounter
+
+        counter = CompileCounter()
+        compiled = minitorch.compile(lambda x: x.sin() * 2, backend=counter)
+        for shape in ((4, 8), (4, 8), (16, 8), (4, 8)):
+            compiled(minitorch.zeros(*shape))
+        return counter.frame_count
+
+    def nodes_after_dead_code_elimination():
+        class Program(nn.Module):
+            def forward(self, x):
+                a = x.relu()
+                a.sigmoid()
+                return x + 1
+
+        traced = torch.fx.symbolic_trace(Program())
+        traced.graph.eliminate_dead_code()
+        return len(traced.graph.nodes)
+
     sequential = sequential_keys()
     int8 = torch.tensor([127], dtype=torch.int8) + 1
     a = np.zeros(3)
@@ -214,6 +234,8 @@ def _facts():
         "ch12.q6": distributed_share(),
         "ch14.q3": torch.zeros(1000, 1000, dtype=torch.int8).numel() * torch.zeros(1, dtype=torch.int8).element_size(),
         "ch14.q4": torch.softmax(torch.tensor([1000.0, 1000.0]), dim=0)[0].item(),
+        "ch16.q2": compiled_graphs(),
+        "ch16.q4": nodes_after_dead_code_elimination(),
         "ch15.q1": F.cross_entropy(torch.zeros(1, 64), torch.tensor([0])).item(),
         "ch15.q2": window_text(),
         "ch15.q3": embedding_row_gradient(),

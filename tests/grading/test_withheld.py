@@ -22,7 +22,7 @@ from tests.grading.conftest import require_bwrap
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 COURSE = REPOSITORY / "notebooks"
-BUILD_IT_CHAPTERS = ("ch02", "ch03", "ch04", "ch05", "ch06", "ch07", "ch08", "ch09", "ch11", "ch12")
+BUILD_IT_CHAPTERS = ("ch02", "ch03", "ch04", "ch05", "ch06", "ch07", "ch08", "ch09", "ch11", "ch12", "ch16")
 
 
 def _resolve(name: str):
@@ -87,6 +87,27 @@ def test_withholding_reaches_every_reference_and_is_undone():
 # -- the batch grader: a submission that calls the withheld piece fails that exercise only ---------------
 # Each shortcut is a last cell that redefines the graded function to call minitorch's own piece.
 SHORTCUTS = {
+    "16_compilers": {
+        "ch16.trace_program": """
+            def trace_program(program, x, y):
+                return describe_graph(fx.symbolic_trace(ProgramModule(program, x.shape[-1])), x, y)
+        """,
+        "ch16.dce_program": """
+            def dce_program(program, x, y):
+                graph_module = fx.symbolic_trace(ProgramModule(program, x.shape[-1]))
+                graph_module.graph.eliminate_dead_code()
+                graph_module.recompile()
+                return describe_graph(graph_module, x, y)
+        """,
+        "ch16.fusion_program": """
+            def fusion_program(program, x, y):
+                import minitorch._inductor.fusion as fusion
+
+                graph_module = fx.symbolic_trace(ProgramModule(program, x.shape[-1]))
+                fusion.fuse_pointwise(graph_module)
+                return describe_graph(graph_module, x, y)
+        """,
+    },
     "02_autograd": {
         "ch02.silu_with_grad": """
             def silu_with_grad(x, grad_output):

@@ -129,6 +129,8 @@ TOPICS = {
     "ecosystem": ["scipy", "sklearn"],
     "deployment": ["minitorch.onnx.export", "onnxruntime", "quantize_dynamic", "dynamic_axes", "TensorRT"],
     "language model": ["get_batch", "causal_self_attention", "validation loss", "temperature", "sample_next"],
+    "compilers": ["minitorch.compile", "symbolic_trace", "graph break", "print_tabular", "eliminate_dead_code",
+                  "fuse_pointwise"],
 }
 
 

@@ -73,6 +73,7 @@ cells = [
         | 13 | the ecosystem and the way to PyTorch: NumPy, DLPack, SciPy, scikit-learn, PyTorch itself |
         | 14 | deployment: ONNX export, ONNX Runtime, quantization |
         | 15 | capstone: a character-level language model built from your own pieces, trained and sampled |
+        | 16 | compilers: graph capture and graph breaks, FX graphs, a tracer, dead-code elimination, fusion |
         """
     ),
     md(
