@@ -32,6 +32,10 @@ Two ways in:
   it: every intermediate value, the names of its local variables, and which ``nn.Module``
   made each node (so big graphs can be folded into one box per module).
 
+A third: ``GraphStepper.from_fx(graph_module, *inputs)`` draws an FX graph (chapter 16): one
+frame per node, each with the value it made on ``inputs``, and each fused kernel of a compiled
+graph as one box that unfolds into the pointwise ops it fused (``fx_timeline.py``).
+
 Building a stepper runs backward once (exactly ``loss.backward()``: leaves get their
 ``.grad``, the graph is freed unless ``retain_graph=True``). Everything the frames show is
 copied at that moment, so an optimizer step afterwards does not change the pictures.
@@ -93,15 +97,43 @@ class GraphStepper(StaticFallback):
       bottom unless left to right fits a laptop's box at a larger size.
     * ``offline``: kept for compatibility; the browser always steps on its own.
 
+    ``GraphStepper.from_fx(graph_module, *inputs)`` steps through an FX graph instead, one node
+    per frame, with fused kernels as boxes that unfold (see ``from_fx``).
+
     Display it as the last expression of a cell (or ``display(stepper)``).
     """
 
     def __init__(self, output, names=None, record=None, gradient=None, retain_graph: bool = False,
                  backward: bool = True, group: str = "auto", collapsed=None, offline: bool | None = None,
                  interval_ms: int = 900, rankdir: str = "auto"):
-        if group not in ("auto", "modules", "none"):
-            raise ValueError(f"group must be 'auto', 'modules' or 'none', got {group!r}")
-        self.timeline = GraphTimeline(output, names, record, gradient, retain_graph, backward)
+        _check_group(group)  # before backward runs
+        self._start(GraphTimeline(output, names, record, gradient, retain_graph, backward), group, collapsed,
+                    interval_ms, rankdir)
+
+    @classmethod
+    def from_fx(cls, graph_module, *inputs, group: str = "auto", collapsed=None, interval_ms: int = 900,
+                rankdir: str = "auto"):
+        """Step through an FX graph (``fx.symbolic_trace``'s, or one ``minitorch.compile`` captured) run on ``inputs``.
+
+        One frame per node of ``graph_module.graph``, in order: placeholders, ``get_attr``, the
+        ``call_function`` / ``call_method`` / ``call_module`` nodes and ``output``, each labelled with
+        its target and the value it made on ``inputs``, with an edge from every node it reads. A fused
+        kernel (``minitorch._inductor.fusion.FusedKernel``) is one box that unfolds into the pointwise
+        ops it fused; the kernels start folded unless ``collapsed`` (kernel node names) says otherwise,
+        and ``stepper.expand("fused_mul_add")`` unfolds one. See ``fx_timeline.py``.
+        """
+        from .fx_timeline import FxTimeline
+
+        _check_group(group)
+        timeline = FxTimeline(graph_module, inputs)
+        if collapsed is None:
+            collapsed = timeline.kernels or None  # every kernel folded; without kernels, the usual opening layout
+        stepper = cls.__new__(cls)
+        stepper._start(timeline, group, collapsed, interval_ms, rankdir)
+        return stepper
+
+    def _start(self, timeline, group, collapsed, interval_ms, rankdir) -> None:
+        self.timeline = timeline
         paths = set()
         for item in self.timeline.items:
             path = item.module
@@ -307,6 +339,9 @@ class GraphStepper(StaticFallback):
 
     def static_text(self) -> str:
         """The stepper in words, for text-only viewers: what it steps through and how it ends."""
+        if not getattr(self.timeline, "has_backward", True):  # an FX graph
+            return (f"GraphStepper: {self.timeline.summary()}, one step per node (open the notebook in JupyterLab to "
+                    f"step through them). Last step: {self.caption(self.frame_count - 1)}")
         forward, backward = self.timeline.forward_steps, self.timeline.backward_steps
         return (f"GraphStepper: {forward} forward steps and {backward} backward steps (open the notebook in "
                 f"JupyterLab to step through them). Last step: {self.caption(self.frame_count - 1)}")
@@ -323,6 +358,11 @@ class GraphStepper(StaticFallback):
             body = _reading_size(self.frame_svg(last))
         return (f"<div class='minitorch-static minitorch-graph-static'><p style='margin:2px 0'>{html.escape(note)}</p>"
                 f"<div style='max-width:100%;overflow:auto'>{body}</div></div>")
+
+
+def _check_group(group) -> None:
+    if group not in ("auto", "modules", "none"):
+        raise ValueError(f"group must be 'auto', 'modules' or 'none', got {group!r}")
 
 
 def _reading_size(svg: str) -> str:

@@ -519,6 +519,8 @@ def _destination(item) -> str:
 
 
 def _item_label(item) -> str:
+    if hasattr(item, "item_label"):  # a node of an FX graph (fx_timeline.py) says what it is itself
+        return item.item_label()
     if item.kind == "op":  # named by its forward step: the session-wide sequence number (#2038) means little here
         return f"{item.node.name()} (op, forward step {item.created})"
     if item.kind == "leaf":

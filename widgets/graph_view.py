@@ -336,7 +336,10 @@ class GraphView:
         backward_line = Line(f"backward: 0 of {runnable} nodes ran", "#9ca3af")
         for count, frame in enumerate(ran, start=1):
             backward_line.change(frame, f"backward: {count} of {runnable} nodes ran", "#b91c1c")
-        box.lines.append(backward_line)
+        if getattr(timeline, "has_backward", True):
+            box.lines.append(backward_line)
+        else:  # a fused kernel of an FX graph (fx_timeline.py): no backward to count; its result, as its last op's
+            box.lines.extend(members[-1].lines[1:])
         events = {}
         for member in members:
             events.setdefault(member.created, "normal")

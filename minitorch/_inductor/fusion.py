@@ -91,6 +91,9 @@ class FusedKernel:
         names = "_".join(node.target.op.__name__.lower() for node in group)
         self.__name__ = f"fused_{names}" if len(names) < 40 else f"fused_kernel_{next(_kernel_numbers)}"
         self.group = group
+        # what each node of the group read: erasing the nodes (fuse_pointwise) clears their args, and a
+        # reader (the GraphStepper unfolding the kernel) still wants to run them one by one
+        self.group_args = [node.args for node in group]
         self.grad_enabled = group[-1].target.grad_enabled  # ops run under no_grad pass no gradient
         self.meta = group[-1].meta["val"]
         self.quiet = any(LOWERINGS[node.target.op].quiet for node in group)
