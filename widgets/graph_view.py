@@ -326,6 +326,12 @@ class GraphView:
         parameters = [m for m in members if m.kind == "leaf"]
         type_name = timeline.record.modules.get(path, "")
         box.lines.append(Line(f"{path or 'model'}: {type_name}" if type_name else path, "#111827"))
+        if not getattr(timeline, "has_backward", True):  # a fused kernel of an FX graph (fx_timeline.py)
+            box.lines.append(Line(f"{len(ops)} ops run as one kernel (folded)", "#4b5563"))
+            box.lines.extend(members[-1].lines[1:])  # its result: its last op's
+            box.set_styles({members[0].created: "new" if members[0].created > 0 else "normal",
+                            members[0].created + 1: "normal"})
+            return
         box.lines.append(Line(f"{len(ops)} ops, {len(parameters)} parameters (folded)", "#4b5563"))
         forward_line = Line(f"forward: 0 of {len(ops)} ops", "#6b7280")
         for count, frame in enumerate(sorted(m.created for m in ops), start=1):
@@ -336,10 +342,7 @@ class GraphView:
         backward_line = Line(f"backward: 0 of {runnable} nodes ran", "#9ca3af")
         for count, frame in enumerate(ran, start=1):
             backward_line.change(frame, f"backward: {count} of {runnable} nodes ran", "#b91c1c")
-        if getattr(timeline, "has_backward", True):
-            box.lines.append(backward_line)
-        else:  # a fused kernel of an FX graph (fx_timeline.py): no backward to count; its result, as its last op's
-            box.lines.extend(members[-1].lines[1:])
+        box.lines.append(backward_line)
         events = {}
         for member in members:
             events.setdefault(member.created, "normal")

@@ -12,7 +12,7 @@ from tests.widgets.support import require_dot
 
 @pytest.mark.parametrize("module_name", [
     "widgets.render", "widgets.graph_values", "widgets.graph_record", "widgets.graph_timeline", "widgets.graph_view",
-    "widgets.graph", "widgets.gradients", "widgets.timing", "widgets.budget",
+    "widgets.graph", "widgets.fx_timeline", "widgets.gradients", "widgets.timing", "widgets.budget",
 ])
 def test_docstring_examples(module_name):
     require_dot()

@@ -134,6 +134,10 @@ def test_fused_kernel_starts_folded_and_unfolds_into_the_ops_it_fused():
     boxes = [unit for unit in stepper.view.units if unit.kind == "module"]
     assert [box.title for box in boxes] == [node.name for node in kernel_nodes]
     assert "fused kernel of 3 ops (Mul, Add, Relu)" in boxes[0].lines[0].longest()
+    assert [line.longest() for line in boxes[0].lines[1:3]] == ["3 ops run as one kernel (folded)", "(3, 4) float32"]
+    kernel_frame = nodes.index(kernel_nodes[0])
+    assert not drawn(stepper.frame_svg(kernel_frame - 1))[boxes[0].key][0]
+    assert drawn(stepper.frame_svg(kernel_frame))[boxes[0].key][0]
 
     # unfolded: the kernel's box gives way to the pointwise ops it fused, in their order, framed in a cluster
     first = kernel_nodes[0].name
@@ -146,7 +150,6 @@ def test_fused_kernel_starts_folded_and_unfolds_into_the_ops_it_fused():
     inner = [item for item in stepper.items if item.module == first]
     assert all(svg[item.key][0] for item in inner)
     # every op of a kernel appears at the kernel's frame: it runs them in one call
-    kernel_frame = nodes.index(kernel_nodes[0])
     assert {item.created for item in inner} == {kernel_frame}
     before = drawn(stepper.frame_svg(kernel_frame - 1))
     assert not any(before[item.key][0] for item in inner)
