@@ -238,9 +238,37 @@ cells = [
     **leaves** (`Tracer.is_leaf_module`), which keeps the graph at the level of the model's code. PyTorch's
     `torch.fx.symbolic_trace` gives the same nodes for the same module (the tests of `minitorch.fx` compare them).
 
-    (The `GraphStepper` of chapter 2 draws the **autograd** graph of a computation that ran; it does not draw FX
-    graphs, so here the graph is printed.)
+    The `GraphStepper` of chapter 2 draws FX graphs too: `widgets.GraphStepper.from_fx(graph_module, *inputs)` runs
+    the graph on `inputs` one node at a time, one frame per node, each node labelled with its op, its target and the
+    value it made (chapter 2's `GraphStepper(loss)` draws the **autograd** graph of a computation that ran; this
+    one draws the program). Below, the traced MLP, then the graph that `minitorch.compile` captured from `gelu_like`
+    (section 1) after its default backend **fused** `x * (1.702 * x).sigmoid()` into one generated kernel (section
+    6 builds such a pass). The kernel is one box, folded: click it (or call `.expand()`) to unfold it into the
+    pointwise ops it runs in one call, each with its value.
+    """),
+    code("""
+    import widgets
+    from IPython.display import display
+    from minitorch._inductor.compile_fx import compile_fx
 
+    display(widgets.GraphStepper.from_fx(traced, x))
+
+    fused_graphs = []
+
+
+    def keep_fused_graph(graph_module, example_inputs):  # the default backend, keeping the graph it fused
+        compiled_graph = compile_fx(graph_module, example_inputs)
+        fused_graphs.append((graph_module, example_inputs))
+        return compiled_graph
+
+
+    with minitorch.no_grad():
+        minitorch.compile(gelu_like, backend=keep_fused_graph)(x)
+    fused_graph, example_inputs = fused_graphs[0]
+    print(fused_graph.code)
+    widgets.GraphStepper.from_fx(fused_graph, *example_inputs)
+    """),
+    md(r"""
     A proxy has no value, so symbolic tracing meets the same wall as the capture, earlier: a branch on a proxy stops
     the trace with PyTorch's `TraceError`.
     """),
