@@ -2,7 +2,8 @@
 
 * ``GraphStepper``: the autograd graph growing during forward, then backward walking it, step
   by step, with values and gradients (``widgets/graph.py``, built on ``graph_record.py``,
-  ``graph_timeline.py`` and ``graph_view.py``).
+  ``graph_timeline.py`` and ``graph_view.py``); ``GraphStepper.from_fx(graph_module, *inputs)``
+  steps through an FX graph, one node per frame, fused kernels as boxes that unfold (``fx_timeline.py``).
 * ``GradientMonitor``: per-layer gradient norms, histograms and update ratios while a model
   trains, with warnings for vanishing and exploding gradients (``widgets/gradients.py``).
 * ``DeviceTimer``: the same operations timed on the CPU and on every GPU, and the size where
