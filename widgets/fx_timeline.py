@@ -236,7 +236,8 @@ class FxTimeline:
         return "<div class='minitorch-graph-details'>" + "<br>".join(parts) + "</div>"
 
     def summary(self) -> str:
-        kernels = f", {len(self.kernels)} fused kernels" if self.kernels else ""
+        count = len(self.kernels)
+        kernels = f", {count} fused kernel{'s' if count != 1 else ''}" if count else ""
         return f"an FX graph of {len(self.nodes)} nodes{kernels}"
 
 

@@ -224,3 +224,22 @@ def test_bad_input_says_what_the_stepper_needs():
         widgets.GraphStepper.from_fx(traced, minitorch.ones(2))
     with pytest.raises(ValueError, match="group must be"):
         widgets.GraphStepper.from_fx(traced, minitorch.ones(2), minitorch.ones(2), group="layers")
+
+
+def test_the_widget_unfolds_a_kernel_when_the_browser_asks_and_leaves_a_static_picture():
+    import widgets
+
+    def chains(x, y):
+        return ((x * y + x).relu() * 2 - y).sigmoid()
+
+    graph_module, inputs = captured(chains, minitorch.randn(3, 4), minitorch.randn(3, 4))
+    stepper = widgets.GraphStepper.from_fx(graph_module, *inputs)
+    (kernel,) = [node.name for node in graph_module.graph.nodes if getattr(node.target, "group", None)]
+    view = stepper.widget
+    assert view.frame_count == len(graph_module.graph.nodes) == 4
+    assert view.collapsed == [kernel] and list(view.module_boxes.values()) == [kernel]
+    assert len(view.captions) == 4 and view.captions[2].startswith("Node 3 of 4, fused_")
+    view.collapsed = []  # what clicking the folded box does
+    assert stepper.collapsed == [] and view.module_boxes == {}
+    assert sorted(set(view.item_units)) == sorted(unit.key for unit in stepper.view.units)
+    assert "fused kernel" in stepper.static_text() and "<svg" in stepper.static_html()
