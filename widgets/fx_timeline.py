@@ -158,10 +158,12 @@ class FxTimeline:
         self.record.modules[node.name] = f"fused kernel of {len(kernel.group)} ops ({ops})"
         self.record.kernel_nodes[node.name] = node
         # the kernel's inputs as its node reads them now (a later pass may have replaced an input's node)
-        inside = {kernel_input: self.item_of[argument] for kernel_input, argument in zip(kernel.inputs, node.args)}
+        current = dict(zip(kernel.inputs, node.args))
+        inside = {kernel_input: self.item_of[argument] for kernel_input, argument in current.items()}
         for member, member_args in zip(kernel.group, kernel.group_args):
             item = self._add(member, member, frame, self.inner_values[member], module=node.name)
-            item.details["args"] = member_args
+            # the arguments as they read now: a kernel input's current node (lowering may have replaced it)
+            item.details["args"] = fx.map_arg(member_args, lambda argument: current.get(argument, argument))
             inside[member] = item
             read = [argument for argument in member_args if isinstance(argument, fx.Node)]
             sources = [inside[argument] for argument in read]

@@ -192,6 +192,45 @@ def test_the_course_mlp_compiled_for_a_training_step_and_for_inference(grad):
         np.testing.assert_allclose(as_array(stepper.timeline.result[0]), loss_of(images, labels).numpy(), rtol=1e-5)
 
 
+class SmallBlock(nn.Module):
+    """A pre-norm transformer block (one head) that symbolic tracing can read: every size fixed at construction."""
+
+    def __init__(self, d=16):
+        super().__init__()
+        self.scale = 1 / d**0.5
+        self.qkv, self.out = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.norm1, self.norm2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.ff1, self.ff2 = nn.Linear(d, 2 * d), nn.Linear(2 * d, d)
+
+    def forward(self, x):
+        q, k, v = self.qkv(self.norm1(x)).chunk(3, dim=-1)
+        attention = (q @ k.transpose(-2, -1) * self.scale).softmax(dim=-1)
+        x = x + self.out(attention @ v)
+        return x + self.ff2(nn.functional.gelu(self.ff1(self.norm2(x))))
+
+
+def test_a_traced_transformer_block_shows_each_node_with_eager_modes_values():
+    import widgets
+
+    minitorch.manual_seed(4)
+    block = SmallBlock()
+    traced = fx.symbolic_trace(block)
+    x = minitorch.randn(2, 5, 16)
+    stepper = widgets.GraphStepper.from_fx(traced, x)
+    nodes = list(traced.graph.nodes)
+    assert drawn_nodes(stepper) == nodes and stepper.frame_count == len(nodes) == 20
+    values = {item.node.name: item.details["value"] for item in stepper.items}
+    with minitorch.no_grad():  # the block's intermediates, computed here eagerly
+        q, k, v = block.qkv(block.norm1(x)).chunk(3, dim=-1)
+        attention = (q @ k.transpose(-2, -1) * 0.25).softmax(dim=-1)
+        hidden = x + block.out(attention @ v)
+        expected = {"getitem_1": k, "softmax": attention, "add": hidden, "output": block(x)}
+    for name, value in expected.items():
+        np.testing.assert_allclose(as_array(values[name]), value.numpy(), rtol=1e-5, atol=1e-6, err_msg=name)
+    assert [as_array(part).shape for part in values["chunk"]] == [(2, 5, 16)] * 3
+    assert stepper.caption(3).startswith("Node 4 of 20, chunk: call_method chunk(qkv, 3, dim=-1) gave a tuple of 3")
+
+
 def test_a_compiled_transformer_block():
     import widgets
 
