@@ -243,8 +243,8 @@ cells = [
     value it made (chapter 2's `GraphStepper(loss)` draws the **autograd** graph of a computation that ran; this
     one draws the program). Below, the traced MLP, then the graph that `minitorch.compile` captured from `gelu_like`
     (section 1) after its default backend **fused** `x * (1.702 * x).sigmoid()` into one generated kernel (section
-    6 builds such a pass). The kernel is one box, folded: click it (or call `.expand()`) to unfold it into the
-    pointwise ops it runs in one call, each with its value.
+    6 builds such a pass). The kernel is one box, folded: click it (or call `fused_stepper.expand()`) to unfold it
+    into the pointwise ops it runs in one call, each with its value.
     """),
     code("""
     import widgets
@@ -266,7 +266,8 @@ cells = [
         minitorch.compile(gelu_like, backend=keep_fused_graph)(x)
     fused_graph, example_inputs = fused_graphs[0]
     print(fused_graph.code)
-    widgets.GraphStepper.from_fx(fused_graph, *example_inputs)
+    fused_stepper = widgets.GraphStepper.from_fx(fused_graph, *example_inputs)
+    fused_stepper
     """),
     md(r"""
     A proxy has no value, so symbolic tracing meets the same wall as the capture, earlier: a branch on a proxy stops
