@@ -247,8 +247,9 @@ cells = [
     into the pointwise ops it runs in one call, each with its value.
     """),
     code("""
-    import widgets
     from IPython.display import display
+
+    import widgets
     from minitorch._inductor.compile_fx import compile_fx
 
     display(widgets.GraphStepper.from_fx(traced, x))
