@@ -1,7 +1,8 @@
 """``minitorch._dynamo``: graph capture with guards, and ``minitorch.compile`` (PyTorch 2's ``torch.compile``).
 
-``capture.py`` records one call's ops into an FX graph; ``eval_frame.py`` keeps one compiled
-graph per set of guards and recompiles when they change; ``backends.py`` names the compilers
+``capture.py`` records one call's ops into an FX graph; ``split.py`` cuts it at branches on a
+tensor's value; ``eval_frame.py`` keeps one compiled graph per set of guards and recompiles
+when they change; ``backends.py`` names the compilers
 (``"eager"``, ``"aot_eager"``, ``"inductor"``); ``explain.py`` reports graphs and graph breaks.
 """
 

@@ -60,6 +60,7 @@ from ..ops import (
     reduction as _reduction,
     sorting as _sorting,
 )
+from .split import CONVERSIONS as SPLITTABLE, graph_break
 
 # Functions that make their (integer or bool) result without a ``Function`` call: recorded whole, by module.
 RECORDED_FUNCTIONS = {
@@ -93,7 +94,8 @@ _ITEM_REASON = ("Unsupported Tensor.item() call with capture_scalar_outputs=Fals
                 "config.capture_scalar_outputs=False.")
 _BRANCH_REASON = ("generic_jump TensorVariable()\n"
                   "  Explanation: a Python branch on a tensor's value (`if x.sum() > 0:`, `bool(t)`): the graph "
-                  "cannot hold both ways, so this call runs eagerly.")
+                  "cannot hold both ways, so it is split here: the ops before and after run as compiled graphs, "
+                  "the branch itself in Python.")
 _BACKWARD_REASON = ("Unsupported Tensor.backward() call\n  Explanation: the backward pass ran inside the function "
                     "(loss.backward(), autograd.grad): its gradients land in .grad as a side effect the graph does "
                     "not hold. Compile the forward and call backward() outside.")
@@ -193,6 +195,8 @@ class Captured:
     output_spec: Any
     result: Any
     graph_break: GraphBreak | None = None
+    split_reasons: list = field(default_factory=list)  # the branches the graph is split at (``split.py``)
+    examples: dict = field(default_factory=dict)  # node name -> the tensor it held in this call
 
 
 def user_stack() -> list:
@@ -215,6 +219,7 @@ class _Recorder:
         # the function made outside every op. Those a creation function made from sizes are constants.
         self.made_inside: dict[int, tuple] = {}
         self.written_buffers: dict[int, tuple] = {}  # id -> (buffer, its get_attr node): buffers written in place
+        self.split_reasons: list[GraphBreak] = []  # breaks the graph is split at (``split.py``), in order
 
     # -- values ---------------------------------------------------------------------------------
     def add_input(self, tensor: Tensor, name: str):
@@ -225,6 +230,37 @@ class _Recorder:
 
     def _remember(self, tensor: Tensor, node) -> None:
         self.values[id(tensor)] = (tensor, node, tensor._version_counter[0])
+
+    def split_at(self, tensor: Tensor, conversion: str, outcome, reason: str) -> None:
+        """A branch on ``tensor``'s value: a break marker, where ``split.py`` cuts the path into two graphs."""
+        node = self.values[id(tensor)][1]
+        if node.op == "get_attr" or conversion not in SPLITTABLE:
+            self.break_graph(reason)  # a parameter's value, or a list or an array: not a value to branch on
+            return
+        try:
+            hash(outcome)
+        except TypeError:
+            self.break_graph(reason)
+            return
+        marker = self.graph.call_function(graph_break, (node, conversion))
+        marker.meta["outcome"] = outcome
+        marker.meta["live"] = self._live_values()
+        self.split_reasons.append(GraphBreak(reason, user_stack()))
+
+    def _live_values(self) -> list:
+        """The recorded values the learner's code still holds at a break (its functions' local variables):
+        the graph before the break returns them, whichever way the branch goes (TorchDynamo keeps a frame's
+        live locals the same way), so a later path finds them without compiling that graph again."""
+        live, frame = [], sys._getframe(2)
+        while frame is not None and frame.f_code is not capture.__code__:
+            if not os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+                for value in frame.f_locals.values():
+                    for tensor in flatten(value)[0]:
+                        known = self.values.get(id(tensor))
+                        if known is not None and known[0] is tensor and known[1] not in live:
+                            live.append(known[1])
+            frame = frame.f_back
+        return live
 
     def break_graph(self, reason: str) -> None:
         if self.graph_break is None:  # the first reason is the one that matters
@@ -411,7 +447,7 @@ class _Recorder:
 
         self._swap(Module, "__setattr__", recording_setattr)
         for method, reason in CONVERSIONS.items():
-            self._swap(Tensor, method, self._converting(getattr(Tensor, method), reason))
+            self._swap(Tensor, method, self._converting(getattr(Tensor, method), reason, method))
         self.rng_state = get_rng_state()
         return self
 
@@ -441,17 +477,22 @@ class _Recorder:
         recording.__name__ = function.__name__
         return recording
 
-    def _converting(self, original, reason: str):
+    def _converting(self, original, reason: str, method: str):
         recorder = self
 
         def converting(tensor, *args, **kwargs):
-            if recorder.depth == 0 and id(tensor) in recorder.values:
-                recorder.break_graph(reason)
+            recorded = recorder.depth == 0 and id(tensor) in recorder.values
             recorder.depth += 1  # ``__bool__`` calls ``item``: one reason per conversion
             try:
-                return original(tensor, *args, **kwargs)
+                outcome = original(tensor, *args, **kwargs)
             finally:
                 recorder.depth -= 1
+            if recorded:
+                if args or kwargs:
+                    recorder.break_graph(reason)
+                else:
+                    recorder.split_at(tensor, method, outcome, reason)
+            return outcome
 
         converting.__name__ = original.__name__
         return converting
@@ -540,4 +581,7 @@ def capture(function, args: tuple, kwargs: dict, named_tensors: dict[int, tuple[
     if recorder.graph_break is not None:
         return Captured(None, inputs, output_spec, result, recorder.graph_break)
     graph_module = GraphModule(dict(recorder.attributes), recorder.graph, "CapturedGraph")
-    return Captured(graph_module, inputs, output_spec, result)
+    if not recorder.split_reasons:
+        return Captured(graph_module, inputs, output_spec, result)
+    examples = {node.name: tensor for tensor, node, _ in recorder.values.values()}
+    return Captured(graph_module, inputs, output_spec, result, None, recorder.split_reasons, examples)

@@ -13,8 +13,11 @@ On each call:
    backend (``backends.py``), and the compiled result is kept under these guards. A call
    with new guards (a new batch size, ``model.eval()``) compiles again: a *recompile*.
    After ``recompile_limit`` graphs (8, PyTorch's default) it stops compiling and warns.
-4. when the capture met something a graph cannot hold (a *graph break*), the reason is kept
-   and every call with these guards runs eagerly; ``fullgraph=True`` raises instead;
+4. a branch on a tensor's value (``if x.sum() > 0:``, ``t.item()``) splits the function into
+   compiled graphs before and after it, the branch itself run in Python (``split.py``,
+   ``_SplitRunner``); when the capture met something else a graph cannot hold (a *graph
+   break*: ``print``, random draws), the reason is kept and every call with these guards runs
+   eagerly; ``fullgraph=True`` raises on either;
 5. a few checks depend on values and run inside the compiled program (labels and indices in
    range, the size of ``x[mask]``): when one fails (``GuardFailed``), that call runs eagerly.
 
@@ -33,6 +36,7 @@ from ..autograd.grad_mode import _GradState
 from ..nn import Module
 from . import config
 from .capture import GraphBreak, GuardFailed, capture, flatten, unflatten
+from .split import SplitProgram, split_path
 
 
 class Unsupported(RuntimeError):
@@ -165,6 +169,14 @@ class CompiledFunction:
             return self._eager(args, kwargs, graph_break)
         started = time.perf_counter()
         captured = capture(self.function, args, kwargs, self.named_tensors)
+        if captured.split_reasons and captured.graph_break is None:
+            if self.fullgraph:
+                raise Unsupported(captured.split_reasons[0].reason)
+            program = SplitProgram(self.backend)
+            self._add_path(program, captured)
+            self.cache[key] = _SplitRunner(self, program, captured, self._owners(captured.graph_module))
+            self.compile_times.append(time.perf_counter() - started)
+            return captured.result
         if captured.graph_break is not None:
             self.graph_breaks.append(captured.graph_break)
             self.cache[key] = captured.graph_break
@@ -177,6 +189,56 @@ class CompiledFunction:
         self.compile_times.append(time.perf_counter() - started)
         self.cache[key] = _Runner(compiled, captured.output_spec, self._owners(captured.graph_module))
         return captured.result  # this call already ran (eagerly, while recording)
+
+
+    def _add_path(self, program: SplitProgram, captured) -> None:
+        """Compile the segments of a newly recorded path of a split function (``split.py``)."""
+        before = len(program.compiled_graphs)
+        shared = program.add_path(split_path(captured.graph_module, captured.split_reasons, captured.output_spec),
+                                  captured.examples)
+        fresh = program.compiled_graphs[before:]
+        self.compile_count += len(fresh)
+        self.graphs += fresh
+        self.graph_breaks += captured.split_reasons[shared:]  # the breaks met for the first time
+
+    def new_path(self, runner: _SplitRunner, missing, args, kwargs):
+        """A branch went a way no compiled path has: record this call (eagerly) and graft its path on."""
+        reason, segment, outcome = missing
+        if reason is not None:  # this way was recorded before and cannot be compiled
+            return self.function(*args, **kwargs)
+        if runner.paths >= (self.recompile_limit or min(config.cache_size_limit, config.recompile_limit)):
+            return self.function(*args, **kwargs)
+        captured = capture(self.function, args, kwargs, self.named_tensors)
+        if captured.graph_break is not None:
+            segment.children[outcome] = captured.graph_break
+            self.graph_breaks.append(captured.graph_break)
+            return captured.result
+        try:
+            self._add_path(runner.program, captured)
+        except ValueError as error:  # the path's breaks differ from the earlier paths' (a global changed...)
+            segment.children[outcome] = GraphBreak(f"a path of a split graph could not be compiled: {error}")
+        runner.paths += 1
+        return captured.result
+
+
+class _SplitRunner:
+    """A function split at its graph breaks (``split.py``): the segments' tree, run segment by segment."""
+
+    def __init__(self, owner: CompiledFunction, program: SplitProgram, captured, owners: list):
+        self.owner, self.program, self.owners = owner, program, owners
+        self.input_names = [node.name for node in captured.graph_module.graph.nodes if node.op == "placeholder"]
+        self.paths = 1
+
+    def still_valid(self) -> bool:
+        return all(holder.get(name) is tensor for holder, name, tensor in self.owners)
+
+    def __call__(self, args: tuple, kwargs: dict):
+        env = dict(zip(self.input_names, flatten((args, kwargs))[0]))
+        ran = self.program.run(env)
+        if len(ran) == 3:
+            return self.owner.new_path(self, ran, args, kwargs)
+        flat, spec = ran
+        return unflatten(spec, flat)
 
 
 class _Runner:
