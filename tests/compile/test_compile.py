@@ -142,13 +142,15 @@ def test_training_the_compiled_mlp_follows_eager_training():
 
 
 # -- guards and recompilation ---------------------------------------------------------------------------------
-def test_a_new_shape_recompiles_and_a_seen_one_does_not():
+@pytest.mark.parametrize("dynamic, graphs", [(False, 3), (None, 2)])
+def test_a_new_shape_recompiles_and_a_seen_one_does_not(dynamic, graphs):
     counter = CompileCounter()
-    compiled = minitorch.compile(lambda x: (x * 2).relu().sum(dim=0), backend=counter)
+    compiled = minitorch.compile(lambda x: (x * 2).relu().sum(dim=0), backend=counter, dynamic=dynamic)
     for rows in (3, 3, 5, 3, 5, 7):
         x = minitorch.randn(rows, 4)
         np.testing.assert_array_equal(compiled(x).numpy(), (x * 2).relu().sum(dim=0).numpy())
-    assert counter.frame_count == 3  # 3, 5 and 7 rows
+    # static: 3, 5 and 7 rows; by default the second size makes the rows symbolic (PyTorch's automatic dynamic)
+    assert counter.frame_count == graphs
 
 
 def test_dtype_requires_grad_grad_mode_and_training_are_guarded():
