@@ -48,8 +48,7 @@ import numpy as np
 from .. import autograd as _autograd
 from .._random import get_rng_state
 from .._tensor import Tensor
-from .._tensor_base import TensorBase
-from ..autograd import engine as _engine, function as _function
+from ..autograd import engine as _engine
 from ..autograd.grad_mode import _GradState, no_grad
 from ..fx import Graph, GraphModule
 from ..nn import Module
@@ -60,6 +59,7 @@ from ..ops import (
     reduction as _reduction,
     sorting as _sorting,
 )
+from .recording import EntryPoints, Listener
 from .split import CONVERSIONS as SPLITTABLE, graph_break
 
 # Functions that make their (integer or bool) result without a ``Function`` call: recorded whole, by module.
@@ -205,8 +205,9 @@ def user_stack() -> list:
             if not os.path.abspath(frame.filename).startswith(_PACKAGE_DIR)]
 
 
-class _Recorder:
-    """Builds the graph while the function runs (use as a context manager)."""
+class _Recorder(Listener):
+    """Builds the graph while the function runs (use as a context manager); it listens at the entry
+    points of ``recording.py``, which the ONNX exporter's recorder listens at too."""
 
     def __init__(self, named_tensors: dict[int, tuple[str, Tensor]]):
         self.graph = Graph()
@@ -355,62 +356,62 @@ class _Recorder:
         for tensor, attribute in self.written_buffers.values():
             self.graph.call_function(write_buffer, (attribute, self.values[id(tensor)][1]))
 
+    # -- what the entry points report (``recording.py``) ------------------------------------------------------
+    def records(self, function, args: tuple) -> bool:
+        return not _basic_index(function, args)  # x[0, 1:3]: its views are recorded op by op
+
+    def applied(self, op, args: tuple, outputs) -> None:
+        self.record(op_call(op, _GradState.enabled), args, {}, outputs)
+
+    def called(self, function, name: str, args: tuple, kwargs: dict, output) -> None:
+        differentiable = getattr(function, "__wrapped__", function) in self.differentiable_functions
+        if not differentiable and any(isinstance(item, Tensor) and item._requires_grad for item in flatten(output)[0]):
+            self.break_graph(f"'{function.__name__}' is recorded whole, but its result requires grad")
+        node = self.record(function, args, kwargs, output)
+        if differentiable and node is not None:
+            node.meta["differentiable"] = True  # run as one eager call, differentiated by autograd.grad
+
+    def stored(self, target: Tensor, stored: Tensor) -> None:
+        if self.depth == 0:
+            self.written(target, self.values.get(id(stored)))
+
+    def made(self, tensor: Tensor, caller) -> None:
+        self.made_inside[id(tensor)] = (tensor, caller.f_code.co_filename.endswith(_CREATION_FILE),
+                                        f"'{caller.f_code.co_name}'")
+
+    def converted(self, tensor: Tensor, method: str, args: tuple, kwargs: dict, outcome) -> None:
+        if id(tensor) not in self.values:
+            return
+        if args or kwargs:
+            self.break_graph(CONVERSIONS[method])
+        else:
+            self.split_at(tensor, method, outcome, CONVERSIONS[method])
+
+    def _functions(self) -> list:
+        """(module, name) of each function recorded whole, with its public faces in ``minitorch``."""
+        import minitorch  # the public face imports _dynamo: its functions wrapping a recorded one are swapped too
+
+        pairs, originals = [], set()
+        self.differentiable_functions = set()
+        for table, differentiable in ((RECORDED_FUNCTIONS, False), (RECORDED_DIFFERENTIABLE, True)):
+            for module, names in table.items():
+                for name in names:
+                    pairs.append((module, name))
+                    originals.add(getattr(module, name))
+                    if differentiable:
+                        self.differentiable_functions.add(getattr(module, name))
+        for name, value in list(vars(minitorch).items()):  # minitorch.argmax: the public face of reduction.argmax
+            if callable(value) and getattr(value, "__wrapped__", value) in originals:
+                pairs.append((minitorch, name))
+                if getattr(value, "__wrapped__", value) in self.differentiable_functions:
+                    self.differentiable_functions.add(value)
+        return pairs
+
     # -- swapping the entry points -----------------------------------------------------------------
     def __enter__(self):
         recorder = self
-        original_apply = _function.Function.__dict__["apply"]
-        self.saved = [(_function.Function, "apply", original_apply)]
-
-        def recording_apply(cls, *args):
-            if recorder.depth:  # inside a recorded op (a custom Function's forward): part of that op
-                return original_apply.__func__(cls, *args)
-            recorder.depth += 1
-            try:
-                outputs = original_apply.__func__(cls, *args)
-            finally:
-                recorder.depth -= 1
-            recorder.record(op_call(cls, _GradState.enabled), args, {}, outputs)
-            return outputs
-
-        _function.Function.apply = classmethod(recording_apply)
-        originals = {}
-        for module, names in RECORDED_FUNCTIONS.items():
-            for name in names:
-                originals[getattr(module, name)] = name
-                self._swap(module, name, self._recording_function(getattr(module, name)))
-        for module, names in RECORDED_DIFFERENTIABLE.items():
-            for name in names:
-                originals[getattr(module, name)] = name
-                self._swap(module, name, self._recording_function(getattr(module, name), differentiable=True))
-        import minitorch  # the public face imports _dynamo: its functions wrapping a recorded one are swapped too
-
-        for name, value in list(vars(minitorch).items()):  # minitorch.argmax: the public face of reduction.argmax
-            wrapped = getattr(value, "__wrapped__", value)
-            if callable(value) and wrapped in originals:
-                differentiable = originals[wrapped] in RECORDED_DIFFERENTIABLE[_indexing]
-                self._swap(minitorch, name, self._recording_function(value, differentiable))
-        original_store = _inplace._store
-
-        def recording_store(target, result):
-            stored = original_store(target, result)
-            if recorder.depth == 0:
-                recorder.written(target, recorder.values.get(id(stored)))
-            return stored
-
-        self._swap(_inplace, "_store", recording_store)
-        # an optimizer-like ``x.add_(y)`` under no_grad skips _store (the arrays alone): every write goes through it
-        self._swap(_inplace, "_alike_without_graph", lambda target, other: False)
-        original_make = TensorBase.__dict__["_make"]
-
-        def recording_make(cls, *args, **kwargs):
-            tensor = original_make.__func__(cls, *args, **kwargs)
-            if recorder.depth == 0:
-                caller = sys._getframe(1).f_code
-                recorder.made_inside[id(tensor)] = (tensor, caller.co_filename.endswith(_CREATION_FILE),
-                                                    f"'{caller.co_name}'")
-            return tensor
-
-        self._swap(TensorBase, "_make", classmethod(recording_make))
+        self.entry_points = entry = EntryPoints(self, self._functions(), tuple(CONVERSIONS))
+        entry.__enter__()
         original_snapshot = _inplace._snapshot
 
         def recording_snapshot(target):
@@ -419,15 +420,15 @@ class _Recorder:
                 recorder._remember(snapshot, recorder.values[id(target)][1])
             return snapshot
 
-        self._swap(_inplace, "_snapshot", recording_snapshot)
+        entry.swap(_inplace, "_snapshot", recording_snapshot)
         original_run_backward = _engine.run_backward
 
         def recording_run_backward(*args, **kwargs):  # loss.backward() or autograd.grad inside the function
             recorder.break_graph(_BACKWARD_REASON)
             return original_run_backward(*args, **kwargs)
 
-        self._swap(_engine, "run_backward", recording_run_backward)
-        self._swap(_autograd, "run_backward", recording_run_backward)
+        entry.swap(_engine, "run_backward", recording_run_backward)
+        entry.swap(_autograd, "run_backward", recording_run_backward)
         original_print = builtins.print
 
         def recording_print(*args, **kwargs):  # a side effect: PyTorch replays it after the graph; we run eagerly
@@ -436,7 +437,7 @@ class _Recorder:
                                      "this signature runs eagerly and prints on every call")
             return original_print(*args, **kwargs)
 
-        self._swap(builtins, "print", recording_print)
+        entry.swap(builtins, "print", recording_print)
         original_setattr = Module.__setattr__
 
         def recording_setattr(module, name, value):  # self.last_attention = weights inside forward
@@ -445,61 +446,12 @@ class _Recorder:
                                      "the graph does not replay, so this signature runs eagerly")
             return original_setattr(module, name, value)
 
-        self._swap(Module, "__setattr__", recording_setattr)
-        for method, reason in CONVERSIONS.items():
-            self._swap(Tensor, method, self._converting(getattr(Tensor, method), reason, method))
+        entry.swap(Module, "__setattr__", recording_setattr)
         self.rng_state = get_rng_state()
         return self
 
-    def _swap(self, owner, name: str, value) -> None:
-        self.saved.append((owner, name, owner.__dict__[name]))
-        setattr(owner, name, value)
-
-    def _recording_function(self, function, differentiable: bool = False):
-        recorder = self
-
-        def recording(*args, **kwargs):
-            if recorder.depth or _basic_index(function, args):
-                return function(*args, **kwargs)
-            recorder.depth += 1
-            try:
-                output = function(*args, **kwargs)
-            finally:
-                recorder.depth -= 1
-            if not differentiable and any(isinstance(item, Tensor) and item._requires_grad
-                                          for item in flatten(output)[0]):
-                recorder.break_graph(f"'{function.__name__}' is recorded whole, but its result requires grad")
-            node = recorder.record(function, args, kwargs, output)
-            if differentiable and node is not None:
-                node.meta["differentiable"] = True  # run as one eager call, differentiated by autograd.grad
-            return output
-
-        recording.__name__ = function.__name__
-        return recording
-
-    def _converting(self, original, reason: str, method: str):
-        recorder = self
-
-        def converting(tensor, *args, **kwargs):
-            recorded = recorder.depth == 0 and id(tensor) in recorder.values
-            recorder.depth += 1  # ``__bool__`` calls ``item``: one reason per conversion
-            try:
-                outcome = original(tensor, *args, **kwargs)
-            finally:
-                recorder.depth -= 1
-            if recorded:
-                if args or kwargs:
-                    recorder.break_graph(reason)
-                else:
-                    recorder.split_at(tensor, method, outcome, reason)
-            return outcome
-
-        converting.__name__ = original.__name__
-        return converting
-
     def __exit__(self, *exc_info):
-        for owner, name, value in reversed(self.saved):
-            setattr(owner, name, value)
+        self.entry_points.__exit__(*exc_info)
         if not np.array_equal(np.asarray(get_rng_state()), np.asarray(self.rng_state)):
             # the clearest reason when it applies: it replaces a break its draws caused (an untracked mask)
             stack = self.graph_break.user_stack if self.graph_break is not None else []

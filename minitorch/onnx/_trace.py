@@ -2,8 +2,9 @@
 
 Every differentiable op of minitorch runs through ``Function.apply`` (``autograd/function.py``):
 that one entry point is where the graph for backward is recorded, so it is also where the
-exporter listens. While a ``Tracer`` is active, ``Function.apply`` is replaced by a version
-that runs the real ``apply`` and then writes down a ``Call``: the op class, its arguments
+exporter listens, through the entry points ``minitorch.compile``'s capture listens at too
+(``minitorch/_dynamo/recording.py``). While a ``Tracer`` is active, ``Function.apply`` runs the
+real ``apply`` and then the tracer writes down a ``Call``: the op class, its arguments
 (tensors and settings such as a convolution's geometry, exactly what ``forward`` receives),
 its outputs and the line of user code that called it. Nothing is computed twice and no op
 is re-implemented: the recorded outputs are the real ones.
@@ -44,12 +45,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._dynamo.recording import EntryPoints, Listener
 from .._tensor import Tensor
-from .._tensor_base import TensorBase
-from ..autograd import function as _function
 from ..nn import functional as _functional
 from ..nn.functional import vision as _vision
-from ..ops import inplace as _inplace, pointwise as _pointwise
+from ..ops import pointwise as _pointwise
 
 # Non-differentiable functions that the trace records by name (they make no ``Function`` call).
 RECORDED_FUNCTIONS = ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "logical_not",
@@ -72,7 +72,7 @@ _CONVERSIONS = {"__bool__": "boolean", "item": "number", "__float__": "number", 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 # Frames inside these folders are the machinery, not the place a learner called an op from.
 _MACHINERY = tuple(os.path.join(_PACKAGE_DIR, part) for part in ("ops" + os.sep, "autograd" + os.sep, "onnx" + os.sep,
-                                                                  "_tensor.py"))
+                                                                  "_dynamo" + os.sep, "_tensor.py"))
 
 
 @dataclass
@@ -165,7 +165,7 @@ def call_site() -> str:
 
 def _maker() -> str:
     """The minitorch function the learner's code called that made a tensor (``'argmax' at model.py:12 ...``)."""
-    frames = traceback.extract_stack()[:-2]
+    frames = traceback.extract_stack()[:-3]  # without _maker, the listener and the entry point
     library = []  # the minitorch frames below the innermost line of the learner's code, outermost first
     for frame in reversed(frames):
         if not os.path.abspath(frame.filename).startswith(_PACKAGE_DIR):
@@ -186,8 +186,9 @@ def _frame_text(frame) -> str:
     return f"{frame.filename}:{frame.lineno} in {frame.name}" + (f": {frame.line}" if frame.line else "")
 
 
-class Tracer:
-    """Records the calls of one forward pass (use as a context manager around ``model(*inputs)``)."""
+class Tracer(Listener):
+    """Records the calls of one forward pass (use as a context manager around ``model(*inputs)``); it listens
+    at the entry points of ``minitorch/_dynamo/recording.py``, as ``minitorch.compile``'s recorder does."""
 
     def __init__(self, parameters: dict, autograd_inlining: bool, mapped, conversions: str = "warn"):
         self.parameters = parameters  # id(tensor) -> state_dict name
@@ -273,121 +274,53 @@ class Tracer:
         if known is not None:
             self._remember(target, known[3])
 
-    # -- swapping the entry points ------------------------------------------------------------
+    # -- what the entry points report (``minitorch/_dynamo/recording.py``, shared with minitorch.compile) -------
     def __enter__(self):
-        tracer = self
-        original_apply = _function.Function.__dict__["apply"].__func__
-        self._original_apply = original_apply
-
-        def traced_apply(cls, *args):
-            inline = tracer.autograd_inlining and not cls._forward_takes_arrays and not tracer.mapped(cls)
-            if inline:  # a Function built from tensor ops: record the ops inside it
-                outputs = original_apply(cls, *args)
-                tracer._alias_returned_inputs(args, outputs)
-                return outputs
-            with tracer.paused():
-                outputs = original_apply(cls, *args)
-            tracer.record(cls, args, outputs)
-            return outputs
-
-        self._saved = {"apply": _function.Function.__dict__["apply"]}
-        _function.Function.apply = classmethod(traced_apply)
-        for function_name in RECORDED_FUNCTIONS:
-            original = getattr(_pointwise, function_name)
-            self._saved[function_name] = original
-            setattr(_pointwise, function_name, self._recording(function_name, original))
-        original_store = _inplace._store
-        self._saved["_store"] = original_store
-
-        def traced_store(target, result):
-            stored = original_store(target, result)
-            tracer.alias(target, stored)
-            return stored
-
-        _inplace._store = traced_store
-        self._saved["_alike_without_graph"] = _inplace._alike_without_graph
-        _inplace._alike_without_graph = lambda target, other: False  # every in-place write goes through _store
-
-        self._nn_modules = (_functional, _vision)
-        for module in self._nn_modules:
-            for function_name in RECORDED_NN_FUNCTIONS:
-                original = getattr(module, function_name)
-                self._saved[(module.__name__, function_name)] = original
-                setattr(module, function_name, self._recording(function_name, original))
-        original_make = TensorBase.__dict__["_make"].__func__
-        self._saved["_make"] = TensorBase.__dict__["_make"]
-
-        def traced_make(cls, *args, **kwargs):
-            tensor = original_make(cls, *args, **kwargs)
-            if tracer.depth == 0:  # made outside every recorded op: remember by what, for the error messages
-                tracer.made_by[id(tensor)] = (tensor, _maker())
-            return tensor
-
-        TensorBase._make = classmethod(traced_make)
-        for method_name, kind in _CONVERSIONS.items():
-            original = getattr(Tensor, method_name)
-            self._saved[("Tensor", method_name)] = original
-            setattr(Tensor, method_name, self._converting(original, kind))
+        functions = [(_pointwise, name) for name in RECORDED_FUNCTIONS] + [
+            (module, name) for module in (_functional, _vision) for name in RECORDED_NN_FUNCTIONS]
+        self.entry_points = EntryPoints(self, functions, tuple(_CONVERSIONS))
+        self.entry_points.__enter__()
         return self
 
-    def _converting(self, original, kind: str):
-        """``Tensor.__bool__`` (or ``item``...) warning as PyTorch's tracer does when the tensor came from an input."""
-        tracer = self
-
-        def converted(tensor, *args):
-            if tracer.depth == 0 and tracer.conversions != "ignore":
-                known = tracer.values.get(id(tensor))
-                if known is not None and known[3].from_input:
-                    message = _CONVERSION_WARNING.format(kind=kind)
-                    if tracer.conversions == "raise":
-                        raise TraceError(
-                            f"A tensor computed from the input became a Python {kind} at {call_site()}, and "
-                            f"export(..., strict=True) refuses that. {message} Compute with tensor ops instead "
-                            "(minitorch.where in place of an if)."
-                        )
-                    warnings.warn(message, TracerWarning, stacklevel=_user_stacklevel())
-            tracer.depth += 1  # ``__bool__`` calls ``item``: one warning per conversion
-            try:
-                return original(tensor, *args)
-            finally:
-                tracer.depth -= 1
-
-        converted.__name__ = original.__name__
-        return converted
-
     def __exit__(self, *exc_info):
-        self._restore()
+        self.entry_points.__exit__(*exc_info)
         return False
 
-    def _restore(self) -> None:
-        _function.Function.apply = self._saved["apply"]
-        for function_name in RECORDED_FUNCTIONS:
-            setattr(_pointwise, function_name, self._saved[function_name])
-        _inplace._store = self._saved["_store"]
-        _inplace._alike_without_graph = self._saved["_alike_without_graph"]
-        for module in self._nn_modules:
-            for function_name in RECORDED_NN_FUNCTIONS:
-                setattr(module, function_name, self._saved[(module.__name__, function_name)])
-        for method_name in _CONVERSIONS:
-            setattr(Tensor, method_name, self._saved[("Tensor", method_name)])
-        TensorBase._make = self._saved["_make"]
+    def inline(self, op) -> bool:
+        # a Function built from tensor ops with no ONNX mapping: record the ops inside it
+        return self.autograd_inlining and not op._forward_takes_arrays and not self.mapped(op)
 
-    def _recording(self, function_name, original):
-        tracer = self
+    def applied(self, op, args: tuple, outputs) -> None:
+        self.record(op, args, outputs)
 
-        def recorded(*args, **kwargs):
-            if tracer.depth > 0:  # called inside a recorded op: part of that op
-                return original(*args, **kwargs)
-            with tracer.paused():
-                output = original(*args, **kwargs)
-            tracer.record(function_name, args, output, kwargs)
-            return output
+    def inlined(self, op, args: tuple, outputs) -> None:
+        self._alias_returned_inputs(args, outputs)
 
-        recorded.__name__ = function_name
-        return recorded
+    def called(self, function, name: str, args: tuple, kwargs: dict, output) -> None:
+        self.record(name, args, output, kwargs)
 
-    def paused(self):
-        return _Paused(self)
+    def stored(self, target: Tensor, stored: Tensor) -> None:
+        self.alias(target, stored)
+
+    def made(self, tensor: Tensor, caller) -> None:
+        self.made_by[id(tensor)] = (tensor, _maker())  # for the error messages: which function made it
+
+    def converted(self, tensor: Tensor, method: str, args: tuple, kwargs: dict, outcome) -> None:
+        """``Tensor.__bool__`` (or ``item``...) warning as PyTorch's tracer does when the tensor came from an input."""
+        if self.conversions == "ignore":
+            return
+        known = self.values.get(id(tensor))
+        if known is None or not known[3].from_input:
+            return
+        kind = _CONVERSIONS[method]
+        message = _CONVERSION_WARNING.format(kind=kind)
+        if self.conversions == "raise":
+            raise TraceError(
+                f"A tensor computed from the input became a Python {kind} at {call_site()}, and "
+                f"export(..., strict=True) refuses that. {message} Compute with tensor ops instead "
+                "(minitorch.where in place of an if)."
+            )
+        warnings.warn(message, TracerWarning, stacklevel=_user_stacklevel())
 
     def _alias_returned_inputs(self, args, outputs) -> None:
         """A Function that returns its input gets a new Tensor on the same array: the same Value."""
@@ -396,26 +329,3 @@ class Tracer:
                 for argument in args:
                     if isinstance(argument, Tensor) and argument._data is output._data and id(argument) in self.values:
                         self._remember(output, self.values[id(argument)][3])
-
-
-class _Paused:
-    """Inside a recorded call: the ops it runs internally are not recorded again."""
-
-    def __init__(self, tracer: Tracer):
-        self.tracer = tracer
-
-    def __enter__(self):
-        self.tracer.depth += 1
-        saved = self.tracer._saved
-        self.swapped = (_function.Function.__dict__["apply"], {n: getattr(_pointwise, n) for n in RECORDED_FUNCTIONS})
-        _function.Function.apply = saved["apply"]
-        for function_name in RECORDED_FUNCTIONS:
-            setattr(_pointwise, function_name, saved[function_name])
-
-    def __exit__(self, *exc_info):
-        apply, functions = self.swapped
-        _function.Function.apply = apply
-        for function_name, function in functions.items():
-            setattr(_pointwise, function_name, function)
-        self.tracer.depth -= 1
-        return False
