@@ -268,12 +268,21 @@ class _Recorder(Listener):
             self.graph_break = GraphBreak(reason, user_stack())
 
     def node_of(self, tensor: Tensor, op_name: str):
+        """The node a tensor argument stands for: its op's, an input's, or a new ``get_attr`` on first sight."""
         known = self.values.get(id(tensor))
         if known is not None:
-            if known[0]._version_counter[0] != known[2]:
-                self.break_graph(f"'{op_name}' read a tensor that was written in place through a view or slice "
-                                 "after it was recorded: the graph cannot follow that write")
+            self.check_unchanged(tensor, known, op_name)
             return known[1]
+        return self.new_attribute(tensor, op_name)
+
+    def check_unchanged(self, tensor: Tensor, known: tuple, op_name: str) -> None:
+        """A tensor read again must hold the value its node stands for."""
+        if known[0]._version_counter[0] != known[2]:
+            self.break_graph(f"'{op_name}' read a tensor that was written in place through a view or slice "
+                             "after it was recorded: the graph cannot follow that write")
+
+    def new_attribute(self, tensor: Tensor, op_name: str):
+        """A tensor no recorded op made: a parameter or buffer (by its state_dict name), else a constant."""
         made = self.made_inside.get(id(tensor))
         made_here = made is not None and made[0] is tensor
         if made_here and not made[1]:
@@ -409,9 +418,16 @@ class _Recorder(Listener):
 
     # -- swapping the entry points -----------------------------------------------------------------
     def __enter__(self):
+        self.entry_points = EntryPoints(self, self._functions(), tuple(CONVERSIONS))
+        self.entry_points.__enter__()
+        self._swap_extras(self.entry_points)
+        self.rng_state = get_rng_state()
+        return self
+
+    def _swap_extras(self, entry: EntryPoints) -> None:
+        """What only the compiler listens for: the value an in-place op reads, and side effects a graph does
+        not replay (backward, print, module attributes set in forward)."""
         recorder = self
-        self.entry_points = entry = EntryPoints(self, self._functions(), tuple(CONVERSIONS))
-        entry.__enter__()
         original_snapshot = _inplace._snapshot
 
         def recording_snapshot(target):
@@ -447,8 +463,6 @@ class _Recorder(Listener):
             return original_setattr(module, name, value)
 
         entry.swap(Module, "__setattr__", recording_setattr)
-        self.rng_state = get_rng_state()
-        return self
 
     def __exit__(self, *exc_info):
         self.entry_points.__exit__(*exc_info)

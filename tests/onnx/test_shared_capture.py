@@ -1,5 +1,5 @@
-"""One capture for two uses: ``minitorch.compile`` and ``minitorch.onnx.export`` record through the same entry
-points (``minitorch/_dynamo/recording.py``), so for the same forward pass they see the same ops in the same order.
+"""One capture for two uses: ``minitorch.onnx.export`` records with ``minitorch.compile``'s recorder, so for the same
+forward pass both get the same FX graph of ops, and the exporter's calls are read from that graph.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 import minitorch
 from benchmarks import _course_models as course_models
-from minitorch._dynamo.capture import OpCall, capture
+from minitorch._dynamo.capture import OpCall, _Recorder, capture
 from minitorch._dynamo.recording import EntryPoints, Listener
 from minitorch.onnx import _export
 from minitorch.onnx._trace import Tracer
@@ -29,7 +29,10 @@ def _compiler_ops(model, inputs) -> list[str]:
 
 def _exporter_ops(model, inputs) -> list[str]:
     tracer, _ = _export._record(model, inputs, {}, _export._parameter_names(model), False, "warn")
-    return [call.name for call in tracer.calls]
+    graph_ops = [node.target.op.__name__ for node in tracer.graph_module.graph.nodes
+                 if node.op == "call_function" and node.target is not operator.getitem]
+    assert graph_ops == [call.name for call in tracer.calls]  # the calls the mappings take: the graph's nodes
+    return graph_ops
 
 
 @pytest.mark.parametrize("name", ["mlp", "cnn", "lstm", "transformer"])
@@ -39,6 +42,16 @@ def test_the_compiler_and_the_exporter_record_the_same_ops(name):
     inputs = (minitorch.from_numpy(course_models.example_input(name, 4)),)
     compiler, exporter = _compiler_ops(model, inputs), _exporter_ops(model, inputs)
     assert len(compiler) > 3 and compiler == exporter
+
+
+def test_the_exported_graph_is_the_compilers_graph_and_runs():
+    minitorch.manual_seed(0)
+    model = course_models.mlp(minitorch).eval()
+    x = minitorch.from_numpy(course_models.example_input("mlp", 4))
+    tracer, _ = _export._record(model, (x,), {}, _export._parameter_names(model), False, "warn")
+    assert isinstance(tracer, _Recorder)
+    with minitorch.no_grad():
+        np.testing.assert_array_equal(tracer.graph_module(x)[0].numpy(), model(x).numpy())
 
 
 def test_both_recorders_listen_through_the_shared_entry_points(monkeypatch):
