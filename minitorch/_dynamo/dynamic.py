@@ -149,8 +149,13 @@ def _fit(items: dict, symbols: dict):
         if any(not np.array_equal(value, base) for value in items.values()):
             raise NotDynamic("an array argument differs between recordings")
         return base
-    if any(value is not base and value != base for value in items.values()):
-        raise NotDynamic(f"the argument {base!r} differs between recordings")
+    for value in items.values():
+        try:
+            same = value is base or type(value) is type(base) and bool(value == base)
+        except Exception:  # noqa: BLE001 - a value without a plain equality (a tensor): only itself is the same
+            same = False
+        if not same:
+            raise NotDynamic(f"the argument {base!r} differs between recordings")
     return base
 
 
@@ -294,6 +299,22 @@ def specialize(graph_module: GraphModule, inputs: list) -> GraphModule:
 
 def _single_meta(value) -> bool:
     return len(value) == 2 and isinstance(value[0], tuple) and not isinstance(value[1], tuple)
+
+
+def same_graph(specialized: GraphModule, recorded: GraphModule) -> bool:
+    """Whether the symbolic graph, with this call's sizes written in, is the graph a recording at these sizes
+    gave: the same ops with the same arguments and result shapes.
+
+    Sizes are fitted from a few recordings; a rule they cannot see (``min(m, n)``, the number of
+    pieces ``split`` makes) shows here, at the first call of each new size, which runs eagerly
+    while it is recorded. A size whose recording differs keeps running eagerly: a graph with
+    symbolic sizes gives eager's answer or none.
+    """
+    try:
+        fit({(): specialized, (("recorded", 0),): recorded}, {})
+    except NotDynamic:
+        return False
+    return True
 
 
 class PerSize:

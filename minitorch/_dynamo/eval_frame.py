@@ -41,6 +41,14 @@ from .capture import GraphBreak, GuardFailed, capture, flatten, unflatten
 from .split import SplitProgram, split_path
 
 
+class NewSize(Exception):
+    """A graph with symbolic sizes met sizes it has not served yet (``CompiledFunction._check_size``)."""
+
+    def __init__(self, tensors: list):
+        super().__init__()
+        self.tensors = tensors
+
+
 class Unsupported(RuntimeError):
     """``fullgraph=True`` and the function has a graph break (``torch._dynamo.exc.Unsupported``)."""
 
@@ -156,6 +164,8 @@ class CompiledFunction:
             return self._compile(key, args, kwargs)
         try:
             return entry(args, kwargs)
+        except NewSize as new:
+            return self._check_size(entry, new.tensors, args, kwargs)
         except GuardFailed:  # a value the graph was not compiled for (an index out of range): run eagerly
             return self.function(*args, **kwargs)
 
@@ -229,6 +239,14 @@ class CompiledFunction:
         return captured.result  # this call already ran (eagerly, while recording)
 
 
+    def _check_size(self, runner, tensors: list, args, kwargs):
+        """The first call of a new size of a graph with symbolic sizes runs eagerly while it is recorded; the
+        graph serves that size from then on if it is what the recording gave (``dynamic.same_graph``)."""
+        captured = capture(self.function, args, kwargs, self.named_tensors)
+        runner.sizes_seen[runner.size_key(tensors)] = captured.graph_break is None and not captured.split_reasons \
+            and dynamic.same_graph(dynamic.specialize(runner.symbolic, tensors), captured.graph_module)
+        return captured.result
+
     def _dynamic_candidates(self, key, args, kwargs) -> set:
         """The (input, dim) pairs to make symbolic for this call: every one with ``dynamic=True``; by default
         those whose size differs from a shape compiled before under the same other guards."""
@@ -291,7 +309,10 @@ class CompiledFunction:
         compiled = self.backend(symbolic, captured.example_inputs)
         self.compile_count += 1
         self.graphs.append(symbolic)
-        return _Runner(compiled, captured.output_spec, self._owners(symbolic), self._fixed(tensors, places))
+        runner = _Runner(compiled, captured.output_spec, self._owners(symbolic), self._fixed(tensors, places))
+        runner.symbolic = symbolic  # each new size is first recorded and checked (``dynamic.same_graph``)
+        runner.sizes_seen = {runner.size_key(tensors): True}
+        return runner
 
     def _fixed(self, tensors: list, symbolic: set) -> list:
         """(input, dim, size) for each size the guards read as symbolic but this graph holds as a number:
@@ -364,6 +385,11 @@ class _Runner:
     def __init__(self, compiled, output_spec, owners: list, fixed: list = ()):
         self.compiled, self.output_spec, self.owners, self.fixed = compiled, output_spec, owners, fixed
         self.plain = output_spec == ("tensor", 0)
+        self.symbolic = None  # a graph with symbolic sizes (``dynamic.py``): sizes_seen says which sizes hold
+        self.sizes_seen: dict = {}
+
+    def size_key(self, tensors) -> tuple:
+        return tuple([tensor._data.shape for tensor in tensors])
 
     def still_valid(self) -> bool:
         for holder, name, tensor in self.owners:
@@ -376,6 +402,12 @@ class _Runner:
         for index, dim, size in self.fixed:
             if tensors[index]._data.shape[dim] != size:
                 raise GuardFailed
+        if self.symbolic is not None:
+            holds = self.sizes_seen.get(self.size_key(tensors))
+            if holds is None:
+                raise NewSize(tensors)  # the compiled function records this call and checks the graph holds
+            if not holds:
+                raise GuardFailed  # a size the fitted rules do not describe: this call runs eagerly
         outputs = self.compiled(*tensors)
         return outputs[0] if self.plain else unflatten(self.output_spec, list(outputs))
 

@@ -141,3 +141,43 @@ def test_a_size_that_follows_no_rule_or_makes_a_constant_keeps_the_graph_static(
             x = minitorch.randn(size)
             np.testing.assert_array_equal(compiled(x).numpy(), function(x).numpy())
         assert counter.frame_count == 4, function.__name__  # one static graph per size: never a wrong one
+
+
+def test_every_op_of_the_table_with_symbolic_sizes_gives_eager_answers_at_an_unseen_size():
+    """Each op-table sample compiled with ``dynamic=True``, then called with every symbolic size grown by 3 (a size
+    no recording saw): eager's outputs and gradients there, from the one graph where it holds (``split`` into pieces
+    of 3 makes one more piece at that size: that size then runs eagerly), never a new graph."""
+    from minitorch._dynamo import dynamic
+    from tests.compile.test_op_table import CASES, _inputs, _run, _same
+
+    failures, symbolic = [], 0
+    for op, index in CASES:
+        def function(*tensors, op=op):
+            return op.fn(minitorch, *tensors)
+
+        compiled = minitorch.compile(function, dynamic=True)
+        tensors = _inputs(op, index)
+        _run(compiled, tensors)  # captures, records the grown sizes, compiles
+        state = compiled._compiled
+        if not state.dynamic_dims or state.compile_count != 1:
+            continue
+        symbols = dynamic.symbols_of(tensors, state.dynamic_dims)
+        grown = dynamic.grown_inputs(tensors, symbols, dict.fromkeys(symbols, 3))
+        noise = np.random.default_rng(index)  # repeated slices make rank-deficient matrices: perturb float values
+        grown = [minitorch.from_numpy(np.asarray(t.detach().numpy() + 1e-3 * noise.standard_normal(tuple(t.shape))))
+                 .requires_grad_(t.requires_grad) if t.dtype == minitorch.float64 else t for t in grown]
+        try:
+            expected = _run(function, [t.detach().requires_grad_(t.requires_grad) for t in grown])
+        except Exception:  # noqa: BLE001 - the op refuses this size in eager mode too: nothing to compare
+            continue
+        try:
+            _run(compiled, grown)  # the first call at this size: recorded, and the graph checked against it
+            outputs, grads = _run(compiled, grown)  # the graph, if it holds at this size; else eagerly
+            _same(outputs, expected[0], f"{op.name}-{index} forward")
+            _same(grads, expected[1], f"{op.name}-{index} backward")
+            assert state.compile_count == 1, f"{op.name}-{index} compiled again"
+            symbolic += all(entry.sizes_seen.get(entry.size_key(grown)) for entry in state.cache.values())
+        except Exception as error:  # noqa: BLE001 - every op's failure is listed
+            failures.append(f"{op.name}-{index}: {type(error).__name__}: {str(error).splitlines()[0][:200]}")
+    assert not failures, "\n".join(failures)
+    assert symbolic > len(CASES) // 2  # most of the table runs its one graph at the unseen size
