@@ -20,7 +20,13 @@ keeps the graph static. Dimensions of equal size are one symbol and stay equal (
 ``operator.mul``/``operator.add`` nodes compute with them, and the ops take those nodes where
 they took numbers; each node keeps its symbolic shape in ``meta["sym_val"]``. The ``"eager"``
 backend replays it as it is; code-generating backends write their NumPy code for each concrete
-size the first time it arrives (``PerSize``), from this one graph: no new capture, no new guard.
+size the first time it arrives (``PerSize``), from this one graph: no new graph for the backend.
+
+Rules fitted from a few sizes can miss one that only shows at another size (``split(x, 3)``
+makes one more piece at some sizes). So the first call at each new size runs eagerly while it
+is recorded, and the graph serves that size from then on only if, with the size written in, it
+equals that recording (``same_graph``); else that size keeps running eagerly. PyTorch reasons
+about such sizes symbolically instead, and guards them.
 """
 
 from __future__ import annotations
