@@ -23,13 +23,14 @@ The tensors an op reads are sorted as they are first seen:
   ``get_attr`` (``_tensor_constant0``), valid for the sizes the guards fix.
 
 What a graph cannot hold becomes a *graph break* (``GraphBreak``: the reason and the line of
-user code): a tensor turned into a Python value (``bool(t)``, ``if x.sum() > 0:``,
-``t.item()``), random numbers drawn in the function (dropout in training mode), an in-place
+user code). A tensor turned into a Python value (``bool(t)``, ``if x.sum() > 0:``,
+``t.item()``) and ``print`` split the graph there (``split.py``). The others make the call
+run eagerly: random numbers drawn in the function (dropout in training mode), an in-place
 write to an input or a parameter, an op reading an array computed outside the recorded ops,
-and side effects a graph does not replay: ``backward()`` inside the function, ``print``, a
-module attribute set in ``forward``.
+and side effects a graph does not replay: ``backward()`` inside the function, a module
+attribute set in ``forward``.
 The call itself always runs eagerly to its end, so its result is right whatever the capture
-concluded; ``eval_frame.py`` then runs later calls of that signature eagerly.
+concluded; ``eval_frame.py`` then runs later calls of that signature eagerly (or split).
 """
 
 from __future__ import annotations
@@ -99,6 +100,8 @@ _BRANCH_REASON = ("generic_jump TensorVariable()\n"
 _BACKWARD_REASON = ("Unsupported Tensor.backward() call\n  Explanation: the backward pass ran inside the function "
                     "(loss.backward(), autograd.grad): its gradients land in .grad as a side effect the graph does "
                     "not hold. Compile the forward and call backward() outside.")
+_PRINT_REASON = ("Failed to trace builtin operator\n  Explanation: print() inside the function: the graph is split "
+                 "there, and print runs in Python between the two graphs, on every call.")
 CONVERSIONS = {"__bool__": _BRANCH_REASON, "item": _ITEM_REASON, "__float__": _ITEM_REASON, "__int__": _ITEM_REASON,
                "__index__": _ITEM_REASON, "tolist": "Unsupported Tensor.tolist() call",
                "numpy": "Unsupported Tensor.numpy() call: the values leave the graph for NumPy"}
@@ -247,6 +250,21 @@ class _Recorder(Listener):
         marker.meta["outcome"] = outcome
         marker.meta["live"] = self._live_values()
         self.split_reasons.append(GraphBreak(reason, user_stack()))
+
+    def split_at_print(self, args: tuple, kwargs: dict) -> None:
+        """``print`` in the function: a break marker holding what it prints, run in Python between two graphs
+        on every call (TorchDynamo breaks the graph there too). Printing a value the graph does not compute
+        (a parameter, an array) makes the call run eagerly instead."""
+        payload = self.argument((tuple(args), dict(kwargs)), "print")
+        marker = self.graph.call_function(graph_break, (payload, "print"))
+        if any(node.op not in ("placeholder", "call_function") for node in marker.all_input_nodes):
+            self.graph.erase_node(marker)
+            self.break_graph("print() of a value the graph does not compute: a side effect the graph does not "
+                             "replay, so this signature runs eagerly and prints on every call")
+            return
+        marker.meta["outcome"] = None
+        marker.meta["live"] = self._live_values()
+        self.split_reasons.append(GraphBreak(_PRINT_REASON, user_stack()))
 
     def _live_values(self) -> list:
         """The recorded values the learner's code still holds at a break (its functions' local variables):
@@ -447,10 +465,9 @@ class _Recorder(Listener):
         entry.swap(_autograd, "run_backward", recording_run_backward)
         original_print = builtins.print
 
-        def recording_print(*args, **kwargs):  # a side effect: PyTorch replays it after the graph; we run eagerly
+        def recording_print(*args, **kwargs):  # a side effect: the graph is split there, print runs between
             if recorder.depth == 0:
-                recorder.break_graph("print() inside the function: a side effect the graph does not replay, so "
-                                     "this signature runs eagerly and prints on every call")
+                recorder.split_at_print(args, kwargs)
             return original_print(*args, **kwargs)
 
         entry.swap(builtins, "print", recording_print)

@@ -15,8 +15,8 @@ On each call:
    After ``recompile_limit`` graphs (8, PyTorch's default) it stops compiling and warns.
 4. a branch on a tensor's value (``if x.sum() > 0:``, ``t.item()``) splits the function into
    compiled graphs before and after it, the branch itself run in Python (``split.py``,
-   ``_SplitRunner``); when the capture met something else a graph cannot hold (a *graph
-   break*: ``print``, random draws), the reason is kept and every call with these guards runs
+   ``_SplitRunner``), and so does ``print``; when the capture met something else a graph
+   cannot hold (a *graph break*: random draws, hooks), the reason is kept and every call with these guards runs
    eagerly; ``fullgraph=True`` raises on either;
 5. a few checks depend on values and run inside the compiled program (labels and indices in
    range, the size of ``x[mask]``): when one fails (``GuardFailed``), that call runs eagerly.

@@ -3,8 +3,8 @@
 It compiles ``fn`` with a backend that only keeps the graphs, calls it once, and reports the
 number of graphs, the graph breaks with their reasons and the line of user code, and the ops
 of each graph. A branch on a tensor's value splits the function into the graphs before and
-after it (``split.py``), as in PyTorch; a break of another kind (``print``, dropout's random
-draws) makes the whole call run eagerly, and the call reports no graph.
+after it (``split.py``), as in PyTorch, and so does ``print``; a break of another kind
+(dropout's random draws, hooks) makes the whole call run eagerly, and the call reports no graph.
 """
 
 from __future__ import annotations

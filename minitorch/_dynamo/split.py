@@ -1,9 +1,10 @@
 """Graph breaks that split: the graphs before and after a branch on a tensor's value, the branch run in Python.
 
 ``if x.sum() > 0:`` needs the value of ``x.sum() > 0`` in Python, which a graph cannot give
-while it is being built. TorchDynamo compiles what came before as one graph, runs the jump
-eagerly, and compiles the code after it (one "resume" function per side of the branch) when
-that side first runs. minitorch records by running the function, so it sees one path per call:
+while it is being built (and ``print(y)`` is a side effect a graph does not replay).
+TorchDynamo compiles what came before as one graph, runs the jump eagerly, and compiles the
+code after it (one "resume" function per side of the branch) when that side first runs.
+minitorch records by running the function, so it sees one path per call:
 
 * while recording, each conversion of a recorded tensor to a Python value (``bool(t)``,
   ``t.item()``, ``int(t)``...) adds a *break marker* to the path's graph (``graph_break``),
@@ -13,6 +14,8 @@ that side first runs. minitorch records by running the function, so it sees one 
   becomes an output of the first and a placeholder of the second, and so does every value the
   learner's code still holds at the break (its local variables), as TorchDynamo keeps a
   frame's live locals: the other side of the branch may read them;
+* a ``print`` is a marker too, whose outcome is always None: it runs between the graphs, on
+  the values they computed (``print_between``);
 * the segments form a tree (``Segment.children``, keyed by outcome): on a later call the
   first segment runs compiled, the conversion runs eagerly on its output, and the outcome
   picks the next segment. An outcome seen for the first time is a new path: the call runs
@@ -32,7 +35,7 @@ from typing import Any
 from ..fx import Graph, GraphModule, Node
 
 
-def graph_break(tensor, conversion: str):
+def graph_break(tensor, conversion: str):  # or (print's arguments, "print")
     """A break marker in a recorded path (never run: ``split_path`` cuts the path here)."""
     raise RuntimeError("a graph break marker is cut out of the graph before it runs")
 
@@ -133,6 +136,46 @@ def segment_module(path: GraphModule, index: int, outputs: list[str]) -> tuple[G
     return GraphModule(attributes, graph, f"CapturedGraph{index}"), [node.name for node in external]
 
 
+@dataclass(frozen=True)
+class Named:
+    """A value of the path, by name, inside what a ``print`` marker prints."""
+
+    name: str
+
+
+def _named(payload):
+    """A marker's payload with its nodes named: a converted value's name, or ``print``'s arguments."""
+    if isinstance(payload, Node):
+        return payload.name
+    if isinstance(payload, (tuple, list)):
+        return type(payload)(_named_inside(item) for item in payload)
+    return payload
+
+
+def _named_inside(item):
+    if isinstance(item, Node):
+        return Named(item.name)
+    if isinstance(item, (tuple, list)):
+        return type(item)(_named_inside(part) for part in item)
+    if isinstance(item, dict):
+        return tuple((key, _named_inside(part)) for key, part in item.items())
+    return item
+
+
+def _resolved(item, env: dict):
+    if isinstance(item, Named):
+        return env[item.name]
+    if isinstance(item, (tuple, list)):
+        return type(item)(_resolved(part, env) for part in item)
+    return item
+
+
+def print_between(payload, env: dict) -> None:
+    """A ``print`` of the function, run between two graphs with the values they computed."""
+    args, kwargs = payload
+    print(*_resolved(args, env), **{key: _resolved(value, env) for key, value in kwargs})
+
+
 @dataclass
 class SplitPath:
     """One recorded path cut at its breaks: per segment, its outputs; per break, what it converts and got."""
@@ -146,7 +189,7 @@ class SplitPath:
 
 def split_path(path: GraphModule, reasons: list, spec) -> SplitPath:
     graph = path.graph
-    breaks = [(marker.args[0].name, marker.args[1], marker.meta["outcome"], reason)
+    breaks = [(_named(marker.args[0]), marker.args[1], marker.meta["outcome"], reason)
               for marker, reason in zip(_markers(graph), reasons)]
     results = [node.name for node in graph.output_node.args[0]]
     return SplitPath(path, path_needs(graph), breaks, results, spec)
@@ -219,7 +262,11 @@ class SplitProgram:
             if segment.converted is None:
                 return [env[name] for name in segment.results], segment.spec
             name, conversion = segment.converted
-            outcome = CONVERSIONS[conversion](env[name])  # the break itself, run eagerly
+            if conversion == "print":
+                print_between(name, env)
+                outcome = None
+            else:
+                outcome = CONVERSIONS[conversion](env[name])  # the break itself, run eagerly
             following = segment.children.get(outcome)
             if type(following) is not Segment:  # not recorded yet (None), or a path that runs eagerly (its reason)
                 return following, segment, outcome

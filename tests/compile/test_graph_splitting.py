@@ -165,14 +165,39 @@ def test_fullgraph_still_refuses_a_branch():
         minitorch.compile(branchy, fullgraph=True)(minitorch.tensor([1.0]))
 
 
-def test_a_break_that_is_not_a_branch_still_runs_the_call_eagerly():
-    def prints_then_branches(x):
-        y = x * 2
+def prints_between(x):
+    y = x * 2
+    print("y is", y)
+    return y + 1
+
+
+def test_print_splits_the_graph_and_prints_every_call_as_torch_does(capsys):
+    torch = require_torch()
+    ours = minitorch._dynamo.explain(prints_between)(minitorch.tensor([1.0, 2.0]))
+    theirs = torch._dynamo.explain(prints_between)(torch.tensor([1.0, 2.0]))
+    assert (ours.graph_count, ours.graph_break_count) == (theirs.graph_count, theirs.graph_break_count) == (2, 1)
+    assert ours.break_reasons[0].reason.splitlines()[0] == theirs.break_reasons[0].reason.splitlines()[0]
+    capsys.readouterr()
+    counter = CompileCounter()
+    compiled = minitorch.compile(prints_between, backend=counter)
+    for value in (1.0, 2.0, 3.0):
+        x = minitorch.tensor([value], dtype=minitorch.float64, requires_grad=True)
+        output = compiled(x)
+        output.sum().backward()
+        assert output.item() == 2 * value + 1 and x.grad.item() == 2.0
+    printed = capsys.readouterr().out.splitlines()
+    assert [line.split("(")[0] for line in printed] == ["y is tensor"] * 3 and "6." in printed[-1]
+    assert counter.frame_count == 2
+
+
+def test_a_break_that_is_not_a_branch_or_print_still_runs_the_call_eagerly():
+    def draws_then_branches(x):
+        y = x * minitorch.rand(1)
         if y.sum() > 0:
-            print("positive")
+            return y * 2
         return y
 
     counter = CompileCounter()
-    compiled = minitorch.compile(prints_then_branches, backend=counter)
-    np.testing.assert_array_equal(compiled(minitorch.tensor([1.0])).numpy(), [2.0])
-    assert counter.frame_count == 0
+    compiled = minitorch.compile(draws_then_branches, backend=counter)
+    assert compiled(minitorch.tensor([1.0])).shape == (1,)
+    assert counter.frame_count == 0 and "random numbers" in compiled._compiled.graph_breaks[0].reason
