@@ -1,7 +1,8 @@
 """``minitorch._dynamo``: graph capture with guards, and ``minitorch.compile`` (PyTorch 2's ``torch.compile``).
 
-``capture.py`` records one call's ops into an FX graph; ``eval_frame.py`` keeps one compiled
-graph per set of guards and recompiles when they change; ``backends.py`` names the compilers
+``capture.py`` records one call's ops into an FX graph; ``split.py`` cuts it at branches on a
+tensor's value; ``eval_frame.py`` keeps one compiled graph per set of guards and recompiles
+when they change; ``backends.py`` names the compilers
 (``"eager"``, ``"aot_eager"``, ``"inductor"``); ``explain.py`` reports graphs and graph breaks.
 """
 
@@ -27,7 +28,8 @@ def compile(model=None, *, fullgraph: bool = False, dynamic: bool | None = None,
     """Compile a module or function: capture its ops per input signature, hand each graph to ``backend``.
 
     ``fullgraph=True`` raises on a graph break instead of running that call eagerly;
-    ``dynamic`` is accepted, but minitorch specializes on every size (a new size recompiles);
+    ``dynamic=True`` makes sizes symbolic from the first call, ``None`` (the default) after a second
+    size, ``False`` never (each size its own graph; ``_dynamo/dynamic.py``);
     ``mode`` is one of PyTorch's names (all run the same passes here); ``options`` switches the
     inductor backend's passes (``constant_folding``, ``dead_code_elimination``, ``fuse_pointwise``);
     ``disable=True`` returns ``model`` unchanged. Used bare or with arguments as a decorator.
@@ -60,7 +62,7 @@ def compile(model=None, *, fullgraph: bool = False, dynamic: bool | None = None,
     compiler = lookup_backend(backend)
     if options and backend == "inductor":
         compiler = compile_fx_with(**options)
-    compiled = optimize(model, compiler, fullgraph=fullgraph, recompile_limit=recompile_limit)
+    compiled = optimize(model, compiler, fullgraph=fullgraph, recompile_limit=recompile_limit, dynamic=dynamic)
     _compiled_functions.add(compiled._compiled if not isinstance(compiled, OptimizedModule) else
                             compiled.__dict__["_compiled"])
     return compiled

@@ -16,7 +16,8 @@ passed as ``backend=``, as in PyTorch. The named ones:
 from __future__ import annotations
 
 from .._functorch.aot_autograd import aot_autograd
-from .._inductor.compile_fx import compile_fx, compile_fx_with  # noqa: F401  (compile's options)
+from .._inductor.compile_fx import compile_fx, compile_fx_with as _compile_fx_with
+from .dynamic import per_size
 
 
 def eager(graph_module, example_inputs):
@@ -34,7 +35,13 @@ def inductor(graph_module, example_inputs):
     return compile_fx(graph_module, example_inputs)
 
 
-_BACKENDS = {"eager": eager, "aot_eager": aot_eager, "inductor": inductor}
+def compile_fx_with(**options):
+    """The inductor backend with some passes switched off (``minitorch.compile(..., options={...})``)."""
+    return per_size(_compile_fx_with(**options))
+
+
+# The code-generating backends write their code per concrete size of a graph with symbolic sizes.
+_BACKENDS = {"eager": eager, "aot_eager": per_size(aot_eager), "inductor": per_size(inductor)}
 _DEBUG_BACKENDS = ("eager", "aot_eager")  # PyTorch tags these "debug": list_backends() leaves them out
 
 

@@ -23,13 +23,14 @@ The tensors an op reads are sorted as they are first seen:
   ``get_attr`` (``_tensor_constant0``), valid for the sizes the guards fix.
 
 What a graph cannot hold becomes a *graph break* (``GraphBreak``: the reason and the line of
-user code): a tensor turned into a Python value (``bool(t)``, ``if x.sum() > 0:``,
-``t.item()``), random numbers drawn in the function (dropout in training mode), an in-place
+user code). A tensor turned into a Python value (``bool(t)``, ``if x.sum() > 0:``,
+``t.item()``) and ``print`` split the graph there (``split.py``). The others make the call
+run eagerly: random numbers drawn in the function (dropout in training mode), an in-place
 write to an input or a parameter, an op reading an array computed outside the recorded ops,
-and side effects a graph does not replay: ``backward()`` inside the function, ``print``, a
-module attribute set in ``forward``.
+and side effects a graph does not replay: ``backward()`` inside the function, a module
+attribute set in ``forward``.
 The call itself always runs eagerly to its end, so its result is right whatever the capture
-concluded; ``eval_frame.py`` then runs later calls of that signature eagerly.
+concluded; ``eval_frame.py`` then runs later calls of that signature eagerly (or split).
 """
 
 from __future__ import annotations
@@ -48,8 +49,7 @@ import numpy as np
 from .. import autograd as _autograd
 from .._random import get_rng_state
 from .._tensor import Tensor
-from .._tensor_base import TensorBase
-from ..autograd import engine as _engine, function as _function
+from ..autograd import engine as _engine
 from ..autograd.grad_mode import _GradState, no_grad
 from ..fx import Graph, GraphModule
 from ..nn import Module
@@ -60,6 +60,8 @@ from ..ops import (
     reduction as _reduction,
     sorting as _sorting,
 )
+from .recording import EntryPoints, Listener
+from .split import CONVERSIONS as SPLITTABLE, graph_break
 
 # Functions that make their (integer or bool) result without a ``Function`` call: recorded whole, by module.
 RECORDED_FUNCTIONS = {
@@ -93,10 +95,13 @@ _ITEM_REASON = ("Unsupported Tensor.item() call with capture_scalar_outputs=Fals
                 "config.capture_scalar_outputs=False.")
 _BRANCH_REASON = ("generic_jump TensorVariable()\n"
                   "  Explanation: a Python branch on a tensor's value (`if x.sum() > 0:`, `bool(t)`): the graph "
-                  "cannot hold both ways, so this call runs eagerly.")
+                  "cannot hold both ways, so it is split here: the ops before and after run as compiled graphs, "
+                  "the branch itself in Python.")
 _BACKWARD_REASON = ("Unsupported Tensor.backward() call\n  Explanation: the backward pass ran inside the function "
                     "(loss.backward(), autograd.grad): its gradients land in .grad as a side effect the graph does "
                     "not hold. Compile the forward and call backward() outside.")
+_PRINT_REASON = ("Failed to trace builtin operator\n  Explanation: print() inside the function: the graph is split "
+                 "there, and print runs in Python between the two graphs, on every call.")
 CONVERSIONS = {"__bool__": _BRANCH_REASON, "item": _ITEM_REASON, "__float__": _ITEM_REASON, "__int__": _ITEM_REASON,
                "__index__": _ITEM_REASON, "tolist": "Unsupported Tensor.tolist() call",
                "numpy": "Unsupported Tensor.numpy() call: the values leave the graph for NumPy"}
@@ -193,6 +198,8 @@ class Captured:
     output_spec: Any
     result: Any
     graph_break: GraphBreak | None = None
+    split_reasons: list = field(default_factory=list)  # the branches the graph is split at (``split.py``)
+    examples: dict = field(default_factory=dict)  # node name -> the tensor it held in this call
 
 
 def user_stack() -> list:
@@ -201,8 +208,9 @@ def user_stack() -> list:
             if not os.path.abspath(frame.filename).startswith(_PACKAGE_DIR)]
 
 
-class _Recorder:
-    """Builds the graph while the function runs (use as a context manager)."""
+class _Recorder(Listener):
+    """Builds the graph while the function runs (use as a context manager); it listens at the entry
+    points of ``recording.py``, which the ONNX exporter's recorder listens at too."""
 
     def __init__(self, named_tensors: dict[int, tuple[str, Tensor]]):
         self.graph = Graph()
@@ -215,6 +223,7 @@ class _Recorder:
         # the function made outside every op. Those a creation function made from sizes are constants.
         self.made_inside: dict[int, tuple] = {}
         self.written_buffers: dict[int, tuple] = {}  # id -> (buffer, its get_attr node): buffers written in place
+        self.split_reasons: list[GraphBreak] = []  # breaks the graph is split at (``split.py``), in order
 
     # -- values ---------------------------------------------------------------------------------
     def add_input(self, tensor: Tensor, name: str):
@@ -226,17 +235,72 @@ class _Recorder:
     def _remember(self, tensor: Tensor, node) -> None:
         self.values[id(tensor)] = (tensor, node, tensor._version_counter[0])
 
+    def split_at(self, tensor: Tensor, conversion: str, outcome, reason: str) -> None:
+        """A branch on ``tensor``'s value: a break marker, where ``split.py`` cuts the path into two graphs."""
+        node = self.values[id(tensor)][1]
+        if node.op == "get_attr" or conversion not in SPLITTABLE:
+            self.break_graph(reason)  # a parameter's value, or a list or an array: not a value to branch on
+            return
+        try:
+            hash(outcome)
+        except TypeError:
+            self.break_graph(reason)
+            return
+        marker = self.graph.call_function(graph_break, (node, conversion))
+        marker.meta["outcome"] = outcome
+        marker.meta["live"] = self._live_values()
+        self.split_reasons.append(GraphBreak(reason, user_stack()))
+
+    def split_at_print(self, args: tuple, kwargs: dict) -> None:
+        """``print`` in the function: a break marker holding what it prints, run in Python between two graphs
+        on every call (TorchDynamo breaks the graph there too). Printing a value the graph does not compute
+        (a parameter, an array) makes the call run eagerly instead."""
+        payload = self.argument((tuple(args), dict(kwargs)), "print")
+        marker = self.graph.call_function(graph_break, (payload, "print"))
+        if any(node.op not in ("placeholder", "call_function") for node in marker.all_input_nodes):
+            self.graph.erase_node(marker)
+            self.break_graph("print() of a value the graph does not compute: a side effect the graph does not "
+                             "replay, so this signature runs eagerly and prints on every call")
+            return
+        marker.meta["outcome"] = None
+        marker.meta["live"] = self._live_values()
+        self.split_reasons.append(GraphBreak(_PRINT_REASON, user_stack()))
+
+    def _live_values(self) -> list:
+        """The recorded values the learner's code still holds at a break (its functions' local variables):
+        the graph before the break returns them, whichever way the branch goes (TorchDynamo keeps a frame's
+        live locals the same way), so a later path finds them without compiling that graph again."""
+        live, frame = [], sys._getframe(2)
+        while frame is not None and frame.f_code is not capture.__code__:
+            if not os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+                for value in frame.f_locals.values():
+                    for tensor in flatten(value)[0]:
+                        known = self.values.get(id(tensor))
+                        if known is not None and known[0] is tensor and known[1] not in live:
+                            live.append(known[1])
+            frame = frame.f_back
+        return live
+
     def break_graph(self, reason: str) -> None:
         if self.graph_break is None:  # the first reason is the one that matters
             self.graph_break = GraphBreak(reason, user_stack())
 
     def node_of(self, tensor: Tensor, op_name: str):
+        """The node a tensor argument stands for: its op's, an input's, or a new ``get_attr`` on first sight."""
         known = self.values.get(id(tensor))
         if known is not None:
-            if known[0]._version_counter[0] != known[2]:
-                self.break_graph(f"'{op_name}' read a tensor that was written in place through a view or slice "
-                                 "after it was recorded: the graph cannot follow that write")
+            self.check_unchanged(tensor, known, op_name)
             return known[1]
+        return self.new_attribute(tensor, op_name)
+
+    def check_unchanged(self, tensor: Tensor, known: tuple, op_name: str) -> None:
+        """A tensor read again must hold the value its node stands for."""
+        if known[0]._version_counter[0] != known[2]:
+            self.break_graph(f"'{op_name}' read a tensor that was written in place through a view or slice "
+                             "after it was recorded: the graph cannot follow that write")
+
+    def new_attribute(self, tensor: Tensor, op_name: str):
+        """A tensor no recorded op made: a parameter or buffer (by its state_dict name), else a constant."""
         made = self.made_inside.get(id(tensor))
         made_here = made is not None and made[0] is tensor
         if made_here and not made[1]:
@@ -319,62 +383,69 @@ class _Recorder:
         for tensor, attribute in self.written_buffers.values():
             self.graph.call_function(write_buffer, (attribute, self.values[id(tensor)][1]))
 
-    # -- swapping the entry points -----------------------------------------------------------------
-    def __enter__(self):
-        recorder = self
-        original_apply = _function.Function.__dict__["apply"]
-        self.saved = [(_function.Function, "apply", original_apply)]
+    # -- what the entry points report (``recording.py``) ------------------------------------------------------
+    def records(self, function, args: tuple) -> bool:
+        return not _basic_index(function, args)  # x[0, 1:3]: its views are recorded op by op
 
-        def recording_apply(cls, *args):
-            if recorder.depth:  # inside a recorded op (a custom Function's forward): part of that op
-                return original_apply.__func__(cls, *args)
-            recorder.depth += 1
-            try:
-                outputs = original_apply.__func__(cls, *args)
-            finally:
-                recorder.depth -= 1
-            recorder.record(op_call(cls, _GradState.enabled), args, {}, outputs)
-            return outputs
+    def applied(self, op, args: tuple, outputs) -> None:
+        self.record(op_call(op, _GradState.enabled), args, {}, outputs)
 
-        _function.Function.apply = classmethod(recording_apply)
-        originals = {}
-        for module, names in RECORDED_FUNCTIONS.items():
-            for name in names:
-                originals[getattr(module, name)] = name
-                self._swap(module, name, self._recording_function(getattr(module, name)))
-        for module, names in RECORDED_DIFFERENTIABLE.items():
-            for name in names:
-                originals[getattr(module, name)] = name
-                self._swap(module, name, self._recording_function(getattr(module, name), differentiable=True))
+    def called(self, function, name: str, args: tuple, kwargs: dict, output) -> None:
+        differentiable = getattr(function, "__wrapped__", function) in self.differentiable_functions
+        if not differentiable and any(isinstance(item, Tensor) and item._requires_grad for item in flatten(output)[0]):
+            self.break_graph(f"'{function.__name__}' is recorded whole, but its result requires grad")
+        node = self.record(function, args, kwargs, output)
+        if differentiable and node is not None:
+            node.meta["differentiable"] = True  # run as one eager call, differentiated by autograd.grad
+
+    def stored(self, target: Tensor, stored: Tensor) -> None:
+        if self.depth == 0:
+            self.written(target, self.values.get(id(stored)))
+
+    def made(self, tensor: Tensor, caller) -> None:
+        self.made_inside[id(tensor)] = (tensor, caller.f_code.co_filename.endswith(_CREATION_FILE),
+                                        f"'{caller.f_code.co_name}'")
+
+    def converted(self, tensor: Tensor, method: str, args: tuple, kwargs: dict, outcome) -> None:
+        if id(tensor) not in self.values:
+            return
+        if args or kwargs:
+            self.break_graph(CONVERSIONS[method])
+        else:
+            self.split_at(tensor, method, outcome, CONVERSIONS[method])
+
+    def _functions(self) -> list:
+        """(module, name) of each function recorded whole, with its public faces in ``minitorch``."""
         import minitorch  # the public face imports _dynamo: its functions wrapping a recorded one are swapped too
 
+        pairs, originals = [], set()
+        self.differentiable_functions = set()
+        for table, differentiable in ((RECORDED_FUNCTIONS, False), (RECORDED_DIFFERENTIABLE, True)):
+            for module, names in table.items():
+                for name in names:
+                    pairs.append((module, name))
+                    originals.add(getattr(module, name))
+                    if differentiable:
+                        self.differentiable_functions.add(getattr(module, name))
         for name, value in list(vars(minitorch).items()):  # minitorch.argmax: the public face of reduction.argmax
-            wrapped = getattr(value, "__wrapped__", value)
-            if callable(value) and wrapped in originals:
-                differentiable = originals[wrapped] in RECORDED_DIFFERENTIABLE[_indexing]
-                self._swap(minitorch, name, self._recording_function(value, differentiable))
-        original_store = _inplace._store
+            if callable(value) and getattr(value, "__wrapped__", value) in originals:
+                pairs.append((minitorch, name))
+                if getattr(value, "__wrapped__", value) in self.differentiable_functions:
+                    self.differentiable_functions.add(value)
+        return pairs
 
-        def recording_store(target, result):
-            stored = original_store(target, result)
-            if recorder.depth == 0:
-                recorder.written(target, recorder.values.get(id(stored)))
-            return stored
+    # -- swapping the entry points -----------------------------------------------------------------
+    def __enter__(self):
+        self.entry_points = EntryPoints(self, self._functions(), tuple(CONVERSIONS))
+        self.entry_points.__enter__()
+        self._swap_extras(self.entry_points)
+        self.rng_state = get_rng_state()
+        return self
 
-        self._swap(_inplace, "_store", recording_store)
-        # an optimizer-like ``x.add_(y)`` under no_grad skips _store (the arrays alone): every write goes through it
-        self._swap(_inplace, "_alike_without_graph", lambda target, other: False)
-        original_make = TensorBase.__dict__["_make"]
-
-        def recording_make(cls, *args, **kwargs):
-            tensor = original_make.__func__(cls, *args, **kwargs)
-            if recorder.depth == 0:
-                caller = sys._getframe(1).f_code
-                recorder.made_inside[id(tensor)] = (tensor, caller.co_filename.endswith(_CREATION_FILE),
-                                                    f"'{caller.co_name}'")
-            return tensor
-
-        self._swap(TensorBase, "_make", classmethod(recording_make))
+    def _swap_extras(self, entry: EntryPoints) -> None:
+        """What only the compiler listens for: the value an in-place op reads, and side effects a graph does
+        not replay (backward, print, module attributes set in forward)."""
+        recorder = self
         original_snapshot = _inplace._snapshot
 
         def recording_snapshot(target):
@@ -383,24 +454,23 @@ class _Recorder:
                 recorder._remember(snapshot, recorder.values[id(target)][1])
             return snapshot
 
-        self._swap(_inplace, "_snapshot", recording_snapshot)
+        entry.swap(_inplace, "_snapshot", recording_snapshot)
         original_run_backward = _engine.run_backward
 
         def recording_run_backward(*args, **kwargs):  # loss.backward() or autograd.grad inside the function
             recorder.break_graph(_BACKWARD_REASON)
             return original_run_backward(*args, **kwargs)
 
-        self._swap(_engine, "run_backward", recording_run_backward)
-        self._swap(_autograd, "run_backward", recording_run_backward)
+        entry.swap(_engine, "run_backward", recording_run_backward)
+        entry.swap(_autograd, "run_backward", recording_run_backward)
         original_print = builtins.print
 
-        def recording_print(*args, **kwargs):  # a side effect: PyTorch replays it after the graph; we run eagerly
+        def recording_print(*args, **kwargs):  # a side effect: the graph is split there, print runs between
             if recorder.depth == 0:
-                recorder.break_graph("print() inside the function: a side effect the graph does not replay, so "
-                                     "this signature runs eagerly and prints on every call")
+                recorder.split_at_print(args, kwargs)
             return original_print(*args, **kwargs)
 
-        self._swap(builtins, "print", recording_print)
+        entry.swap(builtins, "print", recording_print)
         original_setattr = Module.__setattr__
 
         def recording_setattr(module, name, value):  # self.last_attention = weights inside forward
@@ -409,56 +479,10 @@ class _Recorder:
                                      "the graph does not replay, so this signature runs eagerly")
             return original_setattr(module, name, value)
 
-        self._swap(Module, "__setattr__", recording_setattr)
-        for method, reason in CONVERSIONS.items():
-            self._swap(Tensor, method, self._converting(getattr(Tensor, method), reason))
-        self.rng_state = get_rng_state()
-        return self
-
-    def _swap(self, owner, name: str, value) -> None:
-        self.saved.append((owner, name, owner.__dict__[name]))
-        setattr(owner, name, value)
-
-    def _recording_function(self, function, differentiable: bool = False):
-        recorder = self
-
-        def recording(*args, **kwargs):
-            if recorder.depth or _basic_index(function, args):
-                return function(*args, **kwargs)
-            recorder.depth += 1
-            try:
-                output = function(*args, **kwargs)
-            finally:
-                recorder.depth -= 1
-            if not differentiable and any(isinstance(item, Tensor) and item._requires_grad
-                                          for item in flatten(output)[0]):
-                recorder.break_graph(f"'{function.__name__}' is recorded whole, but its result requires grad")
-            node = recorder.record(function, args, kwargs, output)
-            if differentiable and node is not None:
-                node.meta["differentiable"] = True  # run as one eager call, differentiated by autograd.grad
-            return output
-
-        recording.__name__ = function.__name__
-        return recording
-
-    def _converting(self, original, reason: str):
-        recorder = self
-
-        def converting(tensor, *args, **kwargs):
-            if recorder.depth == 0 and id(tensor) in recorder.values:
-                recorder.break_graph(reason)
-            recorder.depth += 1  # ``__bool__`` calls ``item``: one reason per conversion
-            try:
-                return original(tensor, *args, **kwargs)
-            finally:
-                recorder.depth -= 1
-
-        converting.__name__ = original.__name__
-        return converting
+        entry.swap(Module, "__setattr__", recording_setattr)
 
     def __exit__(self, *exc_info):
-        for owner, name, value in reversed(self.saved):
-            setattr(owner, name, value)
+        self.entry_points.__exit__(*exc_info)
         if not np.array_equal(np.asarray(get_rng_state()), np.asarray(self.rng_state)):
             # the clearest reason when it applies: it replaces a break its draws caused (an untracked mask)
             stack = self.graph_break.user_stack if self.graph_break is not None else []
@@ -540,4 +564,7 @@ def capture(function, args: tuple, kwargs: dict, named_tensors: dict[int, tuple[
     if recorder.graph_break is not None:
         return Captured(None, inputs, output_spec, result, recorder.graph_break)
     graph_module = GraphModule(dict(recorder.attributes), recorder.graph, "CapturedGraph")
-    return Captured(graph_module, inputs, output_spec, result)
+    if not recorder.split_reasons:
+        return Captured(graph_module, inputs, output_spec, result)
+    examples = {node.name: tensor for tensor, node, _ in recorder.values.values()}
+    return Captured(graph_module, inputs, output_spec, result, None, recorder.split_reasons, examples)

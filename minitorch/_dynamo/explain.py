@@ -2,8 +2,9 @@
 
 It compiles ``fn`` with a backend that only keeps the graphs, calls it once, and reports the
 number of graphs, the graph breaks with their reasons and the line of user code, and the ops
-of each graph. Where PyTorch splits the function at a break into graphs before and after it,
-minitorch runs the whole call eagerly: a call with a break reports no graph.
+of each graph. A branch on a tensor's value splits the function into the graphs before and
+after it (``split.py``), as in PyTorch, and so does ``print``; a break of another kind
+(dropout's random draws, hooks) makes the whole call run eagerly, and the call reports no graph.
 """
 
 from __future__ import annotations

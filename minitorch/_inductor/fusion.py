@@ -21,7 +21,11 @@ summed back to its shape where it was broadcast.
 
 Grouping rule: a pointwise node joins the group of a pointwise node it reads when that node
 has no other user (its value then never needs to exist outside the kernel). Every group ends
-in one node, whose users read the kernel's result.
+in one node, whose users read the kernel's result. When that node's only user sums or averages
+it (``(a * b + c).sum(-1)``, a mean of squares), the reduction joins as the kernel's last step
+(``attach_reductions``): the elementwise result is then a buffer inside the kernel, and the
+backward copies the gradient back over the reduced dimensions (``spread``) before the chain's
+derivatives run.
 """
 
 from __future__ import annotations
@@ -33,7 +37,11 @@ import numpy as np
 from .._dynamo.capture import OpCall
 from .._functorch.aot_autograd import fit
 from ..fx import GraphModule, Node
-from .lowering import LOWERINGS
+from ..ops.reduction import Sum, SumDim
+from .lowering import LOWERINGS, REDUCTIONS, spread, spread_mean
+
+# Every template a kernel is written from: the pointwise ops', and the reductions' a kernel may end with.
+TEMPLATES = {**LOWERINGS, **REDUCTIONS}
 
 _kernel_numbers = itertools.count()
 
@@ -75,7 +83,37 @@ def find_groups(graph_module: GraphModule) -> list[list[Node]]:
         group_of[node] = group
     order = {node: index for index, node in enumerate(graph_module.graph.nodes)}
     unique = {id(group): group for group in group_of.values()}.values()
-    return [sorted(group, key=order.__getitem__) for group in unique]
+    return attach_reductions([sorted(group, key=order.__getitem__) for group in unique])
+
+
+def _reduces(node: Node, source: Node) -> bool:
+    """``node`` sums or averages ``source`` (a float result, kept in its dtype), in the same grad mode."""
+    if node.op != "call_function" or not isinstance(node.target, OpCall) or node.target.op not in REDUCTIONS:
+        return False
+    value = node.meta.get("val")
+    if node.kwargs or node.args[0] is not source or len(value) != 2 or not isinstance(value[1], np.dtype) or \
+            value[1] != source.meta["val"][1] or node.target.grad_enabled != source.target.grad_enabled:
+        return False
+    dims = node.args[1]
+    if type(dims) is not tuple or any(type(dim) is not int for dim in dims) or len(node.args) != \
+            len(REDUCTIONS[node.target.op].derivatives):
+        return False
+    if node.target.op in (Sum, SumDim) and node.args[3] is not None:  # a sum into another dtype
+        return False
+    shape = source.meta["val"][0]
+    return all(shape[dim] > 0 for dim in dims)  # the mean of nothing is eager mode's NaN path
+
+
+def attach_reductions(groups: list[list[Node]]) -> list[list[Node]]:
+    """Reduction fusion: a group whose result only a sum or a mean reads takes that reduction as its last
+    step (``(a * b + c).sum(-1)``), so the elementwise result is reduced inside the kernel and never leaves it."""
+    for group in groups:
+        last = group[-1]
+        if len(last.users) == 1:
+            (user,) = last.users
+            if _reduces(user, last):
+                group.append(user)
+    return groups
 
 
 class FusedKernel:
@@ -96,8 +134,8 @@ class FusedKernel:
         self.group_args = [node.args for node in group]
         self.grad_enabled = group[-1].target.grad_enabled  # ops run under no_grad pass no gradient
         self.meta = group[-1].meta["val"]
-        self.quiet = any(LOWERINGS[node.target.op].quiet for node in group)
-        self.globals = {"np": np, "fit": fit}
+        self.quiet = any(TEMPLATES[node.target.op].quiet for node in group)
+        self.globals = {"np": np, "fit": fit, "spread": spread, "spread_mean": spread_mean}
         self.source = self._forward_source(into_buffers=True)
         self.saving_source = self._forward_source(into_buffers=False)
         self.backward_source = self._backward_source()
@@ -132,7 +170,7 @@ class FusedKernel:
         indent = "        " if self.quiet else "    "
         step_names: dict[Node, str] = {}
         for number, node in enumerate(self.group):
-            lowering = LOWERINGS[node.target.op]
+            lowering = TEMPLATES[node.target.op]
             operands = [self._operand(argument, step_names) for argument in node.args]
             last = number == len(self.group) - 1
             shape, dtype = node.meta["val"]
@@ -165,7 +203,7 @@ class FusedKernel:
             node = self.group[number]
             if node not in grads:
                 continue
-            lowering = LOWERINGS[node.target.op]
+            lowering = TEMPLATES[node.target.op]
             operands = [self._operand(argument, step_names) for argument in node.args]
             for position, argument in enumerate(node.args):
                 derivative = lowering.derivatives[position]

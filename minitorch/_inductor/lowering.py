@@ -32,6 +32,7 @@ from ..ops.pointwise.arithmetic import Add, Div, Mul, Neg, Sub
 from ..ops.pointwise.exponential import Exp, Log
 from ..ops.pointwise.powers import PowScalar, Sqrt
 from ..ops.pointwise.trigonometric import Tanh
+from ..ops.reduction import Mean, MeanDim, Sum, SumDim
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,31 @@ LOWERINGS = {
     Relu: Pointwise("np.maximum({0}, 0{into})", ("np.where({out} > 0, {g}, 0)",)),
     Sqrt: Pointwise("np.sqrt({0}{into})", ("{g} / (2 * {out})",), quiet=True),
     PowScalar: Pointwise("np.power({0}, {1}{into})", ("{g} * ({1} * {0} ** ({1} - 1))", None), quiet=True),
+}
+
+
+def spread(grad, shape: tuple, dims: tuple, keepdim: bool):
+    """The gradient of a sum over ``dims``: ``grad`` put back in the summed dimensions and copied along them."""
+    return np.broadcast_to(grad if keepdim else np.expand_dims(grad, dims), shape)
+
+
+def spread_mean(grad, shape: tuple, dims: tuple, keepdim: bool):
+    """The gradient of a mean over ``dims``: ``spread`` divided by the number of elements averaged."""
+    count = int(np.prod([shape[dim] for dim in dims]))
+    return spread(grad, shape, dims, keepdim) / count
+
+
+# Reductions a fused kernel may end with (``fusion.attach_reductions``): the sum or mean of its last step.
+# ``{1}``, ``{2}`` are the reduced dims and keepdim; the derivative copies the gradient back over them.
+REDUCTIONS = {
+    Sum: Pointwise("np.sum({0}, axis={1}, keepdims={2}{into})", ("spread({g}, {0}.shape, {1}, {2})", None, None,
+                                                                  None)),
+    SumDim: Pointwise("np.sum({0}, axis={1}, keepdims={2}{into})", ("spread({g}, {0}.shape, {1}, {2})", None,
+                                                                     None, None)),
+    Mean: Pointwise("np.mean({0}, axis={1}, keepdims={2}{into})", ("spread_mean({g}, {0}.shape, {1}, {2})", None,
+                                                                    None)),
+    MeanDim: Pointwise("np.mean({0}, axis={1}, keepdims={2}{into})", ("spread_mean({g}, {0}.shape, {1}, {2})",
+                                                                       None, None)),
 }
 
 

@@ -3,7 +3,8 @@
 The steps, each in its own place:
 
 1. **Record** (``_trace.py``): run ``model(*args)`` once in evaluation mode while
-   ``Function.apply`` writes down every op, its arguments and its outputs; then twice more on
+   ``minitorch.compile``'s recorder captures every op, its arguments and its outputs into an
+   FX graph (the same capture the compiler uses), read into calls; then twice more on
    other input values (and other sizes along ``dynamic_axes``), to tell which tensors are true
    constants and which sizes follow a dynamic axis (the second recording), and to check each
    such size against a third size (the third). A branch on a tensor's value warns
@@ -408,8 +409,7 @@ def _record(model, positional, keyword, parameters, autograd_inlining, conversio
     outputs = _flatten_tensors(result, "output")
     if not outputs:
         raise RuntimeError("The model returned no tensor: there is nothing to export")
-    output_values = [tracer.value_of(tensor, "output") for tensor in outputs]
-    return tracer, output_values
+    return tracer, tracer.finish(outputs)  # the captured FX graph, read into the calls the mappings take
 
 
 def _symbols(input_names, inputs, dynamic_axes) -> dict:

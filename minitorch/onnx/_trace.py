@@ -1,15 +1,17 @@
 """Recording one forward pass: which ops ran, on which tensors, with which settings.
 
-Every differentiable op of minitorch runs through ``Function.apply`` (``autograd/function.py``):
-that one entry point is where the graph for backward is recorded, so it is also where the
-exporter listens. While a ``Tracer`` is active, ``Function.apply`` is replaced by a version
-that runs the real ``apply`` and then writes down a ``Call``: the op class, its arguments
-(tensors and settings such as a convolution's geometry, exactly what ``forward`` receives),
-its outputs and the line of user code that called it. Nothing is computed twice and no op
-is re-implemented: the recorded outputs are the real ones.
+The exporter records with ``minitorch.compile``'s recorder (``minitorch/_dynamo/capture.py``),
+as PyTorch's dynamo-based exporter reads TorchDynamo's graph: one capture for two uses. Every
+differentiable op of minitorch runs through ``Function.apply`` (``autograd/function.py``), where
+the graph for backward is recorded; while a ``Tracer`` is active, that entry point (and the
+others of ``minitorch/_dynamo/recording.py``) runs the real op and the recorder adds a node to
+an FX graph: the op class, its arguments (tensors and settings such as a convolution's
+geometry, exactly what ``forward`` receives), its outputs, and here also the line of user code
+that called it. Nothing is computed twice and no op is re-implemented: the recorded outputs are
+the real ones. ``Tracer.finish`` reads the graph into the ``Call``s and ``Value``s that the
+mappings take (``tracer.graph_module`` is the graph itself).
 
-More entry points are swapped for the duration of the trace, because they make no graph
-node:
+The other entry points, which make no autograd node, mean for an export:
 
 * the comparisons, logical and bitwise functions of ``ops/pointwise.py`` (``x > 0`` in
   ``leaky_relu``; masks and ``~``, ``&``, ``|``), which return bool tensors and never reach
@@ -37,6 +39,7 @@ is swapped too), so a refusal names it: ``'argmax' at model.py:12``.
 
 from __future__ import annotations
 
+import operator
 import os
 import traceback
 import warnings
@@ -44,12 +47,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._dynamo.capture import OpCall, _Recorder
 from .._tensor import Tensor
-from .._tensor_base import TensorBase
-from ..autograd import function as _function
+from ..fx import GraphModule, Node
 from ..nn import functional as _functional
 from ..nn.functional import vision as _vision
-from ..ops import inplace as _inplace, pointwise as _pointwise
+from ..ops import pointwise as _pointwise
 
 # Non-differentiable functions that the trace records by name (they make no ``Function`` call).
 RECORDED_FUNCTIONS = ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "logical_not",
@@ -72,7 +75,7 @@ _CONVERSIONS = {"__bool__": "boolean", "item": "number", "__float__": "number", 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 # Frames inside these folders are the machinery, not the place a learner called an op from.
 _MACHINERY = tuple(os.path.join(_PACKAGE_DIR, part) for part in ("ops" + os.sep, "autograd" + os.sep, "onnx" + os.sep,
-                                                                  "_tensor.py"))
+                                                                  "_dynamo" + os.sep, "_tensor.py"))
 
 
 @dataclass
@@ -165,7 +168,7 @@ def call_site() -> str:
 
 def _maker() -> str:
     """The minitorch function the learner's code called that made a tensor (``'argmax' at model.py:12 ...``)."""
-    frames = traceback.extract_stack()[:-2]
+    frames = traceback.extract_stack()[:-3]  # without _maker, the listener and the entry point
     library = []  # the minitorch frames below the innermost line of the learner's code, outermost first
     for frame in reversed(frames):
         if not os.path.abspath(frame.filename).startswith(_PACKAGE_DIR):
@@ -186,236 +189,180 @@ def _frame_text(frame) -> str:
     return f"{frame.filename}:{frame.lineno} in {frame.name}" + (f": {frame.line}" if frame.line else "")
 
 
-class Tracer:
-    """Records the calls of one forward pass (use as a context manager around ``model(*inputs)``)."""
+class Tracer(_Recorder):
+    """Records one forward pass for the export (use as a context manager around ``model(*inputs)``).
+
+    It is ``minitorch.compile``'s recorder (``minitorch/_dynamo/capture.py``): the same entry
+    points, the same FX graph of ops (``graph_module`` after ``finish``). What differs is what
+    a few events mean for an export: a branch on a tensor's value warns as PyTorch's tracer
+    does (or is refused, ``strict``) instead of splitting the graph; an in-place write makes the
+    target stand for the result; a tensor changed in place after it was read is refused; a
+    custom ``Function`` with no ONNX mapping has its inside recorded (``autograd_inlining``).
+    ``finish`` then reads the graph into the ``Call``s and ``Value``s the mappings take.
+    """
 
     def __init__(self, parameters: dict, autograd_inlining: bool, mapped, conversions: str = "warn"):
+        super().__init__({key: (name, None) for key, name in parameters.items()})
         self.parameters = parameters  # id(tensor) -> state_dict name
         # a traced tensor turned into a Python value: "warn" (PyTorch), "raise" (strict) or "ignore" (second trace)
         self.conversions = conversions
-        self.depth = 0  # > 0 inside a recorded call: its own conversions are the op's business
         self.autograd_inlining = autograd_inlining
         self.mapped = mapped  # predicate: does the op class have an ONNX mapping?
-        self.calls: list[Call] = []
-        # id(tensor) -> (tensor, its version counter, the version then, Value); the tensor is kept alive
-        self.values: dict[int, tuple] = {}
+        self.counters: dict[int, list] = {}  # id(tensor) -> the version counter it had when remembered
         # id(tensor) -> (tensor, "'argmax' at model.py:12 ...") for tensors made outside any recorded op
         self.made_by: dict[int, tuple] = {}
+        self.calls: list[Call] = []
         self.inputs: list[Value] = []
         self.constants: list[Value] = []
 
-    # -- values ---------------------------------------------------------------------------
-    def add_input(self, tensor: Tensor) -> Value:
-        value = Value("input", tuple(tensor.shape), tensor._data.dtype, position=len(self.inputs), from_input=True)
-        self.inputs.append(value)
-        self._remember(tensor, value)
-        return value
+    # -- the graph --------------------------------------------------------------------------------
+    def add_input(self, tensor: Tensor, name: str = ""):
+        node = super().add_input(tensor, name or f"input_{len(self.graph.find_nodes(op='placeholder'))}")
+        node.meta["from_input"] = True
+        return node
 
-    def _remember(self, tensor: Tensor, value: Value) -> None:
-        counter = tensor._version_counter
-        self.values[id(tensor)] = (tensor, counter, counter[0], value)
+    def _remember(self, tensor: Tensor, node) -> None:
+        super()._remember(tensor, node)
+        self.counters[id(tensor)] = tensor._version_counter
 
-    def value_of(self, tensor: Tensor, op_name: str) -> Value:
-        """The ``Value`` a tensor argument stands for (a new constant or parameter on first sight)."""
-        known = self.values.get(id(tensor))
-        if known is not None:
-            _, counter, version, value = known
-            # Only a write counts: split pieces and views may be given their base's counter after they are made.
-            if tensor._version_counter is counter and counter[0] != version:
-                raise TraceError(
-                    f"A tensor read by '{op_name}' at {call_site()} was changed in place in a way the ONNX export "
-                    "cannot follow (for example a write through a view or slice, x[...] = y). Write the model "
-                    "without that in-place write."
-                )
-            return value
-        name = self.parameters.get(id(tensor))
-        data = tensor._data
-        if not isinstance(data, np.ndarray):
+    def check_unchanged(self, tensor: Tensor, known: tuple, op_name: str) -> None:
+        # Only a write counts: split pieces and views may be given their base's counter after they are made.
+        if tensor._version_counter is self.counters[id(tensor)] and tensor._version_counter[0] != known[2]:
+            raise TraceError(
+                f"A tensor read by '{op_name}' at {call_site()} was changed in place in a way the ONNX export "
+                "cannot follow (for example a write through a view or slice, x[...] = y). Write the model "
+                "without that in-place write."
+            )
+
+    def new_attribute(self, tensor: Tensor, op_name: str):
+        if not isinstance(tensor._data, np.ndarray):
             raise TraceError(f"ONNX export records on the CPU only: move the model and inputs with .cpu() ({op_name})")
-        if name is not None:
-            value = Value("param", tuple(data.shape), data.dtype, name=name, array=data.copy())
-        else:
-            made = self.made_by.get(id(tensor))
-            value = Value("constant", tuple(data.shape), data.dtype, array=data.copy(),
-                          made_by=made[1] if made is not None and made[0] is tensor else "")
-            self.constants.append(value)
-        self._remember(tensor, value)
-        return value
+        name = self.parameters.get(id(tensor))
+        target = name if name is not None else f"_tensor_constant{len(self.attributes)}"
+        self.attributes[target] = tensor
+        node = self.graph.get_attr(target)
+        made = self.made_by.get(id(tensor))
+        node.meta.update(val=(tensor._data.shape, tensor._data.dtype), array=tensor._data.copy(), from_input=False,
+                         kind="param" if name is not None else "constant",
+                         made_by=made[1] if made is not None and made[0] is tensor and name is None else "")
+        self._remember(tensor, node)
+        return node
 
-    def _convert(self, argument, op_name: str):
-        if isinstance(argument, Tensor):
-            return self.value_of(argument, op_name)
-        if isinstance(argument, (list, tuple)) and any(isinstance(item, Tensor) for item in argument):
-            return type(argument)(self._convert(item, op_name) for item in argument)
-        return argument
+    def argument(self, value, op_name: str):
+        if isinstance(value, np.ndarray):  # an array argument is a setting of the op, as it is
+            return value
+        return super().argument(value, op_name)
 
-    def record(self, op, args, outputs, kwargs=None) -> None:
-        name = op if isinstance(op, str) else op.__name__
-        converted = tuple(self._convert(argument, name) for argument in args)
-        converted_kwargs = {key: self._convert(item, name) for key, item in (kwargs or {}).items()}
-        index = len(self.calls)
-        single = not isinstance(outputs, tuple)
-        from_input = any(value.from_input for value in values_in(converted + tuple(converted_kwargs.values())))
-        output_values = []
-        for number, output in enumerate((outputs,) if single else outputs):
+    def break_graph(self, reason: str) -> None:
+        raise TraceError(f"{reason} (at {call_site()})")
+
+    def record(self, target, args: tuple, kwargs: dict, outputs):
+        node = super().record(target, args, kwargs, outputs)
+        from_input = any(argument.meta.get("from_input", False) for argument in node.all_input_nodes)
+        node.meta.update(where=call_site(), from_input=from_input)
+        for output in (outputs if isinstance(outputs, tuple) else (outputs,)):
             if isinstance(output, Tensor):
-                value = Value("op", tuple(output.shape), output._data.dtype, producer=(index, number),
-                              from_input=from_input, array=None if from_input else output._data.copy())
-                self._remember(output, value)
-                output_values.append(value)
-            else:
-                output_values.append(None)
-        self.calls.append(Call(op, converted, tuple(output_values), call_site(), index, converted_kwargs))
+                output_node = self.values[id(output)][1]
+                output_node.meta.update(from_input=from_input, array=None if from_input else output._data.copy())
+        return node
 
-    def alias(self, target: Tensor, result: Tensor) -> None:
-        """``target`` now holds ``result``'s values (an in-place write): it stands for ``result``'s Value."""
-        known = self.values.get(id(result))
-        if known is not None:
-            self._remember(target, known[3])
+    def finish(self, outputs: list) -> list[Value]:
+        """The graph's output, then the graph read into ``calls``, ``inputs`` and ``constants``; the outputs'
+        ``Value``s. ``graph_module`` is the captured graph itself."""
+        output_nodes = [self.node_of(tensor, "output") for tensor in outputs]
+        self.graph.output(tuple(output_nodes))
+        self.graph_module = GraphModule(dict(self.attributes), self.graph, "ExportedGraph")
+        values: dict = {}
 
-    # -- swapping the entry points ------------------------------------------------------------
-    def __enter__(self):
-        tracer = self
-        original_apply = _function.Function.__dict__["apply"].__func__
-        self._original_apply = original_apply
+        def value(item):
+            if isinstance(item, Node):
+                return values[item]
+            if isinstance(item, (tuple, list)) and any(isinstance(part, Node) for part in item):
+                return type(item)(value(part) for part in item)
+            return item
 
-        def traced_apply(cls, *args):
-            inline = tracer.autograd_inlining and not cls._forward_takes_arrays and not tracer.mapped(cls)
-            if inline:  # a Function built from tensor ops: record the ops inside it
-                outputs = original_apply(cls, *args)
-                tracer._alias_returned_inputs(args, outputs)
-                return outputs
-            with tracer.paused():
-                outputs = original_apply(cls, *args)
-            tracer.record(cls, args, outputs)
-            return outputs
+        for node in self.graph.nodes:
+            meta = node.meta
+            if node.op == "placeholder":
+                values[node] = Value("input", tuple(meta["val"][0]), meta["val"][1], position=len(self.inputs),
+                                     from_input=True)
+                self.inputs.append(values[node])
+            elif node.op == "get_attr":
+                values[node] = Value(meta["kind"], tuple(meta["val"][0]), meta["val"][1], array=meta["array"],
+                                     name=node.target if meta["kind"] == "param" else "", made_by=meta["made_by"])
+                if meta["kind"] == "constant":
+                    self.constants.append(values[node])
+            elif node.op == "call_function" and node.target is not operator.getitem:
+                index = len(self.calls)
+                parts = {item.args[1]: item for item in node.users if item.target is operator.getitem}
+                results = [node] if not parts else [parts.get(number) for number in range(len(meta["val"]))]
+                outputs_of_call = []
+                for number, result in enumerate(results):
+                    if result is None:
+                        outputs_of_call.append(None)
+                        continue
+                    values[result] = Value("op", tuple(result.meta["val"][0]), result.meta["val"][1],
+                                           producer=(index, number), from_input=meta["from_input"],
+                                           array=result.meta.get("array"))
+                    outputs_of_call.append(values[result])
+                op = node.target.op if isinstance(node.target, OpCall) else meta["name"]
+                self.calls.append(Call(op, value(node.args), tuple(outputs_of_call), meta["where"], index,
+                                       {key: value(item) for key, item in node.kwargs.items()}))
+        return [values[node] for node in output_nodes]
 
-        self._saved = {"apply": _function.Function.__dict__["apply"]}
-        _function.Function.apply = classmethod(traced_apply)
-        for function_name in RECORDED_FUNCTIONS:
-            original = getattr(_pointwise, function_name)
-            self._saved[function_name] = original
-            setattr(_pointwise, function_name, self._recording(function_name, original))
-        original_store = _inplace._store
-        self._saved["_store"] = original_store
+    # -- what the entry points report (``minitorch/_dynamo/recording.py``, shared with minitorch.compile) -------
+    def _functions(self) -> list:
+        self.differentiable_functions = set()
+        return [(_pointwise, name) for name in RECORDED_FUNCTIONS] + [
+            (module, name) for module in (_functional, _vision) for name in RECORDED_NN_FUNCTIONS]
 
-        def traced_store(target, result):
-            stored = original_store(target, result)
-            tracer.alias(target, stored)
-            return stored
-
-        _inplace._store = traced_store
-        self._saved["_alike_without_graph"] = _inplace._alike_without_graph
-        _inplace._alike_without_graph = lambda target, other: False  # every in-place write goes through _store
-
-        self._nn_modules = (_functional, _vision)
-        for module in self._nn_modules:
-            for function_name in RECORDED_NN_FUNCTIONS:
-                original = getattr(module, function_name)
-                self._saved[(module.__name__, function_name)] = original
-                setattr(module, function_name, self._recording(function_name, original))
-        original_make = TensorBase.__dict__["_make"].__func__
-        self._saved["_make"] = TensorBase.__dict__["_make"]
-
-        def traced_make(cls, *args, **kwargs):
-            tensor = original_make(cls, *args, **kwargs)
-            if tracer.depth == 0:  # made outside every recorded op: remember by what, for the error messages
-                tracer.made_by[id(tensor)] = (tensor, _maker())
-            return tensor
-
-        TensorBase._make = classmethod(traced_make)
-        for method_name, kind in _CONVERSIONS.items():
-            original = getattr(Tensor, method_name)
-            self._saved[("Tensor", method_name)] = original
-            setattr(Tensor, method_name, self._converting(original, kind))
-        return self
-
-    def _converting(self, original, kind: str):
-        """``Tensor.__bool__`` (or ``item``...) warning as PyTorch's tracer does when the tensor came from an input."""
-        tracer = self
-
-        def converted(tensor, *args):
-            if tracer.depth == 0 and tracer.conversions != "ignore":
-                known = tracer.values.get(id(tensor))
-                if known is not None and known[3].from_input:
-                    message = _CONVERSION_WARNING.format(kind=kind)
-                    if tracer.conversions == "raise":
-                        raise TraceError(
-                            f"A tensor computed from the input became a Python {kind} at {call_site()}, and "
-                            f"export(..., strict=True) refuses that. {message} Compute with tensor ops instead "
-                            "(minitorch.where in place of an if)."
-                        )
-                    warnings.warn(message, TracerWarning, stacklevel=_user_stacklevel())
-            tracer.depth += 1  # ``__bool__`` calls ``item``: one warning per conversion
-            try:
-                return original(tensor, *args)
-            finally:
-                tracer.depth -= 1
-
-        converted.__name__ = original.__name__
-        return converted
+    def _swap_extras(self, entry) -> None:
+        """Nothing more: printing or setting attributes in ``forward`` does not change what is exported."""
 
     def __exit__(self, *exc_info):
-        self._restore()
+        self.entry_points.__exit__(*exc_info)
         return False
 
-    def _restore(self) -> None:
-        _function.Function.apply = self._saved["apply"]
-        for function_name in RECORDED_FUNCTIONS:
-            setattr(_pointwise, function_name, self._saved[function_name])
-        _inplace._store = self._saved["_store"]
-        _inplace._alike_without_graph = self._saved["_alike_without_graph"]
-        for module in self._nn_modules:
-            for function_name in RECORDED_NN_FUNCTIONS:
-                setattr(module, function_name, self._saved[(module.__name__, function_name)])
-        for method_name in _CONVERSIONS:
-            setattr(Tensor, method_name, self._saved[("Tensor", method_name)])
-        TensorBase._make = self._saved["_make"]
+    def inline(self, op) -> bool:
+        # a Function built from tensor ops with no ONNX mapping: record the ops inside it
+        return self.autograd_inlining and not op._forward_takes_arrays and not self.mapped(op)
 
-    def _recording(self, function_name, original):
-        tracer = self
+    def inlined(self, op, args: tuple, outputs) -> None:
+        self._alias_returned_inputs(args, outputs)
 
-        def recorded(*args, **kwargs):
-            if tracer.depth > 0:  # called inside a recorded op: part of that op
-                return original(*args, **kwargs)
-            with tracer.paused():
-                output = original(*args, **kwargs)
-            tracer.record(function_name, args, output, kwargs)
-            return output
+    def called(self, function, name: str, args: tuple, kwargs: dict, output) -> None:
+        self.record(function, args, kwargs, output).meta["name"] = name
 
-        recorded.__name__ = function_name
-        return recorded
+    def stored(self, target: Tensor, stored: Tensor) -> None:
+        """``target`` now holds ``stored``'s values (an in-place write): it stands for ``stored``'s node."""
+        known = self.values.get(id(stored))
+        if known is not None:
+            self._remember(target, known[1])
 
-    def paused(self):
-        return _Paused(self)
+    def made(self, tensor: Tensor, caller) -> None:
+        self.made_by[id(tensor)] = (tensor, _maker())  # for the error messages: which function made it
+
+    def converted(self, tensor: Tensor, method: str, args: tuple, kwargs: dict, outcome) -> None:
+        """``Tensor.__bool__`` (or ``item``...) warning as PyTorch's tracer does when the tensor came from an input."""
+        if self.conversions == "ignore":
+            return
+        known = self.values.get(id(tensor))
+        if known is None or not known[1].meta.get("from_input", False):
+            return
+        kind = _CONVERSIONS[method]
+        message = _CONVERSION_WARNING.format(kind=kind)
+        if self.conversions == "raise":
+            raise TraceError(
+                f"A tensor computed from the input became a Python {kind} at {call_site()}, and "
+                f"export(..., strict=True) refuses that. {message} Compute with tensor ops instead "
+                "(minitorch.where in place of an if)."
+            )
+        warnings.warn(message, TracerWarning, stacklevel=_user_stacklevel())
 
     def _alias_returned_inputs(self, args, outputs) -> None:
-        """A Function that returns its input gets a new Tensor on the same array: the same Value."""
+        """A Function that returns its input gets a new Tensor on the same array: the same node."""
         for output in outputs if isinstance(outputs, tuple) else (outputs,):
             if isinstance(output, Tensor) and id(output) not in self.values:
                 for argument in args:
                     if isinstance(argument, Tensor) and argument._data is output._data and id(argument) in self.values:
-                        self._remember(output, self.values[id(argument)][3])
-
-
-class _Paused:
-    """Inside a recorded call: the ops it runs internally are not recorded again."""
-
-    def __init__(self, tracer: Tracer):
-        self.tracer = tracer
-
-    def __enter__(self):
-        self.tracer.depth += 1
-        saved = self.tracer._saved
-        self.swapped = (_function.Function.__dict__["apply"], {n: getattr(_pointwise, n) for n in RECORDED_FUNCTIONS})
-        _function.Function.apply = saved["apply"]
-        for function_name in RECORDED_FUNCTIONS:
-            setattr(_pointwise, function_name, saved[function_name])
-
-    def __exit__(self, *exc_info):
-        apply, functions = self.swapped
-        _function.Function.apply = apply
-        for function_name, function in functions.items():
-            setattr(_pointwise, function_name, function)
-        self.tracer.depth -= 1
-        return False
+                        self._remember(output, self.values[id(argument)][1])
