@@ -162,8 +162,9 @@ cells = [
 
     A graph is a fixed list of ops. A Python `if` on a tensor's **value** chooses between two lists, and which one
     depends on numbers that exist only when the function runs: `if x.sum() > 0:` calls `bool()` on a tensor. The
-    capture cannot put both ways into one graph, so it **breaks**: that call runs eagerly, and
-    `minitorch._dynamo.explain` (PyTorch's `torch._dynamo.explain`) says why and where. `.item()` (a tensor's value
+    capture cannot put both ways into one graph, so it **breaks**: it compiles the ops before the branch as one
+    graph, runs the branch itself in Python, and compiles what follows as another graph.
+    `minitorch._dynamo.explain` (PyTorch's `torch._dynamo.explain`) counts the graphs and says why and where it broke. `.item()` (a tensor's value
     as a Python number) breaks for the same reason. The way out is to say the branch with tensor ops, which a graph
     can hold: `minitorch.where(condition, a, b)` computes both sides and picks per element.
     """),
@@ -189,9 +190,9 @@ cells = [
     print(minitorch._dynamo.explain(branchy)(x))
     """),
     md(r"""
-    PyTorch goes one step further than minitorch here: it splits the function at the break and compiles the part
-    before it and the part after it as two graphs, running only the branch itself in Python; minitorch runs the whole
-    call eagerly and says so.
+    Read the counts above: `branchy` became two graphs with one break between them, as PyTorch's own `explain`
+    reports for the same function; each way the branch goes is recorded the first time it is taken. `branch_free`
+    is one graph and no break, at the price of computing both sides.
 
     ## 3. The FX graph
 
@@ -786,8 +787,8 @@ cells = [
 
     * `minitorch.compile(f)` records the ops of one call into a graph, guarded by what it assumed (shapes, dtypes,
       devices, `requires_grad`, training mode); a failed guard recompiles. A branch on a tensor's value (`bool`,
-      `.item()`) is a **graph break**: the call runs eagerly, and `minitorch._dynamo.explain` says why; `where`
-      says the same branch with tensor ops.
+      `.item()`) is a **graph break**: the ops around it become separate graphs and the branch runs in Python;
+      `minitorch._dynamo.explain` counts them and says why; `where` says the same branch with tensor ops.
     * `fx.symbolic_trace(module)` records `forward` on proxies into an FX graph of `placeholder`, `get_attr`,
       `call_function`, `call_method`, `call_module` and `output` nodes; `graph.print_tabular()` lists it and `.code`
       is the Python it runs. Data-dependent control flow stops it with a `TraceError`.
