@@ -61,6 +61,7 @@ class BackwardStep(NamedTuple):
 _step = functools.partial(tuple.__new__, BackwardStep)  # Speed only: BackwardStep(...) without its Python __new__
 
 
+@_numpy.errstate(all="ignore")  # NumPy warns about inf and NaN (0 * inf) where PyTorch stays silent
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool = False, inputs=None) -> None:
     """Add the gradient of ``tensors`` with respect to the graph's leaves into each leaf's ``.grad``
     (PyTorch's arguments: ``grad_tensors`` weight non-scalar outputs, ``retain_graph`` keeps saved tensors,
@@ -76,9 +77,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
     steps = run_backward(roots, grad_roots, retain_graph, create_graph, inputs)
     if inputs is not None:
         return _extensions.keep_grads_of_inputs(inputs, _drain(steps))  # backward(inputs=...): non-leaf inputs too
-    with _numpy.errstate(all="ignore"):  # NumPy warns about inf and NaN (0 * inf) where PyTorch stays silent
-        for _ in steps:
-            pass
+    for _ in steps:
+        pass
 
 
 def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs=None, accumulate: bool = True):
@@ -128,14 +128,12 @@ def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs
 
 def _count_dependencies(root_nodes) -> dict:
     """How many edges lead into each node reachable from ``root_nodes``."""
-    dependencies, stack, visited = {}, list(root_nodes), set()
+    dependencies, stack = {}, list(root_nodes)
     while stack:
-        node = stack.pop()
-        if node not in visited:
-            visited.add(node)
-            for next_node, _ in node.next_functions:
-                if next_node is not None:
-                    dependencies[next_node] = dependencies.get(next_node, 0) + 1
+        for next_node, _ in stack.pop().next_functions:
+            if next_node is not None:
+                count = dependencies[next_node] = dependencies.get(next_node, 0) + 1
+                if count == 1 and next_node not in root_nodes:  # reached the first time: walk on from it, once
                     stack.append(next_node)
     return dependencies
 
