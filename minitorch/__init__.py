@@ -16,7 +16,7 @@ from ._threads import get_num_threads, set_num_threads
 from ._tensor_str import set_printoptions
 from ._type_info import finfo, iinfo
 from ._dtype import (
-    bool, double, float, float16, float32, float64, get_default_dtype, half, int, int8, int16, int32, int64,
+    bfloat16, bool, double, float, float16, float32, float64, get_default_dtype, half, int, int8, int16, int32, int64,
     long, promote_types, set_default_dtype, short, uint8,
 )
 from ._dtype import dtype

@@ -44,7 +44,7 @@ def _finish(array, dtype, device, requires_grad: bool) -> Tensor:
 def _requiring_grad(result: Tensor, requires_grad: bool) -> Tensor:
     """``result`` with ``requires_grad`` set, if asked (only floating point tensors may ask)."""
     if requires_grad:
-        if result._data.dtype.kind not in "fc":
+        if not _dtype.is_floating(result._data.dtype):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         result._requires_grad = True
     return result
@@ -66,7 +66,7 @@ def _infer_array(data, dtype=None):
         array = np.array(data)
     except ValueError:  # ragged nested lists: say where, in PyTorch's words
         raise ValueError(_ragged_message(data) or "expected nested sequences of equal lengths") from None
-    if array.dtype.kind == "f":
+    if _dtype.is_floating(array.dtype):
         return array if dtype is not None else array.astype(_dtype.get_default_dtype().numpy_dtype)
     if array.dtype.kind in "iu" and array.dtype != np.int64 and not isinstance(data, np.generic):
         return array.astype(np.int64)
@@ -403,7 +403,7 @@ def bernoulli(input: Tensor, p=None, *, generator=None) -> Tensor:
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None) -> Tensor:
     """Indices drawn with probabilities proportional to each row of ``input`` (PyTorch's algorithm per case)."""
     weights = input._device.backend.to_host(input._data)
-    if weights.dtype.kind != "f":
+    if not _dtype.is_floating(weights.dtype):
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {input.dtype}")
     if input.dim() not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")

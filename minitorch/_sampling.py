@@ -43,6 +43,8 @@ import math
 
 import numpy as np
 
+from ._dtype import is_floating
+
 _TWO_PI = 2.0 * math.pi
 
 
@@ -182,7 +184,7 @@ def random_full_range(generator, shape, dtype) -> np.ndarray:
         words = generator.random64(count)
     else:
         words = generator.random32(count)
-    if dtype.kind == "f":
+    if is_floating(dtype):
         modulus = 2 ** np.finfo(dtype).nmant * 2 + 1  # 2^digits + 1: the values 0 .. 2^digits
     else:
         modulus = int(np.iinfo(dtype).max) + 1

@@ -129,7 +129,7 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor
     ``tensor([4., 6.])``. A float sum keeps its dtype; integer and bool sums are int64 unless ``dtype`` says."""
     if dtype is not None and input.is_floating_point() and dtype.is_floating_point and dtype != input.dtype:
         input = input.to(dtype)
-    floating = dtype is None and input._data.dtype.kind == "f"  # None tells NumPy to keep the dtype, cheaply
+    floating = dtype is None and input._data.dtype in _dtype.FLOATING_NUMPY_DTYPES  # None: NumPy keeps the dtype
     numpy_dtype = None if floating else _accumulate_dtype(input, dtype).numpy_dtype
     if dim is None:
         return Sum.apply(input, tuple(range(input._data.ndim)), keepdim, numpy_dtype)
@@ -1013,7 +1013,7 @@ class Cummax(Op):
         # Where x equals the running extreme, a new record starts; the index is the latest record so far.
         positions = _positions(x.shape[axis], axis, x.ndim, xp)
         is_record = x == values
-        if x.dtype.kind == "f":
+        if _dtype.is_floating(x.dtype):
             is_record |= xp.isnan(x)
         indices = inclusive_scan(xp.maximum, xp.where(is_record, positions, 0), axis).astype(xp.int64)
         ctx.mark_non_differentiable(indices)

@@ -139,7 +139,7 @@ def _tensor_message(mine, theirs, matches, rtol, atol, common) -> str:
 
 def _argmax_with_nan(values: np.ndarray) -> int:
     """The index ``torch.max(values, 0)`` reports: the first NaN if there is one, else the first largest."""
-    nans = np.flatnonzero(np.isnan(values)) if values.dtype.kind == "f" else []
+    nans = np.flatnonzero(np.isnan(values)) if _dtype.is_floating(values.dtype) else []
     return int(nans[0]) if len(nans) else int(np.argmax(values))
 
 

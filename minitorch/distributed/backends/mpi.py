@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..._dtype import is_floating
 from ..reduce_op import RedOpType
 from ..watchdog import DistStoreError, Watchdog, record_error
 from ..work import Work
@@ -153,7 +154,7 @@ class _Reducible:
             self.op = _BOOL_OPS[op]
         else:
             self.buffer = array
-        if self.buffer.dtype.kind == "f" and op in (RedOpType.BAND, RedOpType.BOR, RedOpType.BXOR):
+        if is_floating(self.buffer.dtype) and op in (RedOpType.BAND, RedOpType.BOR, RedOpType.BXOR):
             raise RuntimeError(f"Cannot use ReduceOp.{op.name} with floating point tensors")
 
     def copy_back(self, result: np.ndarray | None = None) -> None:

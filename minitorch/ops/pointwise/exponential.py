@@ -308,7 +308,7 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:
         result = _dtype.get_default_dtype()
     # PyTorch's arithmetic: a floating exponent is raised in its own dtype, an integer one in the result's
     # (where every power of two is exact)
-    power = pow(2.0, other if other._data.dtype.kind == "f" else cast(other, result))
+    power = pow(2.0, other if _dtype.is_floating(other._data.dtype) else cast(other, result))
     return mul(cast(input, result), cast(power, result))
 
 
@@ -343,6 +343,6 @@ def frexp(input: Tensor):
         exponent=tensor([4, 0], dtype=minitorch.int32))
     """
     _require_tensor(input, "frexp")
-    if input._data.dtype.kind != "f":
+    if not _dtype.is_floating(input._data.dtype):
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     return return_types.frexp(*Frexp.apply(input))

@@ -222,7 +222,7 @@ fix = trunc
 def round(input: Tensor, *, decimals: int = 0) -> Tensor:
     """Round to ``decimals`` decimal places; halves go to the even neighbour (``round(2.5) = 2``)."""
     _require_tensor(input, "round")
-    if input._data.dtype.kind == "f":
+    if _dtype.is_floating(input._data.dtype):
         return (RoundDecimals if decimals != 0 else Round).apply(input, decimals)
     if decimals != 0 or input._data.dtype == bool:
         raise _not_implemented("round_cpu" if decimals != 0 else "round_vml_cpu", input)
@@ -232,7 +232,7 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:
 def frac(input: Tensor) -> Tensor:
     """The fractional part ``input - trunc(input)`` (floating tensors only)."""
     _require_tensor(input, "frac")
-    if input._data.dtype.kind != "f":
+    if not _dtype.is_floating(input._data.dtype):
         raise _not_implemented("frac_cpu", input)
     return Frac.apply(input)
 
