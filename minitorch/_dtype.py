@@ -97,6 +97,11 @@ _FROM_NUMPY.update({np.dtype(d.numpy_dtype.str): d for d in ALL_DTYPES if d is n
 FLOATING_NUMPY_DTYPES = frozenset(d.numpy_dtype for d in FLOATING_DTYPES)
 
 
+# PyTorch adds and multiplies bfloat16 numbers in float32 (its "opmath type") and rounds once, at the end;
+# NumPy's bfloat16 reductions would round after every addition, so sums and means ask for float32 first.
+ACCUMULATE_IN = {bfloat16.numpy_dtype: np.dtype(np.float32)}
+
+
 def is_floating(numpy_dtype) -> builtins_bool:
     """Whether a NumPy (or CuPy) dtype holds floating-point numbers: float16/32/64 or bfloat16.
 

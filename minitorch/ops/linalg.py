@@ -55,7 +55,7 @@ class MatMul(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        product = array_module(a).matmul(a, b)
+        product = array_module(a).matmul(a, b).astype(a.dtype, copy=False)  # bfloat16's product is float32: round
         return product if a.ndim > 1 or b.ndim > 1 else array_module(a).asarray(product)  # vector . vector: 0-d
 
     @staticmethod

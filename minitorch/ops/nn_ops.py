@@ -50,12 +50,12 @@ class Linear(Op):
         ctx.vector_bias = bias.ndim == 1
         output = input @ weight.T
         output += bias  # output is a fresh array, so adding in place saves a copy
-        return output
+        return output if output.dtype == input.dtype else output.astype(input.dtype)  # bfloat16 @ gives float32
 
     @staticmethod
     def backward(ctx, grad):
         input, weight = ctx.saved_tensors
-        if not _GradState.enabled and grad._data.ndim == 2:  # Speed only: the formulas below, on the arrays
+        if not _GradState.enabled and grad._data.ndim == 2 and grad._data.dtype.kind == "f":  # Speed only (not bf16)
             return _linear_backward_on_arrays(grad, input, weight, ctx.needs_input_grad, ctx.vector_bias)
         needs_bias, needs_input, needs_weight = ctx.needs_input_grad
         grad_input, grad_weight = _linear_backward(grad, input, weight, needs_input, needs_weight)
@@ -101,12 +101,13 @@ class LinearNoBias(Op):
     @staticmethod
     def forward(ctx, input, weight):
         ctx.save_for_backward(input, weight)
-        return input @ weight.T
+        output = input @ weight.T
+        return output if output.dtype == input.dtype else output.astype(input.dtype)  # bfloat16 @ gives float32
 
     @staticmethod
     def backward(ctx, grad):
         input, weight = ctx.saved_tensors
-        if not _GradState.enabled and grad._data.ndim == 2:  # Speed only: the formulas below, on the arrays
+        if not _GradState.enabled and grad._data.ndim == 2 and grad._data.dtype.kind == "f":  # Speed only (not bf16)
             return _linear_backward_on_arrays(grad, input, weight, (False, *ctx.needs_input_grad), False)[1:]
         needs_input, needs_weight = ctx.needs_input_grad
         return _linear_backward(grad, input, weight, needs_input, needs_weight)

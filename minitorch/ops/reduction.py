@@ -97,9 +97,9 @@ class Sum(Op):
     @staticmethod
     def forward(ctx, x, dims, keepdim, numpy_dtype):
         ctx.input_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        result = x.sum(axis=dims, keepdims=keepdim, dtype=numpy_dtype)
-        # NumPy gives a scalar, not a 0-d array, for a full reduction
-        return result if result.ndim or not isinstance(result, np.generic) else np.asarray(result)
+        result = x.sum(axis=dims, keepdims=keepdim, dtype=numpy_dtype or _dtype.ACCUMULATE_IN.get(x.dtype))
+        result = result if numpy_dtype or result.dtype == x.dtype else result.astype(x.dtype)  # bfloat16: round once
+        return result if result.ndim or not isinstance(result, np.generic) else np.asarray(result)  # NumPy: a scalar
 
     @staticmethod
     def backward(ctx, grad):  # a sum over every dimension: its gradient broadcasts as it is
@@ -163,7 +163,8 @@ class Mean(Op):
             xp = array_module(x)
             shape = _kept_shape(x.shape, dims) if keepdim else _reduced_shape(x.shape, dims)
             return xp.full(shape, xp.nan, dtype=x.dtype)
-        return array_module(x).asarray(x.mean(axis=dims, keepdims=keepdim))
+        mean = x.mean(axis=dims, keepdims=keepdim, dtype=_dtype.ACCUMULATE_IN.get(x.dtype))  # bfloat16: in float32
+        return array_module(x).asarray(mean, dtype=x.dtype)
 
     @staticmethod
     def backward(ctx, grad):

@@ -1,0 +1,216 @@
+"""``minitorch.bfloat16`` (through ml_dtypes) against PyTorch: the dtype, conversions, promotion, printing,
+arithmetic rounded as PyTorch rounds it (bit for bit where PyTorch's CPU kernels are deterministic), and
+bfloat16 tensors in ``torch.save`` and safetensors files, both ways, byte for byte.
+"""
+
+from __future__ import annotations
+
+import zipfile
+
+import numpy as np
+import pytest
+
+import minitorch
+from minitorch.utils import safetensors
+from tests.support import require, require_torch
+
+
+@pytest.fixture(scope="module")
+def torch():
+    return require_torch()
+
+
+def bits(tensor) -> list:
+    """The raw 16-bit patterns of a bfloat16 tensor of either library, for an exact comparison; every NaN as
+    one pattern (its sign and payload are the conversion routine's choice: PyTorch's C++ and ml_dtypes differ)."""
+    if isinstance(tensor, minitorch.Tensor):
+        patterns = np.asarray(tensor._data).view(np.uint16).ravel()
+    else:
+        patterns = tensor.detach().view(require_torch().int16).numpy().view(np.uint16).ravel()
+    return np.where((patterns & 0x7F80 == 0x7F80) & (patterns & 0x7F != 0), 0x7FC0, patterns).tolist()
+
+
+def both(torch, make):
+    """``make(lib)`` under PyTorch and under minitorch."""
+    return make(torch), make(minitorch)
+
+
+def same_bits(torch, make):
+    theirs, ours = both(torch, make)
+    assert ours.dtype == minitorch.bfloat16 and theirs.dtype == torch.bfloat16
+    assert ours.shape == tuple(theirs.shape)
+    assert bits(ours) == bits(theirs)
+
+
+# -- the dtype ---------------------------------------------------------------------------------------------------
+def test_the_dtype_has_pytorchs_attributes(torch):
+    ours, theirs = minitorch.bfloat16, torch.bfloat16
+    assert (ours.is_floating_point, ours.is_signed, ours.itemsize) == (True, True, 2) == (
+        theirs.is_floating_point, theirs.is_signed, theirs.itemsize)
+    assert repr(minitorch.finfo(ours)) == repr(torch.finfo(theirs))
+    assert minitorch.finfo(ours).eps == torch.finfo(theirs).eps == 2.0**-7
+    assert minitorch.tensor([1.0]).bfloat16().type() == "torch.BFloat16Tensor"
+
+
+@pytest.mark.parametrize("other", ["float16", "float32", "float64", "int64", "int8", "uint8", "bool"])
+def test_promotion_follows_pytorch(torch, other):
+    assert minitorch.promote_types(minitorch.bfloat16, getattr(minitorch, other)).name == str(
+        torch.promote_types(torch.bfloat16, getattr(torch, other))).split(".")[1]
+    theirs, ours = both(torch, lambda lib: (lib.ones(2, dtype=lib.bfloat16) + lib.ones(2, dtype=getattr(lib, other))))
+    assert ours.dtype.name == str(theirs.dtype).split(".")[1]
+
+
+def test_conversions_round_to_nearest_even_as_pytorch_does(torch):
+    values = [1.1, 2.2, -3.3, 1e-39, 3.4e38, 1e39, float("inf"), float("nan"), 1 + 2**-8, 1 + 3 * 2**-8, 0.0, -0.0]
+    same_bits(torch, lambda lib: lib.tensor(values, dtype=lib.bfloat16))
+    same_bits(torch, lambda lib: lib.tensor(values).bfloat16())
+    same_bits(torch, lambda lib: lib.tensor(values, dtype=lib.float64).to(lib.bfloat16))
+    same_bits(torch, lambda lib: lib.arange(-300, 300).bfloat16())
+    theirs, ours = both(torch, lambda lib: lib.tensor([1.7, -2.5, 300.0], dtype=lib.bfloat16))
+    assert ours.float().tolist() == theirs.float().tolist()
+    assert ours.long().tolist() == theirs.long().tolist()
+    assert ours.tolist() == theirs.tolist() and ours[0].item() == theirs[0].item()
+
+
+def test_printing_matches_pytorch(torch):
+    for make in (lambda lib: lib.tensor([1.1, 2.2, 3.3], dtype=lib.bfloat16),
+                 lambda lib: lib.arange(10.0).bfloat16() * 12345.6,
+                 lambda lib: lib.zeros(2, 3, dtype=lib.bfloat16),
+                 lambda lib: lib.tensor([1e-5, 1e4], dtype=lib.bfloat16)):
+        theirs, ours = both(torch, make)
+        assert repr(ours).replace("minitorch.", "torch.") == repr(theirs)
+
+
+def test_modules_and_parameters_convert(torch):
+    for lib in (torch, minitorch):
+        lib.manual_seed(0)
+    theirs, ours = both(torch, lambda lib: lib.nn.Linear(3, 2).bfloat16())
+    assert ours.weight.dtype == minitorch.bfloat16 and isinstance(ours.weight, minitorch.nn.Parameter)
+    assert bits(ours.weight) == bits(theirs.weight) and bits(ours.bias) == bits(theirs.bias)
+    x = [[0.5, -1.25, 2.0]]
+    out_theirs = theirs(torch.tensor(x, dtype=torch.bfloat16))
+    out_ours = ours(minitorch.tensor(x, dtype=minitorch.bfloat16))
+    assert bits(out_ours) == bits(out_theirs)
+    assert out_ours.grad_fn.name() == out_theirs.grad_fn.name()
+
+
+# -- arithmetic: computed in float32, rounded once ------------------------------------------------------------
+def _operands(lib, seed=0):
+    rng = np.random.default_rng(seed)
+    a = lib.tensor(rng.standard_normal((4, 6)).tolist(), dtype=lib.bfloat16)
+    b = lib.tensor(rng.standard_normal((4, 6)).tolist(), dtype=lib.bfloat16)
+    return a, b
+
+
+@pytest.mark.parametrize("name, op", [
+    ("add", lambda a, b: a + b), ("sub", lambda a, b: a - b), ("mul", lambda a, b: a * b),
+    ("div", lambda a, b: a / b), ("neg", lambda a, b: -a), ("abs", lambda a, b: a.abs()),
+    ("maximum", lambda a, b: a.maximum(b)), ("relu", lambda a, b: a.relu()), ("where", lambda a, b: (a > b) * a),
+    ("sqrt", lambda a, b: a.abs().sqrt()), ("exp", lambda a, b: a.exp()), ("sum", lambda a, b: a.sum()),
+    ("sum dim", lambda a, b: a.sum(1)), ("mean", lambda a, b: a.mean(0)), ("matmul", lambda a, b: a @ b.T),
+    ("bmm", lambda a, b: a.reshape(2, 2, 6) @ b.reshape(2, 6, 2)), ("add int", lambda a, b: a + 3),
+    ("slice", lambda a, b: a.reshape(-1)[3:9]),
+])
+def test_elementwise_ops_reductions_and_products_give_pytorchs_bits(torch, name, op):
+    same_bits(torch, lambda lib: op(*_operands(lib)))
+
+
+def test_a_long_sum_accumulates_in_float32_not_bfloat16(torch):
+    # 100 sevenths: rounding after every addition (bfloat16 accumulation) ends at 696, PyTorch's float32 one at 708
+    same_bits(torch, lambda lib: (lib.arange(100.0).bfloat16() / 7).sum())
+    same_bits(torch, lambda lib: (lib.arange(100.0).bfloat16() / 7).mean())
+
+
+def test_linear_rounds_matmul_plus_bias_once(torch):
+    rng = np.random.default_rng(1)
+    x, w, b = rng.standard_normal((64, 32)), rng.standard_normal((16, 32)), rng.standard_normal(16)
+    same_bits(torch, lambda lib: lib.nn.functional.linear(
+        *(lib.tensor(v.tolist(), dtype=lib.bfloat16) for v in (x, w, b))))
+    same_bits(torch, lambda lib: lib.nn.functional.linear(
+        *(lib.tensor(v.tolist(), dtype=lib.bfloat16) for v in (x, w))))
+
+
+def test_gradients_are_bfloat16_with_pytorchs_values(torch):
+    rng = np.random.default_rng(2)
+    x, w = rng.standard_normal((8, 5)), rng.standard_normal((3, 5))
+    grads = []
+    for lib in (torch, minitorch):
+        xs = lib.tensor(x.tolist(), dtype=lib.bfloat16, requires_grad=True)
+        ws = lib.tensor(w.tolist(), dtype=lib.bfloat16, requires_grad=True)
+        (lib.nn.functional.linear(xs, ws) * 2).sum().backward()
+        grads.append((xs.grad, ws.grad))
+    (tx, tw), (mx, mw) = grads
+    assert mx.dtype == mw.dtype == minitorch.bfloat16
+    assert bits(mx) == bits(tx) and bits(mw) == bits(tw)
+
+
+def test_composite_ops_stay_within_a_bfloat16_rounding_of_pytorch(torch):
+    """softmax and layer_norm are one fused float32 kernel in PyTorch, several rounded steps here."""
+    for make in (lambda lib: _operands(lib)[0].softmax(1),
+                 lambda lib: lib.nn.functional.layer_norm(_operands(lib)[0], (6,))):
+        theirs, ours = both(torch, make)
+        assert ours.dtype == minitorch.bfloat16
+        np.testing.assert_allclose(ours.float().tolist(), theirs.float().tolist(), rtol=2**-6, atol=2**-6)
+
+
+@pytest.mark.parametrize("size", [3, 15, pytest.param(16, marks=pytest.mark.xfail(
+    strict=True, reason="randn(dtype=bfloat16) from 16 elements on: PyTorch's vectorised bfloat16 path draws "
+                        "differently from its float32 one, not ported yet"))])
+def test_random_normals_are_pytorchs(torch, size):
+    for lib in (torch, minitorch):
+        lib.manual_seed(0)
+    same_bits(torch, lambda lib: lib.randn(size, dtype=lib.bfloat16))
+
+
+# -- files ----------------------------------------------------------------------------------------------------
+def _state(torch):
+    torch.manual_seed(0)
+    return {"weight": torch.randn(3, 4).bfloat16(), "bias": torch.randn(4).bfloat16(),
+            "special": torch.tensor([float("nan"), float("inf"), -0.0, 1e-40], dtype=torch.bfloat16),
+            "float": torch.randn(2)}
+
+
+def _records(path) -> dict:
+    """The archive's records by name without the archive folder, less the random id of each save."""
+    with zipfile.ZipFile(path) as archive:
+        return {name.split("/", 1)[1]: archive.read(name) for name in archive.namelist()
+                if not name.endswith("serialization_id")}
+
+
+def test_torch_save_files_with_bfloat16_load_and_save_back_identical(torch, tmp_path):
+    theirs = _state(torch)
+    torch.save(theirs, tmp_path / "checkpoint.pt")
+    ours = minitorch.load(tmp_path / "checkpoint.pt")
+    assert ours["weight"].dtype == minitorch.bfloat16 and ours["float"].dtype == minitorch.float32
+    for name in theirs:
+        assert (bits(ours[name]) == bits(theirs[name])) if theirs[name].dtype == torch.bfloat16 else (
+            ours[name].tolist() == theirs[name].tolist())
+    expected = _records(tmp_path / "checkpoint.pt")
+    (tmp_path / "ours").mkdir()
+    minitorch.save(ours, tmp_path / "ours" / "checkpoint.pt")
+    assert _records(tmp_path / "ours" / "checkpoint.pt") == expected  # pickle and storages byte for byte
+    back = torch.load(tmp_path / "ours" / "checkpoint.pt")
+    assert all(back[n].dtype == theirs[n].dtype and torch.equal(back[n].view(-1)[:3], theirs[n].view(-1)[:3])
+               for n in ("weight", "bias"))
+    assert minitorch.load(tmp_path / "checkpoint.pt", mmap=True)["weight"].tolist() == ours["weight"].tolist()
+
+
+def test_minitorch_bfloat16_saves_are_read_by_torch(torch, tmp_path):
+    ours = {"w": minitorch.tensor([[1.1, -2.2], [3e-39, 1e30]], dtype=minitorch.bfloat16)}
+    minitorch.save(ours, tmp_path / "m.pt")
+    theirs = torch.load(tmp_path / "m.pt")
+    assert theirs["w"].dtype == torch.bfloat16 and bits(theirs["w"]) == bits(ours["w"])
+
+
+def test_safetensors_files_with_bfloat16_both_ways_byte_for_byte(torch, tmp_path):
+    safetensors_torch = require("safetensors.torch", "safetensors' own PyTorch interface is the oracle")
+    theirs = _state(torch)
+    safetensors_torch.save_file(theirs, tmp_path / "theirs.safetensors")
+    loaded = safetensors.load_file(tmp_path / "theirs.safetensors")
+    assert loaded["weight"].dtype == minitorch.bfloat16 and bits(loaded["special"]) == bits(theirs["special"])
+    safetensors.save_file(loaded, tmp_path / "ours.safetensors")
+    assert (tmp_path / "ours.safetensors").read_bytes() == (tmp_path / "theirs.safetensors").read_bytes()
+    assert safetensors.save(safetensors.load((tmp_path / "theirs.safetensors").read_bytes())) == (
+        tmp_path / "theirs.safetensors").read_bytes()
+    back = safetensors_torch.load_file(tmp_path / "ours.safetensors")
+    assert bits(back["weight"]) == bits(theirs["weight"])
