@@ -280,7 +280,8 @@ class Einsum(Op):
         xp = array_module(operands[0])
         # With more than two operands, or big ones, let NumPy find a good order and use BLAS.
         optimize = len(operands) > 2 or builtins.max(o.size for o in operands) > 4096
-        result = xp.asarray(xp.einsum(equation, *operands, optimize=optimize))
+        wide = [o.astype(_dtype.ACCUMULATE_IN.get(o.dtype, o.dtype), copy=False) for o in operands]  # bf16: float32
+        result = xp.asarray(xp.einsum(equation, *wide, optimize=optimize)).astype(operands[0].dtype, copy=False)
         if result.flags.c_contiguous or any(xp.may_share_memory(result, operand) for operand in operands):
             return result  # a view of an operand (a transpose, a diagonal), as PyTorch's einsum gives one too
         # a computed result row-major, as PyTorch's is (NumPy may hand back a transposed view of its work array)

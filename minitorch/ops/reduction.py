@@ -1061,7 +1061,8 @@ class Nansum(Op):
         ctx.input_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         if ctx.needs_input_grad and ctx.needs_input_grad[0]:
             ctx.save_for_backward((~xp.isnan(x)).astype(x.dtype))
-        return xp.asarray(xp.nansum(x, axis=dims, keepdims=keepdim, dtype=numpy_dtype))
+        wide = x.astype(_dtype.ACCUMULATE_IN.get(x.dtype, x.dtype), copy=False)  # NumPy skips NaN in its own floats
+        return xp.asarray(xp.nansum(wide, axis=dims, keepdims=keepdim, dtype=numpy_dtype), dtype=x.dtype)
 
     @staticmethod
     def backward(ctx, grad):

@@ -186,6 +186,10 @@ class NanToNum(Op):
         if ctx.needs_input_grad and ctx.needs_input_grad[0]:
             ctx.save_for_backward(xp.isfinite(x))
         # None means the largest (smallest) finite value of the dtype, as in PyTorch
+        if x.dtype in _dtype.ACCUMULATE_IN:  # bfloat16: NumPy's nan_to_num knows only its own floats
+            info = xp.finfo(x.dtype)
+            posinf, neginf = info.max if posinf is None else posinf, info.min if neginf is None else neginf
+            return xp.nan_to_num(x.astype(xp.float32), nan=nan, posinf=posinf, neginf=neginf).astype(x.dtype)
         return xp.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
 
     @staticmethod

@@ -269,9 +269,10 @@ class Logit(Op):
         ctx.save_for_backward(x)
         ctx.eps = eps
         xp = array_module(x)
+        wide = x.astype(_dtype.ACCUMULATE_IN.get(x.dtype, x.dtype), copy=False)  # bfloat16: in float32, as PyTorch
         if eps is not None:
-            x = xp.clip(x, eps, 1 - eps)
-        return xp.log(x / (1 - x))
+            wide = xp.clip(wide, eps, 1 - eps)
+        return xp.log(wide / (1 - wide)).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):

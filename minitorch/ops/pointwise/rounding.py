@@ -158,7 +158,7 @@ def signbit(input: Tensor) -> Tensor:
     """True where the sign bit is set: negative numbers and ``-0.0`` (and NaNs carrying a minus sign)."""
     _require_tensor(input, "signbit")
     xp, kind = input._xp, input._data.dtype.kind
-    if kind == "f":
+    if _dtype.is_floating(input._data.dtype):
         return _direct(input._device, xp.signbit, input._data)
     if kind == "i":
         return _direct(input._device, lambda x: x < 0, input._data)
@@ -197,7 +197,7 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
 def _rounding(op, input: Tensor, kernel: str) -> Tensor:
     _require_tensor(input, kernel)
     kind = input._data.dtype.kind
-    if kind == "f":
+    if _dtype.is_floating(input._data.dtype):
         return op.apply(input)
     if kind == "b":
         raise _not_implemented(f"{kernel}_vml_cpu", input)
