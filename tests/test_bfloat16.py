@@ -153,13 +153,24 @@ def test_composite_ops_stay_within_a_bfloat16_rounding_of_pytorch(torch):
         np.testing.assert_allclose(ours.float().tolist(), theirs.float().tolist(), rtol=2**-6, atol=2**-6)
 
 
-@pytest.mark.parametrize("size", [3, 15, pytest.param(16, marks=pytest.mark.xfail(
-    strict=True, reason="randn(dtype=bfloat16) from 16 elements on: PyTorch's vectorised bfloat16 path draws "
-                        "differently from its float32 one, not ported yet"))])
-def test_random_normals_are_pytorchs(torch, size):
+@pytest.mark.parametrize("size", [3, 15, 16, 17, 40, 1000, 4099])
+def test_random_numbers_are_pytorchs(torch, size):
+    """Normals: float32's, of whole blocks of 16 from 16 values on; uniforms: float32's rounded, with a value
+    rounded up to ``high`` replaced by ``low`` (about 1 in 500 for U[0, 1))."""
+    for make in (lambda lib: lib.randn(size, dtype=lib.bfloat16),
+                 lambda lib: lib.empty(size, dtype=lib.bfloat16).normal_(0.3, 2.5),
+                 lambda lib: lib.rand(size, dtype=lib.bfloat16),
+                 lambda lib: lib.empty(size, dtype=lib.bfloat16).uniform_(-3.0, -1.0)):
+        for lib in (torch, minitorch):
+            lib.manual_seed(size)
+        same_bits(torch, make)
+
+
+def test_layers_made_in_bfloat16_are_initialised_as_pytorchs(torch):
     for lib in (torch, minitorch):
         lib.manual_seed(0)
-    same_bits(torch, lambda lib: lib.randn(size, dtype=lib.bfloat16))
+    theirs, ours = both(torch, lambda lib: lib.nn.Linear(40, 30, dtype=lib.bfloat16))
+    assert bits(ours.weight) == bits(theirs.weight) and bits(ours.bias) == bits(theirs.bias)
 
 
 # -- files ----------------------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from .. import _messages
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
+from ._reduced_precision import computes_in_float32
 from ._util import array_module, wrap_dim
 from .indexing import AccumulateAt
 
@@ -126,6 +127,7 @@ class Softmax(Op):
     """
 
     @staticmethod
+    @computes_in_float32
     def forward(ctx, x, dim):
         ctx.dim = dim
         xp = array_module(x)
@@ -152,6 +154,7 @@ class LogSoftmax(Op):
     """
 
     @staticmethod
+    @computes_in_float32
     def forward(ctx, x, dim):
         ctx.dim = dim
         xp = array_module(x)
@@ -211,6 +214,7 @@ class Normalize(Op):
     node_name = "NativeLayerNormBackward0"
 
     @staticmethod
+    @computes_in_float32
     def forward(ctx, x, weight, bias, axes, eps, return_stats):
         xp = array_module(x)
         ctx.axes, ctx.eps = axes, eps

@@ -25,6 +25,7 @@ from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the cla
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
 from . import pointwise
+from ._reduced_precision import computes_in_float32
 from ._util import array_module, cast, normalize_dims, shape_argument, wrap_dim
 from .shape import Expand, cat, clone
 
@@ -514,6 +515,7 @@ class Var(Op):
     """
 
     @staticmethod
+    @computes_in_float32
     def forward(ctx, x, dims, keepdim, freedom):
         ctx.input_shape, ctx.dims, ctx.keepdim, ctx.freedom = x.shape, dims, keepdim, freedom
         ctx.save_for_backward(x)
@@ -537,6 +539,7 @@ class Std(Op):
     """
 
     @staticmethod
+    @computes_in_float32
     def forward(ctx, x, dims, keepdim, freedom):
         ctx.input_shape, ctx.dims, ctx.keepdim, ctx.freedom = x.shape, dims, keepdim, freedom
         xp = array_module(x)
@@ -619,6 +622,7 @@ class Norm(Op):
     node_name = "LinalgVectorNormBackward0"
 
     @staticmethod
+    @computes_in_float32
     def forward(ctx, x, p, dims, keepdim):
         result, weights = _vector_norm(ctx, x, p, dims, keepdim)
         ctx.save_for_backward(x, result, weights)
@@ -687,6 +691,7 @@ class Dist(Op):
     node_name = "DistBackward0"
 
     @staticmethod
+    @computes_in_float32
     def forward(ctx, a, b, p):
         difference = a - b
         result, weights = _vector_norm(ctx, difference, p, tuple(range(difference.ndim)), False)
@@ -774,6 +779,7 @@ class LogSumExp(Op):
     node_name = "LogsumexpBackward0"
 
     @staticmethod
+    @computes_in_float32
     def forward(ctx, x, dims, keepdim):
         ctx.input_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         xp = array_module(x)
@@ -813,6 +819,7 @@ class Cumsum(Op):
     """``y_i = sum_{j <= i} x_j`` along ``dim``;  ``dx_j = sum_{i >= j} grad_i`` (a cumulative sum from the end)."""
 
     @staticmethod
+    @computes_in_float32
     def forward(ctx, x, axis):
         ctx.axis = axis
         xp = array_module(x)
@@ -1008,6 +1015,8 @@ class Cummax(Op):
     """
 
     @staticmethod
+    @computes_in_float32
+    @computes_in_float32
     def forward(ctx, x, axis, extreme):
         xp = array_module(x)
         values = inclusive_scan(getattr(xp, extreme), x, axis)
