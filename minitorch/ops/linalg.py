@@ -33,7 +33,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype, _messages, return_types
+from .. import _autocast_state, _dtype, _messages, return_types
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
 from . import pointwise, reduction, shape as shape_ops
@@ -122,7 +122,7 @@ def _mm_checks(a: Tensor, b: Tensor, rows_a: int, inner_a: int) -> None:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({rows_a}x{inner_a} and {b._data.shape[0]}x{b._data.shape[1]})"
         )
-    if a._data.dtype != b._data.dtype:
+    if a._data.dtype != b._data.dtype and not _autocast_state.casts_inputs():  # (autocast casts them first)
         raise RuntimeError(_messages.m1_m2_dtypes(a.dtype, b.dtype))
 
 

@@ -17,6 +17,7 @@ from ... import _arguments, _creation, _dtype, _messages, _sampling
 from ..._random import generator_or_default
 from ..._shapes import wrap_dim
 from ..._tensor import Tensor
+from ...amp.autocast_mode import autocast_inputs
 from ...ops import nn_ops
 from ._utils import _maybe_inplace, _where
 
@@ -101,6 +102,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 
 
 @_arguments.public
+@autocast_inputs("lower_precision_fp")
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``y = x if x > 0 else a * x`` with a learned slope ``a`` per channel (dimension 1), or one shared slope."""
     channels = input.shape[1] if input.dim() >= 2 else 1
