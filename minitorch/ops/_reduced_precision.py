@@ -10,8 +10,9 @@ its ``forward`` carries ``@computes_in_float32``.
     >>> minitorch.tensor([1.0, 2.0, 3.0], dtype=minitorch.bfloat16).softmax(0)
     tensor([0.0898, 0.2451, 0.6641], dtype=minitorch.bfloat16)
 
-What such a forward saves for backward stays float32, so the backward computes in float32 as well;
-the engine rounds each gradient to its input's dtype, as it does for every gradient.
+What such a forward saves for backward is float32 (an output: its rounded value, which is what PyTorch
+keeps), so the backward computes in float32 as well, and the engine rounds each gradient to its input's
+dtype once, as it does for every gradient: PyTorch's backward kernels also compute in float32.
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ def computes_in_float32(forward):
         results = tuple(map(round_back, results)) if isinstance(results, tuple) else round_back(results)
         if ctx._non_differentiable:  # outputs forward marked (statistics): mark their rounded copies instead
             ctx._non_differentiable = tuple(rounded.get(id(value), value) for value in ctx._non_differentiable)
+        if getattr(ctx, "_to_save", ()):  # an output kept for backward: its rounded value, as PyTorch keeps it
+            ctx._to_save = tuple(rounded[id(value)].astype(_FLOAT32) if id(value) in rounded else value
+                                 for value in ctx._to_save)
         return results
 
     return forward_in_float32
