@@ -16,7 +16,9 @@ lists casts its floating inputs first (float64 is left alone) and runs as usual:
   and a float32 tensor is float32, PyTorch's "promote" policy).
 
 These are PyTorch's CPU lists (``aten/src/ATen/autocast_mode.cpp``, ``AutocastCPU``), restricted to the ops
-minitorch has. The casts are ordinary differentiable ``to`` calls, so gradients flow back in each
+minitorch has. ``autocast("cuda")`` (float16 by default) uses the same lists; PyTorch's CUDA lists are
+longer (they also send ``softmax``, ``exp``, ``log``, ``sum`` and other pointwise ops to float32).
+The casts are ordinary differentiable ``to`` calls, so gradients flow back in each
 parameter's own dtype; ``backward()`` belongs outside the ``with`` block, as PyTorch recommends.
 
     >>> import minitorch
