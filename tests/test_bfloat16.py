@@ -303,3 +303,15 @@ def test_every_op_of_the_table_takes_bfloat16_and_gives_pytorchs_dtype_and_value
     print(f"bfloat16 op table: {exact} of {compared} cases bit for bit equal to PyTorch's")
     assert not failures, "\n".join(failures)
     assert compared > 1400
+
+
+def test_assert_close_uses_pytorchs_bfloat16_tolerances(torch):
+    """rtol 1.6e-2 (two bfloat16 roundings), atol 1e-5, with PyTorch's message when beyond them."""
+    messages = []
+    for lib in (torch, minitorch):
+        a = lib.tensor([1.0, 2.0], dtype=lib.bfloat16)
+        lib.testing.assert_close(a, a * 1.004)  # one step of 2^-7 apart: close
+        with pytest.raises(AssertionError) as info:
+            lib.testing.assert_close(a, a * 1.03)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]

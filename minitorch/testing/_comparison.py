@@ -35,7 +35,8 @@ from .._tensor import Tensor
 __all__ = ["assert_close"]
 
 # (rtol, atol) per dtype; any other dtype compares exactly
-_DTYPE_PRECISIONS = {_dtype.float16: (0.001, 1e-5), _dtype.float32: (1.3e-6, 1e-5), _dtype.float64: (1e-7, 1e-7)}
+_DTYPE_PRECISIONS = {_dtype.float16: (0.001, 1e-5), _dtype.bfloat16: (0.016, 1e-5), _dtype.float32: (1.3e-6, 1e-5),
+                     _dtype.float64: (1e-7, 1e-7)}
 
 
 class _Mismatch(Exception):
