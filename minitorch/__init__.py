@@ -35,7 +35,8 @@ def _public(function, name: str | None = None):
 
 
 from ._tensor_type import (
-    BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor,
+    BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
+    ShortTensor,
 )
 from ._creation import as_tensor, asarray, from_numpy, tensor
 from ._number_operands import accepts_two_numbers as _accepts_two_numbers  # torch.add(5, 5)
