@@ -95,6 +95,10 @@ def test_modules_and_parameters_convert(torch):
 
 
 # -- arithmetic: computed in float32, rounded once ------------------------------------------------------------
+def _library_of(tensor):
+    return minitorch if isinstance(tensor, minitorch.Tensor) else require_torch()
+
+
 def _operands(lib, seed=0):
     rng = np.random.default_rng(seed)
     a = lib.tensor(rng.standard_normal((4, 6)).tolist(), dtype=lib.bfloat16)
@@ -110,6 +114,8 @@ def _operands(lib, seed=0):
     ("sum dim", lambda a, b: a.sum(1)), ("mean", lambda a, b: a.mean(0)), ("matmul", lambda a, b: a @ b.T),
     ("bmm", lambda a, b: a.reshape(2, 2, 6) @ b.reshape(2, 6, 2)), ("add int", lambda a, b: a + 3),
     ("slice", lambda a, b: a.reshape(-1)[3:9]),
+    ("silu", lambda a, b: _library_of(a).nn.functional.silu(a)),
+    ("mish", lambda a, b: _library_of(a).nn.functional.mish(a)),
 ])
 def test_elementwise_ops_reductions_and_products_give_pytorchs_bits(torch, name, op):
     same_bits(torch, lambda lib: op(*_operands(lib)))
@@ -163,9 +169,10 @@ def test_multi_step_ops_backward_in_float32_from_the_rounded_output(torch, name)
 
 
 def test_composite_ops_stay_within_a_bfloat16_rounding_of_pytorch(torch):
-    """softmax and layer_norm are one fused float32 kernel in PyTorch, several rounded steps here."""
+    """softmax, layer_norm and gelu are one fused float32 kernel in PyTorch, several float32 steps here."""
     for make in (lambda lib: _operands(lib)[0].softmax(1),
-                 lambda lib: lib.nn.functional.layer_norm(_operands(lib)[0], (6,))):
+                 lambda lib: lib.nn.functional.layer_norm(_operands(lib)[0], (6,)),
+                 lambda lib: lib.nn.functional.gelu(_operands(lib)[0])):
         theirs, ours = both(torch, make)
         assert ours.dtype == minitorch.bfloat16
         np.testing.assert_allclose(ours.float().tolist(), theirs.float().tolist(), rtol=2**-6, atol=2**-6)
