@@ -8,6 +8,7 @@ Data is made in host memory with NumPy and then moved to the requested device.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
@@ -61,6 +62,8 @@ def _infer_array(data, dtype=None):
     if isinstance(data, (np.ndarray, np.generic)):  # NumPy arrays and scalars keep their dtype, as in PyTorch
         return np.asarray(data)
     if isinstance(data, (list, tuple)) and any(isinstance(item, Tensor) for item in _flatten(data)):
+        if dtype is None:  # the tensors' dtypes count, promoted with the numbers' (a bfloat16 list stays bfloat16)
+            return _infer_array(_replace_tensors(data), _dtype.float64).astype(_elements_dtype(data).numpy_dtype)
         data = _replace_tensors(data)
     try:
         array = np.array(data)
@@ -97,6 +100,13 @@ def _flatten(data):
             yield from _flatten(item)
         else:
             yield item
+
+
+def _elements_dtype(data) -> _dtype.dtype:
+    """PyTorch's dtype for a list holding tensors: every element's dtype (a number's as it would be alone)
+    promoted together: ``[bfloat16 tensor, bfloat16 tensor]`` is bfloat16, ``[bfloat16 tensor, 2.5]`` float32."""
+    return functools.reduce(_dtype.promote_types, (
+        item.dtype if isinstance(item, Tensor) else _dtype.dtype_of_python_scalar(item) for item in _flatten(data)))
 
 
 def _replace_tensors(data):

@@ -322,3 +322,19 @@ def test_assert_close_uses_pytorchs_bfloat16_tolerances(torch):
             lib.testing.assert_close(a, a * 1.03)
         messages.append(str(info.value))
     assert messages[0] == messages[1]
+
+
+def test_a_list_of_tensors_keeps_their_dtype_promoted_with_the_numbers(torch):
+    """``tensor([t1, t2])`` promotes the elements' dtypes (a number counts as it would alone)."""
+    cases = [
+        lambda lib: [lib.tensor(1.1, dtype=lib.bfloat16), lib.tensor(2.2, dtype=lib.bfloat16)],
+        lambda lib: [lib.tensor(1.5, dtype=lib.bfloat16), 2.5],
+        lambda lib: [lib.tensor(1.5, dtype=lib.float16), lib.tensor(1.0, dtype=lib.float64)],
+        lambda lib: [lib.tensor(1.5, dtype=lib.float16), lib.tensor(2)],
+        lambda lib: [[lib.tensor(1, dtype=lib.int32), 2], [3, lib.tensor(4, dtype=lib.uint8)]],
+        lambda lib: [lib.tensor(1, dtype=lib.uint8), lib.tensor(-1, dtype=lib.int8)],
+    ]
+    for make in cases:
+        theirs, ours = (lib.tensor(make(lib)) for lib in (torch, minitorch))
+        assert ours.dtype.name == str(theirs.dtype).split(".")[1]
+        assert ours.tolist() == theirs.tolist()
