@@ -312,8 +312,21 @@ def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: 
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    if dtype in (_dtype.float16, _dtype.bfloat16) and steps > 1:
+        return _finish(_linspace_in(dtype.numpy_dtype, start, end, int(steps)), dtype, device, requires_grad)
     array = np.linspace(float(start), float(end), int(steps), dtype=np.float64)
     return _finish(array, dtype or _dtype.get_default_dtype(), device, requires_grad)
+
+
+def _linspace_in(numpy_dtype, start, end, steps: int) -> np.ndarray:
+    """PyTorch's kernel for a 16-bit float, every step rounded to it: ``step = (end - start) / (steps - 1)``, the
+    first half ``start + step * i``, the second ``end - step * (steps - 1 - i)`` (so both ends are exact)."""
+    first, last = np.array(start, dtype=numpy_dtype), np.array(end, dtype=numpy_dtype)
+    step = (last - first) / np.array(steps - 1, dtype=numpy_dtype)
+    positions = np.arange(steps)
+    half = steps // 2
+    return np.concatenate([first + step * positions[:half].astype(numpy_dtype),
+                           last - step * (steps - 1 - positions[half:]).astype(numpy_dtype)])
 
 
 def logspace(

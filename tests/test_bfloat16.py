@@ -338,3 +338,10 @@ def test_a_list_of_tensors_keeps_their_dtype_promoted_with_the_numbers(torch):
         theirs, ours = (lib.tensor(make(lib)) for lib in (torch, minitorch))
         assert ours.dtype.name == str(theirs.dtype).split(".")[1]
         assert ours.tolist() == theirs.tolist()
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("start, end, steps", [(0, 1, 7), (-3.3, 7.1, 1000), (2, -5, 33), (0, 1, 1), (0, 1, 2)])
+def test_linspace_in_16_bit_floats_rounds_each_step_as_pytorch(torch, dtype, start, end, steps):
+    theirs, ours = both(torch, lambda lib: lib.linspace(start, end, steps, dtype=getattr(lib, dtype)))
+    assert ours.dtype.name == dtype and ours.tolist() == theirs.tolist()
