@@ -16,7 +16,7 @@ from ._threads import get_num_threads, set_num_threads
 from ._tensor_str import set_printoptions
 from ._type_info import finfo, iinfo
 from ._dtype import (
-    bool, double, float, float16, float32, float64, get_default_dtype, half, int, int8, int16, int32, int64,
+    bfloat16, bool, double, float, float16, float32, float64, get_default_dtype, half, int, int8, int16, int32, int64,
     long, promote_types, set_default_dtype, short, uint8,
 )
 from ._dtype import dtype
@@ -35,7 +35,8 @@ def _public(function, name: str | None = None):
 
 
 from ._tensor_type import (
-    BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor,
+    BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
+    ShortTensor,
 )
 from ._creation import as_tensor, asarray, from_numpy, tensor
 from ._number_operands import accepts_two_numbers as _accepts_two_numbers  # torch.add(5, 5)
@@ -485,7 +486,8 @@ from . import utils
 from . import testing  # assert_close
 from . import special  # torch.special's names
 mvlgamma = _public(special.multigammaln, "mvlgamma")  # torch.mvlgamma is torch.special.multigammaln
-from . import amp  # GradScaler
+from . import amp  # GradScaler, autocast
+from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 from . import random  # torch.random: fork_rng and the default generator's state
 from . import profiler  # torch.profiler: profile, record_function, key_averages().table()
 from . import distributions  # Normal, Categorical, kl_divergence...

@@ -8,6 +8,7 @@ Data is made in host memory with NumPy and then moved to the requested device.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
@@ -44,7 +45,7 @@ def _finish(array, dtype, device, requires_grad: bool) -> Tensor:
 def _requiring_grad(result: Tensor, requires_grad: bool) -> Tensor:
     """``result`` with ``requires_grad`` set, if asked (only floating point tensors may ask)."""
     if requires_grad:
-        if result._data.dtype.kind not in "fc":
+        if not _dtype.is_floating(result._data.dtype):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         result._requires_grad = True
     return result
@@ -61,12 +62,14 @@ def _infer_array(data, dtype=None):
     if isinstance(data, (np.ndarray, np.generic)):  # NumPy arrays and scalars keep their dtype, as in PyTorch
         return np.asarray(data)
     if isinstance(data, (list, tuple)) and any(isinstance(item, Tensor) for item in _flatten(data)):
+        if dtype is None:  # the tensors' dtypes count, promoted with the numbers' (a bfloat16 list stays bfloat16)
+            return _infer_array(_replace_tensors(data), _dtype.float64).astype(_elements_dtype(data).numpy_dtype)
         data = _replace_tensors(data)
     try:
         array = np.array(data)
     except ValueError:  # ragged nested lists: say where, in PyTorch's words
         raise ValueError(_ragged_message(data) or "expected nested sequences of equal lengths") from None
-    if array.dtype.kind == "f":
+    if _dtype.is_floating(array.dtype):
         return array if dtype is not None else array.astype(_dtype.get_default_dtype().numpy_dtype)
     if array.dtype.kind in "iu" and array.dtype != np.int64 and not isinstance(data, np.generic):
         return array.astype(np.int64)
@@ -97,6 +100,13 @@ def _flatten(data):
             yield from _flatten(item)
         else:
             yield item
+
+
+def _elements_dtype(data) -> _dtype.dtype:
+    """PyTorch's dtype for a list holding tensors: every element's dtype (a number's as it would be alone)
+    promoted together: ``[bfloat16 tensor, bfloat16 tensor]`` is bfloat16, ``[bfloat16 tensor, 2.5]`` float32."""
+    return functools.reduce(_dtype.promote_types, (
+        item.dtype if isinstance(item, Tensor) else _dtype.dtype_of_python_scalar(item) for item in _flatten(data)))
 
 
 def _replace_tensors(data):
@@ -303,8 +313,21 @@ def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: 
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    if dtype in (_dtype.float16, _dtype.bfloat16) and steps > 1:
+        return _finish(_linspace_in(dtype.numpy_dtype, start, end, int(steps)), dtype, device, requires_grad)
     array = np.linspace(float(start), float(end), int(steps), dtype=np.float64)
     return _finish(array, dtype or _dtype.get_default_dtype(), device, requires_grad)
+
+
+def _linspace_in(numpy_dtype, start, end, steps: int) -> np.ndarray:
+    """PyTorch's kernel for a 16-bit float, every step rounded to it: ``step = (end - start) / (steps - 1)``, the
+    first half ``start + step * i``, the second ``end - step * (steps - 1 - i)`` (so both ends are exact)."""
+    first, last = np.array(start, dtype=numpy_dtype), np.array(end, dtype=numpy_dtype)
+    step = (last - first) / np.array(steps - 1, dtype=numpy_dtype)
+    positions = np.arange(steps)
+    half = steps // 2
+    return np.concatenate([first + step * positions[:half].astype(numpy_dtype),
+                           last - step * (steps - 1 - positions[half:]).astype(numpy_dtype)])
 
 
 def logspace(
@@ -404,7 +427,7 @@ def bernoulli(input: Tensor, p=None, *, generator=None) -> Tensor:
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None) -> Tensor:
     """Indices drawn with probabilities proportional to each row of ``input`` (PyTorch's algorithm per case)."""
     weights = input._device.backend.to_host(input._data)
-    if weights.dtype.kind != "f":
+    if not _dtype.is_floating(weights.dtype):
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {input.dtype}")
     if input.dim() not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")

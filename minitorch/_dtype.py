@@ -19,6 +19,7 @@ Type promotion (what ``int_tensor + float_tensor`` gives) follows PyTorch, not N
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 # PyTorch's two spellings of each dtype in its messages: the scalar type's name, as in ``FloatTensor`` and
@@ -28,6 +29,7 @@ _PYTORCH_NAMES = {
     "bool": ("Bool", "bool"), "uint8": ("Byte", "unsigned char"), "int8": ("Char", "signed char"),
     "int16": ("Short", "short int"), "int32": ("Int", "int"), "int64": ("Long", "long int"),
     "float16": ("Half", "c10::Half"), "float32": ("Float", "float"), "float64": ("Double", "double"),
+    "bfloat16": ("BFloat16", "c10::BFloat16"),
 }  # fmt: skip
 
 
@@ -75,17 +77,38 @@ int64 = dtype("int64", np.int64, INTEGER)
 float16 = dtype("float16", np.float16, FLOATING)
 float32 = dtype("float32", np.float32, FLOATING)
 float64 = dtype("float64", np.float64, FLOATING)
+# bfloat16 ("brain float"): float32's 8 exponent bits with only 7 mantissa bits, so float32's range at 2-3
+# significant digits. NumPy has no such type; the ml_dtypes package adds it (NumPy sees its kind as "V").
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, FLOATING)
 
 # PyTorch's aliases
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
 
-ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
-FLOATING_DTYPES = (float16, float32, float64)
+ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+FLOATING_DTYPES = (float16, bfloat16, float32, float64)
 
 _FROM_NUMPY = {d.numpy_dtype: d for d in ALL_DTYPES}
-# Windows and some platforms name the same layouts differently; map by kind and size too.
-_FROM_NUMPY.update({np.dtype(d.numpy_dtype.str): d for d in ALL_DTYPES})
+# Windows and some platforms name the same layouts differently; map by kind and size too (not bfloat16,
+# whose ``str`` is a plain two-byte void, "<V2").
+_FROM_NUMPY.update({np.dtype(d.numpy_dtype.str): d for d in ALL_DTYPES if d is not bfloat16})
+
+# The NumPy dtypes of floating tensors. ``numpy_dtype.kind == "f"`` would miss bfloat16, whose kind is "V".
+FLOATING_NUMPY_DTYPES = frozenset(d.numpy_dtype for d in FLOATING_DTYPES)
+
+
+# PyTorch adds and multiplies bfloat16 numbers in float32 (its "opmath type") and rounds once, at the end;
+# NumPy's bfloat16 reductions would round after every addition, so sums and means ask for float32 first.
+ACCUMULATE_IN = {bfloat16.numpy_dtype: np.dtype(np.float32)}
+
+
+def is_floating(numpy_dtype) -> builtins_bool:
+    """Whether a NumPy (or CuPy) dtype holds floating-point numbers: float16/32/64 or bfloat16.
+
+    Use it instead of ``numpy_dtype.kind == "f"``, which is False for ml_dtypes' bfloat16 (kind "V").
+    (The hot path asks ``numpy_dtype in FLOATING_NUMPY_DTYPES`` directly, to save a call.)
+    """
+    return numpy_dtype in FLOATING_NUMPY_DTYPES
 
 _default_float = float32
 
@@ -124,7 +147,9 @@ def promote_types(type1: dtype, type2: dtype) -> dtype:
     if type1.category != type2.category:
         return type1 if type1.category > type2.category else type2
     if type1.category == FLOATING:
-        return type1 if type1.itemsize >= type2.itemsize else type2
+        if type1.itemsize == type2.itemsize:  # float16 with bfloat16: neither holds the other, float32 holds both
+            return float32
+        return type1 if type1.itemsize > type2.itemsize else type2
     # Two integer types (bool never gets here): NumPy's rule agrees with PyTorch's.
     return _FROM_NUMPY[np.promote_types(type1.numpy_dtype, type2.numpy_dtype)]
 

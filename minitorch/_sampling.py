@@ -134,6 +134,11 @@ def uniform(generator, shape, dtype, low: float = 0.0, high: float = 1.0) -> np.
     elif dtype == np.float32:
         low, high = np.float32(low), np.float32(high)
         values = _fma32(_unit_float32(generator, count), high - low, low)
+    elif dtype.name == "bfloat16":  # (ml_dtypes' type) float32's uniforms, rounded; one rounded up to high
+        # would leave [low, high), and PyTorch gives low instead
+        rounded = _fma32(_unit_float32(generator, count), np.float32(high) - np.float32(low), np.float32(low))
+        rounded = rounded.astype(dtype)
+        values = np.where(rounded == np.float32(high).astype(dtype), np.float32(low).astype(dtype), rounded)
     elif dtype == np.float16:
         low, high = np.float16(low), np.float16(high)
         span = np.float16(np.float32(high) - np.float32(low))
@@ -182,7 +187,7 @@ def random_full_range(generator, shape, dtype) -> np.ndarray:
         words = generator.random64(count)
     else:
         words = generator.random32(count)
-    if dtype.kind == "f":
+    if dtype.kind == "f" or dtype.name == "bfloat16":  # (ml_dtypes' bfloat16 is of NumPy kind "V")
         modulus = 2 ** np.finfo(dtype).nmant * 2 + 1  # 2^digits + 1: the values 0 .. 2^digits
     else:
         modulus = int(np.iinfo(dtype).max) + 1
@@ -197,6 +202,8 @@ def normal(generator, shape, dtype, mean: float = 0.0, std: float = 1.0, contigu
     if count >= 16 and contiguous:
         if dtype == np.float32:
             values = _normal_fill_float32(generator, count, np.float32(mean), np.float32(std))
+        elif dtype.name == "bfloat16":  # (ml_dtypes' type) float32 normals of whole blocks of 16, rounded
+            values = _normal_fill_bfloat16(generator, count, np.float32(mean), np.float32(std))
         else:
             values = _normal_fill_float64(generator, count, np.float64(mean), np.float64(std))
     else:
@@ -262,6 +269,14 @@ def _normal_fill_float32(generator, count: int, mean, std) -> np.ndarray:
         return np.concatenate([_fma32(radius * cosine, std, mean), _fma32(radius * sine, std, mean)], axis=1)
 
     return _blocks_of_16(generator, count, _unit_float32, transform)
+
+
+def _normal_fill_bfloat16(generator, count: int, mean, std) -> np.ndarray:
+    """PyTorch's bfloat16 ``normal_``: float32 normals from uniforms drawn for whole blocks of 16 at once (no
+    redrawn tail), the last block moved to the end, then rounded (checked against PyTorch 2.13)."""
+    padded = -(-count // 16) * 16
+    normals = _normal_fill_float32(generator, padded, mean, std)
+    return np.concatenate([normals[: count - 16], normals[padded - 16:]])
 
 
 # Cephes single-precision polynomials, as in PyTorch's avx_mathfun.h

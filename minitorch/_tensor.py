@@ -159,7 +159,7 @@ class Tensor(TensorBase):
         return -1 if self._device.type == "cpu" else self._device.index
 
     def is_floating_point(self) -> bool:
-        return self._data.dtype.kind == "f"
+        return _dtype.is_floating(self._data.dtype)
 
     def is_complex(self) -> bool:
         return False
@@ -201,14 +201,14 @@ class Tensor(TensorBase):
                     "in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
                 )
             raise RuntimeError("you can only change requires_grad flags of leaf variables.")
-        if value and self._data.dtype.kind not in "fc":
+        if value and not _dtype.is_floating(self._data.dtype):
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self._requires_grad = builtins.bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if requires_grad and self.grad_fn is not None:
             return self  # a computed tensor already requires grad: nothing to change (PyTorch allows this call)
-        if requires_grad and self._data.dtype.kind not in "fc":
+        if requires_grad and not _dtype.is_floating(self._data.dtype):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")  # PyTorch's wording here
         self.requires_grad = requires_grad
         return self
@@ -470,6 +470,9 @@ class Tensor(TensorBase):
     def half(self) -> Tensor:
         return conversion.to(self, _dtype.float16)
 
+    def bfloat16(self) -> Tensor:
+        return conversion.to(self, _dtype.bfloat16)
+
     def long(self) -> Tensor:
         return conversion.to(self, _dtype.int64)
 
@@ -549,7 +552,7 @@ class Tensor(TensorBase):
         return pointwise.abs(self)
 
     def __invert__(self):
-        if self._data.dtype.kind == "f":
+        if _dtype.is_floating(self._data.dtype):
             raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
         return pointwise.bitwise_not(self)
 

@@ -74,7 +74,7 @@ class _Formatter:
     """Decides the notation and the common width of all elements of one tensor."""
 
     def __init__(self, values: np.ndarray):
-        self.floating = values.dtype.kind == "f"
+        self.floating = _dtype.is_floating(values.dtype)
         self.int_mode = True
         self.sci_mode = False
         self.max_width = 1

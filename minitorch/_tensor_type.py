@@ -69,6 +69,7 @@ def _make(name: str, dtype) -> tensortype:
 FloatTensor = _make("FloatTensor", _dtype.float32)
 DoubleTensor = _make("DoubleTensor", _dtype.float64)
 HalfTensor = _make("HalfTensor", _dtype.float16)
+BFloat16Tensor = _make("BFloat16Tensor", _dtype.bfloat16)
 LongTensor = _make("LongTensor", _dtype.int64)
 IntTensor = _make("IntTensor", _dtype.int32)
 ShortTensor = _make("ShortTensor", _dtype.int16)

@@ -14,6 +14,7 @@ IEEE formats); the names, the printing and the errors are PyTorch's.
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from . import _dtype
@@ -34,7 +35,7 @@ class finfo:
             raise TypeError(
                 "torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'"
             )
-        info = np.finfo(dtype.numpy_dtype)
+        info = ml_dtypes.finfo(dtype.numpy_dtype)  # NumPy's own finfo for its types, and bfloat16's
         self.bits, self.eps, self.max, self.min = info.bits, float(info.eps), float(info.max), float(info.min)
         self.tiny = self.smallest_normal = float(info.smallest_normal)
         self.resolution = 10.0 ** -info.precision  # exactly 1e-6 for float32 (NumPy stores it in the dtype itself)

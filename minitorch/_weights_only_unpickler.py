@@ -50,13 +50,13 @@ class WeightsOnlyError(pickle.UnpicklingError):
 
 # -- the names a checkpoint may use ----------------------------------------------------------------------------
 _TORCH_DTYPES_MINITORCH_LACKS = (
-    "bfloat16", "complex32", "complex64", "complex128", "uint16", "uint32", "uint64", "float8_e4m3fn",
+    "complex32", "complex64", "complex128", "uint16", "uint32", "uint64", "float8_e4m3fn",
     "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2", "qint8", "quint8",
     "qint32", "quint4x2", "quint2x4", "bits1x8", "bits2x4", "bits4x2", "bits8", "bits16", "cfloat", "cdouble",
     "chalf", "bool8",
 )
 _TORCH_STORAGES_MINITORCH_LACKS = (
-    "BFloat16Storage", "ComplexFloatStorage", "ComplexDoubleStorage", "QInt8Storage", "QUInt8Storage",
+    "ComplexFloatStorage", "ComplexDoubleStorage", "QInt8Storage", "QUInt8Storage",
     "QInt32Storage", "QUInt4x2Storage", "QUInt2x4Storage",
 )
 

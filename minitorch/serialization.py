@@ -196,7 +196,8 @@ class _SavedStorage:
         return ("storage", _STORAGE_NAMES[self.dtype], self.key, self.location, int(self.array.size))
 
     def data(self) -> memoryview:
-        return memoryview(np.ascontiguousarray(self.array).reshape(-1)).cast("B")
+        # viewed as bytes: NumPy's buffers have no format for bfloat16 (an ml_dtypes type)
+        return memoryview(np.ascontiguousarray(self.array).reshape(-1).view(np.uint8))
 
 
 class _StorageTable:
@@ -594,7 +595,7 @@ class _TorchArchive:
             return np.memmap(self.mmap_path, dtype=dtype.numpy_dtype, mode=mode, offset=start, shape=(numel,))
         array = np.empty(numel, dtype=dtype.numpy_dtype)  # writable, so tensors over it are too
         self.stream.seek(start)
-        if size and self.stream.readinto(memoryview(array).cast("B")) != size:
+        if size and self.stream.readinto(array.view(np.uint8)) != size:
             raise _utils.CheckpointError(f"its record {info.filename!r} is truncated")
         return array
 

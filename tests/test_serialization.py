@@ -628,10 +628,10 @@ HOSTILE_ARCHIVES = {
     "APPEND to a tensor": (
         lambda: torch_style_archive(minimal_tensor_pickle(6)[:-1] + b"K\x01a.", {"0": SIX_FLOATS}),
         "Can only append to lists"),
-    "bfloat16": (
+    "complex64": (
         lambda: torch_style_archive(minimal_tensor_pickle(6, storage_id=(
-            "storage", StorageName("torch", "BFloat16Storage"), "0", "cpu", 6)), {"0": SIX_FLOATS}),
-        "torch.BFloat16Storage, whose dtype minitorch does not have"),
+            "storage", StorageName("torch", "ComplexFloatStorage"), "0", "cpu", 6)), {"0": SIX_FLOATS}),
+        "torch.ComplexFloatStorage, whose dtype minitorch does not have"),
 }
 
 

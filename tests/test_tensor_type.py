@@ -13,8 +13,8 @@ def torch():
     return require_torch()
 
 
-NAMES = ("FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
-         "ByteTensor", "BoolTensor")
+NAMES = ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor", "ShortTensor",
+         "CharTensor", "ByteTensor", "BoolTensor")
 
 
 def _describe(lib, build):

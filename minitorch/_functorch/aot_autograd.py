@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from .._device import CPU
+from .._dtype import is_floating
 from .._dynamo.capture import OpCall, array_of, check_indices, check_shape, write_buffer
 from .._tensor import Tensor
 from ..autograd import grad as autograd_grad
@@ -149,7 +150,7 @@ def _single(value) -> bool:
 
 
 def _floating(value) -> bool:
-    return value[1].kind in "fc"
+    return is_floating(value[1])
 
 
 def _tuple(names) -> str:

@@ -34,6 +34,7 @@ import itertools
 
 import numpy as np
 
+from .._dtype import is_floating
 from .._dynamo.capture import OpCall
 from .._functorch.aot_autograd import fit
 from ..fx import GraphModule, Node
@@ -51,7 +52,7 @@ def _fusible(node: Node) -> bool:
     if node.op != "call_function" or not isinstance(node.target, OpCall) or node.target.op not in LOWERINGS:
         return False
     value = node.meta.get("val")
-    if node.kwargs or len(value) != 2 or not isinstance(value[1], np.dtype) or value[1].kind != "f":
+    if node.kwargs or len(value) != 2 or not isinstance(value[1], np.dtype) or not is_floating(value[1]):
         return False
     if len(node.args) != len(LOWERINGS[node.target.op].derivatives):
         return False
@@ -59,7 +60,7 @@ def _fusible(node: Node) -> bool:
         if isinstance(argument, Node):
             meta = argument.meta.get("val")
             if argument.op == "call_function" and argument.target.__name__ == "array_of" or meta is None or \
-                    len(meta) != 2 or not isinstance(meta[1], np.dtype) or meta[1].kind != "f":
+                    len(meta) != 2 or not isinstance(meta[1], np.dtype) or not is_floating(meta[1]):
                 return False
         elif type(argument) not in (int, float, bool):
             return False

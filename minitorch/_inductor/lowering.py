@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._dtype import is_floating
 from .._dynamo.capture import OpCall, array_of, check_indices
 from ..ops.nn_ops import CrossEntropy, Linear
 from ..ops.pointwise.activations import Relu, Sigmoid
@@ -179,7 +180,7 @@ class CrossEntropyOnArrays(ArrayOp):
 
 def _is_matrix(argument, ndim: int) -> bool:
     value = argument.meta.get("val") if hasattr(argument, "meta") else None
-    return value is not None and len(value) == 2 and isinstance(value[1], np.dtype) and value[1].kind == "f" and \
+    return value is not None and len(value) == 2 and isinstance(value[1], np.dtype) and is_floating(value[1]) and \
         len(value[0]) == ndim
 
 

@@ -1,5 +1,7 @@
-"""``minitorch.amp``: automatic mixed precision's loss scaling (``GradScaler``), as ``torch.amp`` has it."""
+"""``minitorch.amp``: automatic mixed precision, as ``torch.amp`` has it: ``autocast`` (ops in bfloat16 or
+float32 by PyTorch's lists) and loss scaling (``GradScaler``)."""
 
+from .autocast_mode import autocast, get_autocast_dtype, is_autocast_enabled
 from .grad_scaler import GradScaler
 
-__all__ = ["GradScaler"]
+__all__ = ["GradScaler", "autocast", "get_autocast_dtype", "is_autocast_enabled"]

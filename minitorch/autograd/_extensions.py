@@ -30,7 +30,7 @@ import traceback
 import warnings
 
 from .._device import CPU as _CPU
-from .._dtype import from_numpy_dtype
+from .._dtype import from_numpy_dtype, is_floating
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make: the graph knows no Tensor methods
 from . import _lent_ops  # the ops it calls while it runs, lent by the ops (see there)
 from .grad_mode import _AnomalyState, _GradState
@@ -466,7 +466,7 @@ def raise_wrong_count(node, results) -> None:
 def check_for_nan(node, grad_inputs) -> None:
     """Anomaly mode: the first NaN in a gradient raises, naming the node and warning with its forward traceback."""
     for index, grad in enumerate(grad_inputs):
-        if grad is not None and grad._data.dtype.kind == "f" and bool(grad._xp.isnan(grad._data).any()):
+        if grad is not None and is_floating(grad._data.dtype) and bool(grad._xp.isnan(grad._data).any()):
             trace = getattr(node, "_forward_trace", None)
             if trace:
                 warnings.warn(

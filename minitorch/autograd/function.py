@@ -40,6 +40,7 @@ import functools
 from numpy import asarray as _as_numpy_array, generic as _numpy_scalar, ndarray as _numpy_array
 
 from .._device import CPU as _CPU
+from .._dtype import FLOATING_NUMPY_DTYPES
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make: the graph knows no Tensor methods
 from . import _extensions
 from ._extensions import RemovableHandle as _RemovableHandle, common_device  # noqa: F401  (imported from here)
@@ -217,7 +218,7 @@ def _connect(ctx, args, inputs, raw, outputs, device):
     ctx._device = device
     ctx.next_functions, ctx._input_meta, ctx._tensor_positions = _edges(ctx, args)
     for output_nr, output in enumerate(outputs):  # floating outputs get ctx as their grad_fn
-        if output is not None and output._data.dtype.kind in "fc":
+        if output is not None and output._data.dtype in FLOATING_NUMPY_DTYPES:
             output._requires_grad, output.grad_fn, output._output_nr = True, ctx, output_nr
     if len(outputs) > 1 or ctx._non_differentiable or _AnomalyState.enabled:
         _extensions.after_forward(ctx, raw, outputs)  # mark_non_differentiable, several outputs, detect_anomaly

@@ -34,7 +34,7 @@ import time
 from datetime import timedelta
 
 from .._creation import zeros, zeros_like
-from .._dtype import int32
+from .._dtype import int32, is_floating
 from .._tensor import Tensor
 from .backends import mpi as _mpi, nccl as _nccl
 from .reduce_op import RedOpType, ReduceOp, as_reduce_op
@@ -278,7 +278,7 @@ def _array_of(tensor: Tensor, pg: ProcessGroup):
 
 def _average(array, size: int):
     def divide():
-        if array.dtype.kind in "fc":
+        if is_floating(array.dtype):
             array[...] /= size
         else:
             array[...] = (array / size).astype(array.dtype)

@@ -147,6 +147,9 @@ class UninitializedTensorMixin:
     def half(self):
         return self.to(dtype=_dtype.float16)
 
+    def bfloat16(self):
+        return self.to(dtype=_dtype.bfloat16)
+
     def __deepcopy__(self, memo):
         if id(self) not in memo:
             memo[id(self)] = type(self)(self.requires_grad, self.device, self.dtype)

@@ -28,6 +28,7 @@ from importlib.metadata import version
 import numpy as np
 
 from .._creation import tensor as make_tensor
+from .._dtype import is_floating
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..nn.modules.dropout import _DropoutNd
@@ -485,7 +486,7 @@ def _other_inputs(positional, keyword, input_names, dynamic_axes, symbols):
                 axis %= array.ndim
                 array = np.take(array, np.arange(sizes[symbol]) % array.shape[axis], axis=axis)
             array = np.roll(array.reshape(-1), 1).reshape(array.shape)  # the same values in other places
-            if array.dtype.kind == "f":  # and slightly other values, in case they were all equal
+            if is_floating(array.dtype):  # and slightly other values, in case they were all equal
                 array = array * (1 + 0.01 * generator.random(array.shape)).astype(array.dtype)
             return make_tensor(array.copy(), dtype=item.dtype)
         if isinstance(item, (tuple, list)):

@@ -206,7 +206,7 @@ class Convolution(Op):
         ctx.save_for_backward(input, weight, columns if needs and needs[1] else None)
         output = weight.reshape(groups, out_channels // groups, -1) @ columns  # (G, O/G, P * N)
         output = batch_first(output.reshape((out_channels,) + geometry.output_size + (batch,)))
-        return _add_bias(output, bias)
+        return _add_bias(output, bias).astype(input.dtype, copy=False)  # bfloat16's @ gives float32: round once
 
     @staticmethod
     def backward(ctx, grad):
@@ -242,7 +242,8 @@ class ConvolutionTranspose(Op):
         weight_matrices = weight.reshape(groups, out_channels // groups, -1)  # (G, O/G, C/G * K)
         window_values = weight_matrices.transpose(0, 2, 1) @ _rows_of(grad_output, groups)  # (G, C/G * K, P * N)
         window_values = window_values.reshape((in_channels,) + geometry.kernel_size + geometry.output_size + (batch,))
-        return _add_bias(col2im(window_values, geometry), bias)
+        # bfloat16's @ gives float32: the windows are summed in float32 and rounded once
+        return _add_bias(col2im(window_values, geometry), bias).astype(grad_output.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -274,6 +275,7 @@ class ConvolutionWeight(Op):
             columns = im2col(input, geometry)  # (G, C/G * K, P * N)
         grad_weight = _rows_of(grad_output, groups) @ columns.transpose(0, 2, 1)  # (G, O/G, C/G * K)
         channels_per_group = input.shape[1] // groups
+        grad_weight = grad_weight.astype(grad_output.dtype, copy=False)  # bfloat16's @ gives float32: round once
         return grad_weight.reshape((grad_output.shape[1], channels_per_group) + geometry.kernel_size)
 
     @staticmethod

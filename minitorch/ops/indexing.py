@@ -1058,7 +1058,7 @@ class ScatterReduceTwo(Op):
             counts = xp.full(x.shape, 1 if include_self else 0, dtype=np.int64)
             _add_at(counts, key, xp.ones(src.shape, dtype=np.int64))
             counts = xp.maximum(counts, 1)
-            floating = result.dtype.kind == "f"
+            floating = _dtype.is_floating(result.dtype)
             result = (result / counts if floating else xp.floor_divide(result, counts)).astype(x.dtype, copy=False)
         ctx.save_for_backward(x, src, result)
         return result
@@ -1105,7 +1105,7 @@ def _reduction_identity(reduce: str, dtype):
         return 0
     if reduce == "prod":
         return 1
-    if dtype.kind == "f":
+    if _dtype.is_floating(dtype):
         return -np.inf if reduce == "amax" else np.inf
     if dtype.kind == "b":
         return reduce == "amin"

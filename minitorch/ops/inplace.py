@@ -119,7 +119,7 @@ def _alike_without_graph(target: Tensor, other) -> bool:
     broadcast, no error to raise). ONNX's tracer and compile's capture say False while they follow ``_store``."""
     return (
         not _GradState.enabled and isinstance(other, Tensor)
-        and other._data.dtype == target._data.dtype and target._data.dtype.kind == "f"
+        and other._data.dtype == target._data.dtype and target._data.dtype.kind == "f"  # not bfloat16: 2 roundings
         and other._data.shape == target._data.shape and other._device is target._device
         and target._data.flags.writeable
     )

@@ -33,7 +33,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype, _messages, return_types
+from .. import _autocast_state, _dtype, _messages, return_types
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
 from . import pointwise, reduction, shape as shape_ops
@@ -55,7 +55,7 @@ class MatMul(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        product = array_module(a).matmul(a, b)
+        product = array_module(a).matmul(a, b).astype(a.dtype, copy=False)  # bfloat16's product is float32: round
         return product if a.ndim > 1 or b.ndim > 1 else array_module(a).asarray(product)  # vector . vector: 0-d
 
     @staticmethod
@@ -122,7 +122,7 @@ def _mm_checks(a: Tensor, b: Tensor, rows_a: int, inner_a: int) -> None:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({rows_a}x{inner_a} and {b._data.shape[0]}x{b._data.shape[1]})"
         )
-    if a._data.dtype != b._data.dtype:
+    if a._data.dtype != b._data.dtype and not _autocast_state.casts_inputs():  # (autocast casts them first)
         raise RuntimeError(_messages.m1_m2_dtypes(a.dtype, b.dtype))
 
 
@@ -280,7 +280,8 @@ class Einsum(Op):
         xp = array_module(operands[0])
         # With more than two operands, or big ones, let NumPy find a good order and use BLAS.
         optimize = len(operands) > 2 or builtins.max(o.size for o in operands) > 4096
-        result = xp.asarray(xp.einsum(equation, *operands, optimize=optimize))
+        wide = [o.astype(_dtype.ACCUMULATE_IN.get(o.dtype, o.dtype), copy=False) for o in operands]  # bf16: float32
+        result = xp.asarray(xp.einsum(equation, *wide, optimize=optimize)).astype(operands[0].dtype, copy=False)
         if result.flags.c_contiguous or any(xp.may_share_memory(result, operand) for operand in operands):
             return result  # a view of an operand (a transpose, a diagonal), as PyTorch's einsum gives one too
         # a computed result row-major, as PyTorch's is (NumPy may hand back a transposed view of its work array)

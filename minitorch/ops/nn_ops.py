@@ -28,6 +28,7 @@ from .. import _messages
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
+from ._reduced_precision import computes_in_float32
 from ._util import array_module, wrap_dim
 from .indexing import AccumulateAt
 
@@ -50,12 +51,12 @@ class Linear(Op):
         ctx.vector_bias = bias.ndim == 1
         output = input @ weight.T
         output += bias  # output is a fresh array, so adding in place saves a copy
-        return output
+        return output if output.dtype == input.dtype else output.astype(input.dtype)  # bfloat16 @ gives float32
 
     @staticmethod
     def backward(ctx, grad):
         input, weight = ctx.saved_tensors
-        if not _GradState.enabled and grad._data.ndim == 2:  # Speed only: the formulas below, on the arrays
+        if not _GradState.enabled and grad._data.ndim == 2 and grad._data.dtype.kind == "f":  # Speed only (not bf16)
             return _linear_backward_on_arrays(grad, input, weight, ctx.needs_input_grad, ctx.vector_bias)
         needs_bias, needs_input, needs_weight = ctx.needs_input_grad
         grad_input, grad_weight = _linear_backward(grad, input, weight, needs_input, needs_weight)
@@ -101,12 +102,13 @@ class LinearNoBias(Op):
     @staticmethod
     def forward(ctx, input, weight):
         ctx.save_for_backward(input, weight)
-        return input @ weight.T
+        output = input @ weight.T
+        return output if output.dtype == input.dtype else output.astype(input.dtype)  # bfloat16 @ gives float32
 
     @staticmethod
     def backward(ctx, grad):
         input, weight = ctx.saved_tensors
-        if not _GradState.enabled and grad._data.ndim == 2:  # Speed only: the formulas below, on the arrays
+        if not _GradState.enabled and grad._data.ndim == 2 and grad._data.dtype.kind == "f":  # Speed only (not bf16)
             return _linear_backward_on_arrays(grad, input, weight, (False, *ctx.needs_input_grad), False)[1:]
         needs_input, needs_weight = ctx.needs_input_grad
         return _linear_backward(grad, input, weight, needs_input, needs_weight)
@@ -125,6 +127,7 @@ class Softmax(Op):
     """
 
     @staticmethod
+    @computes_in_float32
     def forward(ctx, x, dim):
         ctx.dim = dim
         xp = array_module(x)
@@ -151,6 +154,7 @@ class LogSoftmax(Op):
     """
 
     @staticmethod
+    @computes_in_float32
     def forward(ctx, x, dim):
         ctx.dim = dim
         xp = array_module(x)
@@ -210,6 +214,7 @@ class Normalize(Op):
     node_name = "NativeLayerNormBackward0"
 
     @staticmethod
+    @computes_in_float32
     def forward(ctx, x, weight, bias, axes, eps, return_stats):
         xp = array_module(x)
         ctx.axes, ctx.eps = axes, eps

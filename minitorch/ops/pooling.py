@@ -21,6 +21,7 @@ import math
 
 import numpy
 
+from .._dtype import is_floating
 from ..autograd.function import Op
 from ._util import array_module
 from .conv import pad_constant, sliding_windows
@@ -86,7 +87,7 @@ def max_over_windows(windows, indices_by_offset):
         xp.maximum(best, candidate, out=best)  # NaN propagates into the value, as in PyTorch
     # A NaN changes which index wins. On the CPU, look first; on a GPU, looking would stop the device and copy a
     # flag to the host on every call, so the NaN rule is applied always (it changes nothing where there is none).
-    if best.dtype.kind == "f" and (xp is not numpy or xp.isnan(best).any()):
+    if is_floating(best.dtype) and (xp is not numpy or xp.isnan(best).any()):
         best_index = _nan_winners(windows, offsets, indices, best_index)
     return best, xp.ascontiguousarray(best_index)
 
@@ -126,7 +127,7 @@ class MaxPool(Op):
 
     @staticmethod
     def forward(ctx, input, geometry):
-        fill = -float("inf") if input.dtype.kind == "f" else array_module(input).iinfo(input.dtype).min
+        fill = -float("inf") if is_floating(input.dtype) else array_module(input).iinfo(input.dtype).min
         padded = pad_constant(input, geometry.padding, fill)
         windows = sliding_windows(padded, geometry, kernel_first=False)
         values, indices = max_over_windows(windows, _offset_indices_for(input, geometry))

@@ -25,6 +25,7 @@ from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the cla
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
 from . import pointwise
+from ._reduced_precision import computes_in_float32
 from ._util import array_module, cast, normalize_dims, shape_argument, wrap_dim
 from .shape import Expand, cat, clone
 
@@ -97,9 +98,9 @@ class Sum(Op):
     @staticmethod
     def forward(ctx, x, dims, keepdim, numpy_dtype):
         ctx.input_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        result = x.sum(axis=dims, keepdims=keepdim, dtype=numpy_dtype)
-        # NumPy gives a scalar, not a 0-d array, for a full reduction
-        return result if result.ndim or not isinstance(result, np.generic) else np.asarray(result)
+        result = x.sum(axis=dims, keepdims=keepdim, dtype=numpy_dtype or _dtype.ACCUMULATE_IN.get(x.dtype))
+        result = result if numpy_dtype or result.dtype == x.dtype else result.astype(x.dtype)  # bfloat16: round once
+        return result if result.ndim or not isinstance(result, np.generic) else np.asarray(result)  # NumPy: a scalar
 
     @staticmethod
     def backward(ctx, grad):  # a sum over every dimension: its gradient broadcasts as it is
@@ -129,7 +130,7 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor
     ``tensor([4., 6.])``. A float sum keeps its dtype; integer and bool sums are int64 unless ``dtype`` says."""
     if dtype is not None and input.is_floating_point() and dtype.is_floating_point and dtype != input.dtype:
         input = input.to(dtype)
-    floating = dtype is None and input._data.dtype.kind == "f"  # None tells NumPy to keep the dtype, cheaply
+    floating = dtype is None and input._data.dtype in _dtype.FLOATING_NUMPY_DTYPES  # None: NumPy keeps the dtype
     numpy_dtype = None if floating else _accumulate_dtype(input, dtype).numpy_dtype
     if dim is None:
         return Sum.apply(input, tuple(range(input._data.ndim)), keepdim, numpy_dtype)
@@ -163,7 +164,8 @@ class Mean(Op):
             xp = array_module(x)
             shape = _kept_shape(x.shape, dims) if keepdim else _reduced_shape(x.shape, dims)
             return xp.full(shape, xp.nan, dtype=x.dtype)
-        return array_module(x).asarray(x.mean(axis=dims, keepdims=keepdim))
+        mean = x.mean(axis=dims, keepdims=keepdim, dtype=_dtype.ACCUMULATE_IN.get(x.dtype))  # bfloat16: in float32
+        return array_module(x).asarray(mean, dtype=x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -513,6 +515,7 @@ class Var(Op):
     """
 
     @staticmethod
+    @computes_in_float32
     def forward(ctx, x, dims, keepdim, freedom):
         ctx.input_shape, ctx.dims, ctx.keepdim, ctx.freedom = x.shape, dims, keepdim, freedom
         ctx.save_for_backward(x)
@@ -536,6 +539,7 @@ class Std(Op):
     """
 
     @staticmethod
+    @computes_in_float32
     def forward(ctx, x, dims, keepdim, freedom):
         ctx.input_shape, ctx.dims, ctx.keepdim, ctx.freedom = x.shape, dims, keepdim, freedom
         xp = array_module(x)
@@ -618,6 +622,7 @@ class Norm(Op):
     node_name = "LinalgVectorNormBackward0"
 
     @staticmethod
+    @computes_in_float32
     def forward(ctx, x, p, dims, keepdim):
         result, weights = _vector_norm(ctx, x, p, dims, keepdim)
         ctx.save_for_backward(x, result, weights)
@@ -686,6 +691,7 @@ class Dist(Op):
     node_name = "DistBackward0"
 
     @staticmethod
+    @computes_in_float32
     def forward(ctx, a, b, p):
         difference = a - b
         result, weights = _vector_norm(ctx, difference, p, tuple(range(difference.ndim)), False)
@@ -773,6 +779,7 @@ class LogSumExp(Op):
     node_name = "LogsumexpBackward0"
 
     @staticmethod
+    @computes_in_float32
     def forward(ctx, x, dims, keepdim):
         ctx.input_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         xp = array_module(x)
@@ -812,6 +819,7 @@ class Cumsum(Op):
     """``y_i = sum_{j <= i} x_j`` along ``dim``;  ``dx_j = sum_{i >= j} grad_i`` (a cumulative sum from the end)."""
 
     @staticmethod
+    @computes_in_float32
     def forward(ctx, x, axis):
         ctx.axis = axis
         xp = array_module(x)
@@ -1007,13 +1015,15 @@ class Cummax(Op):
     """
 
     @staticmethod
+    @computes_in_float32
+    @computes_in_float32
     def forward(ctx, x, axis, extreme):
         xp = array_module(x)
         values = inclusive_scan(getattr(xp, extreme), x, axis)
         # Where x equals the running extreme, a new record starts; the index is the latest record so far.
         positions = _positions(x.shape[axis], axis, x.ndim, xp)
         is_record = x == values
-        if x.dtype.kind == "f":
+        if _dtype.is_floating(x.dtype):
             is_record |= xp.isnan(x)
         indices = inclusive_scan(xp.maximum, xp.where(is_record, positions, 0), axis).astype(xp.int64)
         ctx.mark_non_differentiable(indices)
@@ -1060,7 +1070,8 @@ class Nansum(Op):
         ctx.input_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         if ctx.needs_input_grad and ctx.needs_input_grad[0]:
             ctx.save_for_backward((~xp.isnan(x)).astype(x.dtype))
-        return xp.asarray(xp.nansum(x, axis=dims, keepdims=keepdim, dtype=numpy_dtype))
+        wide = x.astype(_dtype.ACCUMULATE_IN.get(x.dtype, x.dtype), copy=False)  # NumPy skips NaN in its own floats
+        return xp.asarray(xp.nansum(wide, axis=dims, keepdims=keepdim, dtype=numpy_dtype), dtype=x.dtype)
 
     @staticmethod
     def backward(ctx, grad):

@@ -42,7 +42,7 @@ class Sort(Op):
         # descending order, sort the reversed ranks so that ties still keep that order.
         keys = x if not descending else _descending_keys(xp, x)
         indices = xp.argsort(keys, axis=dim, kind="stable").astype(xp.int64)
-        if descending and x.dtype.kind == "f" and bool(xp.isnan(x).any()):
+        if descending and _dtype.is_floating(x.dtype) and bool(xp.isnan(x).any()):
             # NaN counts as the largest value, as in PyTorch: move the NaNs (sorted last) to the front
             not_nan = ~xp.isnan(xp.take_along_axis(x, indices, axis=dim))
             indices = xp.take_along_axis(indices, xp.argsort(not_nan, axis=dim, kind="stable"), axis=dim)
@@ -69,7 +69,7 @@ class TopK(Sort):
 
 def _descending_keys(xp, x):
     """Keys whose ascending order is ``x``'s descending order (NaN still sorts last: ``Sort`` moves it)."""
-    if x.dtype.kind == "f":
+    if _dtype.is_floating(x.dtype):
         return -x
     if x.dtype.kind == "b":
         return ~x
@@ -171,7 +171,7 @@ def _lower_median(xp, x, axis):
     """The index of the lower median (the ``(n-1)//2``-th smallest); a slice holding NaN gives its first NaN."""
     middle = (x.shape[axis] - 1) // 2
     indices = xp.take(_stable_order(xp, x, axis), xp.arange(middle, middle + 1), axis=axis)
-    if x.dtype.kind == "f":
+    if _dtype.is_floating(x.dtype):
         is_nan = xp.isnan(x)
         has_nan = is_nan.any(axis=axis, keepdims=True)
         indices = xp.where(has_nan, xp.argmax(is_nan, axis=axis, keepdims=True), indices)
@@ -180,7 +180,7 @@ def _lower_median(xp, x, axis):
 
 def _lower_nanmedian(xp, x, axis):
     """The index of the lower median of the values that are not NaN (sorted first, NaN last)."""
-    if x.dtype.kind != "f":
+    if not _dtype.is_floating(x.dtype):
         return _lower_median(xp, x, axis)
     numbers = (~xp.isnan(x)).sum(axis=axis, keepdims=True)
     middle = xp.maximum(numbers - 1, 0) // 2  # an all-NaN slice gives its first (sorted) NaN
@@ -239,16 +239,16 @@ class MedianAll(Op):
     def forward(ctx, x, skip_nan):
         xp = array_module(x)
         values = x.reshape(-1)
-        is_nan = xp.isnan(values) if x.dtype.kind == "f" else xp.zeros(values.shape, dtype=bool)
+        is_nan = xp.isnan(values) if _dtype.is_floating(x.dtype) else xp.zeros(values.shape, dtype=bool)
         if skip_nan:
             values = values[~is_nan]
         if values.size == 0 or (not skip_nan and bool(is_nan.any())):
-            result = xp.asarray(xp.nan, dtype=x.dtype) if x.dtype.kind == "f" else xp.asarray(0, dtype=x.dtype)
+            result = xp.asarray(xp.nan, dtype=x.dtype) if _dtype.is_floating(x.dtype) else xp.asarray(0, dtype=x.dtype)
         else:
             middle = (values.size - 1) // 2
             result = xp.partition(values, middle)[middle]  # selection, no full sort needed
         if ctx.needs_input_grad and ctx.needs_input_grad[0]:
-            chosen = xp.isnan(x) if x.dtype.kind == "f" and bool(xp.isnan(result)) else x == result
+            chosen = xp.isnan(x) if _dtype.is_floating(x.dtype) and bool(xp.isnan(result)) else x == result
             ctx.save_for_backward(chosen.astype(x.dtype) / max(int(chosen.sum()), 1))
         return xp.asarray(result)
 

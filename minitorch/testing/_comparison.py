@@ -35,7 +35,8 @@ from .._tensor import Tensor
 __all__ = ["assert_close"]
 
 # (rtol, atol) per dtype; any other dtype compares exactly
-_DTYPE_PRECISIONS = {_dtype.float16: (0.001, 1e-5), _dtype.float32: (1.3e-6, 1e-5), _dtype.float64: (1e-7, 1e-7)}
+_DTYPE_PRECISIONS = {_dtype.float16: (0.001, 1e-5), _dtype.bfloat16: (0.016, 1e-5), _dtype.float32: (1.3e-6, 1e-5),
+                     _dtype.float64: (1e-7, 1e-7)}
 
 
 class _Mismatch(Exception):
@@ -139,7 +140,7 @@ def _tensor_message(mine, theirs, matches, rtol, atol, common) -> str:
 
 def _argmax_with_nan(values: np.ndarray) -> int:
     """The index ``torch.max(values, 0)`` reports: the first NaN if there is one, else the first largest."""
-    nans = np.flatnonzero(np.isnan(values)) if values.dtype.kind == "f" else []
+    nans = np.flatnonzero(np.isnan(values)) if _dtype.is_floating(values.dtype) else []
     return int(nans[0]) if len(nans) else int(np.argmax(values))
 
 

@@ -38,7 +38,7 @@ __all__ = ["save", "save_file", "load", "load_file", "save_model", "load_model"]
 # safetensors' dtype names -> minitorch's dtypes (the names of dtypes minitorch lacks are refused by name)
 _DTYPES = {
     "BOOL": _dtype.bool, "U8": _dtype.uint8, "I8": _dtype.int8, "I16": _dtype.int16, "I32": _dtype.int32,
-    "I64": _dtype.int64, "F16": _dtype.float16, "F32": _dtype.float32, "F64": _dtype.float64,
+    "I64": _dtype.int64, "F16": _dtype.float16, "BF16": _dtype.bfloat16, "F32": _dtype.float32, "F64": _dtype.float64,
 }
 
 

@@ -55,7 +55,6 @@ MISSING: dict[str, str] = {
                                     "torch.autograd.graph.saved_tensors_hooks",
     "forward_ad_usage": "forward-mode AD: torch.autograd.forward_ad (dual_level, make_dual, unpack_dual), "
                         "autograd.Function.jvp and gradcheck(check_forward_ad=True)",
-    "docs_amp_examples": "torch.autocast on the CPU with bfloat16 (and bfloat16 itself)",
     "docs_notes_autograd": "Tensor.is_inference (tensors made under inference_mode are not marked as inference "
                            "tensors, nor refused by autograd)",
     "docs_notes_extending": "gradgradcheck's random grad_outputs drawn from the default generator as "

@@ -9,7 +9,7 @@ bounds the wait by the timeout and names a missing rank (``watchdog.py``).
 
 Arrays travel as they are when MPI knows their type (float32, float64, integers); as raw
 bytes for the operations that only move data (broadcast, gather, ...); reductions of
-float16 go through a float32 copy, and of bool through uint8 (``SUM`` of bools is "any").
+float16 and bfloat16 go through a float32 copy, and of bool through uint8 (``SUM`` of bools is "any").
 
 MPI itself is started lazily, by ``init_process_group`` (``mpi4py.rc.initialize = False``):
 ``MPI_Init`` may wait until every process of the job has called it, so a separate small
@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..._dtype import is_floating
 from ..reduce_op import RedOpType
 from ..watchdog import DistStoreError, Watchdog, record_error
 from ..work import Work
@@ -146,14 +147,14 @@ class _Reducible:
     def __init__(self, array: np.ndarray, op: RedOpType):
         self.array = array
         self.op = op
-        if array.dtype == np.float16:
+        if array.dtype == np.float16 or array.dtype.name == "bfloat16":  # MPI has no 16-bit float: via float32
             self.buffer = array.astype(np.float32)
         elif array.dtype == np.bool_:
             self.buffer = array.view(np.uint8)
             self.op = _BOOL_OPS[op]
         else:
             self.buffer = array
-        if self.buffer.dtype.kind == "f" and op in (RedOpType.BAND, RedOpType.BOR, RedOpType.BXOR):
+        if is_floating(self.buffer.dtype) and op in (RedOpType.BAND, RedOpType.BOR, RedOpType.BXOR):
             raise RuntimeError(f"Cannot use ReduceOp.{op.name} with floating point tensors")
 
     def copy_back(self, result: np.ndarray | None = None) -> None:

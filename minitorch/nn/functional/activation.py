@@ -17,6 +17,7 @@ from ... import _arguments, _creation, _dtype, _messages, _sampling
 from ..._random import generator_or_default
 from ..._shapes import wrap_dim
 from ..._tensor import Tensor
+from ...amp.autocast_mode import autocast_inputs
 from ...ops import nn_ops
 from ._utils import _maybe_inplace, _where
 
@@ -101,6 +102,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 
 
 @_arguments.public
+@autocast_inputs("lower_precision_fp")
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``y = x if x > 0 else a * x`` with a learned slope ``a`` per channel (dimension 1), or one shared slope."""
     channels = input.shape[1] if input.dim() >= 2 else 1
@@ -186,12 +188,19 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     return first_half * second_half.sigmoid()
 
 
+# The 16-bit floats: a composite activation computes them in float32 (PyTorch's "opmath type") and rounds the
+# result once, as PyTorch's fused kernels do, rather than after each of its steps.
+_HALF_PRECISION = (_dtype.float16, _dtype.bfloat16)
+
+
 @_arguments.public
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """``y = x * Phi(x)`` with ``Phi`` the standard normal CDF: ``0.5 * (1 + erf(x / sqrt(2)))``.
 
     ``approximate="tanh"`` uses ``0.5 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3)))`` for ``Phi``.
     """
+    if input.dtype in _HALF_PRECISION:  # PyTorch's kernel computes in float32 and rounds once
+        return gelu(input.float(), approximate).to(input.dtype)
     if approximate == "none":
         return input * 0.5 * (1.0 + (input * (1.0 / math.sqrt(2.0))).erf())
     if approximate == "tanh":
@@ -263,12 +272,16 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
 @_arguments.public
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``y = x * sigmoid(x)`` (also called swish)."""
+    if input.dtype in _HALF_PRECISION and not inplace:  # PyTorch's kernel computes in float32 and rounds once
+        return silu(input.float()).to(input.dtype)
     return _maybe_inplace(input, inplace, lambda x: x * x.sigmoid())
 
 
 @_arguments.public
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``y = x * tanh(softplus(x))``."""
+    if input.dtype in _HALF_PRECISION and not inplace:  # PyTorch's kernel computes in float32 and rounds once
+        return mish(input.float()).to(input.dtype)
     return _maybe_inplace(input, inplace, lambda x: x * softplus(x).tanh())
 
 

@@ -11,6 +11,7 @@ from ... import _arguments, _dtype
 from ..._creation import zeros as _zeros, zeros_like as _zeros_like
 from ..._device import get_backend
 from ..._tensor import Tensor
+from ...amp.autocast_mode import autocast_inputs
 from ...ops.shape import cat as _cat
 from ._utils import _where
 from .activation import softmax
@@ -48,6 +49,7 @@ def _softmax_rows_may_be_masked(scores: Tensor) -> Tensor:
 
 
 @_arguments.public
+@autocast_inputs("lower_precision_fp")
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:

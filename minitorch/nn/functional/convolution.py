@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from ... import _arguments, _messages
+from ... import _arguments, _autocast_state, _messages
 from ..._tensor import Tensor
 from ...ops import conv as _conv_ops
 from ._utils import _batched, _expand_to_tuple, _unbatched
@@ -22,6 +22,8 @@ __all__ = [
 
 
 def _check_dtypes(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
+    if _autocast_state.casts_inputs():
+        return  # autocast casts them to one dtype first
     if weight._data.dtype != input._data.dtype:
         raise RuntimeError(_messages.expected_scalar_type(input.dtype, weight.dtype))
     if bias is not None and bias._data.dtype != input._data.dtype:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from ... import _arguments, _messages
+from ... import _arguments, _autocast_state, _messages
 from ..._tensor import Tensor
 from ...ops import nn_ops
 from ._utils import _check_expandable
@@ -58,7 +58,8 @@ def _check_linear(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({rows}x{in_features} and {weight_in_features}x{out_features})"
         )
-    if input._data.dtype != weight._data.dtype or (bias is not None and bias._data.dtype != input._data.dtype):
+    mixed = input._data.dtype != weight._data.dtype or (bias is not None and bias._data.dtype != input._data.dtype)
+    if mixed and not _autocast_state.casts_inputs():  # (autocast casts them to one dtype first)
         other = weight if input._data.dtype != weight._data.dtype else bias
         raise RuntimeError(_messages.m1_m2_dtypes(input.dtype, other.dtype))
     if bias is not None and bias._data.shape != (out_features,):

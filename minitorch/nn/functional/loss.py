@@ -15,6 +15,7 @@ import numpy as np
 from ... import _arguments
 from ..._creation import tensor as _make_tensor, zeros as _zeros
 from ..._tensor import Tensor
+from ...amp.autocast_mode import autocast_inputs
 from ...autograd.grad_mode import is_grad_enabled as _grad_enabled, no_grad as _no_grad
 from ...ops import ctc as _ctc_ops, nn_ops, pointwise
 from ._utils import _check_expandable, _shape_text, _where
@@ -94,6 +95,7 @@ def _check_weighted_reduction(reduction: str, weight) -> str:
 
 
 @_arguments.public
+@autocast_inputs("float32")
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
              weight: Tensor | None = None) -> Tensor:
     """Mean squared error: ``loss = (x - y)^2``, reduced.
@@ -113,6 +115,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
 
 
 @_arguments.public
+@autocast_inputs("float32")
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
             weight: Tensor | None = None) -> Tensor:
     """Mean absolute error: ``loss = |x - y|``, reduced."""
@@ -124,6 +127,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduc
 
 
 @_arguments.public
+@autocast_inputs("float32")
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:
     """``loss = 0.5 (x - y)^2 / beta`` where ``|x - y| < beta``, else ``|x - y| - 0.5 beta`` (``beta=0``: L1)."""
@@ -139,6 +143,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
 
 
 @_arguments.public
+@autocast_inputs("float32")
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """``loss = 0.5 (x - y)^2`` where ``|x - y| < delta``, else ``delta (|x - y| - 0.5 delta)``.
@@ -244,6 +249,7 @@ def _nan_without_gradient(loss: Tensor) -> Tensor:
 
 
 @_arguments.public
+@autocast_inputs("float32")
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of class ``target`` under log-probabilities ``input``: ``loss_i = -w[y_i] x[i, y_i]``.
@@ -258,6 +264,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
 
 
 @_arguments.public
+@autocast_inputs("float32")
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                   ignore_index: int = -100, reduce=None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
@@ -339,6 +346,7 @@ def _cross_entropy_with_probabilities(input: Tensor, target: Tensor, weight: Ten
 
 
 @_arguments.public
+@autocast_inputs("float32")
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                          reduce=None, reduction: str = "mean") -> Tensor:
     """``loss = -w (y log x + (1 - y) log(1 - x))`` for probabilities ``x`` (logs clamped at -100, as PyTorch).
@@ -362,6 +370,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
 
 
 @_arguments.public
+@autocast_inputs("float32")
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      size_average=None, reduce=None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
@@ -384,6 +393,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
 
 
 @_arguments.public
+@autocast_inputs("float32")
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
     """Kullback-Leibler divergence with ``input`` = log-probabilities: ``loss = y (log y - x)`` (0 where ``y = 0``).
@@ -415,6 +425,7 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
 
 
 @_arguments.public
+@autocast_inputs("float32")
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average=None,
                           reduce=None, reduction: str = "mean") -> Tensor:
     """``loss = 1 - cos(x1, x2)`` where ``y = 1``, ``max(0, cos(x1, x2) - margin)`` where ``y = -1``.
@@ -444,6 +455,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
 
 
 @_arguments.public
+@autocast_inputs("float32")
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average=None,
                         reduce=None, reduction: str = "mean") -> Tensor:
     """``loss = max(0, -y (x1 - x2) + margin)``: ``y = 1`` asks for ``x1 > x2`` by ``margin``, ``y = -1`` for less."""
@@ -457,6 +469,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
 
 
 @_arguments.public
+@autocast_inputs("float32")
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average=None, reduce=None,
                          reduction: str = "mean") -> Tensor:
     """``loss = x`` where ``y = 1``, ``max(0, margin - x)`` where ``y = -1`` (``x`` usually a distance)."""
@@ -466,6 +479,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
 
 
 @_arguments.public
+@autocast_inputs("float32")
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                      reduction: str = "mean") -> Tensor:
     """``loss = log(1 + exp(-y x))``: the logistic loss for labels ``y`` in ``{-1, 1}``."""
@@ -488,6 +502,7 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
 
 
 @_arguments.public
+@autocast_inputs("float32")
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False, size_average=None,
                      eps: float = 1e-8, reduce=None, reduction: str = "mean") -> Tensor:
     """The negative log-likelihood of ``target ~ Poisson(rate)``, without the constant ``log(target!)``:
@@ -533,6 +548,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False, ep
 
 
 @_arguments.public
+@autocast_inputs("float32")
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
                       size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """The multi-class hinge loss: ``sum_{j != y} max(0, margin - x_y + x_j)^p / C`` per sample (each term
@@ -558,6 +574,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
 
 
 @_arguments.public
+@autocast_inputs("float32")
 def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                            reduction: str = "mean") -> Tensor:
     """The multi-label hinge loss: ``sum_{j in targets} sum_{k not in targets} max(0, 1 - (x_j - x_k)) / C``.
@@ -583,6 +600,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
 
 
 @_arguments.public
+@autocast_inputs("float32")
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
                         eps: float = 1e-6, swap: bool = False, size_average=None, reduce=None,
                         reduction: str = "mean") -> Tensor:
@@ -606,6 +624,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
 
 
 @_arguments.public
+@autocast_inputs("float32")
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0,
              reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
     """Connectionist temporal classification: ``-log`` of the total probability of every alignment of

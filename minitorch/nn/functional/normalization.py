@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ... import _arguments
+from ... import _arguments, _dtype
 from ..._shapes import wrap_dim
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
@@ -52,11 +52,13 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
             f"Given normalized_shape={_shape_text(normalized_shape)}, expected input with shape "
             f"[*{_shape_text(normalized_shape)[1:-1]}], but got input of size{_shape_text(input.shape)}"  # sic
         )
+    # float16 and bfloat16 are normalised in float32 (PyTorch's "opmath type"), then rounded back
+    computed = input.float() if input.dtype in (_dtype.float16, _dtype.bfloat16) else input
     if eps is None:
-        eps = float(np.finfo(input._data.dtype).eps)
+        eps = float(np.finfo(computed._data.dtype).eps)
     dims = tuple(range(input.dim() - count, input.dim()))
-    result = input * (input * input).mean(dims, keepdim=True).add(eps).rsqrt()
-    return result * weight if weight is not None else result
+    result = computed * (computed * computed).mean(dims, keepdim=True).add(eps).rsqrt()
+    return (result * weight if weight is not None else result).to(input.dtype)
 
 
 @_arguments.public

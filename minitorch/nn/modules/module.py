@@ -471,6 +471,9 @@ class Module:
     def half(self) -> Module:
         return self._apply(lambda tensor: tensor.half() if tensor.is_floating_point() else tensor)
 
+    def bfloat16(self) -> Module:
+        return self._apply(lambda tensor: tensor.bfloat16() if tensor.is_floating_point() else tensor)
+
     # -- saving and loading ----------------------------------------------------------------
     def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
         """Put this module's own parameters and persistent buffers (not its children's) into ``destination``."""

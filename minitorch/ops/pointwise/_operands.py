@@ -112,7 +112,7 @@ def _promote(a, b, result=None):
 def _as_floating(x, function: str) -> Tensor:
     """``x`` itself if floating, else converted to the default float dtype (``exp(int_tensor)`` is float32)."""
     _require_tensor(x, function)
-    if x._data.dtype.kind == "f":
+    if _dtype.is_floating(x._data.dtype):
         return x
     return cast(x, _dtype.get_default_dtype())
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ...autograd.function import Op
+from .._reduced_precision import computes_in_float32
 from .._util import (
     array_module,
 )
@@ -38,6 +39,7 @@ class SigmoidBackward(Op):
     node_name = "SigmoidBackwardBackward0"
 
     @staticmethod
+    @computes_in_float32
     def forward(ctx, grad, result):
         ctx.save_for_backward(grad, result)
         return grad * (1 - result) * result

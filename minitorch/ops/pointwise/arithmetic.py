@@ -293,7 +293,8 @@ def div(input, other, *, rounding_mode=None) -> Tensor:
 def _floating_operands(a, b) -> bool:
     """Both operands already floating tensors of one dtype (the common case: no promotion needed)."""
     return (
-        isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype and a._data.dtype.kind == "f"
+        isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype
+        and a._data.dtype in _dtype.FLOATING_NUMPY_DTYPES
     )
 
 

@@ -76,7 +76,7 @@ not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 def isnan(input: Tensor) -> Tensor:
     """True where an element is NaN (never for integer tensors)."""
     _require_tensor(input, "isnan")
-    if input._data.dtype.kind != "f":
+    if not _dtype.is_floating(input._data.dtype):
         return _direct(input._device, lambda x: input._xp.zeros(x.shape, dtype=bool), input._data)
     return _direct(input._device, input._xp.isnan, input._data)
 
@@ -84,7 +84,7 @@ def isnan(input: Tensor) -> Tensor:
 def isinf(input: Tensor) -> Tensor:
     """True where an element is +inf or -inf."""
     _require_tensor(input, "isinf")
-    if input._data.dtype.kind != "f":
+    if not _dtype.is_floating(input._data.dtype):
         return _direct(input._device, lambda x: input._xp.zeros(x.shape, dtype=bool), input._data)
     return _direct(input._device, input._xp.isinf, input._data)
 
@@ -92,7 +92,7 @@ def isinf(input: Tensor) -> Tensor:
 def isfinite(input: Tensor) -> Tensor:
     """True where an element is neither infinite nor NaN."""
     _require_tensor(input, "isfinite")
-    if input._data.dtype.kind != "f":
+    if not _dtype.is_floating(input._data.dtype):
         return _direct(input._device, lambda x: input._xp.ones(x.shape, dtype=bool), input._data)
     return _direct(input._device, input._xp.isfinite, input._data)
 
@@ -186,6 +186,10 @@ class NanToNum(Op):
         if ctx.needs_input_grad and ctx.needs_input_grad[0]:
             ctx.save_for_backward(xp.isfinite(x))
         # None means the largest (smallest) finite value of the dtype, as in PyTorch
+        if x.dtype in _dtype.ACCUMULATE_IN:  # bfloat16: NumPy's nan_to_num knows only its own floats
+            info = xp.finfo(x.dtype)
+            posinf, neginf = info.max if posinf is None else posinf, info.min if neginf is None else neginf
+            return xp.nan_to_num(x.astype(xp.float32), nan=nan, posinf=posinf, neginf=neginf).astype(x.dtype)
         return xp.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
 
     @staticmethod
@@ -203,7 +207,7 @@ def nan_to_num(input: Tensor, nan: float | None = None, posinf: float | None = N
         tensor([ 0.,  1., -9.])
     """
     _require_tensor(input, "nan_to_num")
-    if input._data.dtype.kind != "f":  # integers have no NaN or inf: a copy, as PyTorch returns
+    if not _dtype.is_floating(input._data.dtype):  # integers have no NaN or inf: a copy, as PyTorch returns
         return _integer_copy(input)
     return NanToNum.apply(input, 0.0 if nan is None else nan, posinf, neginf)
 
@@ -284,7 +288,7 @@ def bitwise_right_shift(input, other) -> Tensor:
 def bitwise_not(input: Tensor) -> Tensor:
     """``~input``: logical not for bool tensors, bit flip for integer tensors."""
     _require_tensor(input, "bitwise_not")
-    if input._data.dtype.kind == "f":
+    if _dtype.is_floating(input._data.dtype):
         raise _not_implemented("bitwise_not_cpu", input)
     return _direct(input._device, input._xp.invert, input._data)
 
@@ -303,11 +307,11 @@ def equal(input: Tensor, other: Tensor) -> bool:
 @_quiet  # inf - inf is NaN here on purpose; it is caught by isfinite
 def _isclose_arrays(xp, a, b, rtol, atol, equal_nan):
     close = a == b
-    if equal_nan and a.dtype.kind == "f":
+    if equal_nan and _dtype.is_floating(a.dtype):
         close |= xp.isnan(a) & xp.isnan(b)
     if rtol == 0 and atol == 0:
         return close
-    if a.dtype.kind != "f":
+    if not _dtype.is_floating(a.dtype):
         default = _dtype.get_default_dtype().numpy_dtype
         a, b = a.astype(default), b.astype(default)
     allowed_error = atol + xp.abs(rtol * b)

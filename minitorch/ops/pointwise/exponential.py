@@ -269,9 +269,10 @@ class Logit(Op):
         ctx.save_for_backward(x)
         ctx.eps = eps
         xp = array_module(x)
+        wide = x.astype(_dtype.ACCUMULATE_IN.get(x.dtype, x.dtype), copy=False)  # bfloat16: in float32, as PyTorch
         if eps is not None:
-            x = xp.clip(x, eps, 1 - eps)
-        return xp.log(x / (1 - x))
+            wide = xp.clip(wide, eps, 1 - eps)
+        return xp.log(wide / (1 - wide)).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -308,7 +309,7 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:
         result = _dtype.get_default_dtype()
     # PyTorch's arithmetic: a floating exponent is raised in its own dtype, an integer one in the result's
     # (where every power of two is exact)
-    power = pow(2.0, other if other._data.dtype.kind == "f" else cast(other, result))
+    power = pow(2.0, other if _dtype.is_floating(other._data.dtype) else cast(other, result))
     return mul(cast(input, result), cast(power, result))
 
 
@@ -343,6 +344,6 @@ def frexp(input: Tensor):
         exponent=tensor([4, 0], dtype=minitorch.int32))
     """
     _require_tensor(input, "frexp")
-    if input._data.dtype.kind != "f":
+    if not _dtype.is_floating(input._data.dtype):
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     return return_types.frexp(*Frexp.apply(input))

@@ -158,7 +158,7 @@ def signbit(input: Tensor) -> Tensor:
     """True where the sign bit is set: negative numbers and ``-0.0`` (and NaNs carrying a minus sign)."""
     _require_tensor(input, "signbit")
     xp, kind = input._xp, input._data.dtype.kind
-    if kind == "f":
+    if _dtype.is_floating(input._data.dtype):
         return _direct(input._device, xp.signbit, input._data)
     if kind == "i":
         return _direct(input._device, lambda x: x < 0, input._data)
@@ -197,7 +197,7 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
 def _rounding(op, input: Tensor, kernel: str) -> Tensor:
     _require_tensor(input, kernel)
     kind = input._data.dtype.kind
-    if kind == "f":
+    if _dtype.is_floating(input._data.dtype):
         return op.apply(input)
     if kind == "b":
         raise _not_implemented(f"{kernel}_vml_cpu", input)
@@ -222,7 +222,7 @@ fix = trunc
 def round(input: Tensor, *, decimals: int = 0) -> Tensor:
     """Round to ``decimals`` decimal places; halves go to the even neighbour (``round(2.5) = 2``)."""
     _require_tensor(input, "round")
-    if input._data.dtype.kind == "f":
+    if _dtype.is_floating(input._data.dtype):
         return (RoundDecimals if decimals != 0 else Round).apply(input, decimals)
     if decimals != 0 or input._data.dtype == bool:
         raise _not_implemented("round_cpu" if decimals != 0 else "round_vml_cpu", input)
@@ -232,7 +232,7 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:
 def frac(input: Tensor) -> Tensor:
     """The fractional part ``input - trunc(input)`` (floating tensors only)."""
     _require_tensor(input, "frac")
-    if input._data.dtype.kind != "f":
+    if not _dtype.is_floating(input._data.dtype):
         raise _not_implemented("frac_cpu", input)
     return Frac.apply(input)
 

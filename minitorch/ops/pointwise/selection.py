@@ -7,6 +7,7 @@ import builtins
 from ... import _dtype, _messages
 from ..._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ...autograd.function import Op
+from .._reduced_precision import computes_in_float32
 from .._util import (
     array_module,
     as_operand,
@@ -77,6 +78,7 @@ class Lerp(Op):
     ``dstart = grad * (1 - weight)``,  ``dend = grad * weight``,  ``dweight = grad * (end - start)``."""
 
     @staticmethod
+    @computes_in_float32
     def forward(ctx, start, end, weight):
         ctx.save_for_backward(start, end, weight)
         difference = end - start

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ...autograd.function import Op
+from .._reduced_precision import computes_in_float32
 from .._util import (
     array_module,
 )
@@ -265,6 +266,7 @@ class Sinc(Op):
     ``dx = grad * (pi x cos(pi x) - sin(pi x)) / (pi x ** 2)``, and 0 at ``x = 0``."""
 
     @staticmethod
+    @computes_in_float32
     @_quiet
     def forward(ctx, x):
         ctx.save_for_backward(x)

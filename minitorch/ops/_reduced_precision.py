@@ -1,0 +1,53 @@
+"""bfloat16 ops computed in float32 and rounded once, as PyTorch's CPU kernels do.
+
+PyTorch loads bfloat16 numbers into float32 registers, computes there (its "opmath type") and rounds
+only the result back to bfloat16. A one-step op on ml_dtypes' bfloat16 arrays already does that
+(``a + b`` is computed in float32 and rounded). An op of several steps, such as softmax
+(``exp(x - max) / sum``), would round after every step instead and drift from PyTorch's numbers:
+its ``forward`` carries ``@computes_in_float32``.
+
+    >>> import minitorch
+    >>> minitorch.tensor([1.0, 2.0, 3.0], dtype=minitorch.bfloat16).softmax(0)
+    tensor([0.0898, 0.2451, 0.6641], dtype=minitorch.bfloat16)
+
+What such a forward saves for backward is float32 (an output: its rounded value, which is what PyTorch
+keeps), so the backward computes in float32 as well, and the engine rounds each gradient to its input's
+dtype once, as it does for every gradient: PyTorch's backward kernels also compute in float32.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from .. import _dtype
+
+_BFLOAT16 = _dtype.bfloat16.numpy_dtype
+_FLOAT32 = _dtype.float32.numpy_dtype
+
+
+def computes_in_float32(forward):
+    """``forward(ctx, *args)`` on float32 copies of its bfloat16 arrays, its float32 results rounded back."""
+
+    @functools.wraps(forward)
+    def forward_in_float32(ctx, *args):
+        if not any(getattr(arg, "dtype", None) == _BFLOAT16 for arg in args):
+            return forward(ctx, *args)
+        widened = [arg.astype(_FLOAT32) if getattr(arg, "dtype", None) == _BFLOAT16 else arg for arg in args]
+        results = forward(ctx, *widened)
+        rounded = {}
+
+        def round_back(value):
+            if getattr(value, "dtype", None) != _FLOAT32:
+                return value  # indices, masks
+            rounded[id(value)] = value.astype(_BFLOAT16)
+            return rounded[id(value)]
+
+        results = tuple(map(round_back, results)) if isinstance(results, tuple) else round_back(results)
+        if ctx._non_differentiable:  # outputs forward marked (statistics): mark their rounded copies instead
+            ctx._non_differentiable = tuple(rounded.get(id(value), value) for value in ctx._non_differentiable)
+        if getattr(ctx, "_to_save", ()):  # an output kept for backward: its rounded value, as PyTorch keeps it
+            ctx._to_save = tuple(rounded[id(value)].astype(_FLOAT32) if id(value) in rounded else value
+                                 for value in ctx._to_save)
+        return results
+
+    return forward_in_float32

@@ -1,0 +1,155 @@
+"""``minitorch.autocast`` on the CPU against PyTorch 2.13's: which ops run in bfloat16 and which in float32
+(PyTorch's ``AutocastCPU`` lists), the values they give, the state functions, and a mixed-precision training
+loop with ``amp.GradScaler`` that ends with PyTorch's weights."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import minitorch
+from tests.support import require_torch
+
+
+@pytest.fixture(scope="module")
+def torch():
+    return require_torch()
+
+
+RNG = np.random.default_rng(0)
+X, W, B = RNG.standard_normal((4, 8)), RNG.standard_normal((3, 8)), RNG.standard_normal(3)
+IMAGE, KERNEL = RNG.standard_normal((1, 2, 6, 6)), RNG.standard_normal((3, 2, 3, 3))
+LABELS = np.array([0, 2, 1, 1])
+
+
+def f32(lib, array):
+    return lib.tensor(array.tolist(), dtype=lib.float32)
+
+
+def bf16(lib, array):
+    return lib.tensor(array.tolist(), dtype=lib.bfloat16)
+
+
+# name -> (a call on float32 inputs, the dtype PyTorch's CPU autocast gives, whether values match bit for bit)
+CASES = {
+    # lower precision: cast to bfloat16
+    "linear": (lambda lib: lib.nn.functional.linear(f32(lib, X), f32(lib, W), f32(lib, B)), "bfloat16", True),
+    "matmul": (lambda lib: f32(lib, X) @ f32(lib, W).T, "bfloat16", True),
+    "mm": (lambda lib: lib.mm(f32(lib, X), f32(lib, W).T), "bfloat16", True),
+    "bmm": (lambda lib: lib.bmm(f32(lib, X)[None], f32(lib, W).T[None]), "bfloat16", True),
+    "conv2d": (lambda lib: lib.nn.functional.conv2d(f32(lib, IMAGE), f32(lib, KERNEL)), "bfloat16", True),
+    "conv_transpose2d": (lambda lib: lib.nn.functional.conv_transpose2d(
+        f32(lib, IMAGE), f32(lib, KERNEL).transpose(0, 1)), "bfloat16", True),
+    "prelu": (lambda lib: lib.nn.functional.prelu(f32(lib, X), f32(lib, np.array([0.25]))), "bfloat16", True),
+    "scaled_dot_product_attention": (lambda lib: lib.nn.functional.scaled_dot_product_attention(
+        f32(lib, X)[None], f32(lib, X)[None], f32(lib, X)[None]), "bfloat16", False),
+    "a bfloat16 activation into a float32 layer": (lambda lib: lib.nn.functional.linear(
+        bf16(lib, X), f32(lib, W), f32(lib, B)), "bfloat16", True),
+    "matmul of two dtypes": (lambda lib: bf16(lib, X) @ f32(lib, W).T, "bfloat16", True),
+    "conv2d of two dtypes": (lambda lib: lib.nn.functional.conv2d(bf16(lib, IMAGE), f32(lib, KERNEL)),
+                             "bfloat16", True),
+    # float32: bfloat16 inputs cast up
+    "mse_loss": (lambda lib: lib.nn.functional.mse_loss(bf16(lib, X), f32(lib, X) * 0), "float32", True),
+    "cross_entropy": (lambda lib: lib.nn.functional.cross_entropy(bf16(lib, X), lib.tensor(LABELS)), "float32",
+                      True),
+    "nll_loss": (lambda lib: lib.nn.functional.nll_loss(bf16(lib, X), lib.tensor(LABELS)), "float32", True),
+    "l1_loss": (lambda lib: lib.nn.functional.l1_loss(bf16(lib, X), bf16(lib, X) * 0), "float32", True),
+    "binary_cross_entropy_with_logits": (lambda lib: lib.nn.functional.binary_cross_entropy_with_logits(
+        bf16(lib, X), bf16(lib, X).sigmoid()), "float32", False),
+    "linalg.inv": (lambda lib: lib.linalg.inv(bf16(lib, W[:, :3])), "float32", False),
+    # everything else runs in its inputs' dtype
+    "mv (not on the CPU list)": (lambda lib: lib.mv(f32(lib, W), f32(lib, X[0])), "float32", False),
+    "softmax of bfloat16": (lambda lib: bf16(lib, X).softmax(-1), "bfloat16", True),
+    "add of two dtypes": (lambda lib: bf16(lib, X) + f32(lib, X), "float32", True),
+    "cat of two dtypes (promote)": (lambda lib: lib.cat([bf16(lib, X), f32(lib, X)]), "float32", True),
+    "float64 is left alone": (lambda lib: f32(lib, X).double() @ f32(lib, W).double().T, "float64", True),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_each_op_runs_in_pytorchs_dtype_with_pytorchs_values(torch, name):
+    make, dtype, bit_for_bit = CASES[name]
+    results = []
+    for lib in (torch, minitorch):
+        with lib.autocast("cpu", dtype=lib.bfloat16):
+            results.append(make(lib))
+    theirs, ours = results
+    assert str(theirs.dtype) == f"torch.{dtype}" and ours.dtype.name == dtype
+    ours_values = np.asarray(ours.detach().float()._data, dtype=np.float64)
+    theirs_values = theirs.detach().float().numpy().astype(np.float64)
+    if bit_for_bit:
+        np.testing.assert_array_equal(ours_values, theirs_values)
+    else:  # a fused kernel in PyTorch, several steps here
+        np.testing.assert_allclose(ours_values, theirs_values, rtol=2**-6, atol=2**-6)
+
+
+def test_the_state_functions_follow_the_blocks(torch):
+    for lib in (torch, minitorch):
+        assert not lib.is_autocast_enabled("cpu")
+        assert lib.get_autocast_dtype("cpu") == lib.bfloat16
+        with lib.autocast("cpu"):
+            assert lib.is_autocast_enabled("cpu") and not lib.is_autocast_enabled("cuda")
+            assert (lib.ones(2, 2) @ lib.ones(2, 2)).dtype == lib.bfloat16
+            with lib.autocast("cpu", enabled=False):
+                assert not lib.is_autocast_enabled("cpu")
+                assert (lib.ones(2, 2) @ lib.ones(2, 2)).dtype == lib.float32
+            with lib.autocast("cpu", dtype=lib.float16):
+                assert lib.get_autocast_dtype("cpu") == lib.float16
+                assert (lib.ones(2, 2) @ lib.ones(2, 2)).dtype == lib.float16
+            assert lib.get_autocast_dtype("cpu") == lib.bfloat16
+        assert not lib.is_autocast_enabled("cpu")
+        assert (lib.ones(2, 2) @ lib.ones(2, 2)).dtype == lib.float32
+
+
+def test_as_a_decorator_and_through_amp(torch):
+    for lib in (torch, minitorch):
+        @lib.amp.autocast("cpu")
+        def product(a, b):
+            return a @ b
+
+        assert product(lib.ones(2, 2), lib.ones(2, 2)).dtype == lib.bfloat16
+        assert (lib.ones(2, 2) @ lib.ones(2, 2)).dtype == lib.float32
+
+
+def test_unsupported_dtypes_and_devices_disable_it_with_pytorchs_warning(torch):
+    for lib in (torch, minitorch):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with lib.autocast("cpu", dtype=lib.float64):
+                assert not lib.is_autocast_enabled("cpu")
+        messages = [str(w.message) for w in caught]
+        assert any("In CPU autocast, but the target dtype is not supported. Disabling autocast." in m
+                   for m in messages)
+        with pytest.raises(ValueError, match="Expected `device_type` of type `str`"):
+            lib.autocast(lib.device("cpu"))
+
+
+def test_a_mixed_precision_training_loop_with_grad_scaler_ends_at_pytorchs_weights(torch):
+    rng = np.random.default_rng(1)
+    inputs, labels = rng.standard_normal((16, 8)).astype(np.float32), rng.integers(0, 3, 16)
+    runs = []
+    for lib in (torch, minitorch):
+        lib.manual_seed(0)
+        model = lib.nn.Sequential(lib.nn.Linear(8, 16), lib.nn.ReLU(), lib.nn.Linear(16, 3))
+        optimizer = lib.optim.SGD(model.parameters(), lr=0.1)
+        scaler = lib.amp.GradScaler("cpu", init_scale=2.0**10)
+        losses = []
+        for _ in range(5):
+            optimizer.zero_grad()
+            with lib.autocast("cpu", dtype=lib.bfloat16):
+                output = model(lib.tensor(inputs))
+                loss = lib.nn.functional.cross_entropy(output, lib.tensor(labels))
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+            losses.append(loss.item())
+        assert output.dtype == lib.bfloat16 and loss.dtype == lib.float32
+        assert model[0].weight.grad.dtype == lib.float32 and scaler.get_scale() == 2.0**10
+        runs.append((losses, model[0].weight.detach().tolist(), model[2].bias.detach().tolist()))
+    (theirs_losses, *theirs), (ours_losses, *ours) = runs
+    np.testing.assert_allclose(ours_losses, theirs_losses, rtol=1e-6)  # float32 losses, summed in another order
+    # the weights after five steps: equal to float32 rounding (the losses' gradients are summed in another order)
+    for ours_weights, theirs_weights in zip(ours, theirs):
+        np.testing.assert_allclose(ours_weights, theirs_weights, rtol=1e-6, atol=1e-7)
