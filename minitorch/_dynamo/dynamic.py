@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._tensor import Tensor
 from ..fx import Graph, GraphModule, Node
 
 
@@ -67,8 +68,6 @@ class SymExpr:
 
 def grow(tensor, dim: int, by: int):
     """``tensor`` longer by ``by`` along ``dim``, its last slice repeated (values the function accepts)."""
-    from .._tensor import Tensor
-
     array = tensor._data
     grown = np.concatenate([array, np.repeat(np.take(array, [-1], axis=dim), by, axis=dim)], axis=dim)
     result = Tensor._make(grown, tensor._device)

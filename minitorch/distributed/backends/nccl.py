@@ -56,7 +56,7 @@ def is_available() -> bool:
 def _cupy():
     try:
         import cupy  # optional (the cuda extra): only on a GPU
-        from cupy.cuda import nccl
+        from cupy.cuda import nccl  # optional (the cuda extra): only on a GPU
         from cupyx.distributed import NCCLBackend  # optional (the cuda extra): only on a GPU
     except Exception as error:
         raise RuntimeError(

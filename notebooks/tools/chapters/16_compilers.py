@@ -164,9 +164,10 @@ cells = [
     depends on numbers that exist only when the function runs: `if x.sum() > 0:` calls `bool()` on a tensor. The
     capture cannot put both ways into one graph, so it **breaks**: it compiles the ops before the branch as one
     graph, runs the branch itself in Python, and compiles what follows as another graph.
-    `minitorch._dynamo.explain` (PyTorch's `torch._dynamo.explain`) counts the graphs and says why and where it broke. `.item()` (a tensor's value
-    as a Python number) breaks for the same reason. The way out is to say the branch with tensor ops, which a graph
-    can hold: `minitorch.where(condition, a, b)` computes both sides and picks per element.
+    `minitorch._dynamo.explain` (PyTorch's `torch._dynamo.explain`) counts the graphs and says why and where it
+    broke. `.item()` (a tensor's value as a Python number) breaks for the same reason. The way out is to say the
+    branch with tensor ops, which a graph can hold: `minitorch.where(condition, a, b)` computes both sides and
+    picks per element.
     """),
     code("""
     def branchy(x):
