@@ -66,8 +66,10 @@ MISSING: dict[str, str] = {
     "fastbook_foundations": "Tensor.storage() (TypedStorage printing)",
     "docs_checkpoint_parametrizations": "torch.nn.utils.parametrizations (weight_norm, spectral_norm, orthogonal)",
     "docs_distributions": "torch.distributions.Beta (and Gamma, Dirichlet, Poisson, Laplace...)",
-    "docs_nn_functional": "grad_fn names of the losses minitorch computes from smaller ops (PyTorch prints "
-                          "HuberLossBackward0, SmoothL1LossBackward0...; minitorch MeanBackward0)",
+    "docs_nn_functional": "CTCLoss's input gradient as PyTorch computes it (exp(log_probs) minus the path "
+                          "occupancy: the gradient through the log_softmax it assumes; minitorch gives the gradient "
+                          "with respect to the log-probabilities), and DivBackward1 for cross_entropy with "
+                          "probability targets",
     "docs_nn_modules": "EmbeddingBag's backward node is named AccumulateAtBackward0 where PyTorch names it "
                        "EmbeddingBagBackward0",
     "docs_tensor_attributes_views": "Tensor.layout (torch.strided) and memory formats (torch.channels_last, "
