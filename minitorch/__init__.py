@@ -12,6 +12,7 @@ import math as _math
 
 from . import _arguments, _creation, _dtype
 from ._device import device, get_default_device, set_default_device
+from . import _meta  # registers the meta device: tensors with a shape and no data
 from ._threads import get_num_threads, set_num_threads
 from ._tensor_str import set_printoptions
 from ._type_info import finfo, iinfo
@@ -494,6 +495,7 @@ from ._dlpack import from_dlpack
 from . import vision
 from . import onnx  # export to ONNX (needs the `onnx` package only when export runs)
 from . import func
+from .func import vmap  # torch.vmap is torch.func.vmap
 from . import fx  # graph capture and editing (torch.fx)
 from ._dynamo import compile  # noqa: A004 - torch.compile shadows the builtin in its namespace too
 from ._deterministic import (  # the reproducibility switch; every minitorch op is deterministic

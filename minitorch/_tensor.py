@@ -1996,6 +1996,11 @@ class Tensor(TensorBase):
         self._version_counter[0] += 1
         return self
 
+    @property
+    def is_meta(self) -> bool:
+        """Is this tensor on the ``meta`` device (a shape and a dtype, no data; ``minitorch/_meta.py``)?"""
+        return self._device.type == "meta"
+
 
 def _rebuild_tensor(array, device_text, requires_grad):
     tensor = Tensor._make(array)

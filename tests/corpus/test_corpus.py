@@ -74,7 +74,6 @@ MISSING: dict[str, str] = {
                        "EmbeddingBagBackward0",
     "docs_tensor_attributes_views": "Tensor.layout (torch.strided) and memory formats (torch.channels_last, "
                                     "x.to(memory_format=...), is_contiguous(memory_format=...))",
-    "func_ensembling": "the meta device (Module.to('meta') for functional_call's stateless base model)",
 }
 
 PROGRAM_NAMES = sorted(path.stem for path in PROGRAMS.glob("*.py"))

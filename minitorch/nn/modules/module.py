@@ -33,6 +33,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from ..._creation import empty_like
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...ops.conversion import _parse_to_arguments
@@ -434,6 +435,15 @@ class Module:
             module.apply(fn)
         fn(self)
         return self
+
+    def to_empty(self, *, device, recurse: bool = True) -> Module:
+        """Give every parameter and buffer new, uninitialised storage on ``device``, keeping shapes and dtypes.
+
+        The way off the ``meta`` device: ``to`` would copy values, and a meta tensor has none. Build a
+        model with ``with minitorch.device("meta"):``, then ``to_empty(device="cpu")``, then load or
+        initialise its weights (``load_state_dict``, ``reset_parameters``).
+        """
+        return self._apply(lambda tensor: empty_like(tensor, device=device), recurse)
 
     def to(self, *args, **kwargs) -> Module:
         """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(tensor)``: moves parameters and buffers.
