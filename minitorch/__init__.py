@@ -13,6 +13,8 @@ import math as _math
 from . import _arguments, _creation, _dtype
 from ._device import device, get_default_device, set_default_device
 from . import _meta  # registers the meta device: tensors with a shape and no data
+from . import storage  # torch.storage: UntypedStorage, TypedStorage
+from .storage import TypedStorage, UntypedStorage
 from ._threads import get_num_threads, set_num_threads
 from ._tensor_str import set_printoptions
 from ._type_info import finfo, iinfo

@@ -50,6 +50,7 @@ from .ops import (
     sorting,
 )
 from .ops._util import sizes_given
+from .storage import storage_offset_of, typed_storage_of, untyped_storage_of
 
 
 def numpy_names(method):
@@ -1995,6 +1996,18 @@ class Tensor(TensorBase):
         self._data = self._xp.ascontiguousarray(flat[:count]).reshape(shape)
         self._version_counter[0] += 1
         return self
+
+    def untyped_storage(self):
+        """The memory this tensor's elements live in, as bytes, shared with every view of it (storage.py)."""
+        return untyped_storage_of(self)
+
+    def storage(self):
+        """The memory this tensor's elements live in, as elements of its dtype (deprecated in PyTorch: a warning)."""
+        return typed_storage_of(self)
+
+    def storage_offset(self) -> int:
+        """Where this tensor's first element sits in its storage, counted in elements (``x[1:]``: 1)."""
+        return storage_offset_of(self)
 
     @property
     def is_meta(self) -> bool:

@@ -61,9 +61,8 @@ MISSING: dict[str, str] = {
     "docs_notes_extending": "gradgradcheck's random grad_outputs drawn from the default generator as "
                             "torch.testing.make_tensor does (minitorch draws them from a generator of its own, so "
                             "the random numbers that follow differ)",
-    "docs_notes_serialization": "Tensor.untyped_storage(), and torch.save of a view writing its whole storage "
-                                "(minitorch writes only the view's elements)",
-    "fastbook_foundations": "Tensor.storage() (TypedStorage printing)",
+    "docs_notes_serialization": "torch.save of a view writing its whole storage (minitorch writes only the view's "
+                                "elements, so the loaded tensor's untyped_storage() is smaller)",
     "docs_checkpoint_parametrizations": "torch.nn.utils.parametrizations (weight_norm, spectral_norm, orthogonal)",
     "docs_distributions": "torch.distributions.Beta (and Gamma, Dirichlet, Poisson, Laplace...)",
     "docs_nn_functional": "CTCLoss's input gradient as PyTorch computes it (exp(log_probs) minus the path "
