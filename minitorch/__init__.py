@@ -13,6 +13,9 @@ import math as _math
 from . import _arguments, _creation, _dtype
 from ._device import device, get_default_device, set_default_device
 from . import _meta  # registers the meta device: tensors with a shape and no data
+from ._memory_format import (  # memory formats (channels_last...) and layouts
+    channels_last, channels_last_3d, contiguous_format, layout, memory_format, preserve_format, strided,
+)
 from . import storage  # torch.storage: UntypedStorage, TypedStorage
 from .storage import TypedStorage, UntypedStorage
 from ._threads import get_num_threads, set_num_threads

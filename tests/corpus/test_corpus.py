@@ -71,8 +71,6 @@ MISSING: dict[str, str] = {
                           "probability targets",
     "docs_nn_modules": "EmbeddingBag's backward node is named AccumulateAtBackward0 where PyTorch names it "
                        "EmbeddingBagBackward0",
-    "docs_tensor_attributes_views": "Tensor.layout (torch.strided) and memory formats (torch.channels_last, "
-                                    "x.to(memory_format=...), is_contiguous(memory_format=...))",
 }
 
 PROGRAM_NAMES = sorted(path.stem for path in PROGRAMS.glob("*.py"))

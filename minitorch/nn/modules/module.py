@@ -451,13 +451,15 @@ class Module:
         A dtype applies to floating point tensors only (integer buffers keep theirs).
         """
         device, dtype, _ = _parse_to_arguments(None, args, dict(kwargs))
+        memory_format = kwargs.get("memory_format")  # applies to the 4-D and 5-D tensors only (PyTorch's rule)
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError(
                 f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}"
             )
 
         def convert(tensor: Tensor) -> Tensor:
-            return tensor.to(device=device, dtype=dtype if tensor.is_floating_point() else None)
+            converted = tensor.to(device=device, dtype=dtype if tensor.is_floating_point() else None)
+            return converted.to(memory_format=memory_format) if memory_format and tensor.dim() in (4, 5) else converted
 
         return self._apply(convert)
 
