@@ -65,7 +65,6 @@ MISSING: dict[str, str] = {
                                 "elements, so the loaded tensor's untyped_storage() is smaller)",
     "docs_checkpoint_parametrizations": "torch.utils.checkpoint (checkpoint, checkpoint_sequential; the "
                                         "non-reentrant form needs saved-tensor hooks)",
-    "docs_distributions": "torch.distributions.Beta (and Gamma, Dirichlet, Poisson, Laplace...)",
     "docs_nn_functional": "CTCLoss's input gradient as PyTorch computes it (exp(log_probs) minus the path "
                           "occupancy: the gradient through the log_softmax it assumes; minitorch gives the gradient "
                           "with respect to the log-probabilities), and DivBackward1 for cross_entropy with "
