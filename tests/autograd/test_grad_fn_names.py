@@ -34,6 +34,11 @@ CASES = {
     "bce_logits": "F.binary_cross_entropy_with_logits(x, p)", "soft_margin": "F.soft_margin_loss(x, s)",
     "soft_margin_sum": "F.soft_margin_loss(x, s, reduction='sum')", "l1": "F.l1_loss(x, t)",
     "module_losses": "nn.MSELoss()(x, t) + nn.HuberLoss()(x, t) + nn.NLLLoss()(x, c) + nn.SmoothL1Loss()(x, t)",
+    "embedding_bag_mean": "F.embedding_bag(c, x, c.new_tensor([0, 2, 5]))",
+    "embedding_bag_sum_weights": "F.embedding_bag(c, x, c.new_tensor([0, 3]), mode='sum', "
+                                 "per_sample_weights=p[:, 0] * x[:, 0])",
+    "embedding_bag_max": "F.embedding_bag(c.view(2, 3), x, mode='max')",
+    "embedding_bag_padding": "F.embedding_bag(c.view(3, 2), x, padding_idx=1)",
     # activations
     "gelu": "F.gelu(x)", "gelu_tanh": "F.gelu(x, approximate='tanh')", "silu": "F.silu(x)", "mish": "F.mish(x)",
     "softplus": "F.softplus(x, beta=2.0, threshold=1.0)", "logsigmoid": "F.logsigmoid(x)",
@@ -55,6 +60,7 @@ FUSED = [
     "F.gelu(x)", "F.gelu(x, approximate='tanh')", "F.silu(x)", "F.mish(x)", "F.softplus(x, beta=2.0, threshold=1.0)",
     "F.logsigmoid(x)", "F.leaky_relu(x, 0.2)", "F.elu(x, 0.7)", "F.selu(x)", "F.celu(x, 1.5)", "F.hardswish(x * 4)",
     "F.huber_loss(x, t, delta=0.5)", "F.smooth_l1_loss(x, t, beta=0.3)", "F.soft_margin_loss(x, s)",
+    "F.embedding_bag(c, x, c.new_tensor([0, 2, 5]))", "F.embedding_bag(c.view(2, 3), x, mode='max')",
     "F.nll_loss(x, c, weight=w)", "F.nll_loss(x, c, reduction='none')",
     "F.binary_cross_entropy(x.sigmoid(), p, weight=w)",
 ]

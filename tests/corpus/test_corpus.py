@@ -69,8 +69,6 @@ MISSING: dict[str, str] = {
                           "occupancy: the gradient through the log_softmax it assumes; minitorch gives the gradient "
                           "with respect to the log-probabilities), and DivBackward1 for cross_entropy with "
                           "probability targets",
-    "docs_nn_modules": "EmbeddingBag's backward node is named AccumulateAtBackward0 where PyTorch names it "
-                       "EmbeddingBagBackward0",
 }
 
 PROGRAM_NAMES = sorted(path.stem for path in PROGRAMS.glob("*.py"))
