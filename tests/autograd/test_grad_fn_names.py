@@ -39,6 +39,8 @@ CASES = {
                                  "per_sample_weights=p[:, 0] * x[:, 0])",
     "embedding_bag_max": "F.embedding_bag(c.view(2, 3), x, mode='max')",
     "embedding_bag_padding": "F.embedding_bag(c.view(3, 2), x, padding_idx=1)",
+    "addmm": "torch.addmm(w[:4], x, t.T[:, :4])", "addmm_scaled": "torch.addmm(x[:, :1], x, t.T, beta=0.5, alpha=2.0)",
+    "addmm_rows": "torch.addmm(t[:, :1] @ t[:1, :], x, t.T[:, :6] @ t[:6, :], beta=0)",
     # activations
     "gelu": "F.gelu(x)", "gelu_tanh": "F.gelu(x, approximate='tanh')", "silu": "F.silu(x)", "mish": "F.mish(x)",
     "softplus": "F.softplus(x, beta=2.0, threshold=1.0)", "logsigmoid": "F.logsigmoid(x)",
@@ -89,7 +91,7 @@ def _inputs(lib, dtype):
 def _run(lib, expression, dtype):
     lib.manual_seed(0)
     values = _inputs(lib, dtype)
-    result = eval(expression, {"F": lib.nn.functional, "nn": lib.nn, **values})
+    result = eval(expression, {"F": lib.nn.functional, "nn": lib.nn, "torch": lib, **values})
     return result, values["x"]
 
 

@@ -4,7 +4,7 @@ or maximum per bag) and ``one_hot``.
 
 from __future__ import annotations
 
-from ... import _arguments, _creation
+from ... import _arguments
 from ..._tensor import Tensor
 from ...autograd import grad as autograd_grad
 from ...autograd.function import Function
@@ -131,7 +131,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         return sums / Tensor._make(xp.maximum(counts, 1)[:, None], rows._device)
 
     # PyTorch's node has a slot for per_sample_weights even when there are none: an empty stand-in fills it.
-    weights_or_none = per_sample_weights if per_sample_weights is not None else _creation.zeros(0)
+    weights_or_none = per_sample_weights if per_sample_weights is not None else weight.new_zeros(0)
     return _EmbeddingBag.apply(weight, weights_or_none, bags_of)
 
 
