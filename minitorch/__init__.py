@@ -76,6 +76,7 @@ from .autograd.grad_mode import is_inference_mode_enabled
 from .autograd.anomaly_mode import is_anomaly_enabled  # torch.is_anomaly_enabled, beside torch.autograd's
 from .ops import conversion, indexing, inplace, pointwise, reduction
 from .ops import linalg as _linalg_ops, nn_ops as _nn_ops, shape as _shape_ops, sorting as _sorting_ops
+from .ops import memory_format as _memory_format_ops
 from . import _inplace_functions
 
 __version__ = "0.1.0"
@@ -329,7 +330,7 @@ from .ops.shape import (
 broadcast_to = _public(_shape_ops.broadcast_to)
 cat = _public(_shape_ops.cat)
 chunk = _public(_shape_ops.chunk)
-clone = _public(_shape_ops.clone)
+clone = _public(_memory_format_ops.clone)  # torch.clone(x, memory_format=...): ops/memory_format.py
 column_stack = _public(_shape_ops.column_stack)
 combinations = _public(_shape_ops.combinations)
 concat = _public(_shape_ops.concat, "concat")

@@ -1708,7 +1708,7 @@ class Tensor(TensorBase):
     def clone(self, *, memory_format=None):
         if memory_format is None or memory_format is _preserve_format:
             return shape_ops.clone(self)
-        return memory_format_ops.clone(self, memory_format)
+        return memory_format_ops.clone(self, memory_format=memory_format)
 
     @numpy_names
     def tensor_split(self, indices_or_sections, dim: int = 0):

@@ -20,6 +20,7 @@ EXPRESSIONS = [
     "[x.clone(memory_format=lib.channels_last).stride(), y.clone().stride(), "
     "x.clone(memory_format=lib.channels_last).grad_fn.name()]",
     "lib.zeros(2, 3, 4, 5, 6).contiguous(memory_format=lib.channels_last_3d).stride()",
+    "[lib.clone(x, memory_format=lib.channels_last).stride(), lib.clone(y).stride(), lib.clone(x).stride()]",
     "[lib.relu(y).stride(), (y + 1).stride(), y.sigmoid().stride()]",
     "lib.nn.Conv2d(3, 4, 3).to(memory_format=lib.channels_last).weight.stride()",
     "[lib.zeros(2, 1, 4, 1).is_contiguous(memory_format=lib.channels_last), "

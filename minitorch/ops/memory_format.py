@@ -62,12 +62,12 @@ def contiguous(x: Tensor, memory_format=contiguous_format) -> Tensor:
     return ToMemoryFormat.apply(x, memory_format)
 
 
-def clone(x: Tensor, memory_format=None) -> Tensor:
-    """A copy of ``x``: in its own memory order (``preserve_format``, the default) or in ``memory_format``'s."""
+def clone(input: Tensor, *, memory_format=None) -> Tensor:
+    """A copy of ``input``: in its own memory order (``preserve_format``, the default) or in ``memory_format``'s."""
     if memory_format is None or memory_format is preserve_format:
-        return x.clone()
+        return input.clone()
     _check(memory_format)
-    return ToMemoryFormat.apply(x, memory_format)
+    return ToMemoryFormat.apply(input, memory_format)
 
 
 def to_memory_format(x: Tensor, memory_format) -> Tensor:
