@@ -12,6 +12,12 @@ import math as _math
 
 from . import _arguments, _creation, _dtype
 from ._device import device, get_default_device, set_default_device
+from . import _meta  # registers the meta device: tensors with a shape and no data
+from ._memory_format import (  # memory formats (channels_last...) and layouts
+    channels_last, channels_last_3d, contiguous_format, layout, memory_format, preserve_format, strided,
+)
+from . import storage  # torch.storage: UntypedStorage, TypedStorage
+from .storage import TypedStorage, UntypedStorage
 from ._threads import get_num_threads, set_num_threads
 from ._tensor_str import set_printoptions
 from ._type_info import finfo, iinfo
@@ -71,6 +77,7 @@ from .autograd.grad_mode import is_inference_mode_enabled
 from .autograd.anomaly_mode import is_anomaly_enabled  # torch.is_anomaly_enabled, beside torch.autograd's
 from .ops import conversion, indexing, inplace, pointwise, reduction
 from .ops import linalg as _linalg_ops, nn_ops as _nn_ops, shape as _shape_ops, sorting as _sorting_ops
+from .ops import memory_format as _memory_format_ops
 from . import _inplace_functions
 
 __version__ = "0.1.0"
@@ -324,7 +331,7 @@ from .ops.shape import (
 broadcast_to = _public(_shape_ops.broadcast_to)
 cat = _public(_shape_ops.cat)
 chunk = _public(_shape_ops.chunk)
-clone = _public(_shape_ops.clone)
+clone = _public(_memory_format_ops.clone)  # torch.clone(x, memory_format=...): ops/memory_format.py
 column_stack = _public(_shape_ops.column_stack)
 combinations = _public(_shape_ops.combinations)
 concat = _public(_shape_ops.concat, "concat")
@@ -496,6 +503,7 @@ from ._dlpack import from_dlpack
 from . import vision
 from . import onnx  # export to ONNX (needs the `onnx` package only when export runs)
 from . import func
+from .func import vmap  # torch.vmap is torch.func.vmap
 from . import fx  # graph capture and editing (torch.fx)
 from ._dynamo import compile  # noqa: A004 - torch.compile shadows the builtin in its namespace too
 from ._deterministic import (  # the reproducibility switch; every minitorch op is deterministic

@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from . import _dtype, _messages, _sampling
+from . import _dtype, _memory_format, _messages, _sampling
 from ._device import CPU, _default_device, canonical, check_available, device as Device
 from ._random import generator_or_default
 from ._shapes import shape_argument, sizes_given
@@ -194,7 +194,8 @@ def ones(*sizes, size=None, dtype=None, device=None, requires_grad: bool = False
 
 def empty(*sizes, size=None, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
     shape, dtype = _shape_and_default(sizes, dtype, size, "empty")
-    return _made_on(device, lambda xp: xp.empty(shape, dtype=dtype.numpy_dtype), requires_grad)
+    result = _made_on(device, lambda xp: xp.empty(shape, dtype=dtype.numpy_dtype), requires_grad)
+    return _in_memory_format(result, memory_format)
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
@@ -250,27 +251,47 @@ def _like(template: Tensor, dtype, device):
     return template.shape, (dtype or template.dtype), (device if device is not None else template.device)
 
 
+def _in_memory_format(result: Tensor, memory_format, template: Tensor | None = None) -> Tensor:
+    """``result`` laid out in memory as ``memory_format`` says (``_memory_format.py``). For a ``*_like``
+    function the default, ``preserve_format``, keeps a channels-last template's layout, as PyTorch does.
+    (PyTorch also keeps any other dense order, a transposed template's; here those come out row-major,
+    as gradcheck's perturbations of a ``*_like`` result expect.)"""
+    if memory_format in (None, _memory_format.preserve_format) and template is not None:
+        if template._data.flags.c_contiguous:
+            return result
+        memory_format = next((fmt for fmt in (_memory_format.channels_last, _memory_format.channels_last_3d)
+                              if _memory_format.is_contiguous_in(template.shape, template.stride(), fmt)), None)
+    if memory_format in (None, _memory_format.contiguous_format, _memory_format.preserve_format):
+        return result
+    result._data = _memory_format.laid_out(result._data, memory_format)
+    return result
+
+
 @lend_to_autograd
 def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
     shape, dtype, device = _like(input, dtype, device)
-    return zeros(shape, dtype=dtype, device=device, requires_grad=requires_grad)
+    result = zeros(shape, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _in_memory_format(result, memory_format, input)
 
 
 def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
     shape, dtype, device = _like(input, dtype, device)
-    return ones(shape, dtype=dtype, device=device, requires_grad=requires_grad)
+    result = ones(shape, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _in_memory_format(result, memory_format, input)
 
 
 def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
     shape, dtype, device = _like(input, dtype, device)
-    return empty(shape, dtype=dtype, device=device, requires_grad=requires_grad)
+    result = empty(shape, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _in_memory_format(result, memory_format, input)
 
 
 def full_like(
     input: Tensor, fill_value, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None
 ) -> Tensor:
     shape, dtype, device = _like(input, dtype, device)
-    return full(shape, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
+    result = full(shape, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _in_memory_format(result, memory_format, input)
 
 
 def rand_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:

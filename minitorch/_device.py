@@ -312,7 +312,7 @@ def check_available(target: device) -> None:
 
 def canonical(d: device) -> device:
     """The device with its index filled in: ``cuda`` becomes ``cuda:<current>``; ``cpu`` stays ``cpu``."""
-    if d.index is None and d.type != "cpu":
+    if d.index is None and d.type not in ("cpu", "meta"):  # the meta device has no index, as in PyTorch
         return device(d.type, current_index(d.type))
     if d.type == "cpu" and d.index is not None:
         return CPU

@@ -32,6 +32,11 @@ import numpy as np
 from . import _arguments, _conjugation, _creation, _dtype
 from ._device import CPU, canonical, device as _device_type
 from ._dlpack import to_dlpack
+from ._memory_format import (
+    contiguous_format as _contiguous_format,
+    preserve_format as _preserve_format,
+    strided as _strided,
+)
 from ._shapes import wrap_dim as _wrap_dim
 from ._tensor_base import Size, TensorBase, register_tensor_class
 from ._tensor_str import tensor_repr
@@ -43,6 +48,7 @@ from .ops import (
     indexing,
     inplace,
     linalg,
+    memory_format as memory_format_ops,
     nn_ops,
     pointwise,
     reduction,
@@ -50,6 +56,7 @@ from .ops import (
     sorting,
 )
 from .ops._util import sizes_given
+from .storage import storage_offset_of, typed_storage_of, untyped_storage_of
 
 
 def numpy_names(method):
@@ -175,8 +182,10 @@ class Tensor(TensorBase):
     def nbytes(self) -> int:
         return builtins.int(self._data.nbytes)
 
-    def is_contiguous(self) -> bool:
-        return builtins.bool(self._data.flags.c_contiguous)
+    def is_contiguous(self, memory_format=_contiguous_format) -> bool:
+        if memory_format is _contiguous_format:
+            return builtins.bool(self._data.flags.c_contiguous)
+        return memory_format_ops.is_contiguous(self, memory_format)  # channels_last... (_memory_format.py)
 
     @numpy_names
     def stride(self, dim: int | None = None):
@@ -1694,11 +1703,15 @@ class Tensor(TensorBase):
     def narrow(self, dim: int, start: int, length: int):
         return shape_ops.narrow(self, dim, start, length)
 
-    def contiguous(self):
-        return shape_ops.contiguous(self)
+    def contiguous(self, memory_format=_contiguous_format):
+        if memory_format is _contiguous_format:
+            return shape_ops.contiguous(self)
+        return memory_format_ops.contiguous(self, memory_format)
 
-    def clone(self):
-        return shape_ops.clone(self)
+    def clone(self, *, memory_format=None):
+        if memory_format is None or memory_format is _preserve_format:
+            return shape_ops.clone(self)
+        return memory_format_ops.clone(self, memory_format=memory_format)
 
     @numpy_names
     def tensor_split(self, indices_or_sections, dim: int = 0):
@@ -2003,6 +2016,28 @@ class Tensor(TensorBase):
         self._data = self._xp.ascontiguousarray(flat[:count]).reshape(shape)
         self._version_counter[0] += 1
         return self
+
+    def untyped_storage(self):
+        """The memory this tensor's elements live in, as bytes, shared with every view of it (storage.py)."""
+        return untyped_storage_of(self)
+
+    def storage(self):
+        """The memory this tensor's elements live in, as elements of its dtype (deprecated in PyTorch: a warning)."""
+        return typed_storage_of(self)
+
+    def storage_offset(self) -> int:
+        """Where this tensor's first element sits in its storage, counted in elements (``x[1:]``: 1)."""
+        return storage_offset_of(self)
+
+    @property
+    def layout(self):
+        """How the elements are stored: always ``minitorch.strided`` (an offset and strides into one block)."""
+        return _strided
+
+    @property
+    def is_meta(self) -> bool:
+        """Is this tensor on the ``meta`` device (a shape and a dtype, no data; ``minitorch/_meta.py``)?"""
+        return self._device.type == "meta"
 
 
 def _rebuild_tensor(array, device_text, requires_grad):

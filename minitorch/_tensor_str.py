@@ -193,6 +193,8 @@ def _add_suffixes(text: str, suffixes: list, indent: int) -> str:
 
 
 def tensor_repr(tensor) -> str:
+    if tensor.device.type == "meta":
+        return _meta_repr(tensor)
     array = tensor._device.backend.to_host(tensor._data)
     prefix = "tensor("
     indent = len(prefix)
@@ -216,3 +218,16 @@ def tensor_repr(tensor) -> str:
     elif tensor.requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)
+
+
+def _meta_repr(tensor) -> str:
+    """A meta tensor has no values to print: ``tensor(..., device='meta', size=(2, 3))``, as PyTorch prints it."""
+    suffixes = ["device='meta'", f"size={tuple(tensor._data.shape)}"]
+    dtype = _dtype.from_numpy_dtype(tensor._data.dtype)
+    if dtype is not _dtype.get_default_dtype():
+        suffixes.append(f"dtype={dtype!r}")
+    if tensor.grad_fn is not None:
+        suffixes.append(f"grad_fn=<{tensor.grad_fn.name()}>")
+    elif tensor.requires_grad:
+        suffixes.append("requires_grad=True")
+    return "tensor(..., " + ", ".join(suffixes) + ")"

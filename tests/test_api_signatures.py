@@ -114,6 +114,8 @@ def _problems(ours, overloads, drop_self: bool) -> list:
         theirs = [o.defaults[name] for o in overloads if name in o.defaults and o.defaults[name] is not Ellipsis]
         if callable(value):  # a default function (Transformer's activation=relu): the same function by name
             value, theirs = value.__name__, [getattr(t, "__name__", t) for t in theirs]
+        if isinstance(value, minitorch.memory_format):  # the stub spells it as its source text
+            value = repr(value).replace("minitorch.", "torch.")
         if theirs and not any(type(t) is type(value) and t == value or t is value for t in theirs):
             numbers = (int, float)
             if not (isinstance(value, numbers) and any(isinstance(t, numbers) and t == value for t in theirs)):

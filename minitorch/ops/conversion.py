@@ -12,6 +12,7 @@ from .._device import canonical, check_available, device as Device, get_backend
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd._lent_ops import lend_to_autograd
 from ..autograd.function import Op
+from .memory_format import to_memory_format
 
 
 class ToCopy(Op):
@@ -108,8 +109,10 @@ def to(tensor: Tensor, *args, **kwargs) -> Tensor:
     if target is not source:
         check_available(target)
     same_dtype = dtype is None or tensor._data.dtype == dtype.numpy_dtype
+    memory_format = kwargs.get("memory_format")
     if target is source and same_dtype and not copy:
-        return tensor
-    return ToCopy.apply(tensor, source, target, dtype, copy, non_blocking)
+        return tensor if memory_format is None else to_memory_format(tensor, memory_format)
+    result = ToCopy.apply(tensor, source, target, dtype, copy, non_blocking)
+    return result if memory_format is None else to_memory_format(result, memory_format)
 
 

@@ -323,6 +323,8 @@ def _random_fill(target: Tensor, kernel: str | None, draw, generator) -> Tensor:
     """
     if kernel is not None and not target.is_floating_point():
         raise NotImplementedError(_messages.not_implemented_for(kernel, target.dtype))
+    if target._device.type == "meta":
+        return target  # no data to fill, and (as PyTorch) no random numbers drawn
     strides = target.stride()
     order = sorted(range(target.dim()), key=lambda axis: -abs(strides[axis]))  # slowest-moving axis first
     drawn = draw(generator_or_default(generator), tuple(target.shape[axis] for axis in order),

@@ -477,8 +477,45 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tens
     _check_matrix(mat1, "mat1")
     _check_matrix(mat2, "mat2")
     _check_input_dtype(input, mat2, "mat2")
-    product = mm(mat1, mat2)
-    return _scaled_sum(shape_ops.expand(input, product.shape), beta, product, alpha)
+    if mat1._data.shape[1] != mat2._data.shape[0] or mat1._data.dtype != mat2._data.dtype:
+        mm(mat1, mat2)  # raises PyTorch's error for the product
+    product_shape = (mat1._data.shape[0], mat2._data.shape[1])
+    if not _broadcasts_to(input._data.shape, product_shape):
+        shape_ops.expand(input, product_shape)  # raises PyTorch's error for an input that does not fit
+    return Addmm.apply(input, mat1, mat2, beta, alpha)
+
+
+def _broadcasts_to(shape, target) -> bool:
+    try:
+        return np.broadcast_shapes(shape, target) == tuple(target)
+    except ValueError:
+        return False
+
+
+class Addmm(Op):
+    """``y = beta * input + alpha * (m1 @ m2)`` as one op, as PyTorch records it (``AddmmBackward0``);
+    ``dinput = beta * grad`` (summed back to ``input``'s shape by the engine), ``dm1 = alpha * grad @ m2^T``,
+    ``dm2 = alpha * m1^T @ grad``. With ``beta = 0`` the input is ignored, NaNs and all (PyTorch's rule)."""
+
+    @staticmethod
+    def forward(ctx, input, mat1, mat2, beta, alpha):
+        ctx.save_for_backward(mat1, mat2)
+        ctx.beta, ctx.alpha = beta, alpha
+        product = mat1 @ mat2
+        if alpha != 1:
+            product = product * alpha
+        if beta == 0:
+            return product
+        return (input if beta == 1 else input * beta) + product
+
+    @staticmethod
+    def backward(ctx, grad):
+        mat1, mat2 = ctx.saved_tensors
+        scaled = grad * ctx.alpha if ctx.alpha != 1 else grad
+        grad_input = (grad * ctx.beta if ctx.beta != 1 else grad) if ctx.needs_input_grad[0] else None
+        grad_mat1 = scaled @ mat2.t() if ctx.needs_input_grad[1] else None
+        grad_mat2 = mat1.t() @ scaled if ctx.needs_input_grad[2] else None
+        return grad_input, grad_mat1, grad_mat2, None, None
 
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:

@@ -359,27 +359,38 @@ def _clamped_log(xp, values):
 
 
 class BinaryCrossEntropy(Op):
-    """``loss = -(t * max(log x, -100) + (1 - t) * max(log(1 - x), -100))``, elementwise.
+    """``loss = -w (t * max(log x, -100) + (1 - t) * max(log(1 - x), -100))``, then reduced (``reduction``).
 
-    ``dx = grad * (x - t) / max(x (1 - x), 1e-12)`` (PyTorch's form, finite at 0 and 1);
-    ``dt = grad * (log(1 - x) - log x)``.
+    ``dx = grad * w (x - t) / max(x (1 - x), 1e-12)`` (PyTorch's form, finite at 0 and 1);
+    ``dt = grad * w (log(1 - x) - log x)``; both divided by the element count for the mean.
+    One node with the reduction, as PyTorch's ``BinaryCrossEntropyBackward0``; ``w`` (the weight, or 1)
+    gets no gradient.
     """
 
     @staticmethod
-    def forward(ctx, x, target):
+    def forward(ctx, x, target, weight, reduction):
         xp = array_module(x)
         ctx.save_for_backward(x, target)
-        return -(target * _clamped_log(xp, x) + (1 - target) * _clamped_log(xp, 1 - x))
+        ctx.weight = weight
+        loss = -(target * _clamped_log(xp, x) + (1 - target) * _clamped_log(xp, 1 - x))
+        if weight is not None:
+            loss = loss * weight
+        ctx.reduction, ctx.count = reduction, loss.size
+        return _reduce_array(xp, loss, reduction)
 
     @staticmethod
     def backward(ctx, grad):
         x, target = ctx.saved_tensors
+        if ctx.weight is not None:
+            grad = grad * Tensor._make(ctx.weight, grad._device)
+        if ctx.reduction == "mean":
+            grad = grad / ctx.count
         grad_x = grad_target = None
         if ctx.needs_input_grad[0]:
             grad_x = grad * (x - target) / (x * (1 - x)).clamp(min=1e-12)
         if ctx.needs_input_grad[1]:
             grad_target = grad * ((1 - x).log() - x.log())
-        return grad_x, grad_target
+        return grad_x, grad_target, None, None
 
 
 def _cross_entropy_backward_on_arrays(ctx, grad, logits, probabilities):
@@ -404,7 +415,7 @@ class CrossEntropy(Op):
     ``dx_i = (softmax(x_i) - onehot(y_i)) * grad_i``, with ``grad_i = grad / N`` for the mean.
     """
 
-    node_name = "CrossEntropyLossBackward0"
+    node_name = "NllLossBackward0"  # PyTorch: NllLoss over LogSoftmax; one fused node here, named as the outer one
 
     @staticmethod
     def forward(ctx, logits, labels, reduction):

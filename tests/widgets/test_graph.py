@@ -180,7 +180,7 @@ def test_backward_captions_give_the_derivative_of_network_ops():
         for caption in (stepper.caption(frame) for frame in range(forward + 1, stepper.frame_count))
         if "backward of" in caption
     }
-    assert "dx_i = (softmax(x_i) - onehot(y_i)) * grad_i" in captions["CrossEntropyLossBackward0"]
+    assert "dx_i = (softmax(x_i) - onehot(y_i)) * grad_i" in captions["NllLossBackward0"]
     assert "dx = grad @ W, dW = grad^T @ x, db = grad" in captions["AddmmBackward0"]
     assert "dx = conv_transpose(grad, w), dw = grad @ cols(x)^T, db = grad" in captions["ConvolutionBackward0"]
     for name, caption in captions.items():  # every op of this network says how its gradient is made

@@ -1,14 +1,15 @@
 """Non-linear activation functions: ``relu``, ``gelu``, ``softplus``, the softmax family... and the in-place
 forms PyTorch names with a trailing underscore (``F.relu_(x)`` is ``F.relu(x, inplace=True)``).
 
-Most are written with ordinary tensor operations, so autograd derives their backward. An unselected
-``where`` branch still gets a zero gradient, and zero times infinity is NaN, so ``exp`` in such a branch
-gets a clamped argument (``exp(min(x, 0))`` in ELU).
+Those PyTorch computes as one kernel (``gelu``, ``silu``, ``elu``, ``hardtanh``...) are one node each,
+with PyTorch's name (``GeluBackward0``): ``minitorch/ops/fused_activations.py`` has their forward and
+derivative. The others are written with ordinary tensor operations, so autograd derives their backward.
+An unselected ``where`` branch still gets a zero gradient, and zero times infinity is NaN, so ``exp``
+in such a branch gets a clamped argument (``exp(min(x, 0))`` in ELU).
 """
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np
@@ -18,7 +19,7 @@ from ..._random import generator_or_default
 from ..._shapes import wrap_dim
 from ..._tensor import Tensor
 from ...amp.autocast_mode import autocast_inputs
-from ...ops import nn_ops
+from ...ops import fused_activations as fused, nn_ops
 from ._utils import _maybe_inplace, _where
 
 # Each function below is decorated with ``_arguments.public``: its tensor argument is checked the way PyTorch
@@ -34,7 +35,7 @@ __all__ = [
 @_arguments.public
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``y = x if x > threshold else value``."""
-    return _maybe_inplace(input, inplace, lambda x: _where(x > threshold, x, value))
+    return _maybe_inplace(input, inplace, lambda x: fused.Threshold.apply(x, threshold, value))
 
 
 @_arguments.public
@@ -48,7 +49,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     """``y = clamp(x, min_val, max_val)``."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
+    return _maybe_inplace(input, inplace, lambda x: fused.Hardtanh.apply(x, min_val, max_val))
 
 
 @_arguments.public
@@ -61,10 +62,7 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``y = x if x > 0 else alpha * (exp(x) - 1)``."""
 
-    def compute(x):
-        return _where(x > 0, x, alpha * x.clamp(max=0).expm1())
-
-    return _maybe_inplace(input, inplace, compute)
+    return _maybe_inplace(input, inplace, lambda x: fused.Elu.apply(x, alpha, 1.0, 1.0))
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -77,10 +75,7 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """``y = scale * elu(x, alpha)`` with the self-normalising constants (alpha ~ 1.6733, scale ~ 1.0507)."""
 
-    def compute(x):
-        return _SELU_SCALE * _where(x > 0, x, _SELU_ALPHA * x.clamp(max=0).expm1())
-
-    return _maybe_inplace(input, inplace, compute)
+    return _maybe_inplace(input, inplace, lambda x: fused.Elu.apply(x, _SELU_ALPHA, _SELU_SCALE, 1.0))
 
 
 @_arguments.public
@@ -89,16 +84,13 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
 
-    def compute(x):
-        return _where(x > 0, x, alpha * (x.clamp(max=0) / alpha).expm1())
-
-    return _maybe_inplace(input, inplace, compute)
+    return _maybe_inplace(input, inplace, lambda x: fused.Celu.apply(x, alpha, 1.0, 1.0 / alpha))
 
 
 @_arguments.public
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``y = x if x > 0 else negative_slope * x``."""
-    return _maybe_inplace(input, inplace, lambda x: _where(x > 0, x, x * negative_slope))
+    return _maybe_inplace(input, inplace, lambda x: fused.LeakyRelu.apply(x, negative_slope))
 
 
 @_arguments.public
@@ -201,24 +193,21 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """
     if input.dtype in _HALF_PRECISION:  # PyTorch's kernel computes in float32 and rounds once
         return gelu(input.float(), approximate).to(input.dtype)
-    if approximate == "none":
-        return input * 0.5 * (1.0 + (input * (1.0 / math.sqrt(2.0))).erf())
-    if approximate == "tanh":
-        inner = math.sqrt(2.0 / math.pi) * (input + 0.044715 * input * input * input)
-        return 0.5 * input * (1.0 + inner.tanh())
+    if approximate in ("none", "tanh"):
+        return fused.Gelu.apply(input, approximate)
     raise RuntimeError("approximate argument must be either none or tanh.")
 
 
 @_arguments.public
 def logsigmoid(input: Tensor) -> Tensor:
     """``y = log(sigmoid(x)) = -softplus(-x)`` (never ``log`` of a tiny number)."""
-    return -softplus(-input)
+    return fused.LogSigmoid.apply(input)
 
 
 @_arguments.public
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``y = x if |x| > lambd else 0``."""
-    return _where(input.abs() > lambd, input, 0.0)
+    return fused.Hardshrink.apply(input, lambd)
 
 
 @_arguments.public
@@ -236,10 +225,7 @@ def softsign(input: Tensor) -> Tensor:
 @_arguments.public
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """``y = log(1 + exp(beta * x)) / beta``, and ``y = x`` where ``beta * x > threshold`` (there they agree)."""
-    scaled = input * beta
-    # The clamp keeps exp finite in the branch that ``where`` discards (see the module docstring).
-    smooth = scaled.clamp(max=threshold).exp().log1p()
-    return _where(scaled > threshold, input, smooth / beta if beta != 1 else smooth)
+    return fused.Softplus.apply(input, beta, threshold)
 
 
 @_arguments.public
@@ -250,7 +236,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
         raise RuntimeError(
             f"lambda must be in range [0, {largest:g}] for input dtype {input.dtype.type_name}, but found {lambd:g}"
         )
-    return _where(input > lambd, input - lambd, _where(input < -lambd, input + lambd, 0.0))
+    return fused.Softshrink.apply(input, lambd)
 
 
 @_arguments.public
@@ -266,7 +252,7 @@ def sigmoid(input: Tensor) -> Tensor:
 @_arguments.public
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """``y = clamp(x / 6 + 1/2, 0, 1)``: a piecewise-linear sigmoid."""
-    return _maybe_inplace(input, inplace, lambda x: (x / 6 + 0.5).clamp(0.0, 1.0))
+    return _maybe_inplace(input, inplace, fused.Hardsigmoid.apply)
 
 
 @_arguments.public
@@ -274,7 +260,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``y = x * sigmoid(x)`` (also called swish)."""
     if input.dtype in _HALF_PRECISION and not inplace:  # PyTorch's kernel computes in float32 and rounds once
         return silu(input.float()).to(input.dtype)
-    return _maybe_inplace(input, inplace, lambda x: x * x.sigmoid())
+    return _maybe_inplace(input, inplace, fused.Silu.apply)
 
 
 @_arguments.public
@@ -282,13 +268,13 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``y = x * tanh(softplus(x))``."""
     if input.dtype in _HALF_PRECISION and not inplace:  # PyTorch's kernel computes in float32 and rounds once
         return mish(input.float()).to(input.dtype)
-    return _maybe_inplace(input, inplace, lambda x: x * softplus(x).tanh())
+    return _maybe_inplace(input, inplace, fused.Mish.apply)
 
 
 @_arguments.public
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``y = x * hardsigmoid(x)``: 0 below -3, ``x`` above 3, ``x (x + 3) / 6`` between."""
-    return _maybe_inplace(input, inplace, lambda x: x * (x / 6 + 0.5).clamp(0.0, 1.0))
+    return _maybe_inplace(input, inplace, fused.Hardswish.apply)
 
 
 def _get_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:

@@ -17,7 +17,7 @@ from ..._creation import tensor as _make_tensor, zeros as _zeros
 from ..._tensor import Tensor
 from ...amp.autocast_mode import autocast_inputs
 from ...autograd.grad_mode import is_grad_enabled as _grad_enabled, no_grad as _no_grad
-from ...ops import ctc as _ctc_ops, nn_ops, pointwise
+from ...ops import ctc as _ctc_ops, fused_losses, nn_ops, pointwise
 from ._utils import _check_expandable, _shape_text, _where
 from .activation import log_softmax, logsigmoid
 from .distance import pairwise_distance
@@ -135,11 +135,9 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     reduction = _reduction_argument(reduction, size_average, reduce)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    distance = (input - target).abs()
-    if beta == 0.0:
-        return _reduce(distance, reduction)
-    loss = _where(distance < beta, 0.5 * distance * distance / beta, distance - 0.5 * beta)
-    return _reduce(loss, reduction)
+    if beta == 0.0:  # PyTorch's l1_loss
+        return _reduce((input - target).abs(), reduction)
+    return fused_losses.SmoothL1Loss.apply(input, target, reduction, beta)  # one node: SmoothL1LossBackward0
 
 
 @_arguments.public
@@ -155,8 +153,9 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     reduction = _check_weighted_reduction(reduction, weight)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    distance = (input - target).abs()
-    loss = _where(distance < delta, 0.5 * distance * distance, delta * (distance - 0.5 * delta))
+    if weight is None:
+        return fused_losses.HuberLoss.apply(input, target, reduction, delta)  # one node: HuberLossBackward0
+    loss = fused_losses.HuberLoss.function(input, target, delta)
     return _weighted_reduce(loss, weight, reduction, input, mean_by_weight=False)
 
 
@@ -219,27 +218,21 @@ def _class_weights(input: Tensor, weight: Tensor | None, classes: int, prefix: s
 def _nll(log_probs: Tensor, class_dim: int, labels, ignored, weight: Tensor | None, reduction: str) -> Tensor:
     """``loss_i = -w[y_i] * log_probs[i, y_i]`` (0 where ignored); ``mean`` divides by the sum of those ``w[y_i]``.
 
-    The pick is a ``gather`` (its backward puts the gradient back at ``y_i``); the per-element
-    weights are constants (PyTorch gives ``weight`` no gradient).
+    One node, as in PyTorch (``NllLossBackward0``); the class weights are constants (PyTorch gives
+    ``weight`` no gradient).
     """
-    index = Tensor._make(labels[None] if class_dim == 0 else labels[:, None], log_probs._device)
-    picked = log_probs.gather(class_dim, index).squeeze(class_dim)
-    element_weights = None
-    if weight is not None:
-        element_weights = weight._data[labels]
-    if ignored is not None:
-        kept = (~ignored).astype(log_probs._data.dtype)
-        element_weights = kept if element_weights is None else element_weights * kept
-    if element_weights is None:
-        return _reduce(-picked, reduction)
-    element_weights = element_weights.astype(log_probs._data.dtype)
-    if reduction == "mean":
-        total_weight = element_weights.sum()
-        if total_weight:
-            element_weights = element_weights / total_weight
-        loss = (-picked * Tensor._make(element_weights, log_probs._device)).sum()
-        return loss if total_weight else _nan_without_gradient(loss)
-    return _reduce(-picked * Tensor._make(element_weights, log_probs._device), reduction)
+    class_weights = None if weight is None else weight._data
+    if log_probs.dim() <= 2:
+        return fused_losses.NllLoss.apply(log_probs, class_dim, labels, ignored, class_weights, reduction)
+    if log_probs.dim() == 4:  # images: (N, C, H, W)
+        return fused_losses.NllLoss2d.apply(log_probs, class_dim, labels, ignored, class_weights, reduction)
+    # Other sizes go through the image form as PyTorch's does: (N, C, d1, ...) viewed as (N, C, 1, d1 * ...).
+    batch, classes = log_probs.shape[:2]
+    as_image = log_probs.contiguous().view(batch, classes, 1, -1)
+    labels = labels.reshape(batch, 1, -1)
+    ignored = None if ignored is None else ignored.reshape(batch, 1, -1)
+    loss = fused_losses.NllLoss2d.apply(as_image, class_dim, labels, ignored, class_weights, reduction)
+    return loss.view((batch,) + tuple(log_probs.shape[2:])) if reduction == "none" else loss
 
 
 def _nan_without_gradient(loss: Tensor) -> Tensor:
@@ -362,11 +355,10 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         )
     if input.numel() and (float(input._data.min()) < 0 or float(input._data.max()) > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    loss = nn_ops.BinaryCrossEntropy.apply(input, target)
     if weight is not None:
         _check_expandable(tuple(weight.shape), tuple(target.shape))
-        loss = loss * weight
-    return _reduce(loss, reduction)
+    # One node with the reduction inside; the weight is an array, as PyTorch gives it no gradient.
+    return nn_ops.BinaryCrossEntropy.apply(input, target, None if weight is None else weight._data, reduction)
 
 
 @_arguments.public
@@ -484,7 +476,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=No
                      reduction: str = "mean") -> Tensor:
     """``loss = log(1 + exp(-y x))``: the logistic loss for labels ``y`` in ``{-1, 1}``."""
     reduction = _reduction_argument(reduction, size_average, reduce)
-    return _reduce((-input * target).exp().log1p(), reduction)
+    return fused_losses.SoftMarginLoss.apply(input, target._data, reduction)  # labels: no gradient (PyTorch)
 
 
 @_arguments.public

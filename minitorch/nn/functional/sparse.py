@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from ... import _arguments
 from ..._tensor import Tensor
-from ...autograd.grad_mode import no_grad
+from ...autograd import grad as autograd_grad
+from ...autograd.function import Function
+from ...autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
 from ...ops import nn_ops, pointwise
 from ...ops.indexing import AccumulateAt
 
@@ -109,22 +111,60 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
     padding_idx = _wrap_padding_idx(padding_idx, weight.shape[0], "padding_idx")
     if padding_idx is not None:  # padding entries belong to no bag
         bag_of_entry = xp.where(input._data == padding_idx, -1, bag_of_entry)
-    rows = nn_ops.Embedding.apply(weight, input, padding_idx, scale_grad_by_freq)
-    embedding_dim = weight.shape[1]
-    if mode == "max":
-        best_rows, non_empty = nn_ops.segment_argmax(rows._data, bag_of_entry, bags)
-        picked = rows.gather(0, Tensor._make(best_rows, rows._device))
-        return picked * Tensor._make(non_empty.astype(rows._data.dtype), rows._device)
-    if per_sample_weights is not None:
-        rows = rows * per_sample_weights.unsqueeze(1)
-    member = bag_of_entry >= 0
-    if not bool(member.all()):
-        rows, bag_of_entry = rows[Tensor._make(member, rows._device)], bag_of_entry[member]
-    sums = _scatter_rows(rows, bag_of_entry, bags, embedding_dim)
-    if mode == "sum":
-        return sums
-    counts = xp.bincount(bag_of_entry, minlength=bags).astype(rows._data.dtype)
-    return sums / Tensor._make(xp.maximum(counts, 1)[:, None], rows._device)
+
+    def bags_of(weight: Tensor, per_sample_weights: Tensor | None) -> Tensor:
+        """The bags' results from the table (and the per-entry weights), in differentiable Tensor operations."""
+        rows = nn_ops.Embedding.apply(weight, input, padding_idx, scale_grad_by_freq)
+        if mode == "max":
+            best_rows, non_empty = nn_ops.segment_argmax(rows._data, bag_of_entry, bags)
+            picked = rows.gather(0, Tensor._make(best_rows, rows._device))
+            return picked * Tensor._make(non_empty.astype(rows._data.dtype), rows._device)
+        if per_sample_weights is not None:
+            rows = rows * per_sample_weights.unsqueeze(1)
+        member, entry_bags = bag_of_entry >= 0, bag_of_entry
+        if not bool(member.all()):
+            rows, entry_bags = rows[Tensor._make(member, rows._device)], bag_of_entry[member]
+        sums = _scatter_rows(rows, entry_bags, bags, weight.shape[1])
+        if mode == "sum":
+            return sums
+        counts = xp.bincount(entry_bags, minlength=bags).astype(rows._data.dtype)
+        return sums / Tensor._make(xp.maximum(counts, 1)[:, None], rows._device)
+
+    # PyTorch's node has a slot for per_sample_weights even when there are none: an empty stand-in fills it.
+    weights_or_none = per_sample_weights if per_sample_weights is not None else weight.new_zeros(0)
+    return _EmbeddingBag.apply(weight, weights_or_none, bags_of)
+
+
+class _EmbeddingBag(Function):
+    """All of ``embedding_bag`` as one node, as PyTorch records it (``EmbeddingBagBackward0``).
+
+    ``forward`` runs ``bags_of`` (the lookup and the per-bag sum, mean or maximum); ``backward``
+    runs the same ``bags_of`` again with recording on and differentiates it (recomputing, as
+    activation checkpointing does): ``dweight[i] += grad[bag] * w_e / count[bag]`` for each entry ``e``
+    of row ``i`` (sum and mean; the maximal row only for max), ``dw_e = grad[bag] . weight[i]``.
+    """
+
+    node_name = "EmbeddingBagBackward0"
+
+    @staticmethod
+    def forward(ctx, weight, per_sample_weights, bags_of):
+        ctx.save_for_backward(weight, per_sample_weights)
+        ctx.bags_of = bags_of
+        return bags_of(weight, per_sample_weights if per_sample_weights.numel() else None)
+
+    @staticmethod
+    def backward(ctx, grad):
+        weight, per_sample_weights = ctx.saved_tensors
+        needs_weight, needs_sample_weights = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+        with enable_grad():
+            weight = weight.detach().requires_grad_(needs_weight)
+            given = per_sample_weights.numel() > 0
+            per_sample_weights = per_sample_weights.detach().requires_grad_(needs_sample_weights) if given else None
+            result = ctx.bags_of(weight, per_sample_weights)
+        wanted = [tensor for tensor, needed in ((weight, needs_weight), (per_sample_weights, needs_sample_weights))
+                  if needed]
+        grads = iter(autograd_grad(result, wanted, grad, create_graph=is_grad_enabled(), allow_unused=True))
+        return (next(grads) if needs_weight else None), (next(grads) if needs_sample_weights else None), None
 
 
 def _check_embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None, scale_grad_by_freq: bool, mode: str,

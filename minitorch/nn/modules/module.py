@@ -33,6 +33,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from ..._creation import empty_like
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...ops.conversion import _parse_to_arguments
@@ -435,20 +436,31 @@ class Module:
         fn(self)
         return self
 
+    def to_empty(self, *, device, recurse: bool = True) -> Module:
+        """Give every parameter and buffer new, uninitialised storage on ``device``, keeping shapes and dtypes.
+
+        The way off the ``meta`` device: ``to`` would copy values, and a meta tensor has none. Build a
+        model with ``with minitorch.device("meta"):``, then ``to_empty(device="cpu")``, then load or
+        initialise its weights (``load_state_dict``, ``reset_parameters``).
+        """
+        return self._apply(lambda tensor: empty_like(tensor, device=device), recurse)
+
     def to(self, *args, **kwargs) -> Module:
         """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(tensor)``: moves parameters and buffers.
 
         A dtype applies to floating point tensors only (integer buffers keep theirs).
         """
         device, dtype, _, non_blocking = _parse_to_arguments(None, args, dict(kwargs))
+        memory_format = kwargs.get("memory_format")  # applies to the 4-D and 5-D tensors only (PyTorch's rule)
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError(
                 f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}"
             )
 
         def convert(tensor: Tensor) -> Tensor:
-            return tensor.to(device=device, dtype=dtype if tensor.is_floating_point() else None,
-                             non_blocking=non_blocking)
+            converted = tensor.to(device=device, dtype=dtype if tensor.is_floating_point() else None,
+                                  non_blocking=non_blocking)
+            return converted.to(memory_format=memory_format) if memory_format and tensor.dim() in (4, 5) else converted
 
         return self._apply(convert)
 
