@@ -200,10 +200,10 @@ class MetaBackend(Backend):
 
     array_module = META_NUMPY
 
-    def to_device(self, array, index: int):
+    def to_device(self, array, index: int, blocking: bool = False):
         return meta_array(np.shape(array), array.dtype)
 
-    def to_host(self, array) -> np.ndarray:
+    def to_host(self, array, non_blocking: bool = False) -> np.ndarray:
         raise NotImplementedError(COPY_OUT_MESSAGE)
 
 

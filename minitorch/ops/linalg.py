@@ -501,12 +501,11 @@ class Addmm(Op):
     def forward(ctx, input, mat1, mat2, beta, alpha):
         ctx.save_for_backward(mat1, mat2)
         ctx.beta, ctx.alpha = beta, alpha
-        product = mat1 @ mat2
+        product = mat1 @ mat2  # a bfloat16 product comes back float32: added in float32 and rounded once, as PyTorch
         if alpha != 1:
             product = product * alpha
-        if beta == 0:
-            return product
-        return (input if beta == 1 else input * beta) + product
+        result = product if beta == 0 else (input if beta == 1 else input * beta) + product
+        return result.astype(np.result_type(input.dtype, mat1.dtype, mat2.dtype), copy=False)
 
     @staticmethod
     def backward(ctx, grad):
