@@ -152,3 +152,16 @@ def test_a_body_outside_the_subset_is_refused_saying_so(body, says):
     cupy = elementwise.standin()
     with pytest.raises((elementwise.UnsupportedC, SyntaxError), match=says.replace("(", r"\(").replace(")", r"\)")):
         cupy.ElementwiseKernel("T x", "T y", body, "k")(cupy.asarray(np.ones(2)))
+
+
+def test_the_hidden_check_nbgrader_runs_refuses_minitorchs_gelu_and_passes_the_reference(capsys):
+    """nbgrader autograde runs the hidden test cell, whose check_hidden withholds the exercise's pieces."""
+    from grading import check_hidden
+
+    hidden = [(np.random.default_rng(7).standard_normal((3, 2)).astype(np.float32), 0,
+               np.random.default_rng(8).standard_normal(2).astype(np.float32), 1)]  # fmt: skip
+    check_hidden("ch01.gpu_kernel", solutions("01_tensors")["gpu_kernel_report"], hidden)
+    capsys.readouterr()
+    with pytest.raises(AssertionError):
+        check_hidden("ch01.gpu_kernel", _report_of(elementwise.minitorch_bias_gelu), hidden)
+    assert "minitorch.nn.functional.gelu" in capsys.readouterr().out
