@@ -117,20 +117,28 @@ def standin() -> types.ModuleType:
     return module
 
 
-def gpu(quiet: bool = False):
-    """CuPy on a machine with a GPU; else the stand-in. Says which in one line."""
+def gpu():
+    """CuPy on a machine with a GPU; else the stand-in (:func:`which` says which one it is)."""
     try:
         import cupy
 
-        if cupy.cuda.runtime.getDeviceCount() > 0 and not getattr(cupy, "__file__", "").endswith("__init__.py"):
-            if not quiet:
-                print("your kernel runs on the GPU, compiled by CuPy")
+        if _is_real(cupy) and cupy.cuda.runtime.getDeviceCount() > 0:
             return cupy
     except Exception:  # noqa: BLE001 - no CuPy, no driver or no device: the stand-in
         pass
-    if not quiet:
-        print("no GPU here: your kernel runs on the stand-in, which interprets its C body with NumPy")
     return standin()
+
+
+def _is_real(module) -> bool:
+    """CuPy itself, not a stand-in (this one, or the tests' CuPy stand-in of tests/gpu_standin)."""
+    return module.__name__ == "cupy" and "gpu_standin" not in str(getattr(module, "__file__", ""))
+
+
+def which(module) -> str:
+    """One line: where a kernel made with ``module`` runs."""
+    if _is_real(module):
+        return "your kernel runs on the GPU, compiled by CuPy"
+    return "no GPU here: your kernel runs on the stand-in, which interprets its C body with NumPy"
 
 
 # -- parameters and types ------------------------------------------------------------------------------------------

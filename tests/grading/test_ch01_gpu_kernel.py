@@ -165,3 +165,13 @@ def test_the_hidden_check_nbgrader_runs_refuses_minitorchs_gelu_and_passes_the_r
     with pytest.raises(AssertionError):
         check_hidden("ch01.gpu_kernel", _report_of(elementwise.minitorch_bias_gelu), hidden)
     assert "minitorch.nn.functional.gelu" in capsys.readouterr().out
+
+
+def test_without_a_gpu_the_kernel_runs_on_the_stand_in_and_says_so():
+    from tests import gpu_standin
+
+    assert elementwise.gpu().__name__ == "cupy (stand-in)"  # no GPU on this machine
+    with gpu_standin.installed():  # the tests' CuPy stand-in is no GPU either
+        assert elementwise.gpu().__name__ == "cupy (stand-in)"
+        assert elementwise.which(gpu_standin.cupy).startswith("no GPU here")
+    assert elementwise.which(elementwise.standin()).startswith("no GPU here: your kernel runs on the stand-in")

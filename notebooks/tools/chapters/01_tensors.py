@@ -1319,7 +1319,7 @@ cells = [
         kernel **fuses** two operations: `x + bias` is never written to memory and read back, which is why libraries
         fuse them (a GPU is usually limited by memory traffic, not arithmetic, on such operations).
 
-        **Where there is no GPU** (the line the cell prints says which), your kernel runs on a **stand-in** with
+        **Where there is no GPU** (the cell after the check says which), your kernel runs on a **stand-in** with
         CuPy's interface (`grading/library/elementwise.py`). It follows CuPy's rules for everything around the body:
         parameters and placeholders, its `"Type is mismatched"` error for an array of another dtype than a fixed type,
         broadcasting, the output made or passed in. It runs the body by **interpreting a small subset of CUDA C** with
@@ -1335,7 +1335,7 @@ cells = [
         '''
         from grading.library import elementwise
 
-        GPU = elementwise.gpu()  # CuPy on a machine with a GPU, else the stand-in (the line printed says which)
+        GPU = elementwise.gpu()  # CuPy on a machine with a GPU, else the stand-in (the cell after the check says which)
 
 
         def bias_gelu_kernel(cupy):
@@ -1378,6 +1378,7 @@ cells = [
     code(
         """
         # Your kernel on a batch of activations, next to minitorch's F.gelu on the CPU.
+        print(elementwise.which(GPU))
         activations = np.random.default_rng(2).standard_normal((256, 64)).astype(np.float32)
         bias = np.random.default_rng(3).standard_normal(64).astype(np.float32)
         expected = minitorch.nn.functional.gelu(minitorch.tensor(activations) + minitorch.tensor(bias),
