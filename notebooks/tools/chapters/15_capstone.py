@@ -581,7 +581,7 @@ cells = [
     differently (another order of additions in a matrix product, in a sum of gradients), and training amplifies
     small differences: the columns agree closely at first and drift apart by small amounts later, while the
     validation losses stay close. The last lines measure both. 300 steps do not reach the grade's target; set
-    `COMPARE_STEPS = STEPS` to train all three for the full 1,000 steps (about a minute more on 2 cores), and the
+    `COMPARE_STEPS = STEPS` to train all three for the full 1,000 steps (about 20 s more on 2 idle cores), and the
     model trained on your library reaches it too.
     """),
     code("""
