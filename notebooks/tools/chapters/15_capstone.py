@@ -30,7 +30,7 @@ cells = [
 
     The model is deliberately small (one transformer block, 48 features, a context of 24 characters) and the text is
     short (about 105,000 characters), so that 1,000 training steps take seconds on 2 CPU cores, and the whole chapter
-    (your 1,000-step training run, then 300 steps of the same model on your library, on minitorch and on PyTorch)
+    (your 1,000-step training run, then 200 steps of the same model on your library, on minitorch and on PyTorch)
     under half a minute; each training cell prints the time it took. Bigger models and longer training write much
     better text; the machinery is the same.
     """),
@@ -573,21 +573,21 @@ cells = [
     print("\\n".join(kit.lines))
     """),
     md(r"""
-    Now three runs of the same model, `COMPARE_STEPS` steps each (300, with the same schedule squeezed into them, so
+    Now three runs of the same model, `COMPARE_STEPS` steps each (200, with the same schedule squeezed into them, so
     that the chapter stays short): on your library, on minitorch, and on PyTorch (when it is installed). They start
     from the same numbers (the initial values of the model above with seed 0, copied into each) and see the same
     batches (the windows your training loop draws with seed 0), with the same AdamW and the same schedule: only the
     pieces differ. In exact arithmetic the three columns would be equal. In float32 each library rounds a little
     differently (another order of additions in a matrix product, in a sum of gradients), and training amplifies
     small differences: the columns agree closely at first and drift apart by small amounts later, while the
-    validation losses stay close. The last lines measure both. 300 steps do not reach the grade's target; set
-    `COMPARE_STEPS = STEPS` to train all three for the full 1,000 steps (about 20 s more on 2 idle cores), and the
+    validation losses stay close. The last lines measure both. 200 steps do not reach the grade's target; set
+    `COMPARE_STEPS = STEPS` to train all three for the full 1,000 steps (about 25 s more on 2 idle cores), and the
     model trained on your library reaches it too.
     """),
     code("""
     minitorch.manual_seed(0)
     initial = {name: value.numpy().copy() for name, value in CharTransformer(vocab_size).state_dict().items()}
-    COMPARE_STEPS = 300   # STEPS (1000) trains the three to the end of the full budget
+    COMPARE_STEPS = 200   # STEPS (1000) trains the three to the end of the full budget
     starts = capstone.batch_starts(len(train_ids), BLOCK_SIZE, BATCH_SIZE, COMPARE_STEPS, seed=0)
     runs = {}
 
