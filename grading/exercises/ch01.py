@@ -345,3 +345,45 @@ exercise(
         "small blocks may use @ on those NumPy arrays. Accumulate into C's storage seen as an (n, m) array.",
     ],
 )
+
+
+# -- a GPU kernel: the learner's CuPy ElementwiseKernel, on the GPU or on the stand-in ------------------------------
+from grading.library import elementwise  # noqa: E402
+
+
+def _gpu_kernel_reference(*case):
+    return elementwise.kernel_report(elementwise.minitorch_bias_gelu, elementwise.standin(), *case)
+
+
+exercise(
+    "ch01.gpu_kernel",
+    function="gpu_kernel_report",
+    withheld=("minitorch.nn.functional.gelu",),
+    reference=_gpu_kernel_reference,
+    input_type="numpy",
+    output_type="any",
+    public=[
+        (randn(4, 6, seed=190), 0, randn(6, seed=191), 0),
+        (randn(5, 3, seed=192, dtype="float64"), 1, randn(5, seed=193, dtype="float64"), 0),
+        (randn(2, 3, 4, seed=194), 0, randn(4, seed=195), 1),
+    ],
+    labels=[
+        "x (4, 6) float32 and a bias of 6: the bias broadcast along every row",
+        "a transposed (non-contiguous) float64 x: the kernel reads by index, not memory order, and a float64 input "
+        "gives a float64 result (a type placeholder, not a fixed type)",
+        "the output array passed in: the kernel writes into it and returns it",
+    ],
+    outputs=elementwise.GPU_KERNEL_OUTPUTS,
+    hints=[
+        "An ElementwiseKernel is the body of a loop over the output's elements: CuPy broadcasts the inputs, makes the "
+        "output, and runs your body once per element i, where each parameter name stands for that element of its "
+        "array. Declare the parameters with a type placeholder such as T, so that one kernel serves float32 and "
+        "float64; a fixed type refuses the other.",
+        "The parameters are a string of 'type name' pairs: the inputs x and bias, the output y. The body is C: "
+        "first v = x + bias, then gelu_tanh(v) = 0.5 v (1 + tanh(sqrt(2/pi) (v + 0.044715 v^3))); sqrt(2/pi) is "
+        "about 0.7978845608.",
+        "cupy.ElementwiseKernel(in_params, out_params, body, name) with in_params like 'T a, T c', out_params like "
+        "'T z', and a body of C statements separated by ';' (a local variable is declared with its type: 'T v = "
+        "...'). Index nothing: a parameter is already its element.",
+    ],
+)

@@ -21,6 +21,16 @@ graph through thin views with exactly that interface: each view's call runs one 
 gradients up; minitorch's ops supply each node's local derivative. The model avoids ops with several outputs
 (``chunk``), since chapter 2's engine keeps one gradient per node.
 
+**Your Function, Context and AccumulateGrad record the graph.** When chapter 2's ``Function.apply`` is the learner's
+(and their engine too, which alone can run what it records), every training step's graph is recorded again through
+it (:func:`record_with`): one ``Function.apply`` per node of minitorch's graph, in the order minitorch made them, so
+the learner's ``Context`` is every node (``next_functions``, ``needs_input_grad``, ``sequence_nr``, ``ctx`` keeping
+the minitorch node whose local derivative it computes) and the learner's ``AccumulateGrad`` collects every
+parameter's gradient, which is then added into the parameter's ``.grad``. The learner's ``backward`` runs those
+nodes. minitorch's forward computed the values and its ops' backward formulas compute each local derivative; the
+graph, its scheduling and the accumulation are the learner's. When ``Function`` is blank, the learner's engine runs
+minitorch's own nodes through views (above); when both are blank, ``loss.backward()`` does it all.
+
 **Your tensor cuts the windows.** Chapter 1's ``StridedTensor`` is not differentiable, so the arithmetic runs on
 minitorch's tensor; what a strided tensor is made for, it does here: every training window is an ``as_strided``
 view of the text's storage (shape ``(block_size + 1,)``, stride 1, offset the window's start), read through its
@@ -134,7 +144,8 @@ def _sdpa(functional):
 
 def your_kit(namespace: dict | None = None, tensor: str = "yours") -> Kit:
     """The learner's pieces (from ``namespace``, the capstone's own cells, and from the saved chapters), each
-    announced in ``kit.lines``: "yours", or "minitorch's" and why. ``tensor`` is the learner's choice of the
+    announced in ``kit.lines``: "yours", or "minitorch's" and why (10 lines: chapter 2's recording, ``Function``
+    with its ``Context`` and ``AccumulateGrad``, is one). ``tensor`` is the learner's choice of the
     tensor that cuts the training windows: "yours" (chapter 1's StridedTensor) or "minitorch". ``namespace`` is
     the calling notebook's names (by default the calling cell's globals), as for ``use``."""
     if namespace is None:
@@ -163,7 +174,15 @@ def your_kit(namespace: dict | None = None, tensor: str = "yours") -> Kit:
     DataLoader, mine = _take_loader(namespace, lines)
     count += mine
     backward = taken["backward"]
-    engine = (lambda loss: loss.backward()) if backward is minitorch.autograd.backward else _engine(backward)
+    engine_is_yours = backward is not minitorch.autograd.backward
+    Function, mine = _take_recording(namespace, lines, engine_is_yours)
+    count += mine
+    if mine:  # your Function.apply records the graph, your AccumulateGrad fills .grad, your engine runs it
+        engine = _recorded_engine(Function, backward)
+    elif engine_is_yours:  # your engine schedules minitorch's recorded nodes
+        engine = _engine(backward)
+    else:
+        engine = lambda loss: loss.backward()  # noqa: E731
     lookup, loss = taken["EmbeddingLookup"], taken["SoftmaxCrossEntropy"]
     return Kit(
         "your library", taken["MyModule"], nn.Parameter, minitorch.tensor, lookup.apply, taken["linear_forward"],
@@ -183,6 +202,97 @@ class MinitorchEmbeddingLookup:
 piece("EmbeddingLookup", chapter="15_capstone", cells=("ch15-embedding",),
       checks={"ch15.embedding_forward_backward": "embedding_forward_backward"},
       fallback=lambda: MinitorchEmbeddingLookup)  # fmt: skip
+
+
+def _take_recording(namespace: dict | None, lines: list[str], engine_is_yours: bool):
+    """Chapter 2's ``Function`` (with its ``Context`` and ``AccumulateGrad``: one exercise, ch02.record_program) when
+    the learner's, and their engine is too (only their engine runs the nodes their ``apply`` records); else None."""
+    what = "recording (Function, ctx, ch. 2)"
+    found = {name: find(name, namespace) for name in ("Function", "Context", "AccumulateGrad")}
+    statuses = {entry.status for entry in found.values()}
+    if statuses == {YOURS}:
+        if engine_is_yours:
+            lines.append(f"  {what:<34} yours (Function, Context, AccumulateGrad, {found['Function'].source})")
+            return found["Function"].value, True
+        lines.append(f"  {what:<34} minitorch's (yours needs your engine to run it: "
+                     f"{', '.join(found['Function'].piece.checks)} passes, the engine does not)")  # fmt: skip
+        return None, False
+    first = next(entry for entry in found.values() if entry.status != YOURS)
+    exercises = ", ".join(first.piece.checks)
+    reason = {
+        BLANK: f"yours is blank: {exercises}",
+        FAILING: f"yours is failing: {first.detail}",
+        MISSING: f"yours was not found: {first.detail}",
+        UNCHECKED: f"yours cannot be checked here: {first.detail}",
+    }[first.status]
+    lines.append(f"  {what:<34} minitorch's ({reason})")
+    return None, False
+
+
+# -- chapter 2's Function, Context and AccumulateGrad record minitorch's graph again ----------------------------
+def record_with(Function, loss):
+    """The graph of ``loss`` recorded again through the learner's chapter 2 ``Function.apply``: one node per node of
+    minitorch's graph, made in the order minitorch made them (so the sequence numbers keep their order), each
+    ``ctx`` holding the minitorch node whose local derivative it computes, and one leaf tensor per parameter, whose
+    ``AccumulateGrad`` (the learner's, made by their ``gradient_edge``) collects its gradient.
+
+    Returns ``(root, leaves)``: the learner's tensor for ``loss`` (``backward(root)`` runs the learner's engine on
+    their nodes) and ``[(parameter, its leaf), ...]``. The learner's tensors stand for the graph only: minitorch's
+    forward computed the values, so each holds a 0-d stand-in (the root's has the loss's shape, 0-d, which is what
+    the engine's first gradient is made from).
+    """
+    apply = getattr(Function.apply, "__func__", Function.apply)
+    Tensor = apply.__globals__["Tensor"]  # the chapter's small tensor, in the namespace where Function was written
+    dtype = loss.detach().numpy().dtype
+
+    class Recorded(Function):
+        """One of minitorch's ops as a node of the learner's graph: the op itself comes last among the arguments,
+        a number to ``apply`` (as ``Pow``'s exponent), so it is kept on ``ctx`` and gets no edge."""
+
+        @staticmethod
+        def forward(ctx, *arguments):
+            ctx.minitorch_node = arguments[-1]
+            return np.zeros(())
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            gradient = minitorch.from_numpy(np.array(grad_output, dtype=dtype))
+            sent = graph.call_node(ctx.minitorch_node, gradient)
+            return (*(None if each is None else each.numpy() for each in sent), None)
+
+    recorded, leaves = {}, {}
+    for node in graph.forward_order(loss):
+        if graph.is_leaf_node(node):
+            leaves[node] = Tensor(np.zeros(()), requires_grad=True)
+            continue
+        arguments = []
+        for next_node, output_number in node.next_functions:
+            if output_number != 0:
+                raise ValueError(f"{node.name()} sends a gradient to output {output_number} of {next_node.name()}: "
+                                 "chapter 2's engine handles ops with one output (use slicing, not chunk)")  # fmt: skip
+            if next_node is None:
+                arguments.append(Tensor(np.zeros(())))  # an input that needs no gradient: apply records None
+            else:
+                arguments.append(leaves[next_node] if graph.is_leaf_node(next_node) else recorded[next_node])
+        recorded[node] = Recorded.apply(*arguments, node)
+    return recorded[loss.grad_fn], [(graph.leaf_tensor(node), leaf) for node, leaf in leaves.items()]
+
+
+def _recorded_engine(Function, learners_backward):
+    """``loss -> fills .grad``: the learner's Function records the graph, their engine runs it, and what their
+    AccumulateGrad collected on each leaf is added into the parameter's ``.grad`` (as ``loss.backward()`` adds)."""
+
+    def backward(loss):
+        root, leaves = record_with(Function, loss)
+        learners_backward(root)
+        with minitorch.no_grad():
+            for parameter, leaf in leaves:
+                if leaf.grad is None:
+                    continue
+                gradient = minitorch.from_numpy(np.asarray(leaf.grad.data, dtype=parameter.detach().numpy().dtype))
+                parameter.grad = gradient if parameter.grad is None else parameter.grad + gradient
+
+    return backward
 
 
 # -- chapter 2's engine on minitorch's graph ----------------------------------------------------------------------

@@ -656,10 +656,18 @@ def zeros_like_pinned(a, dtype=None, order="K", subok=None, shape=None):
     return array
 
 
+def _elementwise_kernel(*args, **kwargs):
+    """``cupy.ElementwiseKernel``: CuPy's rules around the body, the body's C interpreted with NumPy (the subset and
+    the reasons are in grading/library/elementwise.py, which chapter 1's stand-in shares)."""
+    from grading.library.elementwise import ElementwiseKernel
+
+    return ElementwiseKernel(*args, wrap=ndarray, **kwargs)
+
+
 def _build():
     extra = {"asarray": asarray, "array": array, "asnumpy": asnumpy, "get_array_module": get_array_module,
              "ndarray": ndarray, "ascontiguousarray": ascontiguousarray,
-             "get_default_memory_pool": lambda: _pool}
+             "get_default_memory_pool": lambda: _pool, "ElementwiseKernel": _elementwise_kernel}
     module = _module("cupy", np, NAMES["cupy"], extra)
     module.linalg = _module("cupy.linalg", np.linalg, NAMES["cupy.linalg"], {})
     module.fft = _module("cupy.fft", np.fft, NAMES["cupy.fft"], {})

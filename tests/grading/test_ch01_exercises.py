@@ -734,6 +734,8 @@ def test_minitorchs_own_pieces_handed_in_score_zero_and_the_reference_full(tmp_p
         "broadcast_index = library_pieces.minitorch_broadcast_index\n"
         "tensor_map, tensor_zip = library_pieces.minitorch_map, library_pieces.minitorch_zip\n"
         "tensor_reduce, matmul_blocks = library_pieces.minitorch_reduce, library_pieces.minitorch_matmul\n"
+        "from grading.library import elementwise as library_kernels\n"
+        "bias_gelu_kernel = library_kernels.minitorch_bias_gelu\n"
     ))  # fmt: skip
     nbformat.write(shortcut, folder / "shortcut.ipynb")
     out = tmp_path / "out"
@@ -741,7 +743,7 @@ def test_minitorchs_own_pieces_handed_in_score_zero_and_the_reference_full(tmp_p
     with open(out / "grades.csv", newline="") as handle:
         rows = {row["student"]: row for row in csv.DictReader(handle)}
     built = ["strided_views", "view_and_contiguous", "broadcasting", "kernels_loop", "kernels_vectorised",
-             "block_matmul"]  # fmt: skip
-    assert float(rows["reference"]["total"]) == 12
+             "block_matmul", "gpu_kernel"]  # fmt: skip
+    assert float(rows["reference"]["total"]) == 13
     assert all(float(rows["shortcut"][f"ch01.{name}"]) == 0 for name in built), rows["shortcut"]
     assert float(rows["shortcut"]["total"]) == 4  # the four exercises that rebuild nothing

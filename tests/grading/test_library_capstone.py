@@ -197,6 +197,79 @@ def _every_view(root):
     return seen
 
 
+# -- chapter 2's Function, Context and AccumulateGrad record the graph the learner's engine runs --------------------
+def test_the_learners_recording_and_engine_give_minitorchs_and_pytorchs_gradients():
+    """The learner's Function.apply records every node again (their Context as ctx, their AccumulateGrad on each
+    parameter's leaf), their backward runs those nodes: the parameters' gradients are minitorch's and PyTorch's."""
+    require("torch", "PyTorch's autograd is the reference for the gradients")
+    mine = solutions("02_autograd")
+    initial, ids = _initial(), np.random.default_rng(2).integers(0, 11, (3, 9))
+    kit = capstone.minitorch_kit()
+    loss, recorded = _loss_and_parameters(kit, initial, ids)
+    capstone._recorded_engine(mine["Function"], mine["backward"])(loss)
+    loss, theirs = _loss_and_parameters(kit, initial, ids)
+    loss.backward()
+    loss, pytorchs = _loss_and_parameters(capstone.pytorch_kit(), initial, ids)
+    loss.backward()
+    for name in recorded:
+        np.testing.assert_allclose(recorded[name].grad.numpy(), theirs[name].grad.numpy(), rtol=1e-5, atol=1e-7,
+                                   err_msg=name)  # fmt: skip
+        np.testing.assert_allclose(recorded[name].grad.numpy(), pytorchs[name].grad.numpy(), rtol=2e-3, atol=1e-5,
+                                   err_msg=name)  # fmt: skip
+
+
+def test_the_learners_nodes_are_the_graph_one_per_minitorch_node_in_creation_order():
+    mine = solutions("02_autograd")
+    a = minitorch.tensor([0.5, -1.5], requires_grad=True)
+    b = minitorch.tensor([2.0, 3.0])  # needs no gradient: the learner's apply records None for it
+    shared = a.tanh()
+    loss = (shared * b + shared.exp()).sum()
+    root, leaves = capstone.record_with(mine["Function"], loss)
+    assert isinstance(root, mine["Tensor"]) and isinstance(root.grad_fn, mine["Context"])
+    (parameter, leaf), = leaves  # fmt: skip
+    assert parameter is a and isinstance(mine["gradient_edge"](leaf), mine["AccumulateGrad"])
+    seen, stack, numbers = set(), [root.grad_fn], {}
+    while stack:
+        node = stack.pop()
+        if node in seen or isinstance(node, mine["AccumulateGrad"]):
+            continue
+        seen.add(node)
+        numbers[node.minitorch_node] = node.sequence_nr
+        stack.extend(next_node for next_node, _ in node.next_functions if next_node is not None)
+    graph = minitorch.autograd.graph
+    theirs = [node for node in graph.forward_order(loss) if not graph.is_leaf_node(node)]
+    assert set(numbers) == set(theirs)  # one learner's node per minitorch node
+    assert [numbers[node] for node in theirs] == sorted(numbers.values())  # made in minitorch's creation order
+    mul = next(node for node in seen if node.minitorch_node.name() == "MulBackward0")
+    assert mul.next_functions[1] == (None, 0) and mul.needs_input_grad == (True, False, False)
+    mine["backward"](root)  # the learner's engine; their AccumulateGrad fills the leaf
+    expected = (1 - np.tanh([0.5, -1.5]) ** 2) * (np.array([2.0, 3.0]) + np.exp(np.tanh([0.5, -1.5])))
+    np.testing.assert_allclose(leaf.grad.data, expected, rtol=1e-6)
+
+
+def test_the_recording_is_the_learners_only_with_their_engine_and_says_why_not(capsys):
+    mine, blank = solutions("02_autograd"), namespace("02_autograd", "release")
+    what = f"  {'recording (Function, ctx, ch. 2)':<34} "
+    lines = []
+    assert capstone._take_recording(dict(mine), lines, engine_is_yours=True) == (mine["Function"], True)
+    assert lines == [what + "yours (Function, Context, AccumulateGrad, this notebook)"]
+    lines = []
+    assert capstone._take_recording(dict(mine), lines, engine_is_yours=False) == (None, False)
+    assert lines == [what + "minitorch's (yours needs your engine to run it: ch02.record_program passes, the engine "
+                            "does not)"]  # fmt: skip
+    lines = []
+    assert capstone._take_recording(blank, lines, engine_is_yours=True) == (None, False)
+    assert lines == [what + "minitorch's (yours is blank: ch02.record_program)"]
+    written_engine_only = {**blank, "backward": mine["backward"], "engine_program": mine["engine_program"]}
+    kit = capstone.your_kit(written_engine_only)  # the engine is the learner's, the recording blank: views
+    assert any(line.startswith(what + "minitorch's (yours is blank") for line in kit.lines)
+    assert any(line.startswith("  engine (backward, chapter 2)       yours") for line in kit.lines)
+    kit = capstone.your_kit({**mine})  # both the learner's: their recording
+    assert any(line == what + "yours (Function, Context, AccumulateGrad, this notebook)" for line in kit.lines)
+    kit = capstone.your_kit({**blank})  # both blank: minitorch's loss.backward()
+    assert sum("minitorch's (yours is blank: ch02." in line for line in kit.lines) == 2
+
+
 def test_an_op_with_several_outputs_is_refused_by_name():
     x = minitorch.randn(2, 6, requires_grad=True)
     first, second, _ = x.chunk(3, dim=1)
@@ -253,7 +326,7 @@ def test_the_tensor_is_the_learners_choice_said_in_the_output():
 
 def test_every_piece_is_announced_yours_or_minitorchs_naming_the_exercise():
     blank = capstone.your_kit({})  # no saved chapter anywhere, and no piece in this namespace
-    assert blank.yours == 0 and len(blank.lines) == 9
+    assert blank.yours == 0 and len(blank.lines) == 10
     assert "engine (backward, chapter 2)       minitorch's (yours was not found: no saved 02_autograd/" in (
         "\n".join(blank.lines)
     )
@@ -283,6 +356,7 @@ SAVED_CHAPTERS = ("01_tensors", "02_autograd", "04_networks", "05_losses_and_opt
 BLANKED = {  # piece -> (its chapter, the solution cell that is blank, the line the capstone prints for it)
     "StridedTensor": ("01_tensors", "ch01-strided", "tensor (StridedTensor, chapter 1)"),
     "backward": ("02_autograd", "engine", "engine (backward, chapter 2)"),
+    "Function": ("02_autograd", "function_apply", "recording (Function, ctx, ch. 2)"),
     "MyModule": ("04_networks", "ch04-module-machinery", "Module (MyModule, chapter 4)"),
     "linear_forward": ("04_networks", "ch04-linear-forward", "linear layers (chapter 4)"),
     "SoftmaxCrossEntropy": ("05_losses_and_optimizers", "ch05-softmax-cross-entropy",
@@ -355,8 +429,10 @@ def test_with_one_piece_blank_its_chapter_and_the_capstone_run_top_to_bottom(pie
     text = _execute(_notebook_with_blank("15_capstone", None, edition="release"), course / "15_capstone")
     exercise = ", ".join(library.pieces()[piece].checks)
     assert f"{what:<34} minitorch's (yours is blank: {exercise})" in text
-    # the other six pieces of the saved chapters are the learner's; this chapter's EmbeddingLookup is still blank
-    assert "The pieces of your library in this run (6 of 9 yours)" in text
+    # the other pieces of the saved chapters are the learner's (but chapter 2's recording, which needs chapter 2's
+    # engine: both are minitorch's when either is blank); this chapter's EmbeddingLookup is still blank
+    yours = 6 if chapter == "02_autograd" else 7
+    assert f"The pieces of your library in this run ({yours} of 10 yours)" in text
     assert re.search(r"your library against minitorch: the training losses agree within 0.001 for the first \d+ steps",
                      text)  # fmt: skip
     assert re.search(r"the model trained on your library: validation loss \d\.\d{3}", text)

@@ -1302,6 +1302,98 @@ cells = [
     ),
     md(
         """
+        ### On a GPU: an elementwise kernel of your own
+
+        A GPU runs a kernel as thousands of threads, and in an **elementwise** kernel each thread computes one element
+        of the output: its index `i` is turned into a position in every input (through the strides and broadcasting,
+        the index math of `tensor_zip` above), the thread reads those elements, computes, and writes its element.
+        CuPy writes that index math for you: a `cupy.ElementwiseKernel(in_params, out_params, body, name)` takes
+        the parameters as `"type name"` pairs (a one-letter type such as `T` is a **placeholder**, bound to the dtype
+        of the array passed for it, so one kernel serves float32 and float64), and a body in CUDA C in which each
+        parameter's name stands for **this thread's element** of it. CuPy broadcasts the inputs, makes the output
+        (or takes the one you pass after the inputs) and compiles the body once per dtype.
+
+        Write `bias_gelu_kernel(cupy)`: it returns an `ElementwiseKernel` computing `y = gelu(x + bias)` with the tanh
+        approximation, `gelu(v) = 0.5 v (1 + tanh(sqrt(2/pi) (v + 0.044715 v^3)))` (what
+        `F.gelu(..., approximate="tanh")` computes), with `bias` broadcast over `x`. Adding the bias inside the
+        kernel **fuses** two operations: `x + bias` is never written to memory and read back, which is why libraries
+        fuse them (a GPU is usually limited by memory traffic, not arithmetic, on such operations).
+
+        **Where there is no GPU** (the cell after the check says which), your kernel runs on a **stand-in** with
+        CuPy's interface (`grading/library/elementwise.py`). It follows CuPy's rules for everything around the body:
+        parameters and placeholders, its `"Type is mismatched"` error for an array of another dtype than a fixed type,
+        broadcasting, the output made or passed in. It runs the body by **interpreting a small subset of CUDA C** with
+        NumPy, for all elements at once: statements `name = expression;` and `T name = expression;`, arithmetic,
+        comparisons, `c ? a : b`, casts and the usual math functions (`exp`, `tanh`, `sqrt`, `pow`, ...). Evaluating
+        every element at once gives what the threads give, because each thread computes its own element from its own
+        inputs. A body outside that subset (`if`, loops) is refused with a message saying so: a real GPU compiles all
+        of CUDA C, and the stand-in does not pretend to. It checks what the kernel computes, not how fast it runs.
+        `hint("ch01.gpu_kernel")` gives hints step by step.
+        """
+    ),
+    solution(
+        '''
+        from grading.library import elementwise
+
+        GPU = elementwise.gpu()  # CuPy on a machine with a GPU, else the stand-in (the cell after the check says which)
+
+
+        def bias_gelu_kernel(cupy):
+            """An ElementwiseKernel computing gelu_tanh(x + bias) for float32 or float64, bias broadcast over x."""
+            ### BEGIN SOLUTION
+            return cupy.ElementwiseKernel(
+                "T x, T bias",
+                "T y",
+                "T v = x + bias; y = 0.5 * v * (1 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)))",
+                "bias_gelu",
+            )
+            ### END SOLUTION
+
+
+        # What the check runs (already written): your kernel on device copies of x (transposed when asked) and bias.
+        def gpu_kernel_report(x, transpose, bias, with_out):
+            return elementwise.kernel_report(bias_gelu_kernel, GPU, x, transpose, bias, with_out)
+        ''',
+        "ch01-gpu-kernel",
+    ),
+    tests(
+        """
+        check("ch01.gpu_kernel", gpu_kernel_report)
+        ### BEGIN HIDDEN TESTS
+        from grading import check_hidden  # noqa: E402 (here, not at the top: the learner's edition has no hidden block)
+
+        check_hidden(
+            "ch01.gpu_kernel",
+            gpu_kernel_report,
+            [
+                (randn(1, 7, seed=1900), 0, randn(7, seed=1901), 0),
+                (randn(3, 2, 4, seed=1902, dtype="float64"), 1, randn(3, seed=1903, dtype="float64"), 1),
+                (randn(6, 5, seed=1904, scale=4.0), 0, randn(1, seed=1905), 0),
+            ],
+        )
+        ### END HIDDEN TESTS
+        """,
+        "ch01-gpu-kernel-tests",
+    ),
+    code(
+        """
+        # Your kernel on a batch of activations, next to minitorch's F.gelu on the CPU.
+        print(elementwise.which(GPU))
+        activations = np.random.default_rng(2).standard_normal((256, 64)).astype(np.float32)
+        bias = np.random.default_rng(3).standard_normal(64).astype(np.float32)
+        expected = minitorch.nn.functional.gelu(minitorch.tensor(activations) + minitorch.tensor(bias),
+                                                approximate="tanh").numpy()
+        try:
+            kernel = bias_gelu_kernel(GPU)
+            mine = GPU.asnumpy(kernel(GPU.asarray(activations), GPU.asarray(bias)))
+            print(f"{mine.shape} {mine.dtype}: largest difference from F.gelu(x + bias): "
+                  f"{float(np.abs(mine - expected).max()):.1e}")
+        except NotImplementedError:
+            print("write bias_gelu_kernel above (and run its cell), then run this cell again")
+        """
+    ),
+    md(
+        """
         ### The pieces add up
 
         A linear layer's forward pass, `x @ w + b`, on nothing but your library: your tensor holds the numbers,

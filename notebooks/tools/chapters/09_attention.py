@@ -808,6 +808,22 @@ cells = [
     ),
     md(
         """
+        ### Your library so far
+
+        The pieces of your own minitorch, and whether each one is yours (it passes its public checks) or still
+        minitorch's. The capstone takes your `attention` from this notebook once it is saved, so save it before
+        moving on.
+        """
+    ),
+    code(
+        """
+        from grading.library import my_library
+
+        my_library("09_attention")
+        """
+    ),
+    md(
+        """
         ## Summary
 
         * Attention is a soft lookup: `softmax(Q K^T / sqrt(d)) V`. Each query takes a weighted average of the

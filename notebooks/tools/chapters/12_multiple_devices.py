@@ -1175,6 +1175,21 @@ cells = [
     ),
     md(
         """
+        ### Your library so far
+
+        The pieces of your own minitorch, and whether each one is yours (it passes its public checks) or still
+        minitorch's. Save this notebook before moving on: later chapters take your pieces from the saved notebooks.
+        """
+    ),
+    code(
+        """
+        from grading.library import my_library
+
+        my_library("12_multiple_devices")
+        """
+    ),
+    md(
+        """
         ## Summary
 
         * **Data parallelism**: the same model on every device, each device on a slice of the batch.
