@@ -359,8 +359,9 @@ def build_learner(out: Path) -> dict:
         f"# The minitorch course, learner's kit ({meta['version']})\n\n"
         "Install the kit into a virtual environment and open the course:\n\n"
         "```sh\npython3 -m venv .venv\n"
-        f".venv/bin/pip install --find-links . '{meta['name']}[deploy]'   # the rest comes from your package index\n"
+        f".venv/bin/pip install --find-links . '{meta['name']}[deploy,distributed]'   # the rest: your package index\n"
         ".venv/bin/jupyter lab notebooks\n```\n\n"
+        "(`deploy` brings ONNX for chapter 14, `distributed` brings MPI, whose processes chapter 12 starts.)\n\n"
         "Each exercise's `check(...)` runs its public cases; `hint(...)` shows hints step by step. The grade comes "
         "from your instructor's grader, which runs hidden cases as well.\n",
         encoding="utf-8",
