@@ -369,7 +369,7 @@ def test_training_mistakes_fail_with_feedback_naming_them(mistake, capsys):
     failure = _fails("ch15.trained_model", _training(replace, **names), capsys)
     assert words in failure
     if words == ABOVE:
-        assert "measured by the grader" in failure and "held-out entries G" in failure
+        assert "measured by the judge" in failure and "held-out entries G" in failure
 
 
 def test_training_written_differently_passes(capsys):
