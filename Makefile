@@ -33,9 +33,9 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 # re-installs; otherwise the install step is skipped.
 stamp = $(VENV)/.installed-$(1)
 
-# What each stamp installs: the kit (with onnx and ONNX Runtime for the deployment chapter), the kit with the test
-# tools, and the test tools with CuPy.
-EXTRAS_base := [deploy]
+# What each stamp installs: the kit (with onnx and ONNX Runtime for the deployment chapter, MPI for chapter 12's
+# processes), the kit with the test tools, and the test tools with CuPy.
+EXTRAS_base := [deploy,distributed]
 EXTRAS_test := [test]
 EXTRAS_gpu := [test,cuda]
 

@@ -165,10 +165,12 @@ def judged(exercise: registry.Exercise, got: list[np.ndarray], case: tuple) -> s
     """The exercise's judge on the answer's arrays: the same call in the instant check and the batch grader.
 
     The arrays are the answer as it came back, never the learner's objects, so nothing of the learner's code
-    runs while the judge measures it; a judge that cannot read the answer says so instead of raising."""
+    runs while the judge measures it; a judge that cannot read the answer says so instead of raising. The data it
+    measures on (``judging_data``) is read first: missing data is the kit's fault, never the answer's, and raises."""
+    data = () if exercise.judging_data is None else (exercise.judging_data(),)
     try:
         with quiet():
-            return exercise.judge(got, case)
+            return exercise.judge(got, case, *data)
     except Exception as error:  # noqa: BLE001 - an answer the judge cannot use fails; it never stops a check
         return f"the answer could not be measured ({type(error).__name__}: {str(error)[:120]})"
 
@@ -430,8 +432,9 @@ def check(name: str, function) -> str:
         blank = next((result.blank for result in results if result.blank), exercise.function)
         print(f"{name}: not implemented yet. Write {blank} in the cell above, run that cell, then run this one again.")
         return _raise_or(_Status(status), f"{name}: not implemented yet")
+    note = _judging_note(exercise)
     if status == PASSED:
-        _say(f"{name}: all {total} public cases pass", _GREEN)
+        _say(f"{name}: all {total} public cases pass" + (f"\n    ({note})" if note else ""), _GREEN)
         return _Status(status)
     if status == UNCHECKED:
         reason = next(result.detail for result in results if result.status == UNCHECKED)
@@ -451,9 +454,19 @@ def check(name: str, function) -> str:
     if len(failing) > 1:
         more = len(failing) - 1
         lines.append(f"    ({more} more public case{'s fail' if more > 1 else ' fails'} too; fix this one first)")
+    if note:
+        lines.append(f"    ({note})")
     lines.extend(_hint_pointer(name, exercise))
     _say("\n".join(lines), _RED)
     return _raise_or(_Status(status), f"{name}: {len(failing)} of {total} public cases failed")
+
+
+def _judging_note(exercise: registry.Exercise) -> str:
+    """What the check says about the data its judge measured on: the learner's kit judges a trained model on public
+    data (a validation split) where the grader measures on held-out text (registry ``judging_data``)."""
+    if exercise.judge is None or exercise.judging_data is None or exercise.unchecked:
+        return ""
+    return exercise.judging_data().get("note", "")
 
 
 def _hint_pointer(name: str, exercise: registry.Exercise) -> list[str]:

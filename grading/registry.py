@@ -68,7 +68,13 @@ class Exercise:
     text_outputs: tuple[int, ...] = ()  # positions (from 1) of outputs holding texts (grading.compare.encode_texts)
     # judge(outputs, case) -> a sentence when the answer fails, else None: the grader measures the answer itself
     # (a trained model's loss on text the learner's code never sees) instead of comparing it with the reference's
-    judge: Callable[[list, tuple], str | None] | None = None
+    judge: Callable[..., str | None] | None = None
+    # judging_data() -> {"what": text, "note": text (optional), array names: arrays}: what the judge measures on,
+    # handed to it as judge(outputs, case, data). In the answer key it may read the instructor's own files (held-out
+    # text); the learner's kit holds public_judging_data()'s instead, computed when the kit is built (a validation
+    # split, never held-out text), and its check prints the data's "note" with each verdict
+    judging_data: Callable[[], dict] | None = None
+    public_judging_data: Callable[[], dict] | None = None
     # True where the text asks for no Python loop: the function's own code may hold no for, while, comprehension
     # or map (read from its source, outside its run: grading.checks.python_loop)
     no_python_loop: bool = False
@@ -106,8 +112,10 @@ def exercise(
     mutates_inputs: bool = False,
     at_most: bool = False,
     text_outputs: Sequence[int] = (),
-    judge: Callable[[list, tuple], str | None] | None = None,
+    judge: Callable[..., str | None] | None = None,
     no_python_loop: bool = False,
+    judging_data: Callable[[], dict] | None = None,
+    public_judging_data: Callable[[], dict] | None = None,
 ) -> Exercise:
     """Register an exercise (see the module docstring); returns the entry.
 
@@ -126,6 +134,10 @@ def exercise(
     The instant check and the batch grader both call it, outside the learner's code: a training exercise
     returns its trained parameters, and the judge computes the loss itself on text the learner's code never
     sees. The reference is then a correct answer that the tests judge, never called while grading.
+    With ``judging_data`` too, the judge is called ``judge(outputs, case, judging_data())``: the data it measures on
+    (``{"what": "the held-out entries G", "ids": ...}``), which may be the instructor's own files; the learner's
+    kit cannot have those, and ships ``public_judging_data()`` in their place (public data, a validation split, with
+    a ``"note"`` its check prints so that the learner knows the grade is measured on other data).
 
     The learner's kit (``make learner-dist``) copies ``answer_check`` and ``judge`` into the exercise's public
     description with the chapter's helpers, constants and imports they name (``tools/dist.py``): write them as
@@ -142,6 +154,8 @@ def exercise(
     cases = tuple(validate_case(case, f"public case {index + 1} of {name}") for index, case in enumerate(public))
     if not all(isinstance(piece, str) and piece.startswith("minitorch.") for piece in withheld):
         raise ValueError(f"withheld pieces are dotted names in minitorch, got {withheld!r}")
+    if (judging_data is not None or public_judging_data is not None) and judge is None:
+        raise ValueError(f"{name}: judging_data is what a judge measures on: give the judge too")
     if judge is not None and at_most:
         raise ValueError(f"{name}: an exercise is judged (judge) or compared with bounds (at_most), not both")
     if labels and len(labels) != len(cases):
@@ -151,7 +165,8 @@ def exercise(
         withheld=tuple(withheld), hints=tuple(step.strip() for step in hints), labels=tuple(labels),
         outputs=tuple(outputs), answer_check=answer_check, mutates_inputs=mutates_inputs, at_most=at_most,
         text_outputs=tuple(text_outputs),
-        judge=judge, no_python_loop=no_python_loop,
+        judge=judge, no_python_loop=no_python_loop, judging_data=judging_data,
+        public_judging_data=public_judging_data,
     )  # fmt: skip
     _EXERCISES[name] = entry
     return entry

@@ -111,6 +111,18 @@ def describe_chapter(chapter: str, references: dict[int, str]) -> tuple[dict, di
                 # an answer_check left out would let the kit show green where the grader scores 0: refuse
                 else:
                     raise SystemExit(f"{entry.name}: its answer_check cannot ship to learners: {why}") from None
+        item["judging_data"] = None
+        if entry.judging_data is not None and not unchecked:
+            if entry.public_judging_data is None:  # only the instructor's data to measure on: the grader's alone
+                notes.append(f"{entry.name}: its judge measures on the instructor's data (judging_data) and no "
+                             "public_judging_data is given")  # fmt: skip
+                unchecked = UNCHECKED
+            else:  # the public data in its place, said with each verdict (its "note")
+                data = entry.public_judging_data()
+                if not data.get("what") or not data.get("note"):
+                    raise SystemExit(f"{entry.name}: public_judging_data must say what it is and give the note the "
+                                     "kit's check prints (the grade is measured on other data)")  # fmt: skip
+                item["judging_data"] = public.encode_data(data, f"e{number}_j", arrays)
         item["unchecked"] = unchecked
         answers = []
         for index, case in enumerate(entry.public):
@@ -215,7 +227,7 @@ def write_public(folder: Path) -> dict:
     for chapter in chapters:
         registry.chapter_exercises(chapter)
     references = {id(entry.reference): name for name, entry in registry._EXERCISES.items() if entry.reference}
-    record = {"chapters": {}, "left_to_the_grader": []}
+    record = {"chapters": {}, "left_to_the_grader": [], "judged_on_public_data": []}
     for chapter in chapters:
         description, arrays, source, notes = describe_chapter(chapter, references)
         (folder / f"{chapter}.json").write_text(json.dumps(description, indent=1, allow_nan=True) + "\n", "utf-8")
@@ -224,6 +236,10 @@ def write_public(folder: Path) -> dict:
             (folder / f"{chapter}_rules.py").write_text(source, encoding="utf-8")
         record["chapters"][chapter] = [item["name"] for item in description["exercises"]]
         record["left_to_the_grader"].extend(notes)
+        record["judged_on_public_data"].extend(
+            f"{item['name']}: {item['judging_data']['texts']['what']}"
+            for item in description["exercises"] if item["judging_data"]
+        )  # fmt: skip
     return record
 
 
@@ -359,8 +375,9 @@ def build_learner(out: Path) -> dict:
         f"# The minitorch course, learner's kit ({meta['version']})\n\n"
         "Install the kit into a virtual environment and open the course:\n\n"
         "```sh\npython3 -m venv .venv\n"
-        f".venv/bin/pip install --find-links . '{meta['name']}[deploy]'   # the rest comes from your package index\n"
+        f".venv/bin/pip install --find-links . '{meta['name']}[deploy,distributed]'   # the rest: your package index\n"
         ".venv/bin/jupyter lab notebooks\n```\n\n"
+        "(`deploy` brings ONNX for chapter 14, `distributed` brings MPI, whose processes chapter 12 starts.)\n\n"
         "Each exercise's `check(...)` runs its public cases; `hint(...)` shows hints step by step. The grade comes "
         "from your instructor's grader, which runs hidden cases as well.\n",
         encoding="utf-8",
@@ -387,6 +404,8 @@ def main(argv=None) -> int:
         print(f"{out}: {record['wheel']}, notebooks/ ({count} exercises described, public cases only)")
         for note in record["left_to_the_grader"]:
             print(f"  left to the grader: {note}")
+        for note in record["judged_on_public_data"]:
+            print(f"  judged in the kit on public data (the grader: on its own): {note}")
     else:
         print(f"{out}: {build_instructor(out).name}")
     return 0

@@ -6,13 +6,17 @@ Expected values are computed by minitorch (``F.embedding`` and autograd, ``F.mul
 with a causal mask, ``softmax`` and ``searchsorted``), never written down; the public cases are inputs only.
 The last exercise is judged, not compared: the learner's ``trained_parameters`` trains the chapter's model with
 the learner's loop (on the grader's training text, from the grader's seed, for the chapter's fixed number of
-steps) and returns its parameters; the judge (:func:`judge_trained_model`, the same call in the instant check and
-in the batch grader) loads them into the chapter's architecture, built here from the library's own pieces, and
+steps) and returns its parameters; the judge (:func:`judge_on_text`, the same call in the instant check and in
+the batch grader) loads them into the chapter's architecture, built here from the library's own pieces, and
 computes the loss itself on **held-out text the learner's code never sees**: the entries G of *The Devil's
 Dictionary* (``data/devils_dictionary_g.txt``, the instructor's side only; the notebook loads the entries A to
 F). A constant, a count table or anything that is not the chapter's network cannot be submitted at all, and the
 target ``TARGET_LOSS`` lies below what a trigram table counted on the training text reaches on that text (the
 best of the no-network baselines: unigram, bigram, trigram, a constant), so only a trained network reaches it.
+
+The learner's kit (``make learner-dist``) has no held-out text: it ships the same judge with the chapter's
+validation split as its text (:func:`validation_data`, stored when the kit is built), and its check says that
+it judged on that text and that the grade is measured on held-out text (``judging_data`` in the registry).
 
 The texts are public domain (see ``notebooks/source/15_capstone/ABOUT_THE_TEXT.md`` and
 ``data/ABOUT_THE_HELD_OUT_TEXT.md``); the cases read them from disk and never download anything.
@@ -28,6 +32,7 @@ import minitorch.nn as nn
 import minitorch.nn.functional as F
 import minitorch.optim as optim
 from grading.registry import exercise, randn
+from grading.withhold import DERIVATIVES
 
 TEXT_NAME = "the_devils_dictionary.txt"
 HELD_OUT = Path(__file__).resolve().parent / "data" / "devils_dictionary_g.txt"  # the instructor's side only
@@ -69,13 +74,27 @@ def text_ids() -> tuple[np.ndarray, np.ndarray, int]:
     return ids[:split], ids[split:], len(_vocabulary())
 
 
+def held_out_data() -> dict:
+    """What the grader measures a trained model on: the held-out entries G (the instructor's side only: the
+    repository and the instructor's part hold them, the learner's kit does not)."""
+    return {"ids": _encode(HELD_OUT.read_text(encoding="ascii")), "what": "the held-out entries G"}
+
+
+def validation_data() -> dict:
+    """What the learner's kit measures a trained model on, having no held-out text: the chapter's validation split
+    (public: the learner's code could have seen it), and the note its check prints with each verdict."""
+    return {
+        "ids": text_ids()[1],
+        "what": "the chapter's validation text",
+        "note": "judged here on the chapter's validation text, which the notebook holds: your grade is measured "
+                "the same way on held-out text that only the grader holds",
+    }  # fmt: skip
+
+
 def judging_ids() -> tuple[np.ndarray, str]:
-    """``(ids, what they are)``: the text the trained model is measured on. The held-out entries G where they are
-    (the instructor's side: the batch grader, a checkout of the repository); else the chapter's validation text,
-    the best a kit without the instructor's side can do (the learner's code has seen that one)."""
-    if HELD_OUT.is_file():
-        return _encode(HELD_OUT.read_text(encoding="ascii")), "the held-out entries G"
-    return text_ids()[1], "the validation text"
+    """``(ids, what they are)``: the text the grader measures the trained model on (:func:`held_out_data`)."""
+    data = held_out_data()
+    return data["ids"], data["what"]
 
 
 def _ids(count, vocabulary, seed):
@@ -129,7 +148,10 @@ def _embedding_forward_backward(weight, indices, grad_output):
 exercise(
     "ch15.embedding_forward_backward",
     function="embedding_forward_backward",
-    withheld=("minitorch.nn.functional.embedding", "minitorch.nn.Embedding"),
+    # the library's lookup (functional, module and op), and every derivative minitorch knows: a backward that runs
+    # autograd on weight[indices] reaches the indexing op's
+    withheld=("minitorch.nn.functional.embedding", "minitorch.nn.Embedding", "minitorch.ops.nn_ops.Embedding",
+              DERIVATIVES),
     reference=_embedding_forward_backward,
     public=[
         (
@@ -271,8 +293,9 @@ exercise(
 # -- 5. the trained model, measured by the judge on text the learner's code never sees ------------------------
 class CharTransformer(nn.Module):
     """The chapter's model, its parameters named and ordered as the notebook's: the judge loads a learner's
-    trained parameters into it. Its forward uses the library's own embedding and causal attention, so nothing of
-    the learner's code runs while the model is measured."""
+    trained parameters into it. Its forward uses the library's own embedding and causal attention (the module
+    ``nn.MultiheadAttention`` with the causal mask of ``nn.Transformer``), so nothing of the learner's code runs
+    while the model is measured."""
 
     def __init__(self, vocab_size: int):
         super().__init__()
@@ -287,9 +310,11 @@ class CharTransformer(nn.Module):
 
     def forward(self, ids):
         x = F.embedding(ids, self.token_vectors) + self.position_vectors[: ids.shape[1]]
-        attention = self.attention
-        x = x + _causal_self_attention(self.attention_norm(x), attention.in_proj_weight, attention.in_proj_bias,
-                                       attention.out_proj.weight, attention.out_proj.bias, NUM_HEADS)
+        # -inf above the diagonal: a position attends to itself and the positions before it
+        causal = nn.Transformer.generate_square_subsequent_mask(ids.shape[1])
+        normed = self.attention_norm(x).transpose(0, 1)  # (length, batch, width): the module's default layout
+        attended, _ = self.attention(normed, normed, normed, attn_mask=causal, need_weights=False)
+        x = x + attended.transpose(0, 1)
         x = x + self.mlp(self.mlp_norm(x))
         return self.head(self.output_norm(x))
 
@@ -307,11 +332,17 @@ def window_loss(logits_of, ids: np.ndarray) -> float:
 
 @functools.cache
 def baselines() -> dict[str, float]:
-    """The no-network baselines on the judging text, counted on the chapter's training text (add-0.1 smoothing,
-    as the chapter's): a constant (the uniform guess: every constant prediction scores at least the unigram's
-    cross-entropy, and uniform is the constant that needs no counting), unigram, bigram and trigram tables."""
+    """The no-network baselines on the held-out text, counted on the chapter's training text
+    (:func:`count_baselines`)."""
     train, _, vocab_size = text_ids()
-    judged, _ = judging_ids()
+    return count_baselines(train, judging_ids()[0], vocab_size)
+
+
+def count_baselines(train: np.ndarray, judged: np.ndarray, vocab_size: int) -> dict[str, float]:
+    """The no-network baselines on the ids ``judged``, counted on the ids ``train`` (add-0.1 smoothing, as the
+    chapter's): a constant (the uniform guess: every constant prediction scores at least the unigram's
+    cross-entropy, and uniform is the constant that needs no counting), unigram, bigram and trigram tables."""
+    vocab_size = int(vocab_size)
     losses = {"constant (uniform)": float(np.log(vocab_size))}
     for order, name in ((1, "unigram"), (2, "bigram"), (3, "trigram")):
         counts = np.full((vocab_size,) * order, 0.1)
@@ -322,11 +353,12 @@ def baselines() -> dict[str, float]:
     return losses
 
 
-def judge_trained_model(outputs: list, case: tuple) -> str | None:
+def judge_on_text(outputs: list, case: tuple, data: dict) -> str | None:
     """The learner's trained parameters (arrays, in the order of ``CharTransformer.state_dict()``) loaded into the
-    chapter's model, measured on the judging text: None when the loss is at most ``TARGET_LOSS``, else why not."""
-    _, vocab_size, _ = case
-    model = CharTransformer(int(vocab_size))
+    chapter's model, measured on ``data["ids"]`` (the held-out text, or the learner's kit's validation text): None
+    when the loss is at most ``TARGET_LOSS``, else why not."""
+    train_ids, vocab_size, _ = case
+    model = CharTransformer(vocab_size=int(vocab_size))
     names = list(model.state_dict())
     shapes = [tuple(value.shape) for value in model.state_dict().values()]
     got = [tuple(array.shape) for array in outputs]
@@ -340,16 +372,21 @@ def judge_trained_model(outputs: list, case: tuple) -> str | None:
         return "the trained parameters hold nan or inf: the training diverged (look at the loss during training)"
     model.load_state_dict({name: minitorch.tensor(array.astype(np.float32)) for name, array in zip(names, outputs)})
     model.eval()
-    ids, what = judging_ids()
-    loss = window_loss(model, ids)
+    judged = np.asarray(data["ids"])
+    loss = window_loss(model, judged)
     if not loss <= TARGET_LOSS:
-        trigram = baselines()["trigram"]
+        trigram = count_baselines(np.asarray(train_ids), judged, vocab_size)["trigram"]
         return (
-            f"the trained model's loss on {what}, measured by the grader, is {loss:.3f}: above the target "
+            f"the trained model's loss on {data['what']}, measured by the judge, is {loss:.3f}: above the target "
             f"{TARGET_LOSS} (a trigram table counted on the training text reaches {trigram:.3f}; a model trained "
-            "with a correct loop reaches about 1.98)"
+            "with a correct loop reaches about 1.98 on the held-out text)"
         )
     return None
+
+
+def judge_trained_model(outputs: list, case: tuple) -> str | None:
+    """The grader's verdict: :func:`judge_on_text` on the held-out text."""
+    return judge_on_text(outputs, case, held_out_data())
 
 
 def _train_reference(train_ids, vocab_size, seed):
@@ -375,7 +412,9 @@ exercise(
     "ch15.trained_model",
     function="trained_parameters",
     reference=_train_reference,
-    judge=judge_trained_model,
+    judge=judge_on_text,
+    judging_data=held_out_data,
+    public_judging_data=validation_data,
     public=[(text_ids()[0], text_ids()[2], 0)],
     labels=[
         f"seed 0, the run the chapter shows: loaded into the chapter's model, the trained parameters must reach a "

@@ -13,6 +13,11 @@ writes here from the registry, so a new exercise is picked up by the next build:
   copy a helper that is an exercise's reference or that reads the answer key's files; such an exercise says
   ``unchecked`` (why its check cannot judge it here), and the batch grader judges it.
 
+A judge that measures on the instructor's data (``judging_data``: chapter 15's held-out text) ships with the
+exercise's *public* judging data instead (``public_judging_data``, a validation split, computed at build time: its
+arrays in the ``.npz``, its texts in the ``.json``); the kit's check prints the data's note with its verdict, so the
+learner knows that the grade is measured on other data.
+
 The answers are the reference's, computed when the kit is built: the same arrays the repository's check computes
 on the fly, compared by the same code (:func:`grading.checks.run_case`), so both give the same verdict on the
 public cases. Hidden cases have no answer here: ``check_hidden`` needs the instructor's part.
@@ -40,6 +45,9 @@ PLAIN_FIELDS = (
     "outputs", "mutates_inputs", "at_most", "text_outputs", "no_python_loop", "extra",
 )  # fmt: skip
 RULES = ("answer_check", "judge")  # fields of Exercise that are code: shipped in <chapter>_rules.py, or not at all
+# Fields of Exercise that are data a judge measures on: judging_data ships as public_judging_data's values, and
+# public_judging_data itself (the answer key's function) never ships
+JUDGING = ("judging_data", "public_judging_data")
 
 
 def chapters() -> list[str]:
@@ -69,6 +77,7 @@ def load(chapter: str) -> list[registry.Exercise]:
             public=tuple(decode_case(case, arrays) for case in item["public"]),
             answers=tuple(tuple(arrays[key] for key in keys) for keys in item["answers"]),
             unchecked=item.get("unchecked", ""),
+            judging_data=_stored_data(item["judging_data"], arrays) if item.get("judging_data") else None,
             **fields,
         )
         entries.append(registry.register(entry))
@@ -83,6 +92,15 @@ def _rules(chapter: str):
     sys.modules[name] = module  # as an import would: tracebacks and pickling find it
     spec.loader.exec_module(module)
     return module
+
+
+def _stored_data(encoded: dict, arrays: dict[str, np.ndarray]):
+    """The stored judging data as a ``judging_data`` function: a fresh dict on each call."""
+
+    def judging_data() -> dict:
+        return decode_data(encoded, arrays)
+
+    return judging_data
 
 
 def _from_json(value):
@@ -105,3 +123,22 @@ def encode_case(case: tuple, prefix: str, arrays: dict[str, np.ndarray]) -> list
 
 def decode_case(encoded: list[dict], arrays: dict[str, np.ndarray]) -> tuple:
     return tuple(arrays[item["array"]] if "array" in item else item["value"] for item in encoded)
+
+
+def encode_data(data: dict, prefix: str, arrays: dict[str, np.ndarray]) -> dict:
+    """Judging data as JSON: texts as they are, arrays (numeric) stored under ``arrays[key]``."""
+    encoded: dict = {"texts": {}, "arrays": {}}
+    for name, value in data.items():
+        if isinstance(value, str):
+            encoded["texts"][name] = value
+        elif isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+            key = f"{prefix}_{name}"
+            arrays[key] = value
+            encoded["arrays"][name] = key
+        else:
+            raise TypeError(f"judging data holds texts and numeric arrays, got {name}: {type(value).__name__}")
+    return encoded
+
+
+def decode_data(encoded: dict, arrays: dict[str, np.ndarray]) -> dict:
+    return {**encoded["texts"], **{name: arrays[key] for name, key in encoded["arrays"].items()}}

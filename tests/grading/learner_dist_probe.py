@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import linecache
 import math
 import sys
 from pathlib import Path
@@ -65,9 +66,8 @@ def _wrong(*arguments):
     return minitorch.full((1, 1), 1.0e9)
 
 
-def _oracle(entry, reference):
-    """An answer that returns, for each public case, the reference's answer computed beforehand (outside the check,
-    so no piece is withheld then): right wherever the stored answers are, whatever the exercise withholds."""
+def reference_outputs(entry, reference) -> list[list[np.ndarray]]:
+    """The reference's answer to each public case, as arrays, computed outside the check (no piece withheld)."""
     from grading.checks import quiet
     from grading.compare import call_arguments, output_arrays
 
@@ -75,6 +75,12 @@ def _oracle(entry, reference):
     with contextlib.redirect_stdout(io.StringIO()), quiet():
         for case in entry.public:
             computed.append(output_arrays(reference(*call_arguments(case, entry.input_type)))[1])
+    return computed
+
+
+def _oracle(entry, computed: list[list[np.ndarray]]):
+    """An answer that returns, for each public case, the reference's answer computed beforehand (outside the check,
+    so no piece is withheld then): right wherever the stored answers are, whatever the exercise withholds."""
 
     def same(argument, value) -> bool:
         if not isinstance(value, np.ndarray):
@@ -92,10 +98,15 @@ def _oracle(entry, reference):
     return oracle
 
 
-def function_reports(names: list[str], answers: dict, skip: set) -> dict:
+def function_reports(names: list[str], answers: dict, skip: set, judged_outputs: dict | None = None) -> dict:
     """The check's report on each exercise for a blank stub, a wrong answer, its reference (``answers``) and the
     reference's answers handed back (:func:`_oracle`); neither of the last two for the exercises in ``skip`` (the
-    kit cannot judge them: they would only run) nor the oracle for a judged exercise."""
+    kit cannot judge them: they would only run).
+
+    A judged exercise (chapter 15's trained model: its reference trains for a minute) gets the oracle only: its
+    reference runs once, outside the check, and ``judged_outputs`` keeps what it returned (``{name: outputs per
+    case}``); where ``judged_outputs`` already holds them (the kit's run, handed to the repository's side), they
+    are used instead, so both sides judge the same trained parameters and the training runs once."""
     from grading import checks, registry
 
     reports = {}
@@ -104,12 +115,62 @@ def function_reports(names: list[str], answers: dict, skip: set) -> dict:
             "blank": _report(checks.check, name, _blank),
             "wrong": _report(checks.check, name, _wrong),
         }
-        if name not in skip:
+        if name in skip:
+            continue
+        entry = registry.get(name)
+        if entry.judge is None:
             reports[name]["reference"] = _report(checks.check, name, answers[name])
-            entry = registry.get(name)
-            if entry.judge is None:
-                reports[name]["oracle"] = _report(checks.check, name, _oracle(entry, answers[name]))
+            oracle = _oracle(entry, reference_outputs(entry, answers[name]))
+            reports[name]["oracle"] = _report(checks.check, name, oracle)
+            continue
+        store = judged_outputs if judged_outputs is not None else {}
+        if name not in store:
+            store[name] = reference_outputs(entry, answers[name])
+        reports[name]["oracle"] = _report(checks.check, name, _oracle(entry, store[name]))
     return reports
+
+
+def save_outputs(outputs: dict, path: Path) -> None:
+    """``{name: outputs per case}`` as one ``.npz`` (keys ``name|case|position``)."""
+    np.savez(path, **{f"{name}|{case}|{position}": array for name, cases in outputs.items()
+                      for case, arrays in enumerate(cases) for position, array in enumerate(arrays)})  # fmt: skip
+
+
+def load_outputs(path: Path) -> dict:
+    """What :func:`save_outputs` wrote."""
+    outputs: dict = {}
+    with np.load(path, allow_pickle=False) as stored:
+        for key in sorted(stored.files, key=lambda key: (key.split("|")[0], *map(int, key.split("|")[1:]))):
+            name, case, position = key.split("|")
+            cases = outputs.setdefault(name, [])
+            while len(cases) <= int(case):
+                cases.append([])
+            cases[int(case)].append(stored[key])
+    return outputs
+
+
+def judging_data(names: list[str]) -> dict:
+    """What each judge with judging data measures on here: its texts, and the length and bytes' hash of its ids."""
+    import hashlib
+
+    from grading import registry
+
+    found = {}
+    for name in names:
+        entry = registry.get(name)
+        if entry.judging_data is not None:
+            data = entry.judging_data()
+            found[name] = {key: value if isinstance(value, str) else
+                           [int(np.asarray(value).size), hashlib.sha256(np.asarray(value).tobytes()).hexdigest()]
+                           for key, value in data.items()}  # fmt: skip
+    return found
+
+
+def notebook_skip(entries) -> set[str]:
+    """The exercises whose test cells run on the stubs only: those the kit cannot judge, and the judged ones (a
+    trained model: the solution would train for a minute on each side; :func:`function_reports` judges the
+    reference's trained parameters instead, and tests/grading/test_ch15_exercises.py the notebook's)."""
+    return {entry.name for entry in entries if entry.unchecked or entry.judge is not None}
 
 
 def _graded_cells(path: Path, kind: str) -> dict[str, str]:
@@ -132,7 +193,11 @@ def _namespace(path: Path) -> dict:
     names = {"math": math, "np": np, "numpy": np, "minitorch": minitorch, "nn": nn, "F": F, "optim": minitorch.optim,
              "models": models, "check": check, "check_hidden": check_hidden, "randn": randn}  # fmt: skip
     for grade_id, source in _graded_cells(path, "solution").items():
-        exec(compile(source, f"<{path.stem} {grade_id}>", "exec"), names)
+        filename = f"<{path.parent.parent.name} {path.stem} {grade_id}>"
+        # in the source cache, as Jupyter keeps a cell's text: chapter 12's check sends a class's cell to other
+        # processes (one name per edition, so the solution's class is not sent as the stub's text)
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        exec(compile(source, filename, "exec"), names)
     return names
 
 
@@ -206,8 +271,11 @@ def main(repository: Path, notebooks: Path, out: Path) -> None:
     report["unchecked"] = {entry.name: entry.unchecked for entry in entries if entry.unchecked}
     names = [entry.name for entry in entries]
     skip = set(report["unchecked"])
-    report["functions"] = function_reports(names, references(repository, report["chapters"]), skip)
-    report["notebooks"] = notebook_reports(repository / "notebooks" / "source", notebooks, skip)
+    judged_outputs: dict = {}
+    report["functions"] = function_reports(names, references(repository, report["chapters"]), skip, judged_outputs)
+    save_outputs(judged_outputs, out.with_suffix(".npz"))
+    report["judging_data"] = judging_data(names)
+    report["notebooks"] = notebook_reports(repository / "notebooks" / "source", notebooks, notebook_skip(entries))
     report["learner_notebook"] = learner_notebook(notebooks)
 
     # a hidden case has no answer in the kit: check_hidden says where hidden cases are graded, and passes nothing

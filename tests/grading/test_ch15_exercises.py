@@ -369,7 +369,7 @@ def test_training_mistakes_fail_with_feedback_naming_them(mistake, capsys):
     failure = _fails("ch15.trained_model", _training(replace, **names), capsys)
     assert words in failure
     if words == ABOVE:
-        assert "measured by the grader" in failure and "held-out entries G" in failure
+        assert "measured by the judge" in failure and "held-out entries G" in failure
 
 
 def test_training_written_differently_passes(capsys):
@@ -547,6 +547,14 @@ def test_every_withheld_piece_exists():
             "    output = F.embedding(indices, weight)\n"
             "    output.backward(grad_output)\n"
             "    return output.detach(), weight.grad",
+        ),
+        (  # a backward that lets autograd differentiate the lookup: the indexing op's derivative is minitorch's
+            "ch15.embedding_forward_backward",
+            "def cheat(weight, indices, grad_output):\n"
+            "    weight = weight.detach().requires_grad_()\n"
+            "    rows = weight[indices]\n"
+            "    rows.backward(grad_output)\n"
+            "    return rows.detach(), weight.grad",
         ),
         (
             "ch15.causal_self_attention",
