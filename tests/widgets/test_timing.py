@@ -72,6 +72,29 @@ def test_the_clock_waits_for_the_device_it_times(monkeypatch):
     assert events == [("wait", "cuda:1"), ("read",)]  # the waiting happens before the reading, inside the timing
 
 
+def test_on_a_gpu_every_clock_reading_waits_for_the_device(monkeypatch):
+    """On the CuPy stand-in (tests/gpu_standin): the copy is timed, and no clock read runs ahead of the device."""
+    from tests.gpu_standin import counts, installed
+    from widgets import timing
+
+    waits_before_each_read = []
+
+    def clock():
+        waits_before_each_read.append(counts.synchronizations)
+        return len(waits_before_each_read) * 0.001
+
+    monkeypatch.setattr(timing, "_clock", clock)
+    with installed():
+        counts.reset()
+        result = timing.measure("elementwise", 1000, "cuda:0", seconds=0.0)
+        copies = counts.host_to_device
+    assert result.device == "cuda:0" and result.transfer == pytest.approx(0.001) and copies >= 2
+    assert result.first_call == pytest.approx(0.001) and result.samples == pytest.approx([0.001])
+    # each reading follows a synchronisation of its own: the device's work is inside every timed interval
+    assert all(later > earlier for earlier, later in zip(waits_before_each_read, waits_before_each_read[1:]))
+    assert waits_before_each_read[0] >= 1
+
+
 def test_crossover_is_the_size_from_which_the_gpu_always_wins():
     from widgets.timing import crossover
 
