@@ -19,12 +19,16 @@ sweep times, for each operation and size, on the CPU (NumPy) and on each CUDA de
   through memory);
 * ``mlp_step``: one training step (forward, backward, SGD update) of an MLP of width ``n``.
 
-Timing done right: inputs are made and moved to the device outside the timed region (the
-host-to-device copy is timed separately), the first call is timed on its own (on a GPU it
-includes compiling kernels), a few warm-up calls follow, and each repeat waits for the
-device to finish (``minitorch.cuda.synchronize``) before reading the clock. The median of
-the repeats is reported, with the achieved GFLOP/s; the plot shows the spread too (the band
-from the 25th to the 75th percentile of the repeats) and the table the number of repeats.
+Timing done right, by ``minitorch.utils.benchmark.Timer`` (PyTorch's ``torch.utils.benchmark``):
+inputs are made and moved to the device outside the timed region (the host-to-device copy is timed
+by a Timer of its own), the first call is timed on its own (on a GPU it includes compiling
+kernels), then ``Timer("run()", ...).blocked_autorange(min_run_time=seconds)`` warms up and times
+blocks of calls, a block long enough that reading the clock costs nothing next to it. The clock
+the Timer reads waits for the device to finish (``minitorch.cuda.synchronize``) before each
+reading, so the waiting is inside what is timed. The Timer's median is reported, with the
+achieved GFLOP/s; the plot shows the spread too (the band from the 25th to the 75th percentile of
+the blocks) and the table the number of blocks and calls per block. The CPU keeps the machine's
+thread count (``minitorch.get_num_threads()``), not the Timer's default of one thread.
 
 Without a GPU the timer says so and shows only what was measured here (no empty panels); a
 file recorded on a GPU machine with ``python -m widgets.timing --save timings.json`` is
@@ -42,7 +46,6 @@ import io
 import json
 import platform
 import re
-import statistics
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -50,6 +53,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 import minitorch
+from minitorch.utils.benchmark import Timer
 
 from .static import StaticFallback
 
@@ -83,7 +87,8 @@ class Measurement:
     first_call: float  # the very first call (a GPU compiles its kernels here)
     transfer: float  # copying the inputs from host memory to the device (0 on the CPU)
     flops: float  # floating-point operations per call
-    samples: list = field(default_factory=list)  # every timed repeat
+    samples: list = field(default_factory=list)  # seconds per call in each block the Timer timed
+    calls_per_sample: int = 1  # calls in each block (the Timer's ``number_per_run``)
 
     @property
     def gflops(self) -> float:
@@ -91,7 +96,7 @@ class Measurement:
 
     @property
     def quartiles(self) -> tuple[float, float]:
-        """The 25th and 75th percentiles of the repeats: half of them fall in between."""
+        """The 25th and 75th percentiles of the blocks (seconds per call in each): half of them fall in between."""
         return _quartiles(self.samples or [self.median])
 
 
@@ -198,33 +203,49 @@ def _synchronize(device: str) -> None:
         minitorch.cuda.synchronize(int(device.split(":")[1]))
 
 
-def measure(operation: str, size: int, device: str, seconds: float = 0.2, min_repeats: int = 3,
-            max_repeats: int = 50, warmup: int = 2) -> Measurement:
-    """Time ``operation`` at ``size`` on ``device``: transfer, first call, then the median of the repeats."""
+def _device_clock(device: str):
+    """The clock the Timer reads: wait for ``device`` to finish its queued work, then read ``_clock``.
+
+    Waiting inside the clock puts the synchronisation inside what is timed, for the very device measured
+    (the Timer's own default clock waits for the current device only)."""
+
+    def clock() -> float:
+        _synchronize(device)
+        return _clock()
+
+    return clock
+
+
+def _timed_once(function, clock) -> float:
+    """One call, on its own: what ``Timer`` never reports (it always warms up first)."""
+    start = clock()
+    function()
+    return clock() - start
+
+
+def measure(operation: str, size: int, device: str, seconds: float = 0.2) -> Measurement:
+    """Time ``operation`` at ``size`` on ``device``: transfer and first call, then ``Timer.blocked_autorange``.
+
+    The first call is timed on its own (on a GPU it compiles kernels); the warm calls are measured by
+    ``minitorch.utils.benchmark.Timer(...).blocked_autorange(min_run_time=seconds)``, whose blocks give the
+    samples (seconds per call, one per block) and whose median is reported. Every clock read waits for the
+    device. The copy of the inputs to the device is measured by a Timer of its own.
+    """
     run, flops, move = OPERATIONS[operation](size, device)
+    clock = _device_clock(device)
+    # The machine's own thread count: the Timer's default of one thread would handicap the CPU against the GPU.
+    threads = minitorch.get_num_threads()
+    label, sub_label = f"{operation} ({SIZE_MEANING[operation]})", f"n={size}"
     transfer = 0.0
     if device != "cpu":
-        _synchronize(device)
-        start = _clock()
-        move()
-        _synchronize(device)
-        transfer = _clock() - start
-    _synchronize(device)
-    start = _clock()
-    run()
-    _synchronize(device)
-    first_call = _clock() - start
-    for _ in range(warmup):
-        run()
-    _synchronize(device)
-    samples = []
-    budget_start = _clock()
-    while len(samples) < max_repeats and (len(samples) < min_repeats or _clock() - budget_start < seconds):
-        start = _clock()
-        run()
-        _synchronize(device)
-        samples.append(_clock() - start)
-    return Measurement(operation, device, size, statistics.median(samples), first_call, transfer, flops, samples)
+        transfer = Timer("move()", globals={"move": move}, timer=clock, label=f"copy to device: {operation}",
+                         sub_label=sub_label, description=device, num_threads=threads
+                         ).blocked_autorange(min_run_time=seconds).median
+    first_call = _timed_once(run, clock)
+    timed = Timer("run()", globals={"run": run}, timer=clock, label=label, sub_label=sub_label, description=device,
+                  num_threads=threads).blocked_autorange(min_run_time=seconds)
+    return Measurement(operation, device, size, float(timed.median), first_call, float(transfer), flops,
+                       [float(t) for t in timed.times], timed.number_per_run)
 
 
 def crossover(cpu: dict, gpu: dict) -> int | None:
@@ -246,7 +267,7 @@ class DeviceTimer(StaticFallback):
     ``operations``: names from ``OPERATIONS`` (default: all); ``sizes``: ``{operation: [sizes]}``
     (default ``DEFAULT_SIZES``, or ``QUICK_SIZES`` with ``quick=True``); ``devices``: default
     every available one; ``reference``: a JSON file saved by ``python -m widgets.timing --save``
-    (on a GPU machine) to overlay; ``seconds``: time spent repeating each point.
+    (on a GPU machine) to overlay; ``seconds``: the Timer's ``min_run_time`` for each point.
     """
 
     def __init__(self, operations=None, sizes=None, devices=None, reference=None, quick: bool = False,
@@ -396,14 +417,14 @@ class DeviceTimer(StaticFallback):
                          if (x.operation, x.device, x.size) == (operation, device, largest))
                 low, high = m.quartiles
                 cells = [operation, device, f"{largest:,}", _seconds(m.median), f"{_seconds(low)} to {_seconds(high)}",
-                         str(len(m.samples)), _seconds(m.first_call),
+                         f"{len(m.samples)} x {m.calls_per_sample:,}", _seconds(m.first_call),
                          _seconds(m.transfer) if device != "cpu" else "-", f"{m.gflops:.2f}"]
                 rows.append("<tr>" + "".join(
                     f"<td style='{_CELL}{'text-align:left' if index < 2 else ''}'>{cell}</td>"
                     for index, cell in enumerate(cells)) + "</tr>")
         header = "".join(
             f"<th style='{_CELL}{_HEAD}'>{name}</th>" for name in (
-                "operation", "device", "largest size", "median", "middle half of the repeats", "repeats",
+                "operation", "device", "largest size", "median", "middle half of the blocks", "blocks x calls",
                 "first call", "host to device", "GFLOP/s")
         )
         return (f"<table class='minitorch-timings' style='border-collapse:collapse;font-size:13px;margin:6px 0'>"
@@ -516,7 +537,7 @@ def _plot(timer: DeviceTimer, format: str):
             repeats = sorted({table[s][3] for s in sizes})
             counted = f"{repeats[0]}" if len(repeats) == 1 else f"{repeats[0]}-{repeats[-1]}"
             times.plot(sizes, [table[s][0] for s in sizes], style, marker="o", markersize=3, color=color,
-                       label=f"{label}, {counted} repeats", linewidth=1.2)
+                       label=f"{label}, {counted} blocks", linewidth=1.2)
             times.fill_between(sizes, [table[s][1] for s in sizes], [table[s][2] for s in sizes], color=color,
                                alpha=0.18, linewidth=0)
         all_sizes = sorted({size for _, _, table, _ in series for size in table})
@@ -603,7 +624,7 @@ def main(argv=None) -> int:
     parser.add_argument("--operations", nargs="+", choices=list(OPERATIONS), help="default: all")
     parser.add_argument("--sizes", nargs="+", type=int, help="the same sizes for every chosen operation")
     parser.add_argument("--quick", action="store_true", help="fewer, smaller sizes")
-    parser.add_argument("--seconds", type=float, default=0.2, help="time spent repeating each point")
+    parser.add_argument("--seconds", type=float, default=0.2, help="the Timer's min_run_time for each point (seconds)")
     arguments = parser.parse_args(argv)
     sizes = {name: arguments.sizes for name in (arguments.operations or OPERATIONS)} if arguments.sizes else None
     timer = DeviceTimer(arguments.operations, sizes, quick=arguments.quick, seconds=arguments.seconds)

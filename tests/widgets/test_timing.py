@@ -20,21 +20,79 @@ def test_every_number_is_read_from_the_clock(monkeypatch):
 
     ticks = iter(range(10_000))
     monkeypatch.setattr(timing, "_clock", lambda: next(ticks) * 0.001)  # each reading 1 ms after the last
-    result = timing.measure("elementwise", 100, "cpu", seconds=0.0, min_repeats=5, max_repeats=5)
-    assert result.samples == pytest.approx([0.001] * 5)  # start and end are consecutive readings
+    # min_run_time 0: the Timer stops after one block of one call (the first block already lasts longer)
+    result = timing.measure("elementwise", 100, "cpu", seconds=0.0)
+    assert result.samples == pytest.approx([0.001]) and result.calls_per_sample == 1  # consecutive readings
     assert result.median == pytest.approx(0.001) and result.first_call == pytest.approx(0.001)
     assert result.transfer == 0.0  # the CPU has nothing to copy
     assert result.flops == 500 and result.gflops == pytest.approx(500 / 0.001 / 1e9)
 
 
-def test_real_runs_grow_with_size():
+def test_the_numbers_are_the_benchmark_timers(monkeypatch):
+    """One ``Timer(...).blocked_autorange`` per size and device; its median and blocks are what is reported."""
+    import widgets
+    from minitorch.utils import benchmark
     from widgets import timing
 
-    small = timing.measure("matmul", 16, "cpu", seconds=0.02)
-    large = timing.measure("matmul", 384, "cpu", seconds=0.02)
-    assert len(small.samples) >= 3 and all(sample > 0 for sample in small.samples + large.samples)
-    assert large.median > small.median
-    assert small.median == sorted(small.samples)[len(small.samples) // 2] or len(small.samples) % 2 == 0
+    made = []
+
+    class Spy(benchmark.Timer):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.kwargs, self.results = kwargs, []
+            made.append(self)
+
+        def blocked_autorange(self, *args, **kwargs):
+            self.results.append((kwargs, super().blocked_autorange(*args, **kwargs)))
+            return self.results[-1][1]
+
+    monkeypatch.setattr(timing, "Timer", Spy)
+    timer = widgets.DeviceTimer(["elementwise"], sizes={"elementwise": [100, 10_000]}, devices=["cpu"],
+                                seconds=0.01).run(progress=False)
+    assert [(spy.kwargs["sub_label"], spy.kwargs["description"]) for spy in made] == [
+        ("n=100", "cpu"), ("n=10000", "cpu")
+    ]
+    # the machine's threads, not the Timer's default of one (that would handicap the CPU against a GPU)
+    assert all(spy.kwargs["num_threads"] == timing.minitorch.get_num_threads() for spy in made)
+    for spy, m in zip(made, timer.measurements):
+        (kwargs, measured), = spy.results
+        assert kwargs == {"min_run_time": 0.01}
+        assert m.median == measured.median and m.samples == list(measured.times)
+        assert m.calls_per_sample == measured.number_per_run and len(m.samples) == len(measured.raw_times)
+
+
+def test_the_clock_waits_for_the_device_it_times(monkeypatch):
+    from widgets import timing
+
+    events = []
+    monkeypatch.setattr(timing, "_synchronize", lambda device: events.append(("wait", device)))
+    monkeypatch.setattr(timing, "_clock", lambda: events.append(("read",)) or float(len(events)))
+    clock = timing._device_clock("cuda:1")
+    clock()
+    assert events == [("wait", "cuda:1"), ("read",)]  # the waiting happens before the reading, inside the timing
+
+
+def test_on_a_gpu_every_clock_reading_waits_for_the_device(monkeypatch):
+    """On the CuPy stand-in (tests/gpu_standin): the copy is timed, and no clock read runs ahead of the device."""
+    from tests.gpu_standin import counts, installed
+    from widgets import timing
+
+    waits_before_each_read = []
+
+    def clock():
+        waits_before_each_read.append(counts.synchronizations)
+        return len(waits_before_each_read) * 0.001
+
+    monkeypatch.setattr(timing, "_clock", clock)
+    with installed():
+        counts.reset()
+        result = timing.measure("elementwise", 1000, "cuda:0", seconds=0.0)
+        copies = counts.host_to_device
+    assert result.device == "cuda:0" and result.transfer == pytest.approx(0.001) and copies >= 2
+    assert result.first_call == pytest.approx(0.001) and result.samples == pytest.approx([0.001])
+    # each reading follows a synchronisation of its own: the device's work is inside every timed interval
+    assert all(later > earlier for earlier, later in zip(waits_before_each_read, waits_before_each_read[1:]))
+    assert waits_before_each_read[0] >= 1
 
 
 def test_crossover_is_the_size_from_which_the_gpu_always_wins():
@@ -63,13 +121,13 @@ def test_sweep_without_gpu_says_so_and_draws_cpu_curves():
     assert svg.startswith("<svg") and 'width="100%"' in svg
     # only what was measured: the times of the two operations, no speed-up panels, no "no GPU results"
     assert "speed-up" not in svg and "no GPU results" not in svg and "cuda" not in svg
-    assert "cpu (here)" in svg and "repeats" in svg
+    assert "cpu (here)" in svg and "blocks" in svg
     assert re.search(r">matmul</td><td[^>]*>cpu</td><td[^>]*>16</td>", parts.table.value)
-    assert "GFLOP/s" in parts.table.value and "middle half of the repeats" in parts.table.value
+    assert "GFLOP/s" in parts.table.value and "middle half of the blocks" in parts.table.value
     matmul = [m for m in timer.measurements if m.operation == "matmul"][-1]
     low, high = matmul.quartiles
     assert low <= matmul.median <= high
-    assert f">{len(matmul.samples)}</td>" in parts.table.value
+    assert f">{len(matmul.samples)} x {matmul.calls_per_sample:,}</td>" in parts.table.value
     bundle = timer._repr_mimebundle_()
     assert "GFLOP/s" in bundle["text/html"] and pictures(bundle["text/html"])
     assert all("<svg" in svg for svg in pictures(bundle["text/html"]))
@@ -125,7 +183,7 @@ def test_command_line_records_a_file_that_the_timer_overlays(tmp_path):
     assert [(m["operation"], m["device"], m["size"]) for m in data["measurements"]] == [
         ("elementwise", "cpu", 1000), ("elementwise", "cpu", 100000)
     ]
-    assert all(m["median"] > 0 and len(m["samples"]) >= 3 for m in data["measurements"])
+    assert all(m["median"] > 0 and m["samples"] and m["calls_per_sample"] >= 1 for m in data["measurements"])
 
     # A stand-in for a file recorded on a GPU machine: the same rows again, relabelled cuda:0 with the large
     # size ten times faster (test data for the overlay and the crossover, not a measurement).

@@ -265,10 +265,10 @@ cells = [
             def device_count(self):
                 return 1
 
-            def to_device(self, array, index):
+            def to_device(self, array, index, blocking=False):   # nothing runs ahead: always "blocking"
                 return np.array(array, copy=True)
 
-            def to_host(self, array):
+            def to_host(self, array, non_blocking=False):
                 return np.array(array, copy=True)
 
             def device_name(self, index):
@@ -387,10 +387,17 @@ cells = [
     ),
     md(
         """
-        Let us measure. With a GPU, the cell below times host-to-device copies (`.to('cuda')`) of growing size.
-        A GPU works **asynchronously**: a call queues work and returns at once, so a clock read right after it
-        measures almost nothing. `minitorch.cuda.synchronize()` waits until the queue is empty; call it before
-        reading the clock every time.
+        Let us measure, with the tool PyTorch's own tutorials use: `torch.utils.benchmark.Timer`, here
+        `minitorch.utils.benchmark.Timer` (source: `minitorch/utils/benchmark/timer.py`). You give it a statement
+        as a string and the names it uses (`globals=`); `blocked_autorange(min_run_time=...)` warms up, picks a
+        *block* of calls long enough that reading the clock costs nothing next to it, and repeats blocks for at
+        least `min_run_time` seconds. Printing the result shows the median time per call, the spread of the
+        blocks (IQR, the middle half) and how many blocks of how many calls it timed.
+
+        With a GPU, the cell below times host-to-device copies (`.to('cuda')`) of growing size. A GPU works
+        **asynchronously**: a call queues work and returns at once, so a clock read right after it measures
+        almost nothing. `minitorch.cuda.synchronize()` waits until the queue is empty; the Timer's clock
+        (`minitorch.utils.benchmark.timer`) calls it before every reading, so the waiting is inside what is timed.
 
         Without a GPU there is no bus to cross, so the cell times a copy within host memory (`.to('cpu',
         copy=True)`) instead: the same shape of curve (a fixed cost, then a bandwidth limit), at RAM speed
@@ -401,43 +408,33 @@ cells = [
     ),
     code(
         """
-        def median_seconds(function, repeats=5):
-            times = []
-            for _ in range(repeats):
-                start = time.perf_counter()
-                function()
-                times.append(time.perf_counter() - start)
-            return float(np.median(times))
+        from minitorch.utils.benchmark import Compare, Timer
+
+        on_gpu = minitorch.cuda.is_available()
+        what = "host -> GPU copy" if on_gpu else "host -> host copy (no GPU here)"
+        copy_statement = "host.to('cuda')" if on_gpu else "host.to('cpu', copy=True)"
+        pieces = 16                                          # for the comparison further down
 
 
-        def copy_seconds(host):
-            \"\"\"Seconds to copy the tensor host: to the GPU if there is one, else within host memory.\"\"\"
-            if minitorch.cuda.is_available():
-                host.to("cuda")                           # the first copy also sets up the GPU: not timed
-
-                def copy():
-                    host.to("cuda")
-                    minitorch.cuda.synchronize()          # wait until the copy has really happened
-            else:
-                def copy():
-                    host.to("cpu", copy=True)
-            return median_seconds(copy)
-
-
-        def time_copies(sizes):
-            \"\"\"Bytes per copy and seconds per copy, for float32 tensors of each size.\"\"\"
-            hosts = [minitorch.randn(size) for size in sizes]
-            nbytes = [host.numel() * host.element_size() for host in hosts]
-            return np.array(nbytes), np.array([copy_seconds(host) for host in hosts])
+        def time_copy(host, statement=copy_statement, description="one copy"):
+            \"\"\"The Timer's measurement of copying host: to the GPU if there is one, else within host memory.\"\"\"
+            nbytes = host.numel() * host.element_size()
+            names = {"host": host, "pieces": list(host.chunk(pieces))}  # what the statement may use
+            timer = Timer(statement, globals=names, label=what, sub_label=f"{nbytes:,} bytes",
+                          description=description)
+            return timer.blocked_autorange(min_run_time=0.05)
 
 
         sizes = [2**k for k in range(8, 23, 2)]              # 256 numbers (1 KB) to 4 M numbers (16 MB)
-        nbytes, seconds = time_copies(sizes)
-        what = "host -> GPU copy" if minitorch.cuda.is_available() else "host -> host copy (no GPU here)"
+        hosts = [minitorch.randn(size) for size in sizes]
+        measurements = [time_copy(host) for host in hosts]
+        nbytes = np.array([host.numel() * host.element_size() for host in hosts])
+        seconds = np.array([m.median for m in measurements])
+        print(measurements[-1])                              # what blocked_autorange measured for the largest copy
 
         figure, (left, right) = plt.subplots(1, 2, figsize=(10, 3.5))
         left.loglog(nbytes, seconds * 1e6, "o-")
-        left.set(xlabel="bytes copied", ylabel="microseconds per copy", title=what)
+        left.set(xlabel="bytes copied", ylabel="microseconds per copy (median)", title=what)
         right.semilogx(nbytes, nbytes / seconds / 1e9, "o-")
         right.set(xlabel="bytes copied", ylabel="GB/s", title="achieved bandwidth")
         figure.tight_layout()
@@ -454,19 +451,52 @@ cells = [
         the **latency +
         bandwidth** model of a copy, `time = latency + bytes / bandwidth`.
 
+        A fixed cost per copy means that many small copies cost more than one big one of the same bytes.
+        `Compare` sets measurements side by side, as in PyTorch's benchmark recipe: rows are the `sub_label`s
+        (here two sizes), columns the `description`s (one copy of the whole tensor, or the same numbers as 16
+        pieces, each copied on its own), and every table is one `label`.
+        """
+    ),
+    code(
+        """
+        piecewise = f"[{copy_statement.replace('host', 'piece')} for piece in pieces]"
+        side_by_side = []
+        for host in (hosts[2], hosts[-1]):                   # 4,096 numbers (16 KB) and 4 M numbers (16 MB)
+            side_by_side.append(time_copy(host))
+            side_by_side.append(time_copy(host, piecewise, f"{pieces} copies of 1/{pieces}"))
+        Compare(side_by_side).print()
+        for one, many in zip(side_by_side[::2], side_by_side[1::2]):
+            print(f"{one.task_spec.sub_label}: {pieces} small copies took {many.median / one.median:.1f} times "
+                  f"as long as one copy of the same bytes")
+        """
+    ),
+    md(
+        """
+        Read the last two lines. For the small tensor the ratio is the price of 16 fixed costs (and a short Python
+        loop) instead of one: near 16 or above, the fixed cost is nearly all of a small copy. For the large tensor
+        the bytes dominate, so the ratio is near 1; within host memory it can even fall below 1, because a piece
+        of a sixteenth fits the processor's caches where the whole tensor does not. Batch your small transfers;
+        large ones gain little from it.
+
+        How far to trust a figure: the printed measurement above gives the IQR, and a `WARNING` under it when the
+        middle half of the blocks spreads over more than 10% of the median (a busy, shared machine does that).
+        Then run the cell again, or give `blocked_autorange` a longer `min_run_time`.
+
         On a real GPU, copies from ordinary ("pageable") host memory are slower than from *pinned* memory, which
         the GPU can read directly; PyTorch's `DataLoader(pin_memory=True)` and `.to(device, non_blocking=True)`
         use that to overlap copying the next batch with computing on this one.
 
         ## 7. Timing GPU work
 
-        Because GPU calls only queue work, timing them needs care. The rules, which `widgets.DeviceTimer` follows:
+        Because GPU calls only queue work, timing them needs care. The rules, which `widgets.DeviceTimer` follows
+        by measuring with the benchmark `Timer`:
 
         1. make the inputs and move them to the device **before** starting the clock (time the copy separately);
         2. time the **first** call on its own: on a GPU it compiles or loads kernels and sets up memory pools;
-        3. run a few **warm-up** calls, then repeat and take the **median**;
-        4. call `minitorch.cuda.synchronize()` before each clock read (or use `minitorch.cuda.Event`, which
-           timestamps inside the GPU's queue).
+        3. warm up, then time many calls and take the **median** (`Timer.blocked_autorange` does both, in blocks
+           of calls);
+        4. call `minitorch.cuda.synchronize()` before each clock read (the Timer's clock does), or use
+           `minitorch.cuda.Event`, which timestamps inside the GPU's queue.
 
         With a GPU, the next cell shows rule 4 at work: the same matrix product "timed" without synchronizing
         and with it.
@@ -515,7 +545,8 @@ cells = [
 
         `widgets.DeviceTimer` sweeps operations over sizes on every device it finds (source:
         `widgets/timing.py`): `matmul` (`n x n` matrices, `2 n^3` floating-point operations), `elementwise`
-        (a chain of five pointwise ops on `n` numbers), `conv2d` and `mlp_step` (one training step). It plots
+        (a chain of five pointwise ops on `n` numbers), `conv2d` and `mlp_step` (one training step). Each point is
+        one `Timer(...).blocked_autorange(min_run_time=seconds)`, whose clock waits for the device. It plots
         seconds per call and the GPU's speed-up, and tabulates the achieved GFLOP/s (billions of floating-point
         operations per second).
 
