@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from .._dynamo.capture import OpCall
 from .._functorch.aot_autograd import CompiledGraph, attribute, runs_on_arrays
 from ..autograd.function import Op
@@ -47,10 +49,12 @@ def compile_fx(graph_module, example_inputs, *, constant_folding: bool = True, d
 
 
 def on_cuda(graph_module, example_inputs) -> bool:
-    """Whether every tensor of the graph is on a CUDA device and every op a built-in ``Op`` (CuPy arrays inside)."""
+    """Whether every tensor of the graph is a CuPy array on a CUDA device and every op a built-in ``Op`` (a device
+    that keeps NumPy arrays, as the tests' fake "cuda" does, has no CuPy kernels: its graph is replayed as captured)."""
     tensors = list(example_inputs) + [attribute(graph_module, node.target)
                                       for node in graph_module.graph.nodes if node.op == "get_attr"]
-    if not tensors or any(tensor._device.type != "cuda" for tensor in tensors):
+    if not tensors or any(tensor._device.type != "cuda" or isinstance(tensor._data, (np.ndarray, np.generic))
+                          for tensor in tensors):
         return False
     return all(not isinstance(node.target, OpCall) or issubclass(node.target.op, Op)
                for node in graph_module.graph.nodes if node.op == "call_function")
