@@ -4,7 +4,9 @@
 
 1. ``passes.constant_fold``: ops on constants made inside the function computed once;
 2. ``passes.eliminate_dead_code``: values nobody reads removed;
-3. ``fusion.fuse_pointwise``: chains of elementwise ops replaced by generated NumPy kernels,
+3. ``fusion.fuse_pointwise``: chains of elementwise ops replaced by generated NumPy kernels
+   (on a GPU, ``cuda_fusion.fuse_pointwise_cuda``: CuPy ``ElementwiseKernel``s, and the graph then
+   runs node by node on Tensors),
    and ``lowering.lower_to_arrays``: ``Linear`` and cross-entropy as ops written on arrays;
 4. ``aot_autograd``'s ``CompiledGraph``: the whole graph as one generated forward (and backward).
 
@@ -16,7 +18,12 @@ from __future__ import annotations
 
 import functools
 
-from .._functorch.aot_autograd import CompiledGraph, runs_on_arrays
+import numpy as np
+
+from .._dynamo.capture import OpCall
+from .._functorch.aot_autograd import CompiledGraph, attribute, runs_on_arrays
+from ..autograd.function import Op
+from .cuda_fusion import fuse_pointwise_cuda
 from .fusion import fuse_pointwise
 from .lowering import INFERENCE_LOWERINGS, lower_to_arrays
 from .passes import constant_fold, eliminate_dead_code
@@ -26,6 +33,9 @@ def compile_fx(graph_module, example_inputs, *, constant_folding: bool = True, d
                fuse_pointwise_ops: bool = True):
     """Optimize the captured graph and compile it (a graph that cannot run on arrays runs as captured)."""
     if not runs_on_arrays(graph_module, example_inputs):
+        if fuse_pointwise_ops and on_cuda(graph_module, example_inputs):
+            # on a GPU the graph runs node by node on Tensors, each fused chain one CuPy kernel
+            graph_module.kernels = fuse_pointwise_cuda(graph_module)
         return graph_module.forward
     if constant_folding:
         constant_fold(graph_module)
@@ -36,6 +46,18 @@ def compile_fx(graph_module, example_inputs, *, constant_folding: bool = True, d
     compiled = CompiledGraph(graph_module, example_inputs, INFERENCE_LOWERINGS)
     compiled.kernels = kernels
     return compiled
+
+
+def on_cuda(graph_module, example_inputs) -> bool:
+    """Whether every tensor of the graph is a CuPy array on a CUDA device and every op a built-in ``Op`` (a device
+    that keeps NumPy arrays, as the tests' fake "cuda" does, has no CuPy kernels: its graph is replayed as captured)."""
+    tensors = list(example_inputs) + [attribute(graph_module, node.target)
+                                      for node in graph_module.graph.nodes if node.op == "get_attr"]
+    if not tensors or any(tensor._device.type != "cuda" or isinstance(tensor._data, (np.ndarray, np.generic))
+                          for tensor in tensors):
+        return False
+    return all(not isinstance(node.target, OpCall) or issubclass(node.target.op, Op)
+               for node in graph_module.graph.nodes if node.op == "call_function")
 
 
 def compile_fx_with(constant_folding: bool = True, dead_code_elimination: bool = True, fuse_pointwise: bool = True):
