@@ -35,7 +35,9 @@ import math
 import numpy as np
 
 from ..autograd.function import Op
+from ..autograd.grad_mode import no_grad
 from ..fx import GraphModule, Node
+from ..ops._util import array_module
 from ..ops.pointwise.activations import Relu, Sigmoid
 from ..ops.pointwise.arithmetic import Add, Div, Mul, Neg, Sub
 from ..ops.pointwise.exponential import Exp, Log
@@ -135,7 +137,6 @@ class CudaFusedKernel:
         return "".join(part.capitalize() for part in self.__name__.split("_"))
 
     def __call__(self, *tensors):
-        from ..autograd.grad_mode import no_grad
 
         if self.grad_enabled:
             return self.op.apply(*tensors)
@@ -215,7 +216,6 @@ class CudaFusedKernel:
 
     # -- running it -------------------------------------------------------------------------------------------------
     def _forward(self, ctx, *arrays):
-        from ..ops._util import array_module
 
         cupy = array_module(arrays[0])
         ctx.save_for_backward(*arrays)
@@ -227,7 +227,6 @@ class CudaFusedKernel:
         return (cupy.mean if is_mean else cupy.sum)(result, axis=dims, keepdims=keepdim)
 
     def _backward(self, ctx, grad):
-        from ..ops._util import array_module
 
         tensors = ctx.saved_tensors
         arrays = [tensor._data for tensor in tensors]
