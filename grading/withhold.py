@@ -285,11 +285,14 @@ class Withholding:
                             if isinstance(obj, type) and isinstance(obj.__dict__.get("__del__"), types.FunctionType)}
         # what the watch recognises: the code objects (by identity and by value) and their shapes. A code
         # with free variables may be shared by many closures (methods made by a factory): only its own
-        # function objects are withheld (layer 1), never every closure of that code.
+        # function objects are withheld (layer 1), never every closure of that code, nor the code nested in it
+        # (a decorator's wrapper shared by many ops, with a helper defined inside it, is no one op's code).
         self._codes: dict[types.CodeType, str] = {}
         self._kept: list[types.CodeType] = []
         self._shapes: dict[tuple, str] = {}
         for function, name in self.functions:
+            if function.__code__.co_freevars:
+                continue
             for code in _codes(function.__code__):
                 if code.co_freevars:
                     continue
