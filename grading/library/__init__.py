@@ -45,6 +45,7 @@ import json
 import linecache
 import math
 import os
+import pickle
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -225,31 +226,36 @@ _checker_versions: dict[tuple, str] = {}
 
 def _checker_version(entry: Piece) -> str | None:
     """A hash of everything the piece's verdict depends on besides its cells: the check machinery, this package
-    (its reports and processes), the exercises' definitions (the answer key or the kit's public description) and
-    minitorch's version. None where the exercises are not available (nothing is remembered then)."""
-    import sys
-
+    (its reports and processes), the exercises' cases and tolerances and the files of their references and judges,
+    and minitorch's version. None where the exercises are not available (nothing is remembered then)."""
     import minitorch
     from grading import checks, registry
 
     here = Path(__file__).parent
     files = {Path(checks.__file__), Path(registry.__file__), *here.glob("*.py")}
+    cases = []
     for exercise_name in entry.checks:
         try:
-            registry.get(exercise_name)
+            exercise = registry.get(exercise_name)
         except KeyError:
             return None
-        chapter = exercise_name.split(".", 1)[0]
-        module = sys.modules.get(f"grading.exercises.{chapter}")
-        if module is not None and getattr(module, "__file__", None):
-            files.add(Path(module.__file__))
-        else:  # the learner's kit: the public description
-            public = here.parent / "public"
-            files.update(path for path in (public / f"{chapter}.json", public / f"{chapter}.npz") if path.is_file())
-    stamp = tuple(sorted((str(path), path.stat().st_mtime_ns) for path in files if path.is_file()))
+        # the files that define its reference and judge (the answer key, or the kit's rules), and its cases as data
+        for function in (exercise.reference, exercise.judge, exercise.answer_check):
+            try:
+                files.add(Path(inspect.getsourcefile(function)))
+            except TypeError:  # None, or a builtin
+                continue
+        try:  # arrays pickle to the same bytes in every kernel (a repr would abridge them)
+            data = pickle.dumps((exercise.name, exercise.public, exercise.answers, exercise.rtol, exercise.atol,
+                                 exercise.check_dtype), protocol=4)  # fmt: skip
+        except (pickle.PicklingError, TypeError, AttributeError):
+            return None
+        cases.append(hashlib.sha256(data).hexdigest())
+    stamp = (*sorted((str(path), path.stat().st_mtime_ns) for path in files if path.is_file()), *cases)
     if stamp not in _checker_versions:
         digest = hashlib.sha256(getattr(minitorch, "__version__", "").encode())
-        for path, _ in stamp:
+        digest.update("".join(cases).encode())
+        for path, _ in stamp[: len(stamp) - len(cases)]:
             digest.update(path.encode() + b"\0" + Path(path).read_bytes() + b"\0")
         _checker_versions[stamp] = digest.hexdigest()
     return _checker_versions[stamp]
