@@ -38,12 +38,14 @@ chapter's pieces go in a module of their own here (``grading/library/engine.py``
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import inspect
 import json
 import linecache
 import math
 import os
+import pickle
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,16 +149,145 @@ def find(name: str, namespace: dict | None = None) -> Found:
         )
     entry = registered[name]
     if namespace is not None and name in namespace and all(function in namespace for function in entry.checks.values()):
-        return _judge(entry, namespace, "this notebook")
+        return _judge_here(entry, namespace)
     path = _saved_notebook(entry.chapter)
     if path is None:
         return Found(entry, MISSING, detail=f"no saved {entry.chapter}/{entry.chapter}.ipynb next to this chapter")
     key = (name, str(path), path.stat().st_mtime_ns)
     if key not in _saved_judgements:  # a saved notebook's piece is judged once per version of the file
-        names = _run_saved_cells(path, entry.cells)
-        blank = Found(entry, BLANK, source=str(path))
-        _saved_judgements[key] = _judge(entry, names, str(path)) if name in names else blank
+        _saved_judgements[key] = _judge_saved(entry, path)
     return _saved_judgements[key]
+
+
+def _judge_here(entry: Piece, namespace: dict) -> Found:
+    """Judge the piece in the calling notebook, or take the verdict remembered for the same notebook text.
+
+    In Jupyter the namespace holds ``In``, the text of every cell run so far in this kernel: a verdict is remembered
+    under a hash of all of it (and of the checker's version), so running the chapter again unchanged does not check
+    the piece again (chapter 12's buckets start processes), while any change to any cell run before is a new key.
+    Without ``In`` (a script, a test) the piece is always judged.
+    """
+    history = namespace.get("In")
+    key = None
+    if isinstance(history, list) and history and all(isinstance(text, str) for text in history):
+        key = _verdict_key(entry, {"this notebook": "\0".join(history)})
+    store = _course_root() / VERDICTS_FILE
+    remembered = _read_verdicts(store).get(key) if key is not None else None
+    if remembered is not None and remembered.get("status") in (YOURS, BLANK, FAILING):
+        value = namespace[entry.name] if remembered["status"] == YOURS else None
+        return Found(entry, remembered["status"], value, detail=remembered.get("detail", ""), source="this notebook",
+                     checked=dict(remembered.get("checked", {})))  # fmt: skip
+    found = _judge(entry, namespace, "this notebook")
+    if key is not None and found.status in (YOURS, BLANK, FAILING):
+        _write_verdict(store, key, {"piece": entry.name, "status": found.status, "detail": found.detail,
+                                    "checked": found.checked})  # fmt: skip
+    return found
+
+
+def _course_root() -> Path:
+    """The folder that holds the chapters' folders (where the remembered verdicts are kept)."""
+    if _course_folder is not None:
+        return _course_folder
+    if os.environ.get("MINITORCH_COURSE_FOLDER"):
+        return Path(os.environ["MINITORCH_COURSE_FOLDER"])
+    return Path.cwd().parent
+
+
+def _judge_saved(entry: Piece, path: Path) -> Found:
+    """Judge the saved notebook's piece, or take the verdict remembered for the same cells and the same checker.
+
+    A verdict is remembered on disk (:data:`VERDICTS_FILE`, beside the saved chapters) under a hash of the exact
+    text of the piece's cells and of the checker's version (:func:`_checker_version`), so a piece checked in one
+    chapter is not checked again in every later chapter (chapter 6's DataLoader and chapter 12's buckets start
+    processes to be checked). A changed cell, or a changed checker, is a new key: judged again for real. The file
+    is the learner's own view only: the graders (nbgrader's hidden cases, ``minitorch-grade``) never read it.
+    """
+    sources = _saved_sources(path, entry.cells)
+    key = _verdict_key(entry, sources) if sources is not None else None
+    store = path.parent.parent / VERDICTS_FILE
+    remembered = _read_verdicts(store).get(key) if key is not None else None
+    if remembered is not None and remembered.get("status") in (BLANK, FAILING):
+        return Found(entry, remembered["status"], detail=remembered.get("detail", ""), source=str(path),
+                     checked=dict(remembered.get("checked", {})))  # fmt: skip
+    names = _run_saved_cells(path, entry.cells)
+    if remembered is not None and remembered.get("status") == YOURS and entry.name in names:
+        # the cells still run, for the piece itself; only its checks are skipped
+        return Found(entry, YOURS, names[entry.name], source=str(path), checked=dict(remembered.get("checked", {})))
+    found = _judge(entry, names, str(path)) if entry.name in names else Found(entry, BLANK, source=str(path))
+    if key is not None and found.status in (YOURS, BLANK, FAILING):
+        _write_verdict(store, key, {"piece": entry.name, "status": found.status, "detail": found.detail,
+                                    "checked": found.checked})  # fmt: skip
+    return found
+
+
+VERDICTS_FILE = ".my_library_verdicts.json"
+_checker_versions: dict[tuple, str] = {}
+
+
+def _checker_version(entry: Piece) -> str | None:
+    """A hash of everything the piece's verdict depends on besides its cells: the check machinery, this package
+    (its reports and processes), the exercises' cases and tolerances and the files of their references and judges,
+    and minitorch's version. None where the exercises are not available (nothing is remembered then)."""
+    import minitorch
+    from grading import checks, registry
+
+    here = Path(__file__).parent
+    files = {Path(checks.__file__), Path(registry.__file__), *here.glob("*.py")}
+    cases = []
+    for exercise_name in entry.checks:
+        try:
+            exercise = registry.get(exercise_name)
+        except KeyError:
+            return None
+        # the files that define its reference and judge (the answer key, or the kit's rules), and its cases as data
+        for function in (exercise.reference, exercise.judge, exercise.answer_check):
+            try:
+                files.add(Path(inspect.getsourcefile(function)))
+            except TypeError:  # None, or a builtin
+                continue
+        try:  # arrays pickle to the same bytes in every kernel (a repr would abridge them)
+            data = pickle.dumps((exercise.name, exercise.public, exercise.answers, exercise.rtol, exercise.atol,
+                                 exercise.check_dtype), protocol=4)  # fmt: skip
+        except (pickle.PicklingError, TypeError, AttributeError):
+            return None
+        cases.append(hashlib.sha256(data).hexdigest())
+    stamp = (*sorted((str(path), path.stat().st_mtime_ns) for path in files if path.is_file()), *cases)
+    if stamp not in _checker_versions:
+        digest = hashlib.sha256(getattr(minitorch, "__version__", "").encode())
+        digest.update("".join(cases).encode())
+        for path, _ in stamp[: len(stamp) - len(cases)]:
+            digest.update(path.encode() + b"\0" + Path(path).read_bytes() + b"\0")
+        _checker_versions[stamp] = digest.hexdigest()
+    return _checker_versions[stamp]
+
+
+def _verdict_key(entry: Piece, sources: dict[str, str]) -> str | None:
+    """The key a verdict is remembered under: the piece, the exact text of its cells, the checker's version."""
+    version = _checker_version(entry)
+    if version is None:
+        return None
+    text = json.dumps([entry.name, sorted(entry.checks.items()), sorted(sources.items()), version])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _read_verdicts(store: Path) -> dict:
+    try:
+        verdicts = json.loads(store.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return verdicts if isinstance(verdicts, dict) else {}
+
+
+def _write_verdict(store: Path, key: str, verdict: dict) -> None:
+    """Add one verdict (a course folder that cannot be written to just remembers nothing)."""
+    verdicts = _read_verdicts(store)
+    verdicts[key] = verdict
+    partial = store.with_name(f"{store.name}.{os.getpid()}.tmp")
+    try:
+        partial.write_text(json.dumps(verdicts, indent=1, sort_keys=True), encoding="utf-8")
+        os.replace(partial, store)  # whole or not at all: two kernels may write at once
+    except OSError:
+        partial.unlink(missing_ok=True)
 
 
 _saved_judgements: dict[tuple, Found] = {}
@@ -226,16 +357,9 @@ def _run_saved_cells(path: Path, cell_ids: tuple[str, ...]) -> dict:
     key = (str(path), stamp, cell_ids)
     if key in _saved_runs:
         return _saved_runs[key]
-    try:
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    except (OSError, ValueError, KeyError):
+    sources = _saved_sources(path, cell_ids)
+    if sources is None:
         return {}
-    sources = {}
-    for cell in cells:
-        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if cell.get("cell_type") == "code" and grade_id in cell_ids:
-            source = cell.get("source", "")
-            sources[grade_id] = "".join(source) if isinstance(source, list) else source
     import minitorch
     import minitorch.nn as nn
     import minitorch.nn.functional as F
@@ -256,6 +380,21 @@ def _run_saved_cells(path: Path, cell_ids: tuple[str, ...]) -> dict:
             continue
     _saved_runs[key] = names
     return names
+
+
+def _saved_sources(path: Path, cell_ids: tuple[str, ...]) -> dict[str, str] | None:
+    """The text of the saved notebook's code cells ``cell_ids`` (by nbgrader grade_id); None if it cannot be read."""
+    try:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    except (OSError, ValueError, KeyError):
+        return None
+    sources = {}
+    for cell in cells:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if cell.get("cell_type") == "code" and grade_id in cell_ids:
+            source = cell.get("source", "")
+            sources[grade_id] = "".join(source) if isinstance(source, list) else source
+    return sources
 
 
 def my_library(chapter: str, namespace: dict | None = None) -> dict[str, str]:
