@@ -99,6 +99,7 @@ cells = [
     * measure what compiling buys on the course's MLP and a transformer block, beside PyTorch.
     """),
     code("""
+    import shutil
     import time
 
     import numpy as np
@@ -691,8 +692,10 @@ cells = [
     the rounds, which ignores the rounds a busy neighbour slowed down; the last column is the median of the rounds'
     ratios. The compiled results are checked against eager's first.
 
-    `torch.compile` is left out of the notebook: its default backend writes and compiles C++ for this CPU on the
-    first call, which takes longer than this whole chapter is allowed to run.
+    `torch.compile` is off by default here: its default backend (Inductor) writes and compiles C++ for this CPU on
+    the first call, which takes a minute or more, longer than this whole chapter is meant to run. Set
+    `TIME_TORCH_COMPILE = True` in the cell below to add its column (it needs a C++ compiler on the machine);
+    `python benchmarks/compile.py --torch-compile` runs the same comparison from a terminal.
     """),
     code("""
     def mlp_step(lib, compiled):
@@ -736,6 +739,7 @@ cells = [
         return infer
 
 
+    TIME_TORCH_COMPILE = False  # True: add torch.compile (its first call compiles C++ for a minute or more)
     workloads = {"MLP training step": mlp_step, "transformer block inference": encoder_inference}
     timings, ratios, started = {}, {}, time.perf_counter()
     with threadpool_limits(limits=1):
@@ -743,8 +747,12 @@ cells = [
             variants = {"minitorch eager": build(minitorch, False), "minitorch compiled": build(minitorch, True)}
             if torch is not None:
                 variants["PyTorch eager"] = build(torch, False)
-            for _ in range(3):  # warm up; the compiled variant captures and compiles on its first call
+                if TIME_TORCH_COMPILE and shutil.which("c++"):
+                    variants["PyTorch compiled"] = build(torch, True)
+            for _ in range(3):  # warm up; the compiled variants capture and compile on their first call
                 eager_result, compiled_result = variants["minitorch eager"](), variants["minitorch compiled"]()
+                for name in set(variants) - {"minitorch eager", "minitorch compiled"}:
+                    variants[name]()
             assert np.allclose(eager_result.detach().numpy(), compiled_result.detach().numpy(), rtol=1e-4, atol=1e-5)
             names, rounds = list(variants), {name: [] for name in variants}
             for round_number in range(13):
