@@ -293,6 +293,11 @@ class GradientMonitor(StaticFallback):
         cost = self.time.costs["drawing"]
         if not (force or self.time.affordable("showing", cost) or self.time.affordable_overall(cost)):
             return
+        if not force and self._widget.controls.training:
+            # matplotlib's drawing holds the loop up for a moment: bring the live chart up to date first, so the
+            # learner's gap between live redraws is the drawing, not the drawing plus the time since the last one
+            self._status_shown_at = float("-inf")
+            self._show_progress()
         start = _clock()
         self._widget.draw()
         self._drawn_step = self.history[-1].step
