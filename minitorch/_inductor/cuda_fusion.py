@@ -44,7 +44,7 @@ from ..ops.pointwise.exponential import Exp, Log
 from ..ops.pointwise.powers import PowScalar, Sqrt
 from ..ops.pointwise.trigonometric import Tanh
 from ..ops.reduction import Mean, MeanDim
-from .fusion import REDUCTIONS, find_groups
+from .fusion import REDUCTIONS, find_groups, replace_group
 
 # One C expression per op and one per argument for its derivative (None: a setting, no gradient).
 # ``{0}``, ``{1}``: the arguments; ``{out}``: the step's result; ``{g}``: the gradient arriving at it;
@@ -251,14 +251,7 @@ def fuse_pointwise_cuda(graph_module: GraphModule) -> list[CudaFusedKernel]:
             continue
         names = "_".join(node.target.op.__name__.lower() for node in group)
         kernel = CudaFusedKernel(group, f"fused_{names}" if len(names) < 40 else f"fused_kernel_{len(kernels)}")
-        last = group[-1]
-        with graph.inserting_before(last):
-            fused = graph.call_function(kernel, tuple(kernel.inputs))
-        fused.meta["val"] = last.meta["val"]
-        fused.meta["requires_grad"] = last.meta.get("requires_grad", True)
-        last.replace_all_uses_with(fused)
-        for node in reversed(group):
-            graph.erase_node(node)
+        replace_group(graph, group, kernel)
         kernels.append(kernel)
     graph_module.recompile()
     return kernels

@@ -238,14 +238,19 @@ def fuse_pointwise(graph_module: GraphModule) -> list[FusedKernel]:
     kernels = []
     for group in find_groups(graph_module):
         kernel = FusedKernel(group)
-        last = group[-1]
-        with graph.inserting_before(last):
-            fused = graph.call_function(kernel, tuple(kernel.inputs))
-        fused.meta["val"] = last.meta["val"]
-        fused.meta["requires_grad"] = last.meta.get("requires_grad", True)
-        last.replace_all_uses_with(fused)
-        for node in reversed(group):
-            graph.erase_node(node)
+        replace_group(graph, group, kernel)
         kernels.append(kernel)
     graph_module.recompile()
     return kernels
+
+
+def replace_group(graph, group: list, kernel) -> None:
+    """Put one node calling ``kernel`` where ``group``'s last node was, and erase the group's nodes."""
+    last = group[-1]
+    with graph.inserting_before(last):
+        fused = graph.call_function(kernel, tuple(kernel.inputs))
+    fused.meta["val"] = last.meta["val"]
+    fused.meta["requires_grad"] = last.meta.get("requires_grad", True)
+    last.replace_all_uses_with(fused)
+    for node in reversed(group):
+        graph.erase_node(node)
