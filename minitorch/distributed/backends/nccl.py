@@ -190,11 +190,12 @@ class ProcessGroupNCCL:
 
     def _fail(self, work: NCCLWork) -> None:
         ran = int((time.monotonic() - work.started) * 1000)
-        self.failure = DistBackendError(
+        failure = DistBackendError(
             f"[Rank {self._rank}] Watchdog caught collective operation timeout: {work.description} ran for {ran} "
             "milliseconds before timing out.", rank=None)
-        sys.stderr.write(f"minitorch.distributed: {self.failure}\n")
+        sys.stderr.write(f"minitorch.distributed: {failure}\n")
         self.abort()
+        self.failure = failure  # published once the communicator is aborted: whoever sees it may rely on that
 
     def raise_if_failed(self) -> None:
         if self.failure is not None:
