@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _dtype, _memory_format, _messages, _sampling
 from ._device import CPU, _default_device, canonical, check_available, device as Device
-from ._random import generator_or_default
+from ._random import generator_or_default, numpy_generator
 from ._shapes import shape_argument, sizes_given
 from ._tensor_base import TensorBase as Tensor  # isinstance and _make: the class sits above
 from .autograd._lent_ops import lend_to_autograd
@@ -443,6 +443,36 @@ def bernoulli(input: Tensor, p=None, *, generator=None) -> Tensor:
     else:
         array = _sampling.bernoulli_scalar(generator, tuple(input.shape), dtype, p)
     return _finish(array, None, input.device, False)
+
+
+def poisson(input: Tensor, generator=None) -> Tensor:
+    """Counts ``k ~ Poisson(rate)``, one per rate in ``input`` (``P(k) = rate^k e^(-rate) / k!``).
+
+    Not PyTorch's numbers (``_random.py`` lists the draws that differ): PyTorch draws each count by
+    rejection, element after element, taking a varying number of words from the twister for each,
+    which no vectorised transform repeats. minitorch uses NumPy's Poisson sampler on the same twister,
+    so ``manual_seed`` still repeats a run.
+    """
+    rates = input._device.backend.to_host(input._data)
+    if not _dtype.is_floating(rates.dtype):
+        raise NotImplementedError(_messages.not_implemented_for("poisson_cpu", input.dtype))
+    if not np.all(rates >= 0):  # NaN fails too, as in PyTorch
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    counts = numpy_generator(generator).poisson(rates.astype(np.float64))
+    return _finish(counts.astype(rates.dtype), None, input.device, False)
+
+
+def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
+    """Successes ``k ~ Binomial(count, prob)`` in ``count`` trials, element by element (broadcast).
+
+    Not PyTorch's numbers, for the reason ``poisson`` gives (PyTorch's sampler rejects element after element).
+    """
+    counts, probabilities = (t._device.backend.to_host(t._data) for t in (count, prob))
+    for name, array, tensor_ in (("count", counts, count), ("prob", probabilities, prob)):
+        if not _dtype.is_floating(array.dtype):
+            raise ValueError(f"binomial only supports floating-point dtypes for {name}, got: {tensor_.dtype.type_name}")
+    successes = numpy_generator(generator).binomial(counts.astype(np.int64), np.clip(probabilities, 0.0, 1.0))
+    return _finish(successes.astype(counts.dtype), None, count.device, False)
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None) -> Tensor:

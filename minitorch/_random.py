@@ -13,6 +13,13 @@ normals; the second waits for the next scalar normal draw). ``get_state`` return
 bytes of PyTorch's ``CPUGeneratorImplState``, so a state saved by ``torch.get_rng_state()``
 restores minitorch's generator, and the other way round.
 
+Where the numbers are not PyTorch's: draws that PyTorch makes by rejection, element after element, each
+element taking a varying number of words from the twister (``poisson``, ``binomial``, and the samplers of
+``distributions.Gamma``, ``Beta``, ``Dirichlet`` and ``Poisson``). No vectorised transform repeats such a
+loop, so minitorch draws them with NumPy's samplers on the same twister: ``manual_seed`` repeats a run,
+and only these numbers (and whatever is drawn after them) differ from PyTorch's
+(tests/test_random_parity.py checks that every other function that takes a ``generator=`` matches).
+
 Every random op takes an optional ``generator=``; without one it uses
 ``minitorch.default_generator``. Random numbers for GPU tensors are drawn on the host and
 then copied, so a seed gives the same numbers on every device.

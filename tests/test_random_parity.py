@@ -420,6 +420,10 @@ ERRORS = {
     "randperm_negative": lambda lib: lib.randperm(-1),
     "multinomial_too_many": lambda lib: lib.multinomial(lib.tensor([0.5, 0.5]), 3),
     "multinomial_negative": lambda lib: lib.multinomial(lib.tensor([-0.5, 0.5]), 1),
+    "poisson_negative_rate": lambda lib: lib.poisson(lib.tensor([1.0, -1.0])),
+    "poisson_nan_rate": lambda lib: lib.poisson(lib.tensor([float("nan")])),
+    "poisson_integer": lambda lib: lib.poisson(lib.tensor([1, 2])),
+    "binomial_integer_count": lambda lib: lib.binomial(lib.tensor([3]), lib.tensor([0.5])),
 }
 
 
@@ -431,3 +435,62 @@ def test_errors_in_pytorchs_words(name):
             ERRORS[name](lib)
         raised.append((type(caught.value).__name__, str(caught.value).splitlines()[0]))
     assert raised[1] == raised[0]
+
+
+# -- where the numbers are not PyTorch's, and that nothing else differs ------------------------------------
+# PyTorch draws these by rejection, element after element (a varying number of words per element), which no
+# vectorised transform repeats: minitorch/_random.py says so, and they are the only functions taking a
+# ``generator=`` that this file does not compare bit for bit.
+NOT_PYTORCHS_NUMBERS = {"poisson", "binomial"}
+COMPARED_ELSEWHERE = {"rrelu_": "test_rrelu_slopes_match_pytorch"}
+
+
+def _functions_taking_a_generator():
+    import inspect
+
+    names = set()
+    for owner, prefix in ((minitorch, ""), (minitorch.Tensor, "Tensor.")):
+        for name in dir(owner):
+            function = getattr(owner, name)
+            try:
+                parameters = inspect.signature(function).parameters if callable(function) else {}
+            except (TypeError, ValueError):
+                continue
+            if "generator" in parameters:
+                names.add(prefix + name)
+    return names
+
+
+def test_every_function_taking_a_generator_is_compared_or_listed_as_not_pytorchs():
+    compared = set(FLOAT_CALLS) | set(INTEGER_CALLS)
+    uncovered = []
+    for name in sorted(_functions_taking_a_generator()):
+        bare = name.removeprefix("Tensor.")
+        if bare in NOT_PYTORCHS_NUMBERS or bare in COMPARED_ELSEWHERE:
+            continue
+        if not any(key == bare or key.startswith(bare + "_") for key in compared):
+            uncovered.append(name)
+    assert not uncovered, f"random functions neither compared with PyTorch nor listed as not PyTorch's: {uncovered}"
+    documented = minitorch._random.__doc__
+    assert all(f"``{name}``" in documented for name in NOT_PYTORCHS_NUMBERS), documented
+
+
+@pytest.mark.parametrize("name", sorted(NOT_PYTORCHS_NUMBERS))
+def test_draws_that_are_not_pytorchs_repeat_after_a_seed_and_have_its_dtypes_and_moments(name):
+    def draw(lib, dtype_name):
+        rates = lib.full((20000,), 4.0, dtype=getattr(lib, dtype_name))
+        return lib.poisson(rates) if name == "poisson" else lib.binomial(rates * 2, lib.full_like(rates, 0.25))
+
+    for dtype_name in FLOATS:
+        minitorch.manual_seed(7)
+        first = draw(minitorch, dtype_name)
+        minitorch.manual_seed(7)
+        again = draw(minitorch, dtype_name)
+        theirs = draw(torch, dtype_name)
+        assert_identical(first, again, f"{name} after the same seed")
+        assert str(first.dtype) == str(theirs.dtype).replace("torch", "minitorch")
+        assert first.shape == tuple(theirs.shape)
+        values, reference = first.numpy(), theirs.numpy()
+        assert np.all(values == np.round(values)) and values.min() >= 0
+        # Both samples estimate the same mean and variance (4 and 4 for Poisson(4); 2 and 1.5 for Binomial(8, 1/4)).
+        assert abs(values.mean() - reference.mean()) < 0.1 and abs(values.var() - reference.var()) < 0.3

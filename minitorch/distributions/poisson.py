@@ -5,7 +5,6 @@ from __future__ import annotations
 import numbers
 
 from .. import _creation
-from .._random import numpy_generator
 from .._tensor import Size, Tensor
 from ..autograd.grad_mode import no_grad
 from . import constraints
@@ -19,8 +18,7 @@ __all__ = ["Poisson"]
 class Poisson(Distribution):
     """The Poisson distribution; counts are not differentiable, so it has ``sample`` but no ``rsample``.
 
-    Draws come from the default generator's stream through NumPy's Poisson sampler (reproducible after
-    ``manual_seed``, though not PyTorch's numbers).
+    Draws come from ``minitorch.poisson`` (reproducible after ``manual_seed``, though not PyTorch's numbers).
     """
 
     arg_constraints = {"rate": constraints.nonnegative}
@@ -52,10 +50,7 @@ class Poisson(Distribution):
     def sample(self, sample_shape=()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         with no_grad():
-            rates = self.rate.expand(shape)
-            host = rates._device.backend.to_host(rates._data)
-            counts = numpy_generator(None).poisson(host).astype(host.dtype)
-            return _creation.tensor(counts, device=self.rate.device)
+            return _creation.poisson(self.rate.expand(shape))
 
     def log_prob(self, value) -> Tensor:
         """``k log(rate) - rate - lgamma(k + 1)`` (``0 log 0 = 0``: a rate of 0 gives count 0 probability 1)."""
