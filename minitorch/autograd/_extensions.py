@@ -10,7 +10,7 @@ skips it:
   joining an op on another device) and ``after_forward`` (outputs marked non-differentiable,
   several outputs, the forward traceback that anomaly mode keeps);
 * saved tensors: PyTorch's errors for a second backward and for a tensor changed in place;
-* the engine: ``backward_arguments`` (``backward()``'s other arguments), ``Capture``
+* the engine: ``backward`` (``backward()`` with its other arguments), ``Capture``
   (``autograd.grad``'s capture and ``inputs=``), ``before_node`` (tensor hooks, the capture),
   ``before_backward`` (node pre-hooks, zeros for outputs that received no gradient),
   ``after_backward`` (anomaly mode's NaN check, node hooks), ``fit_gradient_count`` (the checks

@@ -19,10 +19,13 @@ The walk:
 5. At a leaf, the ``AccumulateGrad`` node adds the gradient into ``leaf.grad``.
 6. Unless ``retain_graph`` is set, free each node's saved tensors once it has run.
 
-What PyTorch adds around this loop (``autograd.grad``'s capture and ``inputs=``, tensor and
-node hooks, ``queue_callback``, anomaly mode, the checks of what a backward returned, zeros
-for outputs that received no gradient) is in ``_extensions.py``; the loop calls it at named
-points, each marked with a comment.
+What PyTorch adds around this loop (``backward()``'s other arguments, ``autograd.grad``'s capture
+and ``inputs=``, tensor and node hooks, ``queue_callback``, anomaly mode, the checks of what a
+backward returned, zeros for outputs that received no gradient) is in ``_extensions.py``; the loop
+calls it at named points, each marked with a comment. ``backward()`` itself walks from a scalar
+loss; with several outputs, given gradients, ``inputs=`` or ``create_graph`` it hands its arguments
+to ``_extensions.backward``. With ``inputs``, only what leads to them runs, and ``run_backward``
+returns their gradients (``StopIteration.value``).
 """
 
 from __future__ import annotations
