@@ -125,7 +125,7 @@ class Function:
         device, args, inputs, needs_grad = _collect_inputs(args, cls._forward_takes_arrays)
         record = _GradState.enabled and True in needs_grad
         ctx = cls._node_class(needs_grad) if record else _ForwardOnlyContext()
-        # 2. Run forward (``_run_forward``: a custom Function's, with recording off, or an Op's on a GPU).
+        # 2. Run forward (``_run_forward``: a custom Function's, with recording off, or an Op's off the CPU).
         on_cpu_arrays = cls._forward_takes_arrays and device is _CPU
         raw = cls.forward(ctx, *inputs) if on_cpu_arrays else cls._run_forward(ctx, inputs, device)
         # 3. Wrap what forward returned as Tensors and, when recording, connect the node to the graph.
@@ -157,7 +157,7 @@ class Op(Function):
 
     @classmethod
     def _run_forward(cls, ctx, inputs, device):
-        """``forward`` on the arrays of a GPU's tensors, with that GPU current (CuPy computes on the current one)."""
+        """``forward`` on arrays off the CPU, with their device current (CuPy computes on the current GPU)."""
         with device.backend.use_device(device.index):
             return cls.forward(ctx, *inputs)
 
