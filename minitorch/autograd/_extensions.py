@@ -10,7 +10,7 @@ skips it:
   joining an op on another device) and ``after_forward`` (outputs marked non-differentiable,
   several outputs, the forward traceback that anomaly mode keeps);
 * saved tensors: PyTorch's errors for a second backward and for a tensor changed in place;
-* the engine: ``backward_arguments`` (``backward()``'s other arguments), ``Capture``
+* the engine: ``backward`` (``backward()`` with its other arguments), ``Capture``
   (``autograd.grad``'s capture and ``inputs=``), ``before_node`` (tensor hooks, the capture),
   ``before_backward`` (node pre-hooks, zeros for outputs that received no gradient),
   ``after_backward`` (anomaly mode's NaN check, node hooks), ``fit_gradient_count`` (the checks
@@ -28,6 +28,8 @@ from __future__ import annotations
 import threading
 import traceback
 import warnings
+
+import numpy as _numpy
 
 from .._device import CPU as _CPU
 from .._dtype import from_numpy_dtype, is_floating
@@ -206,11 +208,31 @@ def backward_arguments(tensors, grad_tensors, retain_graph, create_graph, inputs
     bring_views_up_to_date(outputs, requested)
     if create_graph:
         # leaf.grad gets a grad_fn whose graph reaches back to the leaf: a cycle only the collector frees.
-        warnings.warn(_CREATE_GRAPH_CYCLE_WARNING, UserWarning, stacklevel=4)
+        warnings.warn(_CREATE_GRAPH_CYCLE_WARNING, UserWarning, stacklevel=5)
     roots = make_root_grads(outputs, as_tuple(grad_tensors), create_graph)
     if requested is not None and len(requested) == 0:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     return outputs, roots, create_graph if retain_graph is None else retain_graph, requested
+
+
+def backward(run_backward, tensors, grad_tensors, retain_graph, create_graph, inputs) -> None:
+    """``backward()`` for all but a scalar loss alone: several outputs, given gradients, ``inputs=``,
+    ``create_graph``, a view as the output, or an error to report in PyTorch's words."""
+    roots, grad_roots, retain, inputs = backward_arguments(tensors, grad_tensors, retain_graph, create_graph, inputs)
+    results = drain(run_backward(roots, grad_roots, retain, create_graph, inputs))
+    if inputs is not None:
+        keep_grads_of_inputs(inputs, results)  # backward(inputs=...): non-leaf inputs get their .grad too
+
+
+def drain(steps):
+    """Run a backward generator to the end and return what it returns (without NumPy's warnings about inf and
+    NaN, where PyTorch stays silent)."""
+    with _numpy.errstate(all="ignore"):
+        while True:
+            try:
+                next(steps)
+            except StopIteration as finished:
+                return finished.value
 
 
 def keep_grads_of_inputs(requested, results) -> None:

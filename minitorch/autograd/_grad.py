@@ -8,8 +8,8 @@ package imports them.
 from __future__ import annotations
 
 from . import _lent_ops  # zeros_like, lent by the ops (autograd sits below them)
-from ._extensions import as_tuple, bring_views_up_to_date, make_root_grads
-from .engine import _drain, run_backward
+from ._extensions import as_tuple, bring_views_up_to_date, drain, make_root_grads
+from .engine import run_backward
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bool = False,
@@ -36,7 +36,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
         retain_graph = create_graph
     roots = make_root_grads(outputs_tuple, as_tuple(grad_outputs), create_graph)
     steps = run_backward(outputs_tuple, roots, retain_graph, create_graph, inputs=inputs_tuple, accumulate=False)
-    results = _drain(steps)
+    results = drain(steps)
     final = []
     for index, (tensor, result) in enumerate(zip(inputs_tuple, results)):
         if result is None:

@@ -19,10 +19,13 @@ The walk:
 5. At a leaf, the ``AccumulateGrad`` node adds the gradient into ``leaf.grad``.
 6. Unless ``retain_graph`` is set, free each node's saved tensors once it has run.
 
-What PyTorch adds around this loop (``autograd.grad``'s capture and ``inputs=``, tensor and
-node hooks, ``queue_callback``, anomaly mode, the checks of what a backward returned, zeros
-for outputs that received no gradient) is in ``_extensions.py``; the loop calls it at named
-points, each marked with a comment.
+What PyTorch adds around this loop (``backward()``'s other arguments, ``autograd.grad``'s capture
+and ``inputs=``, tensor and node hooks, ``queue_callback``, anomaly mode, the checks of what a
+backward returned, zeros for outputs that received no gradient) is in ``_extensions.py``; the loop
+calls it at named points, each marked with a comment. ``backward()`` itself walks from a scalar
+loss; with several outputs, given gradients, ``inputs=`` or ``create_graph`` it hands its arguments
+to ``_extensions.backward``. With ``inputs``, only what leads to them runs, and ``run_backward``
+returns their gradients (``StopIteration.value``).
 """
 
 from __future__ import annotations
@@ -63,27 +66,18 @@ _step = functools.partial(tuple.__new__, BackwardStep)  # Speed only: BackwardSt
 
 @_numpy.errstate(all="ignore")  # NumPy warns about inf and NaN (0 * inf) where PyTorch stays silent
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool = False, inputs=None) -> None:
-    """Add the gradient of ``tensors`` with respect to the graph's leaves into each leaf's ``.grad``
-    (PyTorch's arguments: ``grad_tensors`` weight non-scalar outputs, ``retain_graph`` keeps saved tensors,
-    ``create_graph`` records the backward pass, ``inputs`` limits which tensors receive gradients)."""
-    if isinstance(tensors, Tensor) and grad_tensors is None and inputs is None and not create_graph \
-            and tensors._requires_grad and tensors._data.size == 1 and tensors._base is None:  # loss.backward()
-        ones = tensors._data.copy()
-        ones.fill(1)  # the walk starts from d loss / d loss = 1
-        roots, grad_roots, retain_graph = (tensors,), (Tensor._make(ones, tensors._device),), bool(retain_graph)
-    else:  # several outputs, given gradients, inputs=, create_graph, a view, or an error to report
-        roots, grad_roots, retain_graph, inputs = _extensions.backward_arguments(
-            tensors, grad_tensors, retain_graph, create_graph, inputs)
-    steps = run_backward(roots, grad_roots, retain_graph, create_graph, inputs)
-    if inputs is not None:
-        return _extensions.keep_grads_of_inputs(inputs, _drain(steps))  # backward(inputs=...): non-leaf inputs too
-    for _ in steps:
+    """Add the gradient of ``tensors``, a scalar loss, into the ``.grad`` of each leaf of its graph."""
+    if not (isinstance(tensors, Tensor) and grad_tensors is None and inputs is None and not create_graph
+            and tensors._requires_grad and tensors._data.size == 1 and tensors._base is None):  # not a plain loss:
+        return _extensions.backward(run_backward, tensors, grad_tensors, retain_graph, create_graph, inputs)
+    grad_loss = Tensor._make(tensors._data.copy(), tensors._device)
+    grad_loss._data.fill(1)  # the walk starts from d loss / d loss = 1
+    for _ in run_backward((tensors,), (grad_loss,), bool(retain_graph), False):
         pass
 
 
 def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs=None, accumulate: bool = True):
-    """Walk back from ``roots`` (output tensors, starting from ``grad_roots``), yielding a ``BackwardStep`` per node.
-    With ``inputs``, only what leads to them runs, and their gradients are returned (``StopIteration.value``)."""
+    """Walk back from ``roots`` (output tensors, starting from ``grad_roots``), yielding a ``BackwardStep`` per node."""
     buffers = {}  # node -> the gradients it has received so far, one slot per output of its op
     for root, grad in zip(roots, grad_roots):
         _add_to_buffer(buffers, root.grad_fn or leaf_accumulator(root), root._output_nr, grad)
@@ -146,8 +140,7 @@ def _add_to_buffer(buffers, node, output_nr, grad) -> None:
 
 
 def _call_node(node, grad_outputs) -> tuple:
-    """``node``'s backward on the gradients it received: one gradient per entry of ``next_functions``,
-    each brought back to its input's shape and dtype."""
+    """``node``'s backward: one gradient per entry of ``next_functions``, in its input's shape and dtype."""
     if node._extras or grad_outputs[0] is None or len(grad_outputs) > 1:
         grad_outputs = _extensions.before_backward(node, grad_outputs)  # node pre-hooks, missing gradients
         if grad_outputs is None:
@@ -187,13 +180,3 @@ def _validate_gradient(node, index, grad, meta):
     if grad._data.dtype != numpy_dtype:
         grad = grad.to(from_numpy_dtype(numpy_dtype))
     return grad
-
-
-def _drain(steps):
-    """Run a backward generator to the end and return what it returns (without NumPy's warnings, as above)."""
-    with _numpy.errstate(all="ignore"):
-        while True:
-            try:
-                next(steps)
-            except StopIteration as finished:
-                return finished.value

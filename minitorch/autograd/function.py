@@ -125,8 +125,9 @@ class Function:
         device, args, inputs, needs_grad = _collect_inputs(args, cls._forward_takes_arrays)
         record = _GradState.enabled and True in needs_grad
         ctx = cls._node_class(needs_grad) if record else _ForwardOnlyContext()
-        # 2. Run forward.
-        raw = cls._run_forward(ctx, inputs, device)
+        # 2. Run forward (``_run_forward``: a custom Function's, with recording off, or an Op's off the CPU).
+        on_cpu_arrays = cls._forward_takes_arrays and device is _CPU
+        raw = cls.forward(ctx, *inputs) if on_cpu_arrays else cls._run_forward(ctx, inputs, device)
         # 3. Wrap what forward returned as Tensors and, when recording, connect the node to the graph.
         device = ctx.output_device or device  # an op that moves data (``to``) names the device its result is on
         outputs = _wrap_outputs(cls, raw, device, args)
@@ -156,18 +157,14 @@ class Op(Function):
 
     @classmethod
     def _run_forward(cls, ctx, inputs, device):
-        """``forward`` on the raw arrays, with the inputs' device current (CuPy computes on the current GPU)."""
-        if device is _CPU:
-            return cls.forward(ctx, *inputs)
+        """``forward`` on arrays off the CPU, with their device current (CuPy computes on the current GPU)."""
         with device.backend.use_device(device.index):
             return cls.forward(ctx, *inputs)
 
 
 # -- step 1: collect the inputs and decide whether to record -------------------------------------
 def _collect_inputs(args, want_arrays: bool):
-    """``(device, args, inputs, needs_grad)``: the device the tensors share (CPU when there are none),
-    ``args``, what ``forward`` receives (each tensor's array for an ``Op``), and for each argument
-    whether it requires grad: a node is recorded when one does and recording is on."""
+    """``(device, args, inputs, needs_grad)``: the tensors' device, ``forward``'s inputs, what requires grad."""
     device, needs_grad, arrays = None, [], []
     for arg in args:
         if isinstance(arg, Tensor):
@@ -211,8 +208,7 @@ def _wrap_output(cls, value, device, args, index):
 
 
 def _connect(ctx, args, inputs, raw, outputs, device):
-    """Make ``ctx`` the node that produced ``outputs``: edges to the inputs' nodes, ``grad_fn`` of the
-    outputs, and the tensors ``forward`` saved. ``raw``/``outputs`` are one value each or tuples of them."""
+    """Make ``ctx`` the node of ``outputs``: its edges, the outputs' ``grad_fn``, what ``forward`` saved."""
     if type(raw) is not tuple:
         raw, outputs = (raw,), (outputs,)
     ctx._device = device
@@ -228,9 +224,7 @@ def _connect(ctx, args, inputs, raw, outputs, device):
 
 
 def _edges(ctx, args):
-    """For each input of ``ctx``'s op (a tensor, or a number the op wraps), the node its gradient goes to
-    (``(None, 0)`` if it needs none) and its ``(shape, dtype)``, to which the engine brings the gradient back;
-    and which arguments are inputs, when some are settings (``None`` when all are)."""
+    """``next_functions``, each input's ``(shape, dtype)`` and which arguments are inputs (``None``: all)."""
     next_functions, input_meta, positions = [], [], []
     for position, arg in enumerate(args):
         if ctx._needs_input_grad[position]:  # a tensor that requires grad: to its maker's node, or its leaf's

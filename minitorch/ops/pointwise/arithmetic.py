@@ -27,8 +27,7 @@ from ._operands import (
 
 # -- the two operands of a binary op -----------------------------------------------------------
 def _binary(op, a, b, function: str = "add", result=None):
-    """``op`` applied to two operands checked and promoted to a common dtype (``_prepare``; numbers stay numbers).
-    Two tensors of one dtype and shape need nothing (``Function.apply`` refuses two devices)."""
+    """``op`` on two operands; unless both are tensors of one dtype and shape, ``_prepare`` checks and promotes."""
     if result is not None or not (isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype
                                   and a._data.shape == b._data.shape):
         a, b, _ = _prepare(a, b, function, result)
