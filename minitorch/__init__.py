@@ -519,3 +519,8 @@ selu = _public(nn.functional.selu)
 selu_ = _public(nn.functional.selu_)
 threshold = _public(nn.functional.threshold)
 threshold_ = _public(nn.functional.threshold_)
+
+# torch._foreach_add_(tensors, others), torch._foreach_lerp_(...)...: one op over a list of tensors (_foreach.py)
+from ._foreach import FOREACH as _FOREACH
+
+globals().update(_FOREACH)
