@@ -521,3 +521,19 @@ selu = _public(nn.functional.selu)
 selu_ = _public(nn.functional.selu_)
 threshold = _public(nn.functional.threshold)
 threshold_ = _public(nn.functional.threshold_)
+
+# torch._foreach_add_(tensors, others), torch._foreach_lerp_(...)...: one op over a list of tensors (_foreach.py)
+from ._foreach import FOREACH as _FOREACH
+
+globals().update(_FOREACH)
+
+# Sparse COO tensors (_sparse_coo.py) and torch.sparse (sparse.py): graph networks' adjacency matrices
+from ._sparse_coo import sparse_coo, sparse_coo_tensor
+from . import sparse
+
+
+
+@_public
+def spmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """``torch.spmm(sparse, dense)``: the older name of ``torch.sparse.mm`` (``sparse.py``)."""
+    return sparse.mm(input, mat2)

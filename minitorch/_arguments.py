@@ -129,6 +129,14 @@ def rename_aliases(function: str, kwargs: dict, aliases: dict) -> dict:
     return kwargs
 
 
+def _named(wrapper, name: str):
+    """``wrapper`` under its public name: ``minitorch.arctan`` is ``atan``'s function, named ``arctan`` as PyTorch's
+    is (torch.fx writes ``torch.arctan(x)`` in generated code, by name)."""
+    wrapper.__name__ = name
+    wrapper.__qualname__ = name
+    return wrapper
+
+
 def public(function, *, takes_out: bool = False, name: str | None = None, numpy_aliases=()):
     """``function`` as the public face calls it: its tensor argument checked, ``out=`` if PyTorch takes one,
     and the ``numpy_aliases`` (a subset of ``NUMPY_ALIASES``' keys) accepted for PyTorch's names.
@@ -151,7 +159,7 @@ def public(function, *, takes_out: bool = False, name: str | None = None, numpy_
                 raise must_be_tensor(name, value, "input", position + 1)
             return function(*args, **kwargs)
 
-        return tensor_checked
+        return _named(tensor_checked, name)
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
@@ -182,7 +190,7 @@ def public(function, *, takes_out: bool = False, name: str | None = None, numpy_
         at = next((i for i, p in enumerate(parameters) if p.kind is p.VAR_KEYWORD), len(parameters))
         parameters.insert(at, out_parameter)
         wrapper.__signature__ = signature.replace(parameters=parameters)
-    return wrapper
+    return _named(wrapper, name)
 
 
 # The functions of the ``torch`` namespace that take ``out=`` in PyTorch 2.13 and that minitorch has

@@ -29,7 +29,7 @@ import warnings
 
 import numpy as np
 
-from . import _arguments, _conjugation, _creation, _dtype
+from . import _arguments, _conjugation, _creation, _dtype, _sparse_coo
 from ._device import CPU, canonical, device as _device_type
 from ._dlpack import to_dlpack
 from ._memory_format import (
@@ -412,7 +412,7 @@ class Tensor(TensorBase):
         return id(self)
 
     def __repr__(self) -> str:
-        return tensor_repr(self)
+        return _sparse_coo.sparse_repr(self, tensor_repr) if _sparse_coo.is_sparse(self) else tensor_repr(self)
 
     def __format__(self, spec: str) -> str:
         if self._data.ndim == 0:
@@ -2031,8 +2031,55 @@ class Tensor(TensorBase):
 
     @property
     def layout(self):
-        """How the elements are stored: always ``minitorch.strided`` (an offset and strides into one block)."""
-        return _strided
+        """How the elements are stored: ``minitorch.strided`` (an offset and strides into one block), or
+        ``minitorch.sparse_coo`` for a sparse tensor (``_sparse_coo.py``)."""
+        return _sparse_coo.sparse_coo if _sparse_coo.is_sparse(self) else _strided
+
+    # -- sparse COO tensors (_sparse_coo.py): the positions and numbers of the nonzeros ---------------------------
+    @property
+    def is_sparse(self) -> builtins.bool:
+        return _sparse_coo.is_sparse(self)
+
+    def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None) -> Tensor:
+        """The nonzeros of this tensor as a sparse COO tensor (all its dimensions sparse)."""
+        return _sparse_coo.to_sparse(self)
+
+    def to_sparse_coo(self) -> Tensor:
+        return _sparse_coo.to_sparse(self)
+
+    def to_dense(self, dtype=None, *, masked_grad=None) -> Tensor:
+        result = _sparse_coo.to_dense(self)
+        return result if dtype is None else result.to(dtype)
+
+    def coalesce(self) -> Tensor:
+        """Each position once, duplicates summed, positions in row-major order."""
+        return _sparse_coo.coalesce(self)
+
+    def is_coalesced(self) -> builtins.bool:
+        return _sparse_coo._table(self)[2]
+
+    def indices(self) -> Tensor:
+        """The ``(sparse_dim, nnz)`` positions of a coalesced sparse tensor."""
+        return _sparse_coo.indices(self)
+
+    def values(self) -> Tensor:
+        """The ``nnz`` numbers of a coalesced sparse tensor, in the order of ``indices()``."""
+        return _sparse_coo.values(self)
+
+    def _indices(self) -> Tensor:
+        return _sparse_coo.indices(self, check_coalesced=False)
+
+    def _values(self) -> Tensor:
+        return _sparse_coo.values(self, check_coalesced=False)
+
+    def _nnz(self) -> int:
+        return _sparse_coo._table(self)[0].shape[1]
+
+    def sparse_dim(self) -> int:
+        return _sparse_coo._table(self)[0].shape[0] if self.is_sparse else 0
+
+    def dense_dim(self) -> int:
+        return self.dim() - self.sparse_dim() if self.is_sparse else self.dim()
 
     @property
     def is_meta(self) -> bool:

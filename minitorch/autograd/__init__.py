@@ -7,6 +7,7 @@
 * ``gradcheck`` / ``gradgradcheck`` (gradcheck.py): compare with finite differences.
 * ``detect_anomaly`` (anomaly_mode.py): find the op that produced NaN.
 * ``graph`` (graph.py): walk a graph and step a backward pass from the outside.
+* ``Variable`` (variable.py): the pre-0.4 wrapper, now a name for a tensor.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from .engine import BackwardStep, backward, run_backward
 from .function import AccumulateGrad, Function, Node, once_differentiable
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import gradcheck, gradgradcheck
+from .variable import Variable
 
 __all__ = [
     "Function", "once_differentiable", "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
     "inference_mode", "is_grad_enabled", "gradcheck", "gradgradcheck", "detect_anomaly", "set_detect_anomaly",
     "is_anomaly_enabled", "graph", "Node", "AccumulateGrad", "BackwardStep", "run_backward", "functional",
+    "Variable",
 ]

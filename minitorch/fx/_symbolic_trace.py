@@ -163,9 +163,9 @@ class Tracer:
             if parameter.name in concrete_args:  # a fixed value: specialized into the graph
                 arguments.append(concrete_args[parameter.name])
                 continue
-            default = parameter.default
-            node = self.graph.placeholder(parameter.name, default_value=default)
-            arguments.append(Proxy(node, self))
+            # through create_proxy, as torch.fx does, so that a Tracer overriding create_node sees placeholders too
+            default = () if parameter.default is inspect.Parameter.empty else (parameter.default,)
+            arguments.append(self.create_proxy("placeholder", parameter.name, default, {}))
         return arguments
 
 

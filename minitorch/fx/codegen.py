@@ -185,5 +185,6 @@ def python_code(graph, root_module: str = "self") -> PythonCode:
         body.append(line)
     if not body or not body[-1].startswith("return"):
         body.append("return None")
-    source = f"\n\n\ndef forward({', '.join(parameters)}):\n" + "".join(f"    {line}\n" for line in body)
+    # torch.fx's source ends with the indentation of a next line ("    "), which prints as a line of spaces
+    source = f"\n\n\ndef forward({', '.join(parameters)}):\n" + "".join(f"    {line}\n" for line in body) + "    "
     return PythonCode(source, dict(names.objects))

@@ -10,7 +10,9 @@ of ordinary ops at a time.
 
 from __future__ import annotations
 
-from ..._creation import zeros as _zeros
+import numpy as np
+
+from ..._creation import tensor as _tensor, zeros as _zeros
 from ..._tensor import Tensor
 from ...ops import recurrent as _recurrent_ops
 from ...ops.shape import cat as _cat, stack as _stack
@@ -169,6 +171,21 @@ def _run_direction_packed(mode: str, input: Tensor, weights: list, has_biases: b
     return output, last_hidden, last_cell
 
 
+def _packed_dropout(padded: Tensor, p: float, batch_sizes: list[int]) -> Tensor:
+    """Dropout between the layers of a packed batch, drawn as PyTorch draws it: over the packed data.
+
+    PyTorch runs its layers on the packed ``(sum of lengths, features)`` data, so its mask has that shape and
+    the random numbers follow that order (time-major, longest sequence first). Here the layers run on the
+    padded ``(T, B, features)`` layout: the real steps are picked out in packed order, dropped, and put back.
+    """
+    steps, batch = padded.shape[0], padded.shape[1]
+    real = np.arange(batch)[None, :] < np.asarray(batch_sizes)[:, None]  # (T, B): step t of sequence b exists
+    mask = _tensor(real[:steps], device=padded.device)
+    result = _zeros(padded.shape, dtype=padded.dtype, device=padded.device)
+    result[mask] = dropout(padded[mask], p, True)
+    return result
+
+
 def _recurrent(mode: str, input: Tensor, hx, weights: list, has_biases: bool, num_layers: int, dropout_p: float,
                train: bool, bidirectional: bool, batch_first: bool, batch_sizes: list[int] | None = None):
     """A stacked, optionally bidirectional RNN/LSTM/GRU over a 3-D input (PyTorch's ``torch.lstm`` and kin).
@@ -210,7 +227,10 @@ def _recurrent(mode: str, input: Tensor, hx, weights: list, has_biases: bool, nu
             final_cell.append(cell)
         layer_input = direction_outputs[0] if num_directions == 1 else _cat(direction_outputs, 2)
         if dropout_p > 0 and train and layer < num_layers - 1:
-            layer_input = dropout(layer_input, dropout_p, True)
+            if batch_sizes is None:
+                layer_input = dropout(layer_input, dropout_p, True)
+            else:
+                layer_input = _packed_dropout(layer_input, dropout_p, batch_sizes)
     output = layer_input.transpose(0, 1) if batch_first else layer_input
     if mode == "LSTM":
         return output, _stack(final_hidden, 0), _stack(final_cell, 0)
