@@ -50,9 +50,6 @@ TIMEOUT_S = 120
 # Programs that fail on minitorch today, and the API each one lacks. Strict: remove an entry
 # when its API lands (the test then reports an unexpected pass).
 MISSING: dict[str, str] = {
-    "autograd_saved_tensors_hooks": "a node's saved tensors by name (grad_fn._saved_self, _saved_other, "
-                                    "_saved_result, _raw_saved_self.register_hooks) and "
-                                    "torch.autograd.graph.saved_tensors_hooks",
     "forward_ad_usage": "forward-mode AD: torch.autograd.forward_ad (dual_level, make_dual, unpack_dual), "
                         "autograd.Function.jvp and gradcheck(check_forward_ad=True)",
     "docs_notes_autograd": "Tensor.is_inference (tensors made under inference_mode are not marked as inference "
