@@ -59,8 +59,6 @@ MISSING: dict[str, str] = {
                             "the random numbers that follow differ)",
     "docs_notes_serialization": "torch.save of a view writing its whole storage (minitorch writes only the view's "
                                 "elements, so the loaded tensor's untyped_storage() is smaller)",
-    "docs_checkpoint_parametrizations": "torch.utils.checkpoint (checkpoint, checkpoint_sequential; the "
-                                        "non-reentrant form needs saved-tensor hooks)",
     "docs_nn_functional": "CTCLoss's input gradient as PyTorch computes it (exp(log_probs) minus the path "
                           "occupancy: the gradient through the log_softmax it assumes; minitorch gives the gradient "
                           "with respect to the log-probabilities), and DivBackward1 for cross_entropy with "
