@@ -27,6 +27,7 @@ it traces, so it needs no point here.
 
 from __future__ import annotations
 
+import re
 import threading
 import traceback
 import warnings
@@ -170,21 +171,32 @@ def raise_saved_tensors_freed():
 
 
 def raise_modified_in_place(node, saved):
+    """PyTorch's error for a saved tensor changed in place since: its type and shape, the op that made it (a leaf
+    has none), its versions, and a hint that depends on anomaly mode."""
     value = saved.value
     data = value._data if isinstance(value, Tensor) else value
+    grad_fn = node if saved.kind == "output" else getattr(value, "grad_fn", None)
+    made_by = f", which is output {saved.output_nr} of {_op_name(grad_fn)}," if grad_fn is not None else ""
+    if saved.kind != "output" and getattr(value, "_base", None) is not None and \
+            value._base_history is not value._base.grad_fn:
+        made_by = f", which is output {saved.output_nr} of AsStrided,"  # a view whose base was written since
+    hint = (
+        "the backtrace further above shows the operation that failed to compute its gradient. The variable in "
+        "question was changed in there or anywhere later. Good luck!" if _AnomalyState.enabled else
+        "enable anomaly detection to find the operation that failed to compute its gradient, with "
+        "torch.autograd.set_detect_anomaly(True, check_nan=False)."
+    )
     raise RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
-        f"[{_type_string(data, node)}{list(data.shape)}], which is output {saved.output_nr} of "
-        f"{node.name() if saved.kind == 'output' else _producer_name(value)}, is at version "
-        f"{saved.version_counter[0]}; expected version {saved.version} instead. Hint: the backtrace "
-        "further above can help find the operation that failed to compute its gradient; enable "
-        "minitorch.autograd.set_detect_anomaly(True) to see it."
+        f"[{_type_string(data, node)}{list(data.shape)}]{made_by} is at version {saved.version_counter[0]}; "
+        f"expected version {saved.version} instead. Hint: {hint}"
     )
 
 
-def _producer_name(tensor) -> str:
-    grad_fn = getattr(tensor, "grad_fn", None)
-    return grad_fn.name() if grad_fn is not None else "a leaf tensor (AsStridedBackward0)"
+def _op_name(grad_fn) -> str:
+    """The op a node belongs to, as PyTorch's message names it: ``ExpBackward0`` -> ``Exp``."""
+    name = grad_fn.name()
+    return re.sub(r"Backward\d*$", "", name)
 
 
 def _type_string(data, node) -> str:

@@ -27,7 +27,7 @@ from .. import _messages, _sampling
 from .._random import generator_or_default
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
-from ..autograd.grad_mode import _GradState
+from ..autograd.grad_mode import INPLACE_INFERENCE_TENSOR, InferenceVersionCounter, _GradState
 from . import copy_slices, indexing, pointwise
 from ._util import as_operand, cast
 
@@ -35,6 +35,8 @@ from ._util import as_operand, cast
 def _check_allowed(target: Tensor, recording: bool) -> None:
     if recording and target.grad_fn is None and target._requires_grad:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if type(target._version_counter) is InferenceVersionCounter and not _GradState.inference:
+        raise RuntimeError(INPLACE_INFERENCE_TENSOR)
 
 
 def _snapshot(target: Tensor) -> Tensor:

@@ -52,8 +52,6 @@ TIMEOUT_S = 120
 MISSING: dict[str, str] = {
     "forward_ad_usage": "forward-mode AD: torch.autograd.forward_ad (dual_level, make_dual, unpack_dual), "
                         "autograd.Function.jvp and gradcheck(check_forward_ad=True)",
-    "docs_notes_autograd": "Tensor.is_inference (tensors made under inference_mode are not marked as inference "
-                           "tensors, nor refused by autograd)",
     "docs_notes_extending": "gradgradcheck's random grad_outputs drawn from the default generator as "
                             "torch.testing.make_tensor does (minitorch draws them from a generator of its own, so "
                             "the random numbers that follow differ)",
