@@ -118,6 +118,13 @@ class Function:
             "to use it with backward mode AD."
         )
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        """Forward mode (``autograd.forward_ad``): the tangent of each output from the tangent of each input."""
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with forward mode AD."
+        )
+
     @classmethod
     def apply(cls, *args):
         """Run ``forward`` on ``args`` and, if any input requires grad, record the node for backward."""

@@ -5,7 +5,8 @@ found two ways:
 
 * numerically, by nudging each input element: ``(f(x + eps) - f(x - eps)) / (2 eps)``
   (central differences; exact up to ``O(eps^2)`` in float64);
-* analytically, by backward: ``grad_output = e_k`` (one-hot) gives row ``k``.
+* analytically, by backward: ``grad_output = e_k`` (one-hot) gives row ``k``; with
+  ``check_forward_ad=True`` also by forward mode: a one-hot tangent ``e_j`` gives column ``j``.
 
 If they match within ``atol + rtol * |numerical|`` the backward is right. Use float64:
 in float32, rounding makes finite differences too noisy to compare. ``gradgradcheck``
@@ -20,7 +21,10 @@ import numpy as np
 
 from .._random import Generator
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make: the class sits above autograd
-from . import _lent_ops  # the ops it calls, lent by the ops (autograd sits below them)
+from . import (
+    _lent_ops,  # the ops it calls, lent by the ops (autograd sits below them)
+    forward_ad,
+)
 from ._grad import grad
 from .grad_mode import enable_grad, no_grad
 
@@ -75,6 +79,25 @@ def _analytical_jacobians(func, inputs, differentiable):
     return jacobians
 
 
+def _forward_jacobians(func, inputs, differentiable):
+    """Column j of each Jacobian is the tangent of the outputs when input element j moves (forward mode)."""
+    outputs = _outputs(func, inputs)
+    jacobians = [[np.zeros((o.numel(), inputs[i].numel())) for i in differentiable] for o in outputs]
+    for column_block, i in enumerate(differentiable):
+        for column in range(inputs[i].numel()):
+            tangent = _lent_ops.zeros_like(inputs[i])
+            tangent._data.reshape(-1)[column] = 1
+            with forward_ad.dual_level():
+                dual = list(inputs)
+                dual[i] = forward_ad.make_dual(inputs[i], tangent)
+                for k, output in enumerate(_outputs(func, dual)):
+                    found = forward_ad.unpack_dual(output).tangent
+                    if found is not None:
+                        host = found._device.backend.to_host(found._data).astype(np.float64).ravel()
+                        jacobians[k][column_block][:, column] = host
+    return jacobians
+
+
 def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
               raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
               check_grad_dtypes: bool = False, check_batched_grad: bool = False,
@@ -107,18 +130,23 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
         working[i] = Tensor._make(inputs[i]._xp.array(inputs[i]._data, copy=True, order="C"), inputs[i]._device,
                                   requires_grad=True)
     outputs, numerical = _numerical_jacobians(func, working, differentiable, eps)
-    analytical = _analytical_jacobians(func, working, differentiable)
-    for k in range(len(outputs)):
-        for column_block, i in enumerate(differentiable):
-            n, a = numerical[k][column_block], analytical[k][column_block]
-            if not np.allclose(a, n, rtol=rtol, atol=atol):
-                message = (
-                    f"Jacobian mismatch for output {k} with respect to input {i},\n"
-                    f"numerical:{_format(n)}\nanalytical:{_format(a)}\n"
-                )
-                if raise_exception:
-                    raise GradcheckError(message)
-                return False
+    checks = []  # (how the analytical Jacobian was found, as PyTorch's message says it, the Jacobians)
+    if check_backward_ad:
+        checks.append(("Jacobian", _analytical_jacobians(func, working, differentiable)))
+    if check_forward_ad:
+        checks.append(("Jacobian computed with forward mode", _forward_jacobians(func, working, differentiable)))
+    for what, analytical in checks:
+        for k in range(len(outputs)):
+            for column_block, i in enumerate(differentiable):
+                n, a = numerical[k][column_block], analytical[k][column_block]
+                if not np.allclose(a, n, rtol=rtol, atol=atol):
+                    message = (
+                        f"{what} mismatch for output {k} with respect to input {i},\n"
+                        f"numerical:{_format(n)}\nanalytical:{_format(a)}\n"
+                    )
+                    if raise_exception:
+                        raise GradcheckError(message)
+                    return False
     return True
 
 

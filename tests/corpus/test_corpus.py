@@ -50,8 +50,6 @@ TIMEOUT_S = 120
 # Programs that fail on minitorch today, and the API each one lacks. Strict: remove an entry
 # when its API lands (the test then reports an unexpected pass).
 MISSING: dict[str, str] = {
-    "forward_ad_usage": "forward-mode AD: torch.autograd.forward_ad (dual_level, make_dual, unpack_dual), "
-                        "autograd.Function.jvp and gradcheck(check_forward_ad=True)",
     "docs_notes_extending": "gradgradcheck's random grad_outputs drawn from the default generator as "
                             "torch.testing.make_tensor does (minitorch draws them from a generator of its own, so "
                             "the random numbers that follow differ)",
