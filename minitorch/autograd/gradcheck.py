@@ -19,7 +19,10 @@ import warnings
 
 import numpy as np
 
-from .._random import Generator
+from .. import _sampling
+from .._device import CPU
+from .._dtype import is_floating
+from .._random import default_generator
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make: the class sits above autograd
 from . import (
     _lent_ops,  # the ops it calls, lent by the ops (autograd sits below them)
@@ -154,6 +157,15 @@ def _format(matrix) -> str:
     return repr(Tensor._make(matrix))
 
 
+def _random_grad_output(output):
+    """A tensor like ``output`` (double if it is not floating) of ``U[-1, 1)`` draws, that requires grad."""
+    dtype = output._data.dtype if is_floating(output._data.dtype) else np.float64
+    values = Tensor._make(_sampling.uniform(default_generator, tuple(output.shape), dtype, -1.0, 1.0))
+    values = values if output._device is CPU else _lent_ops.to(values, output._device)
+    values._requires_grad = True
+    return values
+
+
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
                   gen_non_contig_grad_outputs: bool = False, raise_exception: bool = True, nondet_tol: float = 0.0,
                   check_undefined_grad: bool = True, check_grad_dtypes: bool = False, check_batched_grad: bool = False,
@@ -163,11 +175,10 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
     inputs = _as_tuple(inputs)
     differentiable = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if grad_outputs is None:
-        generator = Generator().manual_seed(0)
+        # As PyTorch's: torch.testing.make_tensor(shape, low=-1, high=1), i.e. uniform draws from the default
+        # generator (so the random numbers a program draws afterwards are PyTorch's too).
         outputs = _outputs(func, inputs)
-        grad_outputs = tuple(
-            _lent_ops.randn_like(o, generator=generator).requires_grad_(True) for o in outputs if o.requires_grad
-        )
+        grad_outputs = tuple(_random_grad_output(o) for o in outputs if o.requires_grad)
     else:
         grad_outputs = _as_tuple(grad_outputs)
     count = len(inputs)
