@@ -50,11 +50,6 @@ TIMEOUT_S = 120
 # Programs that fail on minitorch today, and the API each one lacks. Strict: remove an entry
 # when its API lands (the test then reports an unexpected pass).
 MISSING: dict[str, str] = {
-    "docs_notes_extending": "gradgradcheck's random grad_outputs drawn from the default generator as "
-                            "torch.testing.make_tensor does (minitorch draws them from a generator of its own, so "
-                            "the random numbers that follow differ)",
-    "docs_notes_serialization": "torch.save of a view writing its whole storage (minitorch writes only the view's "
-                                "elements, so the loaded tensor's untyped_storage() is smaller)",
     "docs_nn_functional": "CTCLoss's input gradient as PyTorch computes it (exp(log_probs) minus the path "
                           "occupancy: the gradient through the log_softmax it assumes; minitorch gives the gradient "
                           "with respect to the log-probabilities), and DivBackward1 for cross_entropy with "
