@@ -105,6 +105,26 @@ class Div(Op):
         return grad_a, grad_b
 
 
+class DivScalar(Op):
+    """``y = a / s`` for a number ``s`` that is no input of the graph;  ``da = grad / s``.
+
+    PyTorch's ``div.Scalar``: Python's ``t / 2`` wraps the 2 as a tensor (``DivBackward0``), but PyTorch's own
+    C++ code divides by a plain number, which leaves ``DivBackward1`` (cross_entropy's mean over probabilities).
+    """
+
+    node_name = "DivBackward1"
+
+    @staticmethod
+    @_quiet
+    def forward(ctx, a, divisor):
+        ctx.divisor = divisor
+        return a / divisor
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad / ctx.divisor, None
+
+
 def _integer_trunc_divide(xp, a, b):
     """``a / b`` rounded toward zero for integers, exactly (no detour through floats).
 
