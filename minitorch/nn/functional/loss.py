@@ -335,7 +335,7 @@ def _cross_entropy_with_probabilities(input: Tensor, target: Tensor, weight: Ten
         return -products.sum()
     if input.numel() == 0:
         return -products.sum() * float("nan")
-    return pointwise.arithmetic.DivScalar.apply(-products.sum(), input.numel() // classes)  # DivBackward1
+    return pointwise.DivScalar.apply(-products.sum(), input.numel() // classes)  # DivBackward1
 
 
 @_arguments.public
