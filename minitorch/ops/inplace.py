@@ -123,7 +123,7 @@ def _alike_without_graph(target: Tensor, other) -> bool:
         not _GradState.enabled and isinstance(other, Tensor)
         and other._data.dtype == target._data.dtype and target._data.dtype.kind == "f"  # not bfloat16: 2 roundings
         and other._data.shape == target._data.shape and other._device is target._device
-        and target._data.flags.writeable
+        and target._data.flags.writeable and type(target._version_counter) is list  # not an inference tensor
     )
 
 

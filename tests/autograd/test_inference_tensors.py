@@ -65,3 +65,19 @@ def test_no_grad_tensors_are_not_inference_tensors(torch):
         return t.is_inference(), t._version, grad_on
 
     assert build(minitorch) == build(torch) == (False, 0, True)
+
+
+def test_an_update_like_an_optimizers_is_refused_outside_the_mode(torch):
+    """``param.add_(grad)`` under ``no_grad`` (an optimizer's step) on an inference tensor: PyTorch's in-place error."""
+
+    def build(lib):
+        with lib.inference_mode():
+            weights = lib.ones(3)
+        with lib.no_grad():
+            try:
+                weights.add_(lib.ones(3), alpha=-0.1)
+            except RuntimeError as error:
+                return str(error)
+
+    assert build(minitorch) == build(torch)
+    assert build(minitorch).startswith("Inplace update to inference tensor outside InferenceMode")
