@@ -99,6 +99,11 @@ def is_floating_point(input: Tensor) -> builtins_bool:
 
 
 @_public
+def is_inference(input: Tensor) -> builtins_bool:
+    return input.is_inference()
+
+
+@_public
 def numel(input: Tensor) -> builtins_int:
     return input.numel()
 

@@ -75,6 +75,11 @@ def make_view(storage, offset: int, shape, strides, xp=np):
     Only call it after ``view_fits`` said yes: ``as_strided`` itself checks nothing.
     """
     byte_strides = tuple(stride * storage.itemsize for stride in strides)
+    if xp is np and offset < storage.size:
+        # Built on ``storage`` itself, so the view's ``.base`` is the storage (``as_strided``'s is a stand-in
+        # object): ``untyped_storage()`` of a loaded view then finds the whole storage, as in PyTorch.
+        return np.ndarray(tuple(shape), storage.dtype, buffer=storage, offset=offset * storage.itemsize,
+                          strides=byte_strides)
     return xp.lib.stride_tricks.as_strided(storage[offset:], shape=tuple(shape), strides=byte_strides)
 
 

@@ -42,6 +42,10 @@ from ._tensor_base import Size, TensorBase, register_tensor_class
 from ._tensor_str import tensor_repr
 from .autograd import backward as _autograd_backward
 from .autograd.function import _leaf_accumulator, _RemovableHandle
+from .autograd.grad_mode import (
+    InferenceVersionCounter as _InferenceVersionCounter,
+    is_inference_mode_enabled as _is_inference_mode_enabled,
+)
 from .autograd.hooks import add_retain_grad_hook, register_tensor_hook
 from .ops import (
     conversion,
@@ -210,6 +214,8 @@ class Tensor(TensorBase):
                     "in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
                 )
             raise RuntimeError("you can only change requires_grad flags of leaf variables.")
+        if value and self.is_inference() and not _is_inference_mode_enabled():
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         if value and not _dtype.is_floating(self._data.dtype):
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self._requires_grad = builtins.bool(value)
@@ -268,7 +274,14 @@ class Tensor(TensorBase):
 
     @property
     def _version(self) -> int:
+        if self.is_inference():
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._version_counter[0]
+
+    def is_inference(self) -> bool:
+        """Whether this is an inference tensor: made inside ``inference_mode`` (or a view of one). Autograd
+        refuses to save it for backward, and it cannot be written in place outside the mode."""
+        return type(self._version_counter) is _InferenceVersionCounter
 
     def _bump_version(self) -> None:
         self._version_counter[0] += 1

@@ -44,6 +44,9 @@ class Size(tuple):
 
 # The class ``TensorBase._make`` builds: minitorch.Tensor, registered by minitorch/_tensor.py.
 _tensor_class = None
+# A new tensor's version counter: a fresh ``[0]`` (``[0].copy`` is one C call). Inside ``inference_mode`` it is
+# grad_mode's ``InferenceVersionCounter``, which marks the tensor as an inference tensor.
+new_version_counter = [0].copy
 
 
 def register_tensor_class(cls) -> None:
@@ -71,7 +74,7 @@ class TensorBase:
         self._grad = None
         self.grad_fn = grad_fn  # the node that made this tensor (None for a leaf)
         self._output_nr = output_nr  # which output of that node it is
-        self._version_counter = version_counter if version_counter is not None else [0]  # shared by views
+        self._version_counter = version_counter if version_counter is not None else new_version_counter()  # [0]
         self._base = None  # a view's base; its history when the view's own was recorded: _base_history
         self._retains_grad, self._backward_hooks = False, None  # retain_grad() and tensor hooks (autograd/hooks.py)
         self._post_accumulate_hooks, self._accumulator_ref = None, None  # a leaf's hooks; its AccumulateGrad, weakly

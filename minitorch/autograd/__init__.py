@@ -6,13 +6,14 @@
 * ``no_grad`` and friends (grad_mode.py): switch recording off.
 * ``gradcheck`` / ``gradgradcheck`` (gradcheck.py): compare with finite differences.
 * ``detect_anomaly`` (anomaly_mode.py): find the op that produced NaN.
-* ``graph`` (graph.py): walk a graph and step a backward pass from the outside.
+* ``graph`` (graph.py): walk a graph and step a backward pass from the outside; saved-tensor hooks.
+* ``forward_ad`` (forward_ad.py): forward mode, dual tensors whose tangents travel with the values.
 * ``Variable`` (variable.py): the pre-0.4 wrapper, now a name for a tensor.
 """
 
 from __future__ import annotations
 
-from . import functional, graph
+from . import forward_ad, functional, graph
 from ._grad import grad
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import BackwardStep, backward, run_backward
@@ -25,5 +26,5 @@ __all__ = [
     "Function", "once_differentiable", "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
     "inference_mode", "is_grad_enabled", "gradcheck", "gradgradcheck", "detect_anomaly", "set_detect_anomaly",
     "is_anomaly_enabled", "graph", "Node", "AccumulateGrad", "BackwardStep", "run_backward", "functional",
-    "Variable",
+    "Variable", "forward_ad",
 ]

@@ -9,7 +9,9 @@ skips it:
 * recording (``Function.apply``): ``collect_inputs`` (a view brought up to date, 0-d CPU tensors
   joining an op on another device) and ``after_forward`` (outputs marked non-differentiable,
   several outputs, the forward traceback that anomaly mode keeps);
-* saved tensors: PyTorch's errors for a second backward and for a tensor changed in place;
+* saved tensors: PyTorch's errors for a second backward and for a tensor changed in place; a node's
+  saved tensors by name (``grad_fn._saved_self``, ``_raw_saved_self.register_hooks``), and the hooks of
+  ``graph.saved_tensors_hooks`` (``pack_saved`` as an op saves, ``unpack_checked`` as backward reads);
 * the engine: ``backward`` (``backward()`` with its other arguments), ``Capture``
   (``autograd.grad``'s capture and ``inputs=``), ``before_node`` (tensor hooks, the capture),
   ``before_backward`` (node pre-hooks, zeros for outputs that received no gradient),
@@ -25,9 +27,11 @@ it traces, so it needs no point here.
 
 from __future__ import annotations
 
+import re
 import threading
 import traceback
 import warnings
+import weakref
 
 import numpy as _numpy
 
@@ -169,21 +173,32 @@ def raise_saved_tensors_freed():
 
 
 def raise_modified_in_place(node, saved):
+    """PyTorch's error for a saved tensor changed in place since: its type and shape, the op that made it (a leaf
+    has none), its versions, and a hint that depends on anomaly mode."""
     value = saved.value
     data = value._data if isinstance(value, Tensor) else value
+    grad_fn = node if saved.kind == "output" else getattr(value, "grad_fn", None)
+    made_by = f", which is output {saved.output_nr} of {_op_name(grad_fn)}," if grad_fn is not None else ""
+    if saved.kind != "output" and getattr(value, "_base", None) is not None and \
+            value._base_history is not value._base.grad_fn:
+        made_by = f", which is output {saved.output_nr} of AsStrided,"  # a view whose base was written since
+    hint = (
+        "the backtrace further above shows the operation that failed to compute its gradient. The variable in "
+        "question was changed in there or anywhere later. Good luck!" if _AnomalyState.enabled else
+        "enable anomaly detection to find the operation that failed to compute its gradient, with "
+        "torch.autograd.set_detect_anomaly(True, check_nan=False)."
+    )
     raise RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
-        f"[{_type_string(data, node)}{list(data.shape)}], which is output {saved.output_nr} of "
-        f"{node.name() if saved.kind == 'output' else _producer_name(value)}, is at version "
-        f"{saved.version_counter[0]}; expected version {saved.version} instead. Hint: the backtrace "
-        "further above can help find the operation that failed to compute its gradient; enable "
-        "minitorch.autograd.set_detect_anomaly(True) to see it."
+        f"[{_type_string(data, node)}{list(data.shape)}]{made_by} is at version {saved.version_counter[0]}; "
+        f"expected version {saved.version} instead. Hint: {hint}"
     )
 
 
-def _producer_name(tensor) -> str:
-    grad_fn = getattr(tensor, "grad_fn", None)
-    return grad_fn.name() if grad_fn is not None else "a leaf tensor (AsStridedBackward0)"
+def _op_name(grad_fn) -> str:
+    """The op a node belongs to, as PyTorch's message names it: ``ExpBackward0`` -> ``Exp``."""
+    name = grad_fn.name()
+    return re.sub(r"Backward\d*$", "", name)
 
 
 def _type_string(data, node) -> str:
@@ -497,3 +512,165 @@ def check_for_nan(node, grad_inputs) -> None:
                     stacklevel=2,
                 )
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {index}th output.")
+
+
+# -- saved tensors by name, and saved_tensors_hooks --------------------------------------------------
+# PyTorch names what a node saved after the op's arguments (``grad_fn._saved_self``, ``_saved_other``) or
+# its result (``_saved_result``). A Function may list its arguments' names (``argument_names``); else the
+# first two are PyTorch's usual ``self`` and ``other``.
+_DEFAULT_ARGUMENT_NAMES = ("self", "other")
+_WRAPPED_NUMBERS = (int, float, bool, complex)
+
+# The (pack, unpack) pairs of the ``graph.saved_tensors_hooks`` contexts now open, innermost last; and, while
+# ``graph.disable_saved_tensors_hooks`` is open, the message with which opening one fails.
+saved_hooks: list = []
+saved_hooks_disabled: list = []
+
+
+class PackedSaved:
+    """A saved tensor given to a pack hook: what the hook returned (``value``), the unpack hook, and what the
+    tensor was (``requires_grad``, its node or its leaf's accumulator), to rebuild it with its history on use.
+
+    Its ``version`` (``None``) never matches, so ``BackwardNode._unpack`` calls ``unpack_checked``: as in
+    PyTorch, a tensor with hooks is not checked for in-place changes (the hooks own what was saved).
+    """
+
+    __slots__ = ("kind", "value", "output_nr", "version_counter", "version", "unpack_hook", "requires_grad",
+                 "edge")
+
+    def __init__(self, saved, packed, unpack_hook, edge, requires_grad):
+        self.kind, self.value, self.output_nr, self.version_counter = saved.kind, packed, saved.output_nr, [0]
+        self.version, self.unpack_hook, self.edge, self.requires_grad = None, unpack_hook, edge, requires_grad
+
+
+class _NotNeeded:
+    """A saved value dropped because no gradient needs it (read back as ``None``)."""
+
+    __slots__ = ()
+    kind, value, output_nr, version_counter, version = "constant", None, 0, _CONSTANT_VERSION, 0
+
+
+_NOT_NEEDED = _NotNeeded()
+
+
+def unpack_checked(node, saved):
+    """A saved tensor whose version did not match: one packed by hooks is unpacked, else PyTorch's in-place error."""
+    if type(saved) is not PackedSaved:
+        raise_modified_in_place(node, saved)
+    value = saved.unpack_hook(saved.value)
+    if not isinstance(value, Tensor):
+        raise TypeError(
+            f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type {type(value).__name__}"
+        )
+    # What unpack returned, with the saved tensor's history (the node for an output, else the input's own).
+    grad_fn, output_nr = (node, saved.output_nr) if saved.kind == "output" else saved.edge
+    if grad_fn is not None and grad_fn._is_accumulator:
+        tensor = Tensor._make(value._data, value._device, requires_grad=True)
+        tensor._accumulator_ref = weakref.ref(grad_fn)  # a leaf: gradients still reach the original's accumulator
+        return tensor
+    return Tensor._make(value._data, value._device, requires_grad=saved.requires_grad, grad_fn=grad_fn,
+                        output_nr=output_nr)
+
+
+def _edge_of(saved):
+    """Where the gradient of a saved input goes: ``(its node, output_nr)``, its leaf's accumulator, or ``(None, 0)``."""
+    if type(saved) is PackedSaved:
+        return saved.edge
+    tensor = saved.value
+    if tensor.grad_fn is not None:
+        return tensor.grad_fn, tensor._output_nr
+    accumulator = tensor._accumulator_ref() if tensor._accumulator_ref is not None else None
+    return (accumulator, 0) if tensor._requires_grad else (None, 0)
+
+
+def _pack(node, saved, pack_hook, unpack_hook, tensor, detach=False):
+    """``saved`` (whose value is ``tensor``) through ``pack_hook``: given the tensor itself, or a detached alias."""
+    edge = (node, saved.output_nr) if saved.kind == "output" else _edge_of(saved)
+    given = Tensor._make(tensor._data, tensor._device, version_counter=tensor._version_counter) if detach else tensor
+    return PackedSaved(saved, pack_hook(given), unpack_hook, edge, saved.kind == "output" or tensor._requires_grad)
+
+
+def pack_saved(node, saved):
+    """``saved_tensors_hooks``: each tensor the op saved (an input or output) goes through the innermost pack hook
+    as it is saved; the unpack hook gives it back when backward reads it."""
+    pack_hook, unpack_hook = saved_hooks[-1]
+    # An op may say which input's gradient needs each saved value (``saved_for_input``): as PyTorch keeps only
+    # those, the others are dropped rather than packed.
+    needed_by = getattr(node._forward_class, "saved_for_input", None)
+    if needed_by is not None:
+        saved = [s if node._needs_input_grad[i] else _NOT_NEEDED for s, i in zip(saved, needed_by)]
+    hooks, saved_hooks[:] = saved_hooks[:], []  # what the pack hook itself computes is saved unpacked (no recursion)
+    try:
+        return [_pack(node, s, pack_hook, unpack_hook, node._unpack(s)) if s.kind != "constant" else s for s in saved]
+    finally:
+        saved_hooks[:] = hooks
+
+
+def saved_names(node) -> list:
+    """The name of each value ``node`` saved (``None`` where it is no argument nor output): an input is named
+    after its argument, found as the first unused argument whose gradient goes where the saved tensor's does."""
+    argument_names = getattr(node._forward_class, "argument_names", _DEFAULT_ARGUMENT_NAMES)
+    positions = node._tensor_positions or range(len(node.next_functions))
+    used, names = set(), []
+    for saved in node._saved:
+        name = None
+        if saved.kind == "output":
+            name = "result" if node._output_count == 1 else f"result{saved.output_nr}"
+        elif saved.kind == "input" or type(saved.value) in _WRAPPED_NUMBERS:
+            edge = _edge_of(saved) if saved.kind == "input" else (None, 0)  # a number the op wraps has no history
+            for index, (target, output_nr) in enumerate(node.next_functions):
+                if index not in used and target is edge[0] and output_nr == edge[1]:
+                    used.add(index)
+                    position = positions[index]
+                    name = argument_names[position] if position < len(argument_names) else None
+                    break
+        names.append(name)
+    return names
+
+
+def saved_by_name(node, name):
+    """``grad_fn._saved_<name>`` (the saved tensor, unpacked) and ``grad_fn._raw_saved_<name>`` (a handle on which
+    ``register_hooks`` sets pack and unpack hooks); ``_saved_<setting>`` for a number forward kept (the exponent)."""
+    raw = name.startswith("_raw_saved_")
+    key = name[len("_raw_saved_"):] if raw else name[len("_saved_"):]
+    if raw or name.startswith("_saved_"):
+        if node._released:
+            if raw:
+                return RawSavedTensor(node, None)
+            raise_saved_tensors_freed()
+        names = saved_names(node) if node._saved else []
+        if key in names:
+            index = names.index(key)
+            if raw:
+                return RawSavedTensor(node, index)
+            value = node._unpack(node._saved[index])
+            return _lent_ops.tensor(value) if type(value) in _WRAPPED_NUMBERS else value  # PyTorch's wrapped number
+        if not raw and not key.startswith("_") and key in vars(node):
+            return vars(node)[key]
+    raise AttributeError(f"'{type(node).__name__}' object has no attribute '{name}'")
+
+
+class RawSavedTensor:
+    """``grad_fn._raw_saved_self``: one saved tensor of a node (PyTorch's ``torch._C._autograd.SavedTensor``)."""
+
+    def __init__(self, node, index):
+        self._node, self._index = node, index
+
+    def register_hooks(self, pack_hook, unpack_hook) -> None:
+        """Pack the saved tensor now (a detached copy of it goes to ``pack_hook``); ``unpack_hook`` gives it back."""
+        node = self._node
+        if node._released:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values of the "
+                "graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need "
+                "to backward through the graph a second time or if you need to access saved variables after calling "
+                "backward."
+            )
+        saved = node._saved[self._index]
+        if type(saved) is PackedSaved:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already been set. "
+                               "Hint: only one pair of hooks is allowed at a time.")
+        tensor = node._unpack(saved)
+        if tensor is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
+        node._saved[self._index] = _pack(node, saved, pack_hook, unpack_hook, tensor, detach=True)

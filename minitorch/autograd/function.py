@@ -118,6 +118,13 @@ class Function:
             "to use it with backward mode AD."
         )
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        """Forward mode (``autograd.forward_ad``): the tangent of each output from the tangent of each input."""
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with forward mode AD."
+        )
+
     @classmethod
     def apply(cls, *args):
         """Run ``forward`` on ``args`` and, if any input requires grad, record the node for backward."""
@@ -219,8 +226,8 @@ def _connect(ctx, args, inputs, raw, outputs, device):
     if len(outputs) > 1 or ctx._non_differentiable or _AnomalyState.enabled:
         _extensions.after_forward(ctx, raw, outputs)  # mark_non_differentiable, several outputs, detect_anomaly
     if ctx._to_save:
-        ctx._saved = [_saved_tensor(value, args, inputs, raw, outputs) for value in ctx._to_save]
-        ctx._to_save = ()
+        saved = [_saved_tensor(value, args, inputs, raw, outputs) for value in ctx._to_save]
+        ctx._saved, ctx._to_save = _extensions.pack_saved(ctx, saved) if _extensions.saved_hooks else saved, ()
 
 
 def _edges(ctx, args):

@@ -19,6 +19,8 @@ import functools
 import inspect
 import threading
 
+from .. import _tensor_base
+
 
 class _ThreadGradState(threading.local):
     """Whether ops record a graph right now. One flag per thread, as in PyTorch: a ``no_grad``
@@ -131,19 +133,53 @@ class set_grad_enabled(_DecoratorContextManager):
         return self.__class__(self.mode)
 
 
+# PyTorch's words for what autograd refuses to do with an inference tensor.
+SAVED_INFERENCE_TENSOR = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+    "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use it "
+    "in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`."
+)
+INPLACE_INFERENCE_TENSOR = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal "
+    "tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+
+
+class InferenceVersionCounter(list):
+    """The version counter of an *inference tensor*, one made inside ``inference_mode`` (``is_inference()``).
+
+    PyTorch's inference tensors carry no version counter and can never join a recorded graph, so it
+    can skip that bookkeeping. Here the counter is the mark: outside ``inference_mode`` reading it means
+    autograd is saving the tensor for backward, which PyTorch refuses.
+    """
+
+    def __init__(self, values=(0,)):
+        super().__init__(values)
+
+    def __getitem__(self, index):
+        if not _GradState.inference:
+            raise RuntimeError(SAVED_INFERENCE_TENSOR)
+        return list.__getitem__(self, index)
+
+
+_PLAIN_VERSION_COUNTER = _tensor_base.new_version_counter
+
+
 class inference_mode(_DecoratorContextManager):
-    """Like ``no_grad``: minitorch has no separate faster path, so it turns recording off and marks the mode."""
+    """Like ``no_grad``, and the tensors made inside are inference tensors (``is_inference()``): autograd refuses
+    to save them for backward, and they cannot be written in place outside the mode. ``inference_mode(False)``
+    inside it makes normal tensors again, with recording on. minitorch has no faster path for it."""
 
     def __init__(self, mode: bool = True):
         self.mode = mode
 
     def __enter__(self):
-        self.previous = (_GradState.enabled, _GradState.inference)
-        if self.mode:
-            _GradState.enabled, _GradState.inference = False, True
+        self.previous = (_GradState.enabled, _GradState.inference, _tensor_base.new_version_counter)
+        _GradState.enabled, _GradState.inference = not self.mode, bool(self.mode)
+        _tensor_base.new_version_counter = InferenceVersionCounter if self.mode else _PLAIN_VERSION_COUNTER
 
     def __exit__(self, *exc_info):
-        _GradState.enabled, _GradState.inference = self.previous
+        _GradState.enabled, _GradState.inference, _tensor_base.new_version_counter = self.previous
         return False
 
     def clone(self):

@@ -5,7 +5,8 @@ found two ways:
 
 * numerically, by nudging each input element: ``(f(x + eps) - f(x - eps)) / (2 eps)``
   (central differences; exact up to ``O(eps^2)`` in float64);
-* analytically, by backward: ``grad_output = e_k`` (one-hot) gives row ``k``.
+* analytically, by backward: ``grad_output = e_k`` (one-hot) gives row ``k``; with
+  ``check_forward_ad=True`` also by forward mode: a one-hot tangent ``e_j`` gives column ``j``.
 
 If they match within ``atol + rtol * |numerical|`` the backward is right. Use float64:
 in float32, rounding makes finite differences too noisy to compare. ``gradgradcheck``
@@ -18,9 +19,15 @@ import warnings
 
 import numpy as np
 
-from .._random import Generator
+from .. import _sampling
+from .._device import CPU
+from .._dtype import is_floating
+from .._random import default_generator
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make: the class sits above autograd
-from . import _lent_ops  # the ops it calls, lent by the ops (autograd sits below them)
+from . import (
+    _lent_ops,  # the ops it calls, lent by the ops (autograd sits below them)
+    forward_ad,
+)
 from ._grad import grad
 from .grad_mode import enable_grad, no_grad
 
@@ -75,6 +82,25 @@ def _analytical_jacobians(func, inputs, differentiable):
     return jacobians
 
 
+def _forward_jacobians(func, inputs, differentiable):
+    """Column j of each Jacobian is the tangent of the outputs when input element j moves (forward mode)."""
+    outputs = _outputs(func, inputs)
+    jacobians = [[np.zeros((o.numel(), inputs[i].numel())) for i in differentiable] for o in outputs]
+    for column_block, i in enumerate(differentiable):
+        for column in range(inputs[i].numel()):
+            tangent = _lent_ops.zeros_like(inputs[i])
+            tangent._data.reshape(-1)[column] = 1
+            with forward_ad.dual_level():
+                dual = list(inputs)
+                dual[i] = forward_ad.make_dual(inputs[i], tangent)
+                for k, output in enumerate(_outputs(func, dual)):
+                    found = forward_ad.unpack_dual(output).tangent
+                    if found is not None:
+                        host = found._device.backend.to_host(found._data).astype(np.float64).ravel()
+                        jacobians[k][column_block][:, column] = host
+    return jacobians
+
+
 def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
               raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
               check_grad_dtypes: bool = False, check_batched_grad: bool = False,
@@ -107,23 +133,37 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
         working[i] = Tensor._make(inputs[i]._xp.array(inputs[i]._data, copy=True, order="C"), inputs[i]._device,
                                   requires_grad=True)
     outputs, numerical = _numerical_jacobians(func, working, differentiable, eps)
-    analytical = _analytical_jacobians(func, working, differentiable)
-    for k in range(len(outputs)):
-        for column_block, i in enumerate(differentiable):
-            n, a = numerical[k][column_block], analytical[k][column_block]
-            if not np.allclose(a, n, rtol=rtol, atol=atol):
-                message = (
-                    f"Jacobian mismatch for output {k} with respect to input {i},\n"
-                    f"numerical:{_format(n)}\nanalytical:{_format(a)}\n"
-                )
-                if raise_exception:
-                    raise GradcheckError(message)
-                return False
+    checks = []  # (how the analytical Jacobian was found, as PyTorch's message says it, the Jacobians)
+    if check_backward_ad:
+        checks.append(("Jacobian", _analytical_jacobians(func, working, differentiable)))
+    if check_forward_ad:
+        checks.append(("Jacobian computed with forward mode", _forward_jacobians(func, working, differentiable)))
+    for what, analytical in checks:
+        for k in range(len(outputs)):
+            for column_block, i in enumerate(differentiable):
+                n, a = numerical[k][column_block], analytical[k][column_block]
+                if not np.allclose(a, n, rtol=rtol, atol=atol):
+                    message = (
+                        f"{what} mismatch for output {k} with respect to input {i},\n"
+                        f"numerical:{_format(n)}\nanalytical:{_format(a)}\n"
+                    )
+                    if raise_exception:
+                        raise GradcheckError(message)
+                    return False
     return True
 
 
 def _format(matrix) -> str:
     return repr(Tensor._make(matrix))
+
+
+def _random_grad_output(output):
+    """A tensor like ``output`` (double if it is not floating) of ``U[-1, 1)`` draws, that requires grad."""
+    dtype = output._data.dtype if is_floating(output._data.dtype) else np.float64
+    values = Tensor._make(_sampling.uniform(default_generator, tuple(output.shape), dtype, -1.0, 1.0))
+    values = values if output._device is CPU else _lent_ops.to(values, output._device)
+    values._requires_grad = True
+    return values
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
@@ -135,11 +175,10 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
     inputs = _as_tuple(inputs)
     differentiable = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if grad_outputs is None:
-        generator = Generator().manual_seed(0)
+        # As PyTorch's: torch.testing.make_tensor(shape, low=-1, high=1), i.e. uniform draws from the default
+        # generator (so the random numbers a program draws afterwards are PyTorch's too).
         outputs = _outputs(func, inputs)
-        grad_outputs = tuple(
-            _lent_ops.randn_like(o, generator=generator).requires_grad_(True) for o in outputs if o.requires_grad
-        )
+        grad_outputs = tuple(_random_grad_output(o) for o in outputs if o.requires_grad)
     else:
         grad_outputs = _as_tuple(grad_outputs)
     count = len(inputs)

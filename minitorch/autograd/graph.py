@@ -17,11 +17,13 @@ experiments) use; nothing here changes the graph.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
 from .._dtype import from_numpy_dtype
+from . import _extensions
 from ._extensions import make_root_grads
 from .engine import BackwardStep, _call_node, run_backward
 from .function import AccumulateGrad, Function, Node, Op
@@ -212,3 +214,70 @@ def call_node(node, *grad_outputs, create_graph: bool = False) -> tuple:
 def forward_order(root) -> list:
     """The nodes in the order forward created them (the reverse of ``nodes``)."""
     return list(reversed(nodes(root)))
+
+
+class saved_tensors_hooks:  # noqa: N801 - PyTorch's name
+    """Inside ``with graph.saved_tensors_hooks(pack_hook, unpack_hook):`` every tensor an op saves for
+    backward goes through ``pack_hook(tensor)`` as it is saved; backward gets it back from
+    ``unpack_hook(packed)``, which must return a tensor with the same values. The hooks can keep
+    saved activations elsewhere (on disk, compressed) or drop them and recompute them
+    (``utils.checkpoint``). Contexts nest: the innermost pair packs.
+
+        >>> import minitorch
+        >>> from minitorch.autograd import graph
+        >>> a = minitorch.tensor([1.0, 2.0], requires_grad=True)
+        >>> with graph.saved_tensors_hooks(lambda t: t * 4, lambda t: t / 4):
+        ...     y = (a * a).sum()
+        >>> y.backward()
+        >>> a.grad
+        tensor([2., 4.])
+    """
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self):
+        if _extensions.saved_hooks_disabled:
+            raise RuntimeError(_extensions.saved_hooks_disabled[-1])
+        _extensions.saved_hooks.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc_info):
+        _extensions.saved_hooks.pop()
+
+
+class save_on_cpu(saved_tensors_hooks):  # noqa: N801 - PyTorch's name
+    """Saved tensors are moved to the CPU as they are saved and back to their device in backward
+    (``pin_memory`` is accepted; minitorch has no pinned memory)."""
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda"):
+        def pack_to_cpu(tensor):
+            return tensor.device, tensor.cpu()
+
+        def unpack_from_cpu(packed):
+            device, tensor = packed
+            return tensor.to(device)
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+class disable_saved_tensors_hooks:  # noqa: N801 - PyTorch's name
+    """While open, opening a ``saved_tensors_hooks`` context raises ``RuntimeError(error_message)``."""
+
+    def __init__(self, error_message: str):
+        self.error_message = error_message
+
+    def __enter__(self):
+        _extensions.saved_hooks_disabled.append(self.error_message)
+        return self
+
+    def __exit__(self, *exc_info):
+        _extensions.saved_hooks_disabled.pop()
+
+    def __call__(self, function):
+        @functools.wraps(function)
+        def disabled(*args, **kwargs):
+            with disable_saved_tensors_hooks(self.error_message):
+                return function(*args, **kwargs)
+
+        return disabled

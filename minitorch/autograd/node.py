@@ -167,12 +167,17 @@ class BackwardNode(Node):
         return tuple([self._unpack(saved) for saved in self._saved or ()])
 
     def _unpack(self, saved):
-        if saved.version_counter[0] != saved.version:
-            _extensions.raise_modified_in_place(self, saved)  # PyTorch's message, naming the op and versions
+        if saved.version_counter[0] != saved.version:  # changed in place (PyTorch's error), or packed by hooks
+            return _extensions.unpack_checked(self, saved)
         if saved.kind == "output":
             return Tensor._make(saved.value, self._device, requires_grad=True, grad_fn=self,
                                 output_nr=saved.output_nr, version_counter=saved.version_counter)
         return saved.value
+
+    def __getattr__(self, name):
+        """PyTorch's ``grad_fn._saved_self``, ``_saved_result``, ``_raw_saved_other``... (only reached for a
+        name the node does not have)."""
+        return _extensions.saved_by_name(self, name)
 
     def _release_saved(self) -> None:
         """Drop the saved tensors so their memory is freed once backward is done."""

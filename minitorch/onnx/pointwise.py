@@ -71,6 +71,12 @@ def log1p(graph, call):
     return graph.node("Log", [graph.node("Add", [graph.input(call, 0), graph.scalar_like(1, call.outputs[0])])])
 
 
+@maps(ops.DivScalar)
+def div_scalar(graph, call):
+    """``x / s`` for a number ``s`` (cross_entropy's mean over class probabilities)."""
+    return graph.node("Div", [graph.input(call, 0), graph.scalar_like(call.args[1], call.outputs[0])])
+
+
 @maps(ops.PowScalar)
 def pow_scalar(graph, call):
     """``x ** p``; ``x ** 2`` as ``x * x`` (what runtimes compute fastest, and exactly)."""

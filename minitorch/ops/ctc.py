@@ -57,7 +57,9 @@ def _shifted(xp, values, by: int):
 
 class CTCLoss(Op):
     """Per-sequence CTC losses ``(N,)`` of ``log_probs`` ``(T, N, C)`` (module docstring);
-    ``dlog_probs[t, n, c] = -grad_n * (posterior probability of class c at step t)``.
+    ``dlog_probs[t, n, c] = grad_n * (exp(log_probs[t, n, c]) - posterior probability of class c at step t)``,
+    PyTorch's: the true derivative is ``-posterior``; PyTorch adds ``exp(log_probs)``, which sums to a multiple of
+    1 per step and so vanishes once the gradient has gone back through the ``log_softmax`` that made ``log_probs``.
 
     ``targets`` ``(N, S)`` padded, ``input_lengths`` and ``target_lengths`` ``(N,)``, all integer arrays.
     With ``zero_infinity``, an impossible target (loss ``inf``) gives loss 0 and gradient 0.
@@ -93,14 +95,16 @@ class CTCLoss(Op):
         if zero_infinity:
             losses = xp.where(ctx.infinite, xp.zeros((), dtype=losses.dtype), losses)
         ctx.zero_infinity = zero_infinity
-        ctx.arrays = (alpha, emissions, extended, exists, may_skip, input_lengths, target_lengths, log_likelihood)
+        ctx.arrays = (alpha, emissions, extended, exists, may_skip, input_lengths, target_lengths, log_likelihood,
+                      log_probs)
         ctx.shape = log_probs.shape
         return losses
 
     @staticmethod
     @_first_order_only
     def backward(ctx, grad_losses):
-        alpha, emissions, extended, exists, may_skip, input_lengths, target_lengths, log_likelihood = ctx.arrays
+        alpha, emissions, extended, exists, may_skip, input_lengths, target_lengths, log_likelihood, log_probs = \
+            ctx.arrays
         xp = array_module(alpha)
         steps, batch, _ = ctx.shape
         state = xp.arange(alpha.shape[2])[None, :]
@@ -123,7 +127,9 @@ class CTCLoss(Op):
             posterior = xp.exp(joint - log_likelihood[None, :, None])
         within_input = (xp.arange(steps)[:, None] < input_lengths[None, :])[:, :, None]
         posterior = xp.where(within_input, posterior, xp.zeros((), dtype=posterior.dtype))  # steps past the input
-        grad = xp.zeros(ctx.shape, dtype=alpha.dtype)
+        # PyTorch's gradient: exp(log_probs) - posterior, i.e. the gradient with respect to the *logits* of the
+        # log_softmax that log_probs is assumed to come from (d/dz of log_softmax sends -posterior to it).
+        grad = xp.where(within_input, xp.exp(log_probs), xp.zeros((), dtype=alpha.dtype))
         where = (xp.arange(steps)[:, None, None], xp.arange(batch)[None, :, None], extended[None])
         indexing._add_at(grad, tuple(xp.broadcast_arrays(*where)), -posterior)
         grad *= grad_losses._data[None, :, None]

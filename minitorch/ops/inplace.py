@@ -27,7 +27,7 @@ from .. import _messages, _sampling
 from .._random import generator_or_default
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
-from ..autograd.grad_mode import _GradState
+from ..autograd.grad_mode import INPLACE_INFERENCE_TENSOR, InferenceVersionCounter, _GradState
 from . import copy_slices, indexing, pointwise
 from ._util import as_operand, cast
 
@@ -35,6 +35,8 @@ from ._util import as_operand, cast
 def _check_allowed(target: Tensor, recording: bool) -> None:
     if recording and target.grad_fn is None and target._requires_grad:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if type(target._version_counter) is InferenceVersionCounter and not _GradState.inference:
+        raise RuntimeError(INPLACE_INFERENCE_TENSOR)
 
 
 def _snapshot(target: Tensor) -> Tensor:
@@ -121,7 +123,7 @@ def _alike_without_graph(target: Tensor, other) -> bool:
         not _GradState.enabled and isinstance(other, Tensor)
         and other._data.dtype == target._data.dtype and target._data.dtype.kind == "f"  # not bfloat16: 2 roundings
         and other._data.shape == target._data.shape and other._device is target._device
-        and target._data.flags.writeable
+        and target._data.flags.writeable and type(target._version_counter) is list  # not an inference tensor
     )
 
 

@@ -26,6 +26,8 @@ CASES = {
     "nll_5d_none": "F.nll_loss(x.reshape(1, 5, 3, 2, 1), c.reshape(1, 3, 2, 1), reduction='none')",
     "cross_entropy_weight": "F.cross_entropy(x, c, weight=w)",
     "cross_entropy_image": "F.cross_entropy(x.reshape(2, 5, 3), c.reshape(2, 3))",
+    "cross_entropy_probabilities": "F.cross_entropy(x, p.softmax(1))",  # DivBackward1: a division by a number
+    "cross_entropy_probabilities_smoothed": "F.cross_entropy(x, p.softmax(1), label_smoothing=0.1)",
     "huber": "F.huber_loss(x, t)", "huber_none": "F.huber_loss(x, t, reduction='none', delta=0.5)",
     "smooth_l1": "F.smooth_l1_loss(x, t)", "smooth_l1_sum": "F.smooth_l1_loss(x, t, reduction='sum', beta=0.3)",
     "bce": "F.binary_cross_entropy(x.sigmoid(), p)",

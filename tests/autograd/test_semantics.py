@@ -1305,7 +1305,7 @@ def test_graph_saved_tensors_and_shapes():
     product_node = loss.grad_fn.next_functions[0][0].next_functions[0][0].next_functions[0][0]
     assert product_node.name() == "MulBackward0"
     saved = graph.saved_tensors(product_node)
-    assert saved[0] is x and saved[1] is w
+    assert saved[0] is w and saved[1] is x  # x * w keeps its other operand first, as PyTorch's MulBackward0 does
     assert graph.input_shapes(product_node) == ((2,), (2,))
     loss.backward()
     assert graph.saved_tensors(product_node) is None  # freed by backward

@@ -56,24 +56,6 @@ _PROXY_OUTSIDE_A_TRACE = (
 # Programs that fail on minitorch today, and the API each one lacks. Strict: remove an entry
 # when its API lands (the test then reports an unexpected pass).
 MISSING: dict[str, str] = {
-    "autograd_saved_tensors_hooks": "a node's saved tensors by name (grad_fn._saved_self, _saved_other, "
-                                    "_saved_result, _raw_saved_self.register_hooks) and "
-                                    "torch.autograd.graph.saved_tensors_hooks",
-    "forward_ad_usage": "forward-mode AD: torch.autograd.forward_ad (dual_level, make_dual, unpack_dual), "
-                        "autograd.Function.jvp and gradcheck(check_forward_ad=True)",
-    "docs_notes_autograd": "Tensor.is_inference (tensors made under inference_mode are not marked as inference "
-                           "tensors, nor refused by autograd)",
-    "docs_notes_extending": "gradgradcheck's random grad_outputs drawn from the default generator as "
-                            "torch.testing.make_tensor does (minitorch draws them from a generator of its own, so "
-                            "the random numbers that follow differ)",
-    "docs_notes_serialization": "torch.save of a view writing its whole storage (minitorch writes only the view's "
-                                "elements, so the loaded tensor's untyped_storage() is smaller)",
-    "docs_checkpoint_parametrizations": "torch.utils.checkpoint (checkpoint, checkpoint_sequential; the "
-                                        "non-reentrant form needs saved-tensor hooks)",
-    "docs_nn_functional": "CTCLoss's input gradient as PyTorch computes it (exp(log_probs) minus the path "
-                          "occupancy: the gradient through the log_softmax it assumes; minitorch gives the gradient "
-                          "with respect to the log-probabilities), and DivBackward1 for cross_entropy with "
-                          "probability targets",
     "fx_subgraph_rewriter": "torch.fx.replace_pattern, the subgraph rewriter (match a pattern function's graph, "
                             "splice in a replacement's)",
     "fx_inline_function": _PROXY_OUTSIDE_A_TRACE,

@@ -16,6 +16,8 @@ PROGRAM = textwrap.dedent("""
     assert torch is minitorch and nn is minitorch.nn and F is minitorch.nn.functional
     assert torch.optim is minitorch.optim and DataLoader is minitorch.utils.data.DataLoader
     assert torchvision is minitorch.vision and torchvision.transforms is minitorch.vision.transforms
+    import functorch
+    assert functorch is minitorch.func and functorch.jvp is torch.func.jvp
     assert minitorch.__spec__.name == "minitorch" and F.__spec__.name == "minitorch.nn.functional"
     assert isinstance(torch.ones(2), minitorch.Tensor)
     try:

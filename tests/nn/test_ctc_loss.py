@@ -42,18 +42,32 @@ def test_loss_equals_the_sum_over_every_alignment(target, blank):
     assert loss.item() == pytest.approx(-math.log(total), rel=1e-12)
 
 
-def test_gradient_is_the_true_derivative_by_finite_differences():
+def test_gradient_through_log_softmax_is_the_true_derivative_by_finite_differences():
+    """PyTorch's gradient (``exp(log_probs) - posterior``) is the true one with respect to the logits."""
     rng = np.random.default_rng(1)
-    log_probs = minitorch.tensor(rng.standard_normal((7, 3, 4)), requires_grad=True)
+    logits = minitorch.tensor(rng.standard_normal((7, 3, 4)), requires_grad=True)
     targets = minitorch.tensor([[1, 2, 2], [3, 0, 0], [1, 3, 1]])
 
     def loss(values):
-        return F.ctc_loss(values, targets, [7, 5, 6], [3, 1, 3], reduction="none")
+        return F.ctc_loss(values.log_softmax(2), targets, [7, 5, 6], [3, 1, 3], reduction="none")
 
-    assert minitorch.autograd.gradcheck(loss, (log_probs,))
+    assert minitorch.autograd.gradcheck(loss, (logits,))
     with pytest.raises(RuntimeError, match="once_differentiable"):
-        (gradient,) = minitorch.autograd.grad(loss(log_probs).sum(), log_probs, create_graph=True)
+        (gradient,) = minitorch.autograd.grad(loss(logits).sum(), logits, create_graph=True)
         gradient.sum().backward()
+
+
+def test_gradient_with_respect_to_log_probs_is_pytorchs(torch):
+    """Straight at ``log_probs`` (no log_softmax in between): ``exp(log_probs) - posterior``, zero past the input."""
+
+    def build(lib):
+        rng = np.random.default_rng(2)
+        log_probs = lib.tensor(rng.standard_normal((6, 2, 4))).log_softmax(2).requires_grad_()
+        loss = lib.nn.functional.ctc_loss(log_probs, lib.tensor([[1, 2], [3, 3]]), [6, 4], [2, 2], reduction="sum")
+        loss.backward()
+        return log_probs.grad.numpy().copy()
+
+    np.testing.assert_allclose(build(minitorch), build(torch), rtol=1e-10, atol=1e-12)
 
 
 def _parity_case(lib, dtype, reduction, zero_infinity, concatenated, unbatched, blank):

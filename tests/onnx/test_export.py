@@ -319,3 +319,23 @@ def test_an_argmax_result_is_refused_not_frozen():
 def test_opset_outside_the_supported_range_is_refused():
     with pytest.raises(ValueError, match="Unsupported ONNX opset version: 9"):
         export_bytes(nn.Linear(2, 2), minitorch.randn(1, 2), opset_version=9)
+
+
+class _SoftTargetLoss(nn.Module):
+    """cross_entropy against class probabilities: its mean is a division by a number (``DivScalar``)."""
+
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(4, 3)
+        self.target = minitorch.tensor([[0.2, 0.3, 0.5]] * 3)
+
+    def forward(self, x):
+        return nn.functional.cross_entropy(self.linear(x), self.target).reshape(1)
+
+
+def test_a_division_by_a_number_exports():
+    model = _SoftTargetLoss().eval()
+    example = np.random.default_rng(2).standard_normal((3, 4)).astype(np.float32)
+    data = export_bytes(model, minitorch.tensor(example))
+    np.testing.assert_allclose(session(data).run(None, {"input": example})[0], minitorch_output(model, example),
+                               **TOLERANCE)

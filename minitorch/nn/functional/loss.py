@@ -335,7 +335,7 @@ def _cross_entropy_with_probabilities(input: Tensor, target: Tensor, weight: Ten
         return -products.sum()
     if input.numel() == 0:
         return -products.sum() * float("nan")
-    return -products.sum() / (input.numel() // classes)
+    return pointwise.DivScalar.apply(-products.sum(), input.numel() // classes)  # DivBackward1
 
 
 @_arguments.public
@@ -628,9 +628,9 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
     divides each loss by its target length, then averages over the batch. ``zero_infinity`` turns
     the infinite loss of an impossible target (longer than its input allows) into 0, gradient too.
 
-    One difference from PyTorch: the gradient with respect to ``log_probs`` is the true one,
-    ``-posterior``; PyTorch returns ``exp(log_probs) - posterior``, which is the same once it has
-    gone back through the ``log_softmax`` that made ``log_probs``.
+    As PyTorch's, the gradient with respect to ``log_probs`` is ``exp(log_probs) - posterior``, not the true
+    ``-posterior``: the two agree once the gradient has gone back through the ``log_softmax`` that made
+    ``log_probs`` (give ``ctc_loss`` log-probabilities that are not normalised and its gradient is wrong).
     """
     reduction = _reduction_argument(reduction)
     unbatched = log_probs.dim() == 2

@@ -22,8 +22,8 @@ This file only gathers the families' names: ``minitorch.ops.pointwise.mul`` is `
 from __future__ import annotations
 
 from .arithmetic import (
-    Add, Div, DivRounded, FloorDivide, Fmod, FmodTensor, Mul, Neg, Remainder, RemainderTensor, Rsub, RsubScalar,
-    Sub, add, div, divide, floor_divide, fmod, mul, multiply, neg, negative, positive, remainder, rsub, sub,
+    Add, Div, DivRounded, DivScalar, FloorDivide, Fmod, FmodTensor, Mul, Neg, Remainder, RemainderTensor, Rsub,
+    RsubScalar, Sub, add, div, divide, floor_divide, fmod, mul, multiply, neg, negative, positive, remainder, rsub, sub,
     subtract, true_divide,
 )
 from .powers import (

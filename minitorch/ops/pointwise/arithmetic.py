@@ -69,16 +69,17 @@ class Mul(Op):
     """``y = a * b``;  ``da = grad * b``,  ``db = grad * a``."""
 
     wraps_numbers = True  # c + 1 lists the 1 as an input: (None, 0) in next_functions
+    saved_for_input = (0, 1)  # b is kept for a's gradient, a for b's (saved-tensor hooks pack only those needed)
 
     @staticmethod
     @_not_quiet
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(b, a)  # PyTorch's order (what saved-tensor hooks see)
         return a * b
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         grad_a = grad * b if ctx.needs_input_grad[0] else None
         grad_b = grad * a if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
@@ -101,6 +102,26 @@ class Div(Op):
         grad_a = grad / b if ctx.needs_input_grad[0] else None
         grad_b = -grad * a / (b * b) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
+
+
+class DivScalar(Op):
+    """``y = a / s`` for a number ``s`` that is no input of the graph;  ``da = grad / s``.
+
+    PyTorch's ``div.Scalar``: Python's ``t / 2`` wraps the 2 as a tensor (``DivBackward0``), but PyTorch's own
+    C++ code divides by a plain number, which leaves ``DivBackward1`` (cross_entropy's mean over probabilities).
+    """
+
+    node_name = "DivBackward1"
+
+    @staticmethod
+    @_quiet
+    def forward(ctx, a, divisor):
+        ctx.divisor = divisor
+        return a / divisor
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad / ctx.divisor, None
 
 
 def _integer_trunc_divide(xp, a, b):

@@ -61,6 +61,7 @@ class Pow(Op):
     """
 
     node_name = "PowBackward1"
+    argument_names = ("self", "exponent")  # grad_fn._saved_exponent, as PyTorch names it
 
     @staticmethod
     @_quiet

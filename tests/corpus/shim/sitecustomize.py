@@ -1,5 +1,7 @@
 """Run PyTorch code on minitorch: ``import torch`` gives ``minitorch``, ``import torchvision`` its vision.
 
+``import functorch`` (shipped in PyTorch's wheel, the forerunner of ``torch.func``) gives ``minitorch.func``.
+
 Python imports ``sitecustomize`` at start-up when it is found on ``sys.path``; the corpus tests put
 this folder first on ``PYTHONPATH`` for the minitorch run of each program, so the program's own
 text stays exactly as it is written for PyTorch.
@@ -24,6 +26,7 @@ import sys
 ALIASES = {
     "torch": "minitorch",
     "torchvision": "minitorch.vision",
+    "functorch": "minitorch.func",  # the functorch package of PyTorch's wheel: torch.func is the same API now
 }
 
 
