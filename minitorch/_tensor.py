@@ -34,6 +34,7 @@ from ._device import CPU, canonical, device as _device_type
 from ._dlpack import to_dlpack
 from ._memory_format import (
     contiguous_format as _contiguous_format,
+    contiguous_strides as _contiguous_strides,
     preserve_format as _preserve_format,
     strided as _strided,
 )
@@ -189,7 +190,10 @@ class Tensor(TensorBase):
 
     @numpy_names
     def stride(self, dim: int | None = None):
-        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        if self._device.type == "meta":  # no memory behind it (_meta.py): the strides it would have, row-major
+            strides = _contiguous_strides(self._data.shape)
+        else:
+            strides = tuple(s // self._data.itemsize for s in self._data.strides)
         return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim)]
 
     def data_ptr(self) -> int:

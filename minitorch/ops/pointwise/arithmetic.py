@@ -14,6 +14,7 @@ from .._util import (
     is_number,
 )
 from ._operands import (
+    _apply_in_layout,
     _bool_operand,
     _check_integer_divisor,
     _module,
@@ -28,10 +29,10 @@ from ._operands import (
 # -- the two operands of a binary op -----------------------------------------------------------
 def _binary(op, a, b, function: str = "add", result=None):
     """``op`` applied to two operands checked and promoted to a common dtype (``_prepare``; numbers stay numbers).
-    Two tensors of one dtype and shape need nothing (``Function.apply`` refuses two devices)."""
+    Two tensors of one dtype, shape and strides need nothing (``Function.apply`` refuses two devices)."""
     if result is not None or not (isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype
-                                  and a._data.shape == b._data.shape):
-        a, b, _ = _prepare(a, b, function, result)
+                                  and a._data.shape == b._data.shape and a._data.strides == b._data.strides):
+        return _apply_in_layout(op, *_prepare(a, b, function, result)[:2])
     return op.apply(a, b)
 
 
@@ -287,7 +288,7 @@ def div(input, other, *, rounding_mode=None) -> Tensor:
         )
     a, b, result = _prepare(input, other, "div")
     _refuse_bool(result, f"div_{rounding_mode}_cpu")
-    return DivRounded.apply(a, b, rounding_mode)
+    return _apply_in_layout(DivRounded, a, b, rounding_mode)
 
 
 def _floating_operands(a, b) -> bool:
@@ -300,7 +301,7 @@ def _floating_operands(a, b) -> bool:
 
 def _true_divide(a, b) -> Tensor:
     a, b, _ = _prepare(a, b, "div", floating=True)
-    return Div.apply(a, b)
+    return _apply_in_layout(Div, a, b)
 
 
 divide = true_divide = div
@@ -315,7 +316,7 @@ def floor_divide(input, other) -> Tensor:
     """``input // other``: the quotient rounded down (Python's ``//``); integer division by zero is an error."""
     a, b, result = _prepare(input, other, "floor_divide")
     _refuse_bool(result, "div_floor_cpu")
-    return FloorDivide.apply(a, b, "floor")
+    return _apply_in_layout(FloorDivide, a, b, "floor")
 
 
 class RemainderTensor(Remainder):
@@ -330,14 +331,14 @@ def remainder(input, other) -> Tensor:
     """``input % other`` with the sign of ``other`` (Python's ``%``)."""
     a, b, result = _prepare(input, other, "remainder")
     _refuse_bool(result, "remainder_cpu")
-    return (RemainderTensor if isinstance(a, Tensor) and isinstance(b, Tensor) else Remainder).apply(a, b)
+    return _apply_in_layout(RemainderTensor if isinstance(a, Tensor) and isinstance(b, Tensor) else Remainder, a, b)
 
 
 def fmod(input, other) -> Tensor:
     """The remainder of ``input / other`` with the sign of ``input`` (C's ``fmod``)."""
     a, b, result = _prepare(input, other, "fmod")
     _refuse_bool(result, "fmod_cpu")
-    return (FmodTensor if isinstance(a, Tensor) and isinstance(b, Tensor) else Fmod).apply(a, b)
+    return _apply_in_layout(FmodTensor if isinstance(a, Tensor) and isinstance(b, Tensor) else Fmod, a, b)
 
 
 def neg(input: Tensor) -> Tensor:

@@ -20,7 +20,15 @@ from .._util import (
     check_broadcastable,
     check_same_device,
 )
-from ._operands import _direct, _integer_copy, _not_implemented, _prepare, _require_tensor, _zeros_like
+from ._operands import (
+    _apply_in_layout,
+    _direct,
+    _integer_copy,
+    _not_implemented,
+    _prepare,
+    _require_tensor,
+    _zeros_like,
+)
 from .arithmetic import _binary
 from .comparison import isnan, logical_and, logical_or
 from .selection import where
@@ -191,7 +199,7 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     check_same_device(input, values)
     check_broadcastable(input, values)
-    return Heaviside.apply(input, values)
+    return _apply_in_layout(Heaviside, input, values)
 
 
 def _rounding(op, input: Tensor, kernel: str) -> Tensor:
@@ -300,7 +308,7 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:  # noqa: A002 - PyTorch'
             bound = cast(bound, result)
         bounds.append(bound)
     op = ClampTensor if isinstance(low, Tensor) or isinstance(high, Tensor) else Clamp
-    return op.apply(cast(input, result), *bounds)
+    return _apply_in_layout(op, cast(input, result), *bounds)
 
 
 clip = clamp
@@ -437,4 +445,4 @@ def nextafter(input: Tensor, other: Tensor) -> Tensor:
     a, b, result = _prepare(input, other, "nextafter")
     if not result.is_floating_point:
         raise _not_implemented("nextafter_cpu", a)
-    return Nextafter.apply(a, b)
+    return _apply_in_layout(Nextafter, a, b)
