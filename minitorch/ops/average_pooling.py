@@ -20,6 +20,7 @@ from .._tensor_base import TensorBase as Tensor  # _make; the class sits above t
 from ..autograd.function import Op
 from ._util import array_module
 from .conv import Fold, pad_constant, sliding_windows
+from .resampling import ResampleByMatrices
 
 
 class AvgPool(Op):
@@ -55,30 +56,11 @@ class AvgPool3D(AvgPool):
     node_name = "AvgPool3DBackward0"
 
 
-class AdaptiveAvgPool(Op):
-    """``y = x`` multiplied along each spatial axis ``d`` by its averaging matrix ``A_d`` ``(o_d, n_d)``.
-
-    ``dx = grad`` multiplied along each axis by ``A_d^T`` (the adjoint of each product).
-    """
+class AdaptiveAvgPool(ResampleByMatrices):
+    """``y = x`` multiplied along each spatial axis ``d`` by its averaging matrix ``A_d`` ``(o_d, n_d)``
+    (``ops/resampling.py``);  ``dx = grad`` multiplied along each axis by ``A_d^T``."""
 
     node_name = "AdaptiveAvgPool2DBackward0"
-
-    @staticmethod
-    def forward(ctx, input, matrices):
-        ctx.matrices = matrices
-        xp = array_module(input)
-        output = input
-        for axis, matrix in enumerate(matrices, start=input.ndim - len(matrices)):
-            output = xp.moveaxis(xp.moveaxis(output, axis, -1) @ xp.asarray(matrix, dtype=input.dtype).T, -1, axis)
-        return xp.ascontiguousarray(output)
-
-    @staticmethod
-    def backward(ctx, grad):
-        grad_input = grad
-        for axis, matrix in enumerate(ctx.matrices, start=grad.dim() - len(ctx.matrices)):
-            averaging = Tensor._make(grad._xp.asarray(matrix, dtype=grad._data.dtype), grad._device)
-            grad_input = grad_input.transpose(axis, -1).matmul(averaging).transpose(axis, -1)
-        return grad_input, None
 
 
 class AdaptiveAvgPool3D(AdaptiveAvgPool):

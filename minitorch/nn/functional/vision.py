@@ -13,9 +13,15 @@ import warnings
 import numpy as np
 
 from ... import _arguments
-from ..._creation import linspace as _linspace, ones as _ones, tensor as _make_tensor
+from ..._creation import linspace as _linspace, ones as _ones
 from ..._tensor import Tensor
-from ...ops import conv as _conv_ops, grid_sample as _grid_sample_ops, indexing as _indexing_ops, shape as shape_ops
+from ...ops import (
+    conv as _conv_ops,
+    grid_sample as _grid_sample_ops,
+    indexing as _indexing_ops,
+    resampling as _resampling_ops,
+    shape as shape_ops,
+)
 from ._antialias import antialias_matrix
 from .pooling import _adaptive_avg_pool
 
@@ -236,8 +242,9 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
 
     ``nearest`` copies the pixel at ``floor(i * in / out)``; ``(bi/tri)linear`` and
     ``bicubic`` weight the neighbours. Every mode here is separable, so each spatial
-    dimension is resized by one small matrix product (``A @ x`` along that dimension),
-    and autograd gives the backward (``A^T @ grad``). ``area`` is adaptive average pooling.
+    dimension is resized by one small matrix product (``A @ x`` along that dimension), one
+    node for all of them (``ops/resampling.py``, backward ``A^T @ grad``); nearest picks by index.
+    ``area`` is adaptive average pooling.
     ``antialias=True`` (bilinear, bicubic) stretches the filter when shrinking (``_antialias.py``).
 
         >>> import minitorch
@@ -262,22 +269,18 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         scales = [n / o if recompute_scale_factor else 1.0 / f for n, o, f in zip(spatial, sizes, factors)]
     if mode == "area":
         return _adaptive_avg_pool(input, sizes, dims, "adaptive_avg_pool")
-    output = input
-    xp = input._xp
-    for axis, n, o, scale in zip(range(2, 2 + dims), spatial, sizes, scales):
-        if mode in ("nearest", "nearest-exact"):
-            source = _source_index_nearest(n, o, scale, mode == "nearest-exact")
-            key = (slice(None),) * axis + (xp.asarray(source),)
-            output = _indexing_ops.Index.apply(output, key)
-        else:  # align_corners=None means False for the modes that interpolate
-            if antialias:  # the filter stretched over every input pixel an output pixel covers (_antialias.py)
-                aligned_scale = ((n - 1) / (o - 1) if o > 1 else 0.0) if align_corners else scale
-                matrix = antialias_matrix(n, o, aligned_scale, mode == "bicubic")
-            else:
-                matrix = _interpolation_matrix(n, o, scale, bool(align_corners), mode == "bicubic")
-            matrix_tensor = _make_tensor(matrix.astype(input._data.dtype), device=input.device)
-            output = output.transpose(axis, -1).matmul(matrix_tensor.t()).transpose(axis, -1)
-    return output
+    if mode in ("nearest", "nearest-exact"):
+        sources = tuple(_source_index_nearest(n, o, scale, mode == "nearest-exact")
+                        for n, o, scale in zip(spatial, sizes, scales))
+        return _resampling_ops.RESAMPLERS[mode, dims].apply(input, sources)
+    matrices = []
+    for n, o, scale in zip(spatial, sizes, scales):  # align_corners=None means False for the modes that interpolate
+        if antialias:  # the filter stretched over every input pixel an output pixel covers (_antialias.py)
+            aligned_scale = ((n - 1) / (o - 1) if o > 1 else 0.0) if align_corners else scale
+            matrices.append(antialias_matrix(n, o, aligned_scale, mode == "bicubic"))
+        else:
+            matrices.append(_interpolation_matrix(n, o, scale, bool(align_corners), mode == "bicubic"))
+    return _resampling_ops.RESAMPLERS[mode + ("-antialias" if antialias else ""), dims].apply(input, tuple(matrices))
 
 
 def _check_interpolate(input: Tensor, size, scale_factor, mode: str, align_corners: bool | None) -> tuple:
