@@ -7,9 +7,9 @@ activation in Tensor operations (recording is off inside it), ``backward`` multi
 gradient by the derivative, also in Tensor operations, so the gradient can be differentiated again.
 The name of each node is PyTorch's (``node_name``).
 
-An in-place form (``leaky_relu_``, ``elu_``, ``celu_``, ``threshold_``) overwrites its input, so PyTorch's
-backward reads the derivative off the result instead, under another node name (``LeakyReluBackward1``):
-``_FromResult`` below, with each derivative written in terms of ``y``.
+An in-place form (``leaky_relu_``, ``elu_``, ``celu_``) overwrites its input, so PyTorch's backward reads
+the derivative off the result instead, under another node name (``LeakyReluBackward1``): ``_FromResult``
+below, with each derivative written in terms of ``y``. (``threshold_`` keeps a copy of its input instead.)
 
 Where the derivative has a kink (``hardtanh`` at its bounds, ``threshold`` at the threshold), the
 value at the kink is PyTorch's: 0 at ``hardtanh``'s bounds (``clamp`` would give 1 there).
@@ -333,14 +333,11 @@ class Threshold(_Activation):
         return (x > threshold).to(x.dtype)
 
 
-class ThresholdInPlace(_FromResult, Threshold):
-    """``threshold_``: ``dx = grad`` where ``y > threshold``, else 0 (PyTorch's rule, read off the result)."""
+class ThresholdInPlace(Threshold):
+    """``threshold_``: the same derivative, read off a copy of the input PyTorch keeps (``y`` cannot tell
+    ``value`` from an input above the threshold), under PyTorch's name for the in-place node."""
 
     node_name = "ThresholdBackward1"
-
-    @staticmethod
-    def derivative_from_result(result, threshold, value):
-        return (result > threshold).to(result.dtype)
 
 
 class Softshrink(_Activation):
