@@ -1058,13 +1058,13 @@ class Tensor(TensorBase):
     clip_ = clamp_
 
     def clamp_min(self, min):
-        return pointwise.clamp(self, min, None)
+        return pointwise.clamp_min(self, min)
 
     def clamp_min_(self, min) -> Tensor:
         return inplace.in_place(self, Tensor.clamp_min, min)
 
     def clamp_max(self, max):
-        return pointwise.clamp(self, None, max)
+        return pointwise.clamp_max(self, max)
 
     def clamp_max_(self, max) -> Tensor:
         return inplace.in_place(self, Tensor.clamp_max, max)

@@ -286,6 +286,26 @@ class ClampTensor(Clamp):
     node_name = "ClampBackward0"
 
 
+class ClampMin(Clamp):
+    """``clamp_min(x, low)``: ``clamp`` with a lower bound only, under PyTorch's name for it."""
+
+    node_name = "ClampMinBackward0"
+
+
+class ClampMinTensor(ClampTensor):
+    node_name = "ClampMinBackward1"
+
+
+class ClampMax(Clamp):
+    """``clamp_max(x, high)``: ``clamp`` with an upper bound only, under PyTorch's name for it."""
+
+    node_name = "ClampMaxBackward0"
+
+
+class ClampMaxTensor(ClampTensor):
+    node_name = "ClampMaxBackward1"
+
+
 def clamp(input: Tensor, min=None, max=None) -> Tensor:  # noqa: A002 - PyTorch's argument names
     """Limit every element to ``[min, max]`` (numbers or tensors; either may be None).
 
@@ -296,6 +316,11 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:  # noqa: A002 - PyTorch'
     _require_tensor(input, "clamp")
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    return _clamp(input, min, max, (Clamp, ClampTensor))
+
+
+def _clamp(input: Tensor, min, max, ops) -> Tensor:  # noqa: A002
+    """``clamp``'s work, recorded as ``ops[0]`` with number bounds or ``ops[1]`` with a tensor bound."""
     low = None if min is None else as_operand(min, input)
     high = None if max is None else as_operand(max, input)
     result = _dtype.result_type(*(v for v in (input, low, high) if v is not None))
@@ -307,7 +332,7 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:  # noqa: A002 - PyTorch'
             broadcast_shapes(input._data.shape, bound._data.shape)
             bound = cast(bound, result)
         bounds.append(bound)
-    op = ClampTensor if isinstance(low, Tensor) or isinstance(high, Tensor) else Clamp
+    op = ops[1] if isinstance(low, Tensor) or isinstance(high, Tensor) else ops[0]
     return _apply_in_layout(op, cast(input, result), *bounds)
 
 
@@ -315,11 +340,13 @@ clip = clamp
 
 
 def clamp_min(input: Tensor, min) -> Tensor:  # noqa: A002
-    return clamp(input, min, None)
+    _require_tensor(input, "clamp_min")
+    return _clamp(input, min, None, (ClampMin, ClampMinTensor))
 
 
 def clamp_max(input: Tensor, max) -> Tensor:  # noqa: A002
-    return clamp(input, None, max)
+    _require_tensor(input, "clamp_max")
+    return _clamp(input, None, max, (ClampMax, ClampMaxTensor))
 
 
 class Maximum(Op):
