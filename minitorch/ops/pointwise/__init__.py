@@ -48,7 +48,8 @@ from .special import (
 from .rounding import (
     Abs, Ceil, Clamp, ClampMax, ClampMaxTensor, ClampMin, ClampMinTensor, ClampTensor, Floor, Fmax, Fmin, Frac,
     Heaviside, Maximum, Minimum, Nextafter, Round, RoundDecimals, Sgn, Sign, Trunc, abs, absolute, ceil, clamp,
-    clamp_max, clamp_min, clip, fix, floor, fmax, fmin, frac, heaviside, maximum, minimum, nextafter, round, sgn, sign, signbit, trunc,
+    clamp_max, clamp_min, clip, fix, floor, fmax, fmin, frac, heaviside, maximum, minimum, nextafter, round, sgn,
+    sign, signbit, trunc,
 )
 from .selection import (
     Lerp, LerpTensor, Where, lerp, where,
