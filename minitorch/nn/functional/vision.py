@@ -81,7 +81,8 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     for d, (n, (before, after)) in enumerate(zip(input.shape[first_dim:], pairs)):
         source = _pad_source_index(n, before, after, mode).reshape((-1,) + (1,) * (len(pairs) - 1 - d))
         key.append(xp.asarray(source))
-    return _indexing_ops.Index.apply(input, tuple(key))
+    op = _indexing_ops.PADDINGS.get((mode, len(pairs)), _indexing_ops.Index)  # PyTorch's node name for the mode
+    return op.apply(input, tuple(key))
 
 
 def _pad_pairs(pad: tuple) -> list:
