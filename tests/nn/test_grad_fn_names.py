@@ -67,9 +67,11 @@ CALLS = {
     "pad_replicate": "F.pad(x4, (1, 1, 0, 1), mode='replicate')",
     "Flatten": "nn.Flatten()(x4)", "unfold": "F.unfold(x4, 2)", "cosine_similarity": "F.cosine_similarity(x2, y2)",
     "RNNCell": "nn.RNNCell(6, 3).double()(x2)", "LSTMCell": "nn.LSTMCell(6, 3).double()(x2)[0]",
-    "GRUCell": "nn.GRUCell(6, 3).double()(x2)", "LSTM": "nn.LSTM(6, 3).double()(x3t)[0]",
+    "GRUCell": "nn.GRUCell(6, 3).double()(x2)",
+    "RNNCell_relu": "nn.RNNCell(6, 3, nonlinearity='relu').double()(x2)", "LSTM": "nn.LSTM(6, 3).double()(x3t)[0]",
     "GRU": "nn.GRU(6, 3).double()(x3t)[0]", "Bilinear": "nn.Bilinear(6, 6, 2).double()(x2, y2)",
     "pixel_shuffle": "F.pixel_shuffle(x4[:, :1].repeat(1, 4, 1, 1), 2)",
+    "pixel_unshuffle": "F.pixel_unshuffle(x4, 2)",
     "channel_shuffle": "F.channel_shuffle(x4.repeat(1, 2, 1, 1), 2)",
     "pairwise_distance": "F.pairwise_distance(x2, y2)", "cdist": "torch.cdist(x2, y2)",
     "affine_grid": "F.affine_grid(theta, (1, 1, 2, 2), align_corners=False)",
@@ -83,8 +85,6 @@ DIFFERENCES = {
     "LSTM": "one LSTMSequenceBackward0 node per layer here; PyTorch's CPU LSTM without cuDNN stacks per-step nodes "
             "(StackBackward0)",
     "GRU": "one GRUSequenceBackward0 node per layer here; PyTorch's CPU GRU stacks per-step nodes (StackBackward0)",
-    "RNNCell": "rnn_tanh_cell here is tanh(addmm(...) + ...) with the input's product first (AddmmBackward0); "
-               "PyTorch's adds two linears (AddBackward0)",
     "Linear": "nn.Linear's AddmmBackward0 lists the weight's AccumulateGrad directly; PyTorch's lists TBackward0",
     "Embedding": "EmbeddingBackward0 lists the index tensor as (None, 0); PyTorch lists no edge for an input it "
                  "declares non-differentiable (the same holds for where's condition)",
@@ -97,8 +97,6 @@ DIFFERENCES = {
     "layer_norm_no_affine": "NativeLayerNormBackward0 lists only the input; PyTorch also lists the absent weight "
                             "and bias as (None, 0)",
     "multilabel_margin": "a composition here; PyTorch's is one MultilabelMarginLossBackward0 node",
-    "pixel_shuffle": "a reshape and a permute here; PyTorch's is one PixelShuffleBackward0 node",
-    "channel_shuffle": "a reshape and a transpose here; PyTorch's is one ChannelShuffleBackward0 node",
     "pairwise_distance": "linalg.vector_norm here (LinalgVectorNormBackward0); PyTorch's is norm (NormBackward1)",
     "cdist": "a composition here; PyTorch's is one CdistBackward0 node",
     "affine_grid": "a matrix product here; PyTorch's is one AffineGridGeneratorBackward0 node",
@@ -164,7 +162,8 @@ HAND_WRITTEN = [
     "F.interpolate(x4, size=(3, 7), mode='bilinear')", "F.interpolate(x4, size=(7, 3), mode='nearest-exact')",
     "F.interpolate(x3, size=8, mode='linear', align_corners=True)", "F.glu(x4[:, :2], 1)", "F.prelu(x4, w3)",
     "F.leaky_relu(x2 * 1, 0.2, inplace=True)", "F.elu(x2 * 1, 0.7, inplace=True)", "F.celu(x2 * 1, 1.5, inplace=True)",
-    "x2.clamp_min(0.1)", "x2.clamp_max(y2)",
+    "x2.clamp_min(0.1)", "x2.clamp_max(y2)", "F.pixel_shuffle(x4[:, :1].repeat(1, 4, 1, 1), 2)",
+    "F.pixel_unshuffle(x4, 2)", "F.channel_shuffle(x4.repeat(1, 2, 1, 1), 3)",
 ]
 
 

@@ -19,6 +19,7 @@ from ...ops import (
     conv as _conv_ops,
     grid_sample as _grid_sample_ops,
     indexing as _indexing_ops,
+    pixel_shuffle as _pixel_shuffle_ops,
     resampling as _resampling_ops,
     shape as shape_ops,
 )
@@ -147,11 +148,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
             "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, "
             f"but input.size(-3)={channels} is not divisible by {r * r}"
         )
-    k = len(leading)
-    blocks = input.reshape(*leading, channels // (r * r), r, r, height, width)
-    # (C, r_row, r_col, H, W) -> (C, H, r_row, W, r_col): row offsets sit next to rows, column offsets next to columns.
-    shuffled = blocks.permute(*range(k), k, k + 3, k + 1, k + 4, k + 2)
-    return shuffled.reshape(*leading, channels // (r * r), height * r, width * r)
+    return _pixel_shuffle_ops.PixelShuffle.apply(input, r)  # one node (ops/pixel_shuffle.py)
 
 
 @_arguments.public
@@ -170,10 +167,7 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
                 f"pixel_unshuffle expects {name} to be divisible by downscale_factor, but input.size({axis})={size} "
                 f"is not divisible by {r}"
             )
-    k = len(leading)
-    blocks = input.reshape(*leading, channels, height // r, r, width // r, r)
-    shuffled = blocks.permute(*range(k), k, k + 2, k + 4, k + 1, k + 3)
-    return shuffled.reshape(*leading, channels * r * r, height // r, width // r)
+    return _pixel_shuffle_ops.PixelUnshuffle.apply(input, r)
 
 
 @_arguments.public
@@ -188,8 +182,7 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
         raise RuntimeError(
             f"Number of channels must be divisible by groups. Got {channels} channels and {groups} groups."
         )
-    grid = input.reshape(batch, groups, channels // groups, *spatial)
-    return grid.transpose(1, 2).reshape(batch, channels, *spatial)
+    return _pixel_shuffle_ops.ChannelShuffle.apply(input, groups)
 
 
 @_arguments.public

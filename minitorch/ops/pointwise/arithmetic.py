@@ -28,10 +28,10 @@ from ._operands import (
 
 # -- the two operands of a binary op -----------------------------------------------------------
 def _binary(op, a, b, function: str = "add", result=None):
-    """``op`` applied to two operands checked and promoted to a common dtype (``_prepare``; numbers stay numbers).
-    Two tensors of one dtype, shape and strides need nothing (``Function.apply`` refuses two devices)."""
+    """``op`` on two operands, promoted (``_prepare``) unless alike: one dtype, shape, layout (or one all broadcast)."""
     if result is not None or not (isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype
-                                  and a._data.shape == b._data.shape and a._data.strides == b._data.strides):
+                                  and a._data.shape == b._data.shape and (a._data.strides == b._data.strides or not
+                                          (any(a._data.strides) and any(b._data.strides)))):
         return _apply_in_layout(op, *_prepare(a, b, function, result)[:2])
     return op.apply(a, b)
 
