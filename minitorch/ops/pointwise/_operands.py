@@ -166,7 +166,9 @@ def _apply_in_layout(op, *operands) -> Tensor:
     NumPy allocates the result in its own order, which differs from PyTorch's only when the operands are laid
     out differently (a channels-last image times a row-major one); then the result is copied into PyTorch's."""
     output = op.apply(*operands)
-    output._data = in_layout_of_result(output._data, [o._data for o in operands if isinstance(o, Tensor)])
+    arrays = [operand._data for operand in operands if isinstance(operand, Tensor)]
+    if len(arrays) > 1:  # with one tensor (and numbers), NumPy keeps its order, as PyTorch does
+        output._data = in_layout_of_result(output._data, arrays)
     return output
 
 
