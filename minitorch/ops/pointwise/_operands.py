@@ -152,7 +152,7 @@ def _direct(device, function, *arrays) -> Tensor:
     else:
         with device.backend.use_device(device.index):
             result = function(*arrays)
-    if len(arrays) > 1:  # operands laid out differently: PyTorch's order for the result, not NumPy's
+    if len(arrays) > 1 and not isinstance(result, tuple):  # operands laid out differently: PyTorch's order, not NumPy's
         result = in_layout_of_result(result, arrays)
     if isinstance(result, np.generic):  # NumPy turns 0-d results into scalars; a tensor holds an array
         result = np.asarray(result)
