@@ -100,7 +100,8 @@ class RPow(Op):
     def forward(ctx, base, exponent):
         xp = array_module(exponent)
         result = _integer_power(xp, base, exponent) if exponent.dtype.kind in "iu" else xp.power(base, exponent)
-        result = xp.ascontiguousarray(result)  # PyTorch allocates pow(number, tensor)'s result row-major
+        if result.ndim > 1:  # PyTorch allocates pow(number, tensor)'s result row-major
+            result = xp.ascontiguousarray(result)
         ctx.save_for_backward(exponent, result)
         ctx.base = base
         return result
