@@ -253,14 +253,13 @@ def _like(template: Tensor, dtype, device):
 
 def _in_memory_format(result: Tensor, memory_format, template: Tensor | None = None) -> Tensor:
     """``result`` laid out in memory as ``memory_format`` says (``_memory_format.py``). For a ``*_like``
-    function the default, ``preserve_format``, keeps a channels-last template's layout, as PyTorch does.
-    (PyTorch also keeps any other dense order, a transposed template's; here those come out row-major,
-    as gradcheck's perturbations of a ``*_like`` result expect.)"""
+    function the default, ``preserve_format``, keeps the template's order, as PyTorch's ``empty_like`` does:
+    a dense template's own strides (channels-last, transposed...), else its axes ordered by their strides
+    (``_memory_format.dense_order``; a broadcast axis keeps row-major order)."""
     if memory_format in (None, _memory_format.preserve_format) and template is not None:
-        if template._data.flags.c_contiguous:
+        if template._data.flags.c_contiguous or result._device.type == "meta":  # (a meta tensor has no memory)
             return result
-        memory_format = next((fmt for fmt in (_memory_format.channels_last, _memory_format.channels_last_3d)
-                              if _memory_format.is_contiguous_in(template.shape, template.stride(), fmt)), None)
+        memory_format = _memory_format.dense_order(template.shape, template.stride())
     if memory_format in (None, _memory_format.contiguous_format, _memory_format.preserve_format):
         return result
     result._data = _memory_format.laid_out(result._data, memory_format)
@@ -294,15 +293,30 @@ def full_like(
     return _in_memory_format(result, memory_format, input)
 
 
+def _drawn_in_memory_order(draw, template: Tensor, shape) -> Tensor:
+    """``draw(shape)`` laid out as ``template`` (``preserve_format``), its numbers drawn in memory order, as
+    PyTorch fills the memory of ``rand_like(template)`` one element after the next."""
+    if template._data.flags.c_contiguous or template._device.type == "meta":
+        return draw(shape)
+    order = _memory_format.dense_order(template.shape, template.stride())
+    result = draw(tuple(shape[axis] for axis in order))
+    result._data = result._data.transpose(sorted(range(len(order)), key=order.__getitem__))
+    return result
+
+
 def rand_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
     shape, dtype, device = _like(input, dtype, device)
-    return rand(shape, dtype=dtype, device=device, requires_grad=requires_grad, generator=generator)
+    return _drawn_in_memory_order(
+        lambda size: rand(size, dtype=dtype, device=device, requires_grad=requires_grad, generator=generator),
+        input, shape)
 
 
 @lend_to_autograd
 def randn_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
     shape, dtype, device = _like(input, dtype, device)
-    return randn(shape, dtype=dtype, device=device, requires_grad=requires_grad, generator=generator)
+    return _drawn_in_memory_order(
+        lambda size: randn(size, dtype=dtype, device=device, requires_grad=requires_grad, generator=generator),
+        input, shape)
 
 
 def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype=None, device=None,

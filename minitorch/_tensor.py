@@ -34,6 +34,7 @@ from ._device import CPU, canonical, device as _device_type
 from ._dlpack import to_dlpack
 from ._memory_format import (
     contiguous_format as _contiguous_format,
+    contiguous_strides as _contiguous_strides,
     preserve_format as _preserve_format,
     strided as _strided,
 )
@@ -193,7 +194,10 @@ class Tensor(TensorBase):
 
     @numpy_names
     def stride(self, dim: int | None = None):
-        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        if self._device.type == "meta":  # no memory behind it (_meta.py): the strides it would have, row-major
+            strides = _contiguous_strides(self._data.shape)
+        else:
+            strides = tuple(s // self._data.itemsize for s in self._data.strides)
         return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim)]
 
     def data_ptr(self) -> int:
@@ -1067,13 +1071,13 @@ class Tensor(TensorBase):
     clip_ = clamp_
 
     def clamp_min(self, min):
-        return pointwise.clamp(self, min, None)
+        return pointwise.clamp_min(self, min)
 
     def clamp_min_(self, min) -> Tensor:
         return inplace.in_place(self, Tensor.clamp_min, min)
 
     def clamp_max(self, max):
-        return pointwise.clamp(self, None, max)
+        return pointwise.clamp_max(self, max)
 
     def clamp_max_(self, max) -> Tensor:
         return inplace.in_place(self, Tensor.clamp_max, max)

@@ -29,6 +29,7 @@ from . import _creation, _dtype, ops
 from ._tensor import Tensor
 from .autograd.function import Op
 from .ops._util import array_module
+from .ops.pointwise._operands import _apply_in_layout
 
 __all__ = [
     "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
@@ -317,7 +318,7 @@ def entr(input: Tensor) -> Tensor:
 
 def xlog1py(input, other) -> Tensor:
     """``x * log1p(other)``, and 0 where ``x`` is 0."""
-    return SpecialXlog1Py.apply(*_pair(input, other, "xlog1py"))
+    return _apply_in_layout(SpecialXlog1Py, *_pair(input, other, "xlog1py"))
 
 
 def zeta(input, other) -> Tensor:

@@ -75,14 +75,57 @@ def test_wrong_formats_raise_pytorchs_error(call):
     assert errors[0] == errors[1]
 
 
-@pytest.mark.xfail(strict=True, reason="an op on operands in two layouts: NumPy's result is row-major, PyTorch's "
-                   "follows the first operand (output strides are the op table's class)")
 def test_mixed_layouts_follow_the_first_operand():
     x = minitorch.zeros(2, 3, 4, 5)
     assert (x.contiguous(memory_format=minitorch.channels_last) * x).stride() == (60, 1, 15, 3)
 
 
-@pytest.mark.xfail(strict=True, reason="the *_like functions keep a channels-last template's layout only; PyTorch "
-                   "keeps every dense order (a transposed template's too)")
 def test_like_functions_keep_a_transposed_layout():
     assert minitorch.zeros_like(minitorch.zeros(3, 4).t()).stride() == (1, 4)
+
+
+TEMPLATES = {
+    "transposed": "lib.zeros(3, 4).t()", "permuted": "lib.zeros(2, 3, 4).permute(2, 0, 1)",
+    "gapped_transposed": "lib.zeros(6, 4)[::2].t()", "expanded": "lib.zeros(3, 1).expand(3, 4)",
+    "expanded_transposed": "lib.zeros(4, 1).expand(4, 3).t()",
+    "channels_last": "lib.zeros(2, 4, 5, 3).permute(0, 3, 1, 2)",
+    "size_one_axes": "lib.zeros(1, 3, 1, 4).permute(3, 2, 1, 0)",
+    "gapped_channels_last": "lib.zeros(2, 4, 5, 6)[..., ::2].permute(0, 3, 1, 2)",
+}
+COPIES = ["lib.zeros_like(t)", "lib.empty_like(t)", "lib.ones_like(t)", "lib.full_like(t, 2.0)", "t.clone()",
+          "lib.clone(t)", "t.to(lib.float64)", "t.to(lib.float64).double()", "t.double() + 1",
+          "lib.zeros_like(t, dtype=lib.int64)",
+          "lib.rand_like(t)", "lib.randn_like(t)", "t.new_zeros(t.shape)"]
+
+
+def _strides_where_longer_than_1(tensor):
+    return [stride for stride, size in zip(tensor.stride(), tensor.shape) if size > 1]
+
+
+@pytest.mark.parametrize("copy", COPIES)
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_copies_keep_the_templates_layout_as_pytorch_does(template, copy):
+    """``preserve_format``: a dense template's strides, else its axes ordered by stride (``empty_like``)."""
+    torch = require_torch()
+    strides = [_strides_where_longer_than_1(eval(copy, {"lib": lib, "t": eval(TEMPLATES[template], {"lib": lib})}))
+               for lib in (minitorch, torch)]
+    assert strides[0] == strides[1]
+
+
+def test_meta_tensors_report_pytorchs_strides():
+    torch = require_torch()
+    calls = ["lib.empty(2, 3, 4, device='meta')", "lib.zeros(2, 3, device='meta') + 1", "lib.empty(5, device='meta')"]
+    for call in calls:
+        assert eval(call, {"lib": minitorch}).stride() == eval(call, {"lib": torch}).stride(), call
+
+
+@pytest.mark.parametrize("draw", ["rand_like", "randn_like"])
+def test_random_like_functions_draw_in_memory_order(draw):
+    """PyTorch fills ``rand_like(template)``'s memory one element after the next: a transposed template's
+    numbers are a row-major draw, transposed."""
+    torch = require_torch()
+    values = []
+    for lib in (minitorch, torch):
+        lib.manual_seed(0)
+        values.append(getattr(lib, draw)(lib.zeros(3, 4, dtype=lib.float64).t()).numpy())
+    np.testing.assert_array_equal(values[0], values[1])

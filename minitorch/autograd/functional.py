@@ -29,6 +29,7 @@ differentiated again), a part of the output that does not depend on an input giv
 
 from __future__ import annotations
 
+from .._memory_format import contiguous_format
 from .._tensor_base import TensorBase as Tensor  # isinstance only: autograd sits below the Tensor class
 from . import _lent_ops  # the ops it calls, lent by the ops (autograd sits below them)
 from ._grad import grad
@@ -256,7 +257,7 @@ def _jacobian_forward(func, inputs, strict: bool):
     for in_index, value in enumerate(inputs):
         columns = []
         for element in range(value.numel()):  # one jvp per column
-            directions = [_lent_ops.zeros_like(other) for other in inputs]
+            directions = [_lent_ops.zeros_like(other, memory_format=contiguous_format) for other in inputs]  # a view
             directions[in_index].reshape(-1)[element] = 1.0
             outputs, column = jvp(func, inputs if inputs_tuple else inputs[0],
                                   tuple(directions) if inputs_tuple else directions[0], strict=strict)

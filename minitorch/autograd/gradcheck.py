@@ -22,6 +22,7 @@ import numpy as np
 from .. import _sampling
 from .._device import CPU
 from .._dtype import is_floating
+from .._memory_format import contiguous_format
 from .._random import default_generator
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make: the class sits above autograd
 from . import (
@@ -73,7 +74,7 @@ def _analytical_jacobians(func, inputs, differentiable):
         if not output.requires_grad:
             continue
         for row in range(output.numel()):
-            grad_output = _lent_ops.zeros_like(output)
+            grad_output = _lent_ops.zeros_like(output, memory_format=contiguous_format)  # so reshape is a view
             grad_output._data.reshape(-1)[row] = 1
             grads = grad(output, targets, grad_output, retain_graph=True, allow_unused=True)
             for column_block, g in enumerate(grads):

@@ -111,7 +111,7 @@ def _index_array(graph, part) -> str:
     return graph.constant(np.asarray(part, dtype=np.int64))
 
 
-@maps(ops.Index, ops.IndexSelect)
+@maps(ops.Index, ops.IndexSelect, *ops.PADDINGS.values())
 def index(graph, call):
     """``x[..., indices, ...]`` with one integer index array among full slices: ``Gather`` on that axis."""
     x, key = call.args

@@ -95,7 +95,7 @@ def rpow(graph, call):
     return graph.node("Pow", [operand(graph, call, 0, dtype), operand(graph, call, 1, dtype)])
 
 
-@maps(ops.Clamp)
+@maps(ops.Clamp, ops.ClampMin, ops.ClampMax)
 def clamp(graph, call):
     """``min(max(x, low), high)``; ``Clip`` takes the bounds as inputs."""
     dtype = _result_dtype(call)

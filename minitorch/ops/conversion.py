@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .. import _dtype
 from .._device import canonical, check_available, device as Device, get_backend
+from .._memory_format import preserved_copy
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd._lent_ops import lend_to_autograd
 from ..autograd.function import Op
@@ -33,9 +34,9 @@ class ToCopy(Op):
             result = target_device.backend.to_device(host, target_device.index, blocking=not non_blocking)
             ctx.moved = True
         if target_dtype is not None and result.dtype != target_dtype.numpy_dtype:
-            result = result.astype(target_dtype.numpy_dtype)
+            result = preserved_copy(result, target_dtype.numpy_dtype)  # PyTorch's layout for the copy
         elif copy and result is x:
-            result = x.copy()
+            result = preserved_copy(x)
         return result
 
     @staticmethod

@@ -7,6 +7,10 @@ activation in Tensor operations (recording is off inside it), ``backward`` multi
 gradient by the derivative, also in Tensor operations, so the gradient can be differentiated again.
 The name of each node is PyTorch's (``node_name``).
 
+An in-place form (``leaky_relu_``, ``elu_``, ``celu_``) overwrites its input, so PyTorch's backward reads
+the derivative off the result instead, under another node name (``LeakyReluBackward1``): ``_FromResult``
+below, with each derivative written in terms of ``y``. (``threshold_`` keeps a copy of its input instead.)
+
 Where the derivative has a kink (``hardtanh`` at its bounds, ``threshold`` at the threshold), the
 value at the kink is PyTorch's: 0 at ``hardtanh``'s bounds (``clamp`` would give 1 there).
 """
@@ -19,6 +23,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from .pointwise import where
+from .shape import cat, chunk
 
 _SQRT_HALF = 1.0 / math.sqrt(2.0)
 _INVERSE_SQRT_TWO_PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -173,6 +178,104 @@ class Celu(Elu):
     node_name = "CeluBackward0"
 
 
+class _FromResult(_Activation):
+    """The in-place form: ``y`` is saved instead of ``x`` (which is overwritten); ``dx = grad * f'`` written
+    in terms of ``y`` (``derivative_from_result``)."""
+
+    @classmethod
+    def forward(cls, ctx, x, *settings):
+        ctx.settings = settings
+        result = cls.function(x, *settings)
+        ctx.save_for_backward(result)
+        return result
+
+    @classmethod
+    def backward(cls, ctx, grad):
+        (result,) = ctx.saved_tensors
+        return (grad * cls.derivative_from_result(result, *ctx.settings),) + (None,) * len(ctx.settings)
+
+
+class LeakyReluInPlace(_FromResult, LeakyRelu):
+    """``leaky_relu_``: ``dx = grad`` where ``y > 0``, else ``grad * slope`` (``y > 0`` exactly where ``x > 0``)."""
+
+    node_name = "LeakyReluBackward1"
+
+    @staticmethod
+    def derivative_from_result(result, negative_slope):
+        return LeakyRelu.derivative(result, negative_slope)
+
+
+class RreluWithNoise(LeakyRelu):
+    """``rrelu`` in eval mode: leaky ReLU with slope ``(lower + upper) / 2``, under PyTorch's name for it."""
+
+    node_name = "RreluWithNoiseBackward0"
+
+
+class RreluWithNoiseInPlace(LeakyReluInPlace):
+    """``rrelu_`` in eval mode: ``leaky_relu_`` with slope ``(lower + upper) / 2``."""
+
+    node_name = "RreluWithNoiseBackward1"
+
+
+class EluInPlace(_FromResult, Elu):
+    """``elu_``/``selu_``: ``dx = grad * s`` where ``y > 0``, else ``grad * i (y + s alpha)``
+    (since ``y = s alpha (exp(i x) - 1)`` there, ``s alpha i exp(i x) = i (y + s alpha)``)."""
+
+    node_name = "EluBackward1"
+
+    @staticmethod
+    def derivative_from_result(result, alpha, scale, input_scale):
+        return where(result > 0, float(scale), (result + alpha * scale) * input_scale)
+
+
+class CeluInPlace(EluInPlace):
+    """``celu_``: ``elu_`` with input scale ``1 / alpha``."""
+
+    node_name = "CeluBackward1"
+
+
+class Glu(Function):
+    """Gated linear unit: ``a, b`` = the halves of ``x`` along ``dim``;  ``y = a * sigmoid(b)``;
+    ``da = grad * sigmoid(b)``,  ``db = grad * a * sigmoid(b) * (1 - sigmoid(b))``;  ``dx = cat(da, db)``."""
+
+    node_name = "GluBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.save_for_backward(x)
+        ctx.dim = dim
+        first_half, second_half = chunk(x, 2, dim)
+        return first_half * second_half.sigmoid()
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        first_half, second_half = chunk(x, 2, ctx.dim)
+        gate = second_half.sigmoid()
+        return cat([grad * gate, grad * first_half * gate * (1 - gate)], ctx.dim), None
+
+
+class PreluKernel(Function):
+    """``y = x`` where ``x > 0``, else ``a x``, with the slopes ``a`` broadcast against ``x``;
+    ``dx = grad`` where ``x > 0``, else ``grad * a``;  ``da = grad * x`` where ``x <= 0``, else 0 (summed back to
+    ``a``'s shape by the engine, as every broadcast gradient is)."""
+
+    node_name = "PreluKernelBackward0"
+
+    @staticmethod
+    def forward(ctx, x, slopes):
+        ctx.save_for_backward(x, slopes)
+        return where(x > 0, x, slopes * x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, slopes = ctx.saved_tensors
+        positive = x > 0
+        grad_x = where(positive, grad, grad * slopes) if ctx.needs_input_grad[0] else None
+        grad_slopes = where(positive, 0.0, grad * x) if ctx.needs_input_grad[1] else None
+        return grad_x, grad_slopes
+
+
 class Hardtanh(_Activation):
     """``y = clamp(x, low, high)``;  ``dx = grad`` strictly between the bounds, else 0 (0 at the bounds)."""
 
@@ -228,6 +331,13 @@ class Threshold(_Activation):
     @staticmethod
     def derivative(x, threshold, value):
         return (x > threshold).to(x.dtype)
+
+
+class ThresholdInPlace(Threshold):
+    """``threshold_``: the same derivative, read off a copy of the input PyTorch keeps (``y`` cannot tell
+    ``value`` from an input above the threshold), under PyTorch's name for the in-place node."""
+
+    node_name = "ThresholdBackward1"
 
 
 class Softshrink(_Activation):

@@ -216,6 +216,17 @@ class Index(Op):
         return AccumulateAt.apply(grad, ctx.input_shape, ctx.key, True), None
 
 
+def _padding(mode_name: str, dims: int):
+    return type(f"{mode_name}Pad{dims}D", (Index,), {
+        "node_name": f"{mode_name}Pad{dims}DBackward0", "__module__": __name__,
+        "__doc__": f"``F.pad(mode=...)`` on {dims} axes: ``Index`` with each padded element's source position."})
+
+
+# F.pad's reflect and replicate modes: the same gather, under PyTorch's node for the mode and the number of axes
+PADDINGS = {(mode, dims): _padding(name, dims)
+            for mode, name in (("reflect", "Reflection"), ("replicate", "Replication")) for dims in (1, 2, 3)}
+
+
 class AccumulateAt(Op):
     """``y = zeros(shape); y[key] += g`` (an index that repeats adds up);  ``dg = grad[key]``.
 

@@ -144,6 +144,12 @@ class MaxPool(Op):
         return ScatterIntoPlanes.apply(grad, indices, ctx.input_size, ctx.overlapping), None
 
 
+class MaxPool3D(MaxPool):
+    """``max_pool3d``: the same op under PyTorch's name for three spatial axes."""
+
+    node_name = "MaxPool3DWithIndicesBackward0"
+
+
 class AdaptiveMaxPool(Op):
     """``y[i] = max of x over window i``, windows ``[floor(i * n / out), ceil((i + 1) * n / out))``.
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import _dtype, _messages
 from .._creation import zeros
+from .._memory_format import preserved_copy
 from .._shapes import broadcast_shapes as common_shape, expand_mismatch
 from .._tensor_base import Size, TensorBase as Tensor  # the class sits above the ops
 from ..autograd._lent_ops import lend_to_autograd
@@ -678,7 +679,7 @@ class Clone(Op):
 
     @staticmethod
     def forward(ctx, x):
-        return x.copy(order="K")  # "K" keeps the strides' order, as PyTorch's clone keeps them
+        return preserved_copy(x)  # the strides' order kept, as PyTorch's clone keeps it (_memory_format.py)
 
     @staticmethod
     def backward(ctx, grad):

@@ -279,3 +279,68 @@ def test_each_listed_layout_difference_is_real(name):
                   if not noncontiguous or op.noncontiguous
                   for ours, theirs in _layouts(op, index, noncontiguous))
     assert differs, f"{name}'s strides are PyTorch's now: remove it from LAYOUT_DIFFERENCES"
+
+
+# -- output strides of elementwise ops on inputs in other layouts ---------------------------------------------------
+# PyTorch's TensorIterator lays a new output out by its operands' strides, the first operand deciding first; NumPy
+# picks its own order where operands disagree. Each layout below stores the same values another way; minitorch's
+# outputs must have PyTorch's strides for each (``minitorch/_memory_format.py: layout_of_result``).
+def _transposed(lib, array):
+    return lib.from_numpy(np.ascontiguousarray(array.transpose())).permute(*reversed(range(array.ndim)))
+
+
+def _channels_last(lib, array):
+    """Axis 1 fastest in memory (channels-last for an image batch)."""
+    order = (0, *range(2, array.ndim), 1)
+    return lib.from_numpy(np.ascontiguousarray(array.transpose(order))).permute(*np.argsort(order).tolist())
+
+
+def _expanded(lib, array):
+    """Its first row seen along axis 0 (stride 0 there)."""
+    return lib.from_numpy(array[:1].copy()).expand(*array.shape)
+
+
+LAYOUTS = {
+    "transposed": (_transposed, "all"), "first_transposed": (_transposed, "first"),
+    "second_transposed": (_transposed, "second"), "channels_last": (_channels_last, "all"),
+    "first_channels_last": (_channels_last, "first"), "expanded": (_expanded, "all"),
+    "first_expanded": (_expanded, "first"), "expanded_and_transposed": (None, "mixed"),
+}
+
+
+def _in_layout(lib, arrays, sample, layout):
+    """``_to_lib``'s tensors (float64), each stored as ``layout`` says."""
+    make, which = LAYOUTS[layout]
+    tensors = []
+    for position, (array, arg) in enumerate(zip(arrays, sample)):
+        if arg.kind == "float":
+            array = array.astype("float64")
+        maker = (_expanded if position == 0 else _transposed) if which == "mixed" else make
+        wanted = which in ("all", "mixed") or (which == "first") == (position == 0)
+        needs = 3 if maker is _channels_last else 2 if maker is _transposed else 1
+        stored = wanted and array.ndim >= needs and array.size > 1
+        tensor = maker(lib, array) if stored else lib.from_numpy(array.copy())
+        if arg.kind == "float" and arg.grad:
+            tensor.requires_grad_(True)
+        tensors.append(tensor)
+    return tensors
+
+
+ELEMENTWISE_LAYOUT_CASES = [(op, index, layout) for op in OPS if op.elementwise and not op.skip_torch
+                            for index in range(len(op.samples)) for layout in LAYOUTS
+                            if any(len(arg.shape) >= 2 for arg in op.samples[index])]
+
+
+@pytest.mark.parametrize("op,index,layout", ELEMENTWISE_LAYOUT_CASES,
+                         ids=[f"{op.name}-{index}-{layout}" for op, index, layout in ELEMENTWISE_LAYOUT_CASES])
+def test_elementwise_output_strides_follow_the_operands_like_pytorchs(op, index, layout):
+    torch = require_torch()
+    sample = op.samples[index]
+    arrays = _make_arrays(sample, seed=400 + index)
+    ours = _run(op, minitorch, _in_layout(minitorch, arrays, sample, layout))
+    theirs = _run(op, torch, _in_layout(torch, arrays, sample, layout))
+    for mine, their in zip(ours, theirs):
+        if isinstance(mine, minitorch.Tensor) and isinstance(their, torch.Tensor):
+            assert _same_layout(mine, their), (
+                f"{op.name} ({layout}): strides {mine.stride()} vs PyTorch's {their.stride()} "
+                f"(shape {tuple(mine.shape)})")

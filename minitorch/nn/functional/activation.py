@@ -35,7 +35,8 @@ __all__ = [
 @_arguments.public
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``y = x if x > threshold else value``."""
-    return _maybe_inplace(input, inplace, lambda x: fused.Threshold.apply(x, threshold, value))
+    op = fused.ThresholdInPlace if inplace else fused.Threshold  # in place: the derivative read off the result
+    return _maybe_inplace(input, inplace, lambda x: op.apply(x, threshold, value))
 
 
 @_arguments.public
@@ -62,7 +63,8 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``y = x if x > 0 else alpha * (exp(x) - 1)``."""
 
-    return _maybe_inplace(input, inplace, lambda x: fused.Elu.apply(x, alpha, 1.0, 1.0))
+    op = fused.EluInPlace if inplace else fused.Elu  # in place: the derivative read off the result
+    return _maybe_inplace(input, inplace, lambda x: op.apply(x, alpha, 1.0, 1.0))
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -75,7 +77,8 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """``y = scale * elu(x, alpha)`` with the self-normalising constants (alpha ~ 1.6733, scale ~ 1.0507)."""
 
-    return _maybe_inplace(input, inplace, lambda x: fused.Elu.apply(x, _SELU_ALPHA, _SELU_SCALE, 1.0))
+    op = fused.EluInPlace if inplace else fused.Elu  # in place: the derivative read off the result
+    return _maybe_inplace(input, inplace, lambda x: op.apply(x, _SELU_ALPHA, _SELU_SCALE, 1.0))
 
 
 @_arguments.public
@@ -84,13 +87,15 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
 
-    return _maybe_inplace(input, inplace, lambda x: fused.Celu.apply(x, alpha, 1.0, 1.0 / alpha))
+    op = fused.CeluInPlace if inplace else fused.Celu  # in place: the derivative read off the result
+    return _maybe_inplace(input, inplace, lambda x: op.apply(x, alpha, 1.0, 1.0 / alpha))
 
 
 @_arguments.public
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``y = x if x > 0 else negative_slope * x``."""
-    return _maybe_inplace(input, inplace, lambda x: fused.LeakyRelu.apply(x, negative_slope))
+    op = fused.LeakyReluInPlace if inplace else fused.LeakyRelu  # in place: the derivative read off the result
+    return _maybe_inplace(input, inplace, lambda x: op.apply(x, negative_slope))
 
 
 @_arguments.public
@@ -103,19 +108,18 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
             "Mismatch of parameter numbers and input channel size. Found parameter numbers = "
             f"{weight.numel()} and channel size = {channels}."
         )
-    if weight.numel() == 1:
-        slope = weight.reshape(())
-    else:  # (C,) -> (C, 1, 1, ...) so it lines up with dimension 1 of the input
-        slope = weight.reshape((channels,) + (1,) * (input.dim() - 2))
-    return _where(input > 0, input, slope * input)
+    # As PyTorch: (C,) or (1,) -> (C, 1, 1, ...) so it lines up with dimension 1 of the input
+    slopes = weight.reshape((weight.numel(),) + (1,) * (input.dim() - 2)) if input.dim() >= 2 else weight
+    return fused.PreluKernel.apply(input, slopes)
 
 
 @_arguments.public
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
           inplace: bool = False, generator=None) -> Tensor:
     """Leaky ReLU with a random slope ``~ U(lower, upper)`` per element in training, ``(lower + upper) / 2`` in eval."""
-    if not training:
-        return leaky_relu(input, (lower + upper) / 2, inplace)
+    if not training:  # PyTorch's rrelu_with_noise, with the mean slope
+        op = fused.RreluWithNoiseInPlace if inplace else fused.RreluWithNoise
+        return _maybe_inplace(input, inplace, lambda x: op.apply(x, (lower + upper) / 2))
     # As PyTorch's CPU kernel: one slope per entry <= 0, in order, drawn on the host.
     host = input._device.backend.to_host(input._data)
     negative = host <= 0
@@ -176,8 +180,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     axis = wrap_dim(dim, input.dim())
     if input.shape[axis] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {axis} is size {input.shape[axis]}")
-    first_half, second_half = input.chunk(2, axis)
-    return first_half * second_half.sigmoid()
+    return fused.Glu.apply(input, axis)
 
 
 # The 16-bit floats: a composite activation computes them in float32 (PyTorch's "opmath type") and rounds the

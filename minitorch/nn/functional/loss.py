@@ -442,7 +442,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     dot = (input1 * input2).sum(target_dim)
     squared_norms = ((input1 * input1).sum(target_dim) + epsilon) * ((input2 * input2).sum(target_dim) + epsilon)
     cosine = dot / squared_norms.sqrt()
-    loss = _where(target == 1, 1 - cosine, 0.0) + _where(target == -1, (cosine - margin).clamp(min=0), 0.0)
+    loss = _where(target == 1, 1 - cosine, 0.0) + _where(target == -1, (cosine - margin).clamp_min(0), 0.0)
     return _reduce(loss, reduction)
 
 
@@ -457,7 +457,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
             "margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: "
             f"{input1.shape}, input2: {input2.shape}, target: {target.shape} "
         )
-    return _reduce((-target * (input1 - input2) + margin).clamp(min=0), reduction)
+    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
 
 
 @_arguments.public
@@ -466,7 +466,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
                          reduction: str = "mean") -> Tensor:
     """``loss = x`` where ``y = 1``, ``max(0, margin - x)`` where ``y = -1`` (``x`` usually a distance)."""
     reduction = _reduction_argument(reduction, size_average, reduce)
-    below_margin = _where(target != 1, (margin - input).clamp(min=0), 0.0)
+    below_margin = _where(target != 1, (margin - input).clamp_min(0), 0.0)
     return _reduce(below_margin + _where(target != -1, input, 0.0), reduction)
 
 
@@ -612,7 +612,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     negative_distance = pairwise_distance(anchor, negative, p, eps)
     if swap:
         negative_distance = pointwise.minimum(negative_distance, pairwise_distance(positive, negative, p, eps))
-    return _reduce((margin + positive_distance - negative_distance).clamp(min=0), reduction)
+    return _reduce((margin + positive_distance - negative_distance).clamp_min(0), reduction)
 
 
 @_arguments.public

@@ -1,7 +1,9 @@
 """Pooling functions: ``max_pool*``, ``avg_pool*``, their adaptive forms and ``max_unpool*``.
 
-Pooling is im2col on strided windows (``ops/pooling.py``) followed by a maximum or a mean over each
-window; adaptive average pooling is a product with an averaging matrix per dimension.
+Pooling is a maximum or a mean over strided windows (``ops/pooling.py``, ``ops/average_pooling.py``), one
+node each as in PyTorch; adaptive average pooling is a product with an averaging matrix per dimension. The
+1-D forms are PyTorch's too: the 2-D op on an input with a length-1 axis inserted, which is removed after
+(``SqueezeBackward1`` over ``AvgPool2DBackward0``).
 """
 
 from __future__ import annotations
@@ -11,9 +13,8 @@ import math
 import numpy as np
 
 from ... import _arguments
-from ..._creation import tensor as _make_tensor
 from ..._tensor import Tensor
-from ...ops import conv as _conv_ops, pooling as _pooling_ops
+from ...ops import average_pooling as _average_ops, conv as _conv_ops, pooling as _pooling_ops
 from ._utils import _batched, _expand_to_tuple, _unbatched
 
 # Each function below is decorated with ``_arguments.public``: its tensor argument is checked the way PyTorch
@@ -62,10 +63,29 @@ def _pool_geometry(input: Tensor, kernel_size, stride, padding, dilation, ceil_m
     return _conv_ops.ConvGeometry(kernel_size, stride, pairs, dilation, 1, spatial, sizes)
 
 
+def _as_2d(function, input, *settings):
+    """A 1-D pooling as PyTorch computes it: ``function`` (the 2-D form) on ``input`` with a length-1 axis
+    before the last, each window setting ``(1, setting)``; the axis is removed from the results."""
+    results = function(input.unsqueeze(-2), *settings)
+    return tuple(r.squeeze(-2) for r in results) if isinstance(results, tuple) else results.squeeze(-2)
+
+
+def _pair_with_1(value, name: str, first=1):
+    """A 1-D window setting as the 2-D one: ``(first, value)``."""
+    return (first,) + _expand_to_tuple(value, 1, name)
+
+
 def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, dims):
+    if dims == 1:
+        _batched(input, dims, "max_pool", non_empty_message=True)  # PyTorch's error names the 1-D ranks
+        stride = None if stride is None or (isinstance(stride, (tuple, list)) and not stride) else \
+            _pair_with_1(stride, "stride")
+        return _as_2d(_max_pool, input, _pair_with_1(kernel_size, "kernel_size"), stride,
+                      _pair_with_1(padding, "padding", 0), _pair_with_1(dilation, "dilation"), ceil_mode,
+                      return_indices, 2)
     input, was_unbatched = _batched(input, dims, "max_pool", non_empty_message=True)
     geometry = _pool_geometry(input, kernel_size, stride, padding, dilation, ceil_mode, dims)
-    values, indices = _pooling_ops.MaxPool.apply(input, geometry)
+    values, indices = (_pooling_ops.MaxPool3D if dims == 3 else _pooling_ops.MaxPool).apply(input, geometry)
     return _unbatched((values, indices) if return_indices else values, was_unbatched)
 
 
@@ -129,20 +149,20 @@ def _pool_divisor(geometry, padding, count_include_pad: bool) -> np.ndarray:
 
 
 def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, dims):
+    if dims == 1:
+        _batched(input, dims, "avg_pool", non_empty_message=True)  # PyTorch's error names the 1-D ranks
+        stride = None if stride is None or (isinstance(stride, (tuple, list)) and not stride) else \
+            _pair_with_1(stride, "stride")
+        return _as_2d(_avg_pool, input, _pair_with_1(kernel_size, "kernel_size"), stride,
+                      _pair_with_1(padding, "padding", 0), ceil_mode, count_include_pad, divisor_override, 2)
     input, was_unbatched = _batched(input, dims, "avg_pool", non_empty_message=True)
     geometry = _pool_geometry(input, kernel_size, stride, padding, 1, ceil_mode, dims)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    batch, channels = input.shape[:2]
-    # Unfold (zero-padded windows as columns) then sum each window: its backward is fold (col2im).
-    columns = _conv_ops.Unfold.apply(input, geometry)
-    sums = columns.reshape(batch, channels, -1, columns.shape[-1]).sum(2).reshape(
-        (batch, channels) + geometry.output_size)
-    if divisor_override is not None:
-        return _unbatched(sums / divisor_override, was_unbatched)
-    divisor = _pool_divisor(geometry, [before for before, _ in geometry.padding], count_include_pad)
-    divisor_tensor = _make_tensor(divisor.astype(input._data.dtype), device=input.device)
-    return _unbatched(sums / divisor_tensor, was_unbatched)
+    divisor = divisor_override if divisor_override is not None else \
+        _pool_divisor(geometry, [before for before, _ in geometry.padding], count_include_pad)
+    output = (_average_ops.AvgPool3D if dims == 3 else _average_ops.AvgPool).apply(input, geometry, divisor)
+    return _unbatched(output, was_unbatched)
 
 
 @_arguments.public
@@ -184,25 +204,28 @@ def _adaptive_input(input: Tensor, dims: int, name: str) -> tuple:
     return (input.unsqueeze(0), True) if input.dim() == dims + 1 else (input, False)
 
 
-def _averaging_matrix(n: int, o: int, dtype, device) -> Tensor:
+def _averaging_matrix(n: int, o: int) -> np.ndarray:
     """``(o, n)`` matrix whose row ``i`` averages window ``[floor(i n / o), ceil((i + 1) n / o))``."""
     rows = np.arange(o)
     starts, ends = (rows * n) // o, -((-(rows + 1) * n) // o)
     columns = np.arange(n)
     inside = (columns[None, :] >= starts[:, None]) & (columns[None, :] < ends[:, None])
-    return _make_tensor((inside / (ends - starts)[:, None]).astype(dtype), device=device)
+    return inside / (ends - starts)[:, None]
 
 
 def _adaptive_avg_pool(input, output_size, dims: int, name: str) -> Tensor:
-    input, was_unbatched = _adaptive_input(input, dims, name)
-    sizes = _adaptive_output_size(input, output_size, dims)
+    batched, was_unbatched = _adaptive_input(input, dims, name)
+    sizes = _adaptive_output_size(batched, output_size, dims)
+    if dims == 1:
+        return _as_2d(_adaptive_avg_pool, input, (1,) + sizes, 2, "adaptive_avg_pool2d")
+    if all(o == 1 for o in sizes):  # one window over each whole plane: PyTorch takes the mean (MeanBackward1)
+        return input.mean(tuple(range(-dims, 0)), keepdim=True)
     # Averaging windows along one dimension is a matrix product, so pooling is one product per dimension:
-    # in 2-D, y = A_h @ x @ A_w^T. Autograd gives the backward (the transposed matrices).
-    output = input
-    for axis, o in zip(range(2, 2 + dims), sizes):
-        matrix = _averaging_matrix(input.shape[axis], o, input._data.dtype, input.device)
-        output = output.transpose(axis, -1).matmul(matrix.t()).transpose(axis, -1)
-    return _unbatched(output, was_unbatched)
+    # in 2-D, y = A_h @ x @ A_w^T (ops/average_pooling.py).
+    matrices = tuple(_averaging_matrix(n, o) for n, o in zip(input.shape[-dims:], sizes))
+    input = batched
+    op = _average_ops.AdaptiveAvgPool3D if dims == 3 else _average_ops.AdaptiveAvgPool
+    return _unbatched(op.apply(input, matrices), was_unbatched)
 
 
 @_arguments.public
@@ -228,6 +251,9 @@ def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
 
 
 def _adaptive_max_pool(input, output_size, return_indices: bool, dims: int, name: str):
+    if dims == 1:
+        sizes = _adaptive_output_size(_adaptive_input(input, dims, name)[0], output_size, 1)
+        return _as_2d(_adaptive_max_pool, input, (1,) + sizes, return_indices, 2, "adaptive_max_pool2d")
     input, was_unbatched = _adaptive_input(input, dims, name)
     sizes = _adaptive_output_size(input, output_size, dims)
     if any(n == 0 for n in input.shape[2:]) or any(o <= 0 for o in sizes):

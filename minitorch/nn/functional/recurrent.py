@@ -67,10 +67,11 @@ def _check_cell_arguments(input: Tensor, hiddens, input_size: int, hidden_size: 
 
 def _rnn_cell(input: Tensor, hx: Tensor, weight_ih: Tensor, weight_hh: Tensor, bias_ih: Tensor | None,
               bias_hh: Tensor | None, nonlinearity: str) -> Tensor:
-    """``nn.RNNCell``'s math (PyTorch's ``torch.rnn_tanh_cell`` / ``rnn_relu_cell``) on a 2-D batch."""
+    """``nn.RNNCell``'s math on a 2-D batch, as PyTorch's ``torch.rnn_tanh_cell`` / ``rnn_relu_cell`` records it:
+    ``h = tanh(linear(x, W_ih, b_ih) + linear(h_prev, W_hh, b_hh))`` (``TanhBackward0`` over ``AddBackward0``)."""
     _check_cell_arguments(input, (hx,), weight_ih.shape[1], weight_hh.shape[1])
-    input_gates = linear(input, weight_ih, _input_bias("RNN", bias_ih, bias_hh))
-    return _rnn_step(input_gates, hx, weight_hh, nonlinearity)
+    pre_activation = linear(input, weight_ih, bias_ih) + linear(hx, weight_hh, bias_hh)
+    return pre_activation.tanh() if nonlinearity == "tanh" else pre_activation.relu()
 
 
 def _lstm_cell(input: Tensor, hx: tuple, weight_ih: Tensor, weight_hh: Tensor, bias_ih: Tensor | None,

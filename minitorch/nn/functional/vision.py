@@ -13,9 +13,16 @@ import warnings
 import numpy as np
 
 from ... import _arguments
-from ..._creation import linspace as _linspace, ones as _ones, tensor as _make_tensor
+from ..._creation import linspace as _linspace, ones as _ones
 from ..._tensor import Tensor
-from ...ops import conv as _conv_ops, grid_sample as _grid_sample_ops, indexing as _indexing_ops, shape as shape_ops
+from ...ops import (
+    conv as _conv_ops,
+    grid_sample as _grid_sample_ops,
+    indexing as _indexing_ops,
+    pixel_shuffle as _pixel_shuffle_ops,
+    resampling as _resampling_ops,
+    shape as shape_ops,
+)
 from ._antialias import antialias_matrix
 from .pooling import _adaptive_avg_pool
 
@@ -75,7 +82,8 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     for d, (n, (before, after)) in enumerate(zip(input.shape[first_dim:], pairs)):
         source = _pad_source_index(n, before, after, mode).reshape((-1,) + (1,) * (len(pairs) - 1 - d))
         key.append(xp.asarray(source))
-    return _indexing_ops.Index.apply(input, tuple(key))
+    op = _indexing_ops.PADDINGS.get((mode, len(pairs)), _indexing_ops.Index)  # PyTorch's node name for the mode
+    return op.apply(input, tuple(key))
 
 
 def _pad_pairs(pad: tuple) -> list:
@@ -140,11 +148,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
             "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, "
             f"but input.size(-3)={channels} is not divisible by {r * r}"
         )
-    k = len(leading)
-    blocks = input.reshape(*leading, channels // (r * r), r, r, height, width)
-    # (C, r_row, r_col, H, W) -> (C, H, r_row, W, r_col): row offsets sit next to rows, column offsets next to columns.
-    shuffled = blocks.permute(*range(k), k, k + 3, k + 1, k + 4, k + 2)
-    return shuffled.reshape(*leading, channels // (r * r), height * r, width * r)
+    return _pixel_shuffle_ops.PixelShuffle.apply(input, r)  # one node (ops/pixel_shuffle.py)
 
 
 @_arguments.public
@@ -163,10 +167,7 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
                 f"pixel_unshuffle expects {name} to be divisible by downscale_factor, but input.size({axis})={size} "
                 f"is not divisible by {r}"
             )
-    k = len(leading)
-    blocks = input.reshape(*leading, channels, height // r, r, width // r, r)
-    shuffled = blocks.permute(*range(k), k, k + 2, k + 4, k + 1, k + 3)
-    return shuffled.reshape(*leading, channels * r * r, height // r, width // r)
+    return _pixel_shuffle_ops.PixelUnshuffle.apply(input, r)
 
 
 @_arguments.public
@@ -181,8 +182,7 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
         raise RuntimeError(
             f"Number of channels must be divisible by groups. Got {channels} channels and {groups} groups."
         )
-    grid = input.reshape(batch, groups, channels // groups, *spatial)
-    return grid.transpose(1, 2).reshape(batch, channels, *spatial)
+    return _pixel_shuffle_ops.ChannelShuffle.apply(input, groups)
 
 
 @_arguments.public
@@ -236,8 +236,9 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
 
     ``nearest`` copies the pixel at ``floor(i * in / out)``; ``(bi/tri)linear`` and
     ``bicubic`` weight the neighbours. Every mode here is separable, so each spatial
-    dimension is resized by one small matrix product (``A @ x`` along that dimension),
-    and autograd gives the backward (``A^T @ grad``). ``area`` is adaptive average pooling.
+    dimension is resized by one small matrix product (``A @ x`` along that dimension), one
+    node for all of them (``ops/resampling.py``, backward ``A^T @ grad``); nearest picks by index.
+    ``area`` is adaptive average pooling.
     ``antialias=True`` (bilinear, bicubic) stretches the filter when shrinking (``_antialias.py``).
 
         >>> import minitorch
@@ -262,22 +263,18 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         scales = [n / o if recompute_scale_factor else 1.0 / f for n, o, f in zip(spatial, sizes, factors)]
     if mode == "area":
         return _adaptive_avg_pool(input, sizes, dims, "adaptive_avg_pool")
-    output = input
-    xp = input._xp
-    for axis, n, o, scale in zip(range(2, 2 + dims), spatial, sizes, scales):
-        if mode in ("nearest", "nearest-exact"):
-            source = _source_index_nearest(n, o, scale, mode == "nearest-exact")
-            key = (slice(None),) * axis + (xp.asarray(source),)
-            output = _indexing_ops.Index.apply(output, key)
-        else:  # align_corners=None means False for the modes that interpolate
-            if antialias:  # the filter stretched over every input pixel an output pixel covers (_antialias.py)
-                aligned_scale = ((n - 1) / (o - 1) if o > 1 else 0.0) if align_corners else scale
-                matrix = antialias_matrix(n, o, aligned_scale, mode == "bicubic")
-            else:
-                matrix = _interpolation_matrix(n, o, scale, bool(align_corners), mode == "bicubic")
-            matrix_tensor = _make_tensor(matrix.astype(input._data.dtype), device=input.device)
-            output = output.transpose(axis, -1).matmul(matrix_tensor.t()).transpose(axis, -1)
-    return output
+    if mode in ("nearest", "nearest-exact"):
+        sources = tuple(_source_index_nearest(n, o, scale, mode == "nearest-exact")
+                        for n, o, scale in zip(spatial, sizes, scales))
+        return _resampling_ops.RESAMPLERS[mode, dims].apply(input, sources)
+    matrices = []
+    for n, o, scale in zip(spatial, sizes, scales):  # align_corners=None means False for the modes that interpolate
+        if antialias:  # the filter stretched over every input pixel an output pixel covers (_antialias.py)
+            aligned_scale = ((n - 1) / (o - 1) if o > 1 else 0.0) if align_corners else scale
+            matrices.append(antialias_matrix(n, o, aligned_scale, mode == "bicubic"))
+        else:
+            matrices.append(_interpolation_matrix(n, o, scale, bool(align_corners), mode == "bicubic"))
+    return _resampling_ops.RESAMPLERS[mode + ("-antialias" if antialias else ""), dims].apply(input, tuple(matrices))
 
 
 def _check_interpolate(input: Tensor, size, scale_factor, mode: str, align_corners: bool | None) -> tuple:

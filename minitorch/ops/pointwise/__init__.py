@@ -46,9 +46,10 @@ from .special import (
     sinc,
 )
 from .rounding import (
-    Abs, Ceil, Clamp, ClampTensor, Floor, Fmax, Fmin, Frac, Heaviside, Maximum, Minimum, Nextafter, Round,
-    RoundDecimals, Sgn, Sign, Trunc, abs, absolute, ceil, clamp, clamp_max, clamp_min, clip, fix, floor, fmax,
-    fmin, frac, heaviside, maximum, minimum, nextafter, round, sgn, sign, signbit, trunc,
+    Abs, Ceil, Clamp, ClampMax, ClampMaxTensor, ClampMin, ClampMinTensor, ClampTensor, Floor, Fmax, Fmin, Frac,
+    Heaviside, Maximum, Minimum, Nextafter, Round, RoundDecimals, Sgn, Sign, Trunc, abs, absolute, ceil, clamp,
+    clamp_max, clamp_min, clip, fix, floor, fmax, fmin, frac, heaviside, maximum, minimum, nextafter, round, sgn,
+    sign, signbit, trunc,
 )
 from .selection import (
     Lerp, LerpTensor, Where, lerp, where,

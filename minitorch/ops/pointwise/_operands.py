@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype, _messages
+from ..._memory_format import in_layout_of_result
 from ..._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from .._util import (
     array_module,
@@ -151,9 +152,24 @@ def _direct(device, function, *arrays) -> Tensor:
     else:
         with device.backend.use_device(device.index):
             result = function(*arrays)
+    if len(arrays) > 1 and not isinstance(result, tuple):  # operands laid out differently: PyTorch's order, not NumPy's
+        result = in_layout_of_result(result, arrays)
     if isinstance(result, np.generic):  # NumPy turns 0-d results into scalars; a tensor holds an array
         result = np.asarray(result)
     return Tensor._make(result, device)
+
+
+def _apply_in_layout(op, *operands) -> Tensor:
+    """``op.apply(*operands)`` for an op of two or more operands, its output laid out in memory as PyTorch's
+    (``_memory_format.layout_of_result``: the first operand that tells two axes apart decides their order).
+
+    NumPy allocates the result in its own order, which differs from PyTorch's only when the operands are laid
+    out differently (a channels-last image times a row-major one); then the result is copied into PyTorch's."""
+    output = op.apply(*operands)
+    arrays = [operand._data for operand in operands if isinstance(operand, Tensor)]
+    if len(arrays) > 1:  # with one tensor (and numbers), NumPy keeps its order, as PyTorch does
+        output._data = in_layout_of_result(output._data, arrays)
+    return output
 
 
 def _zeros_like(tensor: Tensor) -> Tensor:

@@ -14,6 +14,7 @@ from .._util import (
     is_number,
 )
 from ._operands import (
+    _apply_in_layout,
     _bool_operand,
     _check_integer_divisor,
     _module,
@@ -27,10 +28,11 @@ from ._operands import (
 
 # -- the two operands of a binary op -----------------------------------------------------------
 def _binary(op, a, b, function: str = "add", result=None):
-    """``op`` on two operands; unless both are tensors of one dtype and shape, ``_prepare`` checks and promotes."""
+    """``op`` on two operands, promoted (``_prepare``) unless alike: one dtype, shape, layout (or one all broadcast)."""
     if result is not None or not (isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype
-                                  and a._data.shape == b._data.shape):
-        a, b, _ = _prepare(a, b, function, result)
+                                  and a._data.shape == b._data.shape and (a._data.strides == b._data.strides or not
+                                          (any(a._data.strides) and any(b._data.strides)))):
+        return _apply_in_layout(op, *_prepare(a, b, function, result)[:2])
     return op.apply(a, b)
 
 
@@ -307,7 +309,7 @@ def div(input, other, *, rounding_mode=None) -> Tensor:
         )
     a, b, result = _prepare(input, other, "div")
     _refuse_bool(result, f"div_{rounding_mode}_cpu")
-    return DivRounded.apply(a, b, rounding_mode)
+    return _apply_in_layout(DivRounded, a, b, rounding_mode)
 
 
 def _floating_operands(a, b) -> bool:
@@ -320,7 +322,7 @@ def _floating_operands(a, b) -> bool:
 
 def _true_divide(a, b) -> Tensor:
     a, b, _ = _prepare(a, b, "div", floating=True)
-    return Div.apply(a, b)
+    return _apply_in_layout(Div, a, b)
 
 
 divide = true_divide = div
@@ -335,7 +337,7 @@ def floor_divide(input, other) -> Tensor:
     """``input // other``: the quotient rounded down (Python's ``//``); integer division by zero is an error."""
     a, b, result = _prepare(input, other, "floor_divide")
     _refuse_bool(result, "div_floor_cpu")
-    return FloorDivide.apply(a, b, "floor")
+    return _apply_in_layout(FloorDivide, a, b, "floor")
 
 
 class RemainderTensor(Remainder):
@@ -350,14 +352,14 @@ def remainder(input, other) -> Tensor:
     """``input % other`` with the sign of ``other`` (Python's ``%``)."""
     a, b, result = _prepare(input, other, "remainder")
     _refuse_bool(result, "remainder_cpu")
-    return (RemainderTensor if isinstance(a, Tensor) and isinstance(b, Tensor) else Remainder).apply(a, b)
+    return _apply_in_layout(RemainderTensor if isinstance(a, Tensor) and isinstance(b, Tensor) else Remainder, a, b)
 
 
 def fmod(input, other) -> Tensor:
     """The remainder of ``input / other`` with the sign of ``input`` (C's ``fmod``)."""
     a, b, result = _prepare(input, other, "fmod")
     _refuse_bool(result, "fmod_cpu")
-    return (FmodTensor if isinstance(a, Tensor) and isinstance(b, Tensor) else Fmod).apply(a, b)
+    return _apply_in_layout(FmodTensor if isinstance(a, Tensor) and isinstance(b, Tensor) else Fmod, a, b)
 
 
 def neg(input: Tensor) -> Tensor:

@@ -12,6 +12,7 @@ import math
 import operator
 
 from ... import _dtype, _messages
+from ..._memory_format import in_layout_of_result
 from ..._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ...autograd.function import Op
 from .._util import (
@@ -190,7 +191,7 @@ class NanToNum(Op):
             info = xp.finfo(x.dtype)
             posinf, neginf = info.max if posinf is None else posinf, info.min if neginf is None else neginf
             return xp.nan_to_num(x.astype(xp.float32), nan=nan, posinf=posinf, neginf=neginf).astype(x.dtype)
-        return xp.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+        return in_layout_of_result(xp.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf), [x])  # an expanded x
 
     @staticmethod
     def backward(ctx, grad):

@@ -13,7 +13,7 @@ from .._util import (
     cast,
     is_number,
 )
-from ._operands import _as_floating, _module, _not_implemented, _prepare, _quiet, _require_tensor
+from ._operands import _apply_in_layout, _as_floating, _module, _not_implemented, _prepare, _quiet, _require_tensor
 from .arithmetic import mul
 from .comparison import logical_and, logical_or
 from .selection import where
@@ -211,12 +211,12 @@ def logaddexp(input: Tensor, other: Tensor) -> Tensor:
         >>> minitorch.logaddexp(minitorch.tensor([1000.0]), minitorch.tensor([1000.0]))
         tensor([1000.6932])
     """
-    return Logaddexp.apply(*_floating_pair(input, other, "logaddexp"))
+    return _apply_in_layout(Logaddexp, *_floating_pair(input, other, "logaddexp"))
 
 
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     """``log2(2 ** input + 2 ** other)``, computed without overflow."""
-    return Logaddexp2.apply(*_floating_pair(input, other, "logaddexp2"))
+    return _apply_in_layout(Logaddexp2, *_floating_pair(input, other, "logaddexp2"))
 
 
 class Xlogy(Op):
@@ -256,7 +256,7 @@ def xlogy(input, other) -> Tensor:
         tensor([0., 0.])
     """
     a, b, _ = _prepare(input, other, "xlogy", floating=True)
-    return Xlogy.apply(a, b)
+    return _apply_in_layout(Xlogy, a, b)
 
 
 class Logit(Op):

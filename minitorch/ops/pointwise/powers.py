@@ -13,7 +13,17 @@ from .._util import (
     cast,
     is_number,
 )
-from ._operands import _as_floating, _direct, _not_implemented, _prepare, _promote, _quiet, _require_tensor, _zeros_like
+from ._operands import (
+    _apply_in_layout,
+    _as_floating,
+    _direct,
+    _not_implemented,
+    _prepare,
+    _promote,
+    _quiet,
+    _require_tensor,
+    _zeros_like,
+)
 from .comparison import logical_and
 from .exponential import log
 from .selection import where
@@ -91,6 +101,8 @@ class RPow(Op):
     def forward(ctx, base, exponent):
         xp = array_module(exponent)
         result = _integer_power(xp, base, exponent) if exponent.dtype.kind in "iu" else xp.power(base, exponent)
+        if result.ndim > 1:  # PyTorch allocates pow(number, tensor)'s result row-major
+            result = xp.ascontiguousarray(result)
         ctx.save_for_backward(exponent, result)
         ctx.base = base
         return result
@@ -129,7 +141,7 @@ def pow(input, exponent) -> Tensor:
     a, b, result = _prepare(input, exponent, "pow")
     if result.category == _dtype.BOOL:
         raise _not_implemented("pow", a)
-    return Pow.apply(a, b)
+    return _apply_in_layout(Pow, a, b)
 
 
 def square(input: Tensor) -> Tensor:

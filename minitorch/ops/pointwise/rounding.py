@@ -20,7 +20,15 @@ from .._util import (
     check_broadcastable,
     check_same_device,
 )
-from ._operands import _direct, _integer_copy, _not_implemented, _prepare, _require_tensor, _zeros_like
+from ._operands import (
+    _apply_in_layout,
+    _direct,
+    _integer_copy,
+    _not_implemented,
+    _prepare,
+    _require_tensor,
+    _zeros_like,
+)
 from .arithmetic import _binary
 from .comparison import isnan, logical_and, logical_or
 from .selection import where
@@ -191,7 +199,7 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     check_same_device(input, values)
     check_broadcastable(input, values)
-    return Heaviside.apply(input, values)
+    return _apply_in_layout(Heaviside, input, values)
 
 
 def _rounding(op, input: Tensor, kernel: str) -> Tensor:
@@ -278,6 +286,26 @@ class ClampTensor(Clamp):
     node_name = "ClampBackward0"
 
 
+class ClampMin(Clamp):
+    """``clamp_min(x, low)``: ``clamp`` with a lower bound only, under PyTorch's name for it."""
+
+    node_name = "ClampMinBackward0"
+
+
+class ClampMinTensor(ClampTensor):
+    node_name = "ClampMinBackward1"
+
+
+class ClampMax(Clamp):
+    """``clamp_max(x, high)``: ``clamp`` with an upper bound only, under PyTorch's name for it."""
+
+    node_name = "ClampMaxBackward0"
+
+
+class ClampMaxTensor(ClampTensor):
+    node_name = "ClampMaxBackward1"
+
+
 def clamp(input: Tensor, min=None, max=None) -> Tensor:  # noqa: A002 - PyTorch's argument names
     """Limit every element to ``[min, max]`` (numbers or tensors; either may be None).
 
@@ -288,6 +316,11 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:  # noqa: A002 - PyTorch'
     _require_tensor(input, "clamp")
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    return _clamp(input, min, max, (Clamp, ClampTensor))
+
+
+def _clamp(input: Tensor, min, max, ops) -> Tensor:  # noqa: A002
+    """``clamp``'s work, recorded as ``ops[0]`` with number bounds or ``ops[1]`` with a tensor bound."""
     low = None if min is None else as_operand(min, input)
     high = None if max is None else as_operand(max, input)
     result = _dtype.result_type(*(v for v in (input, low, high) if v is not None))
@@ -299,19 +332,21 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:  # noqa: A002 - PyTorch'
             broadcast_shapes(input._data.shape, bound._data.shape)
             bound = cast(bound, result)
         bounds.append(bound)
-    op = ClampTensor if isinstance(low, Tensor) or isinstance(high, Tensor) else Clamp
-    return op.apply(cast(input, result), *bounds)
+    op = ops[1] if isinstance(low, Tensor) or isinstance(high, Tensor) else ops[0]
+    return _apply_in_layout(op, cast(input, result), *bounds)
 
 
 clip = clamp
 
 
 def clamp_min(input: Tensor, min) -> Tensor:  # noqa: A002
-    return clamp(input, min, None)
+    _require_tensor(input, "clamp_min")
+    return _clamp(input, min, None, (ClampMin, ClampMinTensor))
 
 
 def clamp_max(input: Tensor, max) -> Tensor:  # noqa: A002
-    return clamp(input, None, max)
+    _require_tensor(input, "clamp_max")
+    return _clamp(input, None, max, (ClampMax, ClampMaxTensor))
 
 
 class Maximum(Op):
@@ -437,4 +472,4 @@ def nextafter(input: Tensor, other: Tensor) -> Tensor:
     a, b, result = _prepare(input, other, "nextafter")
     if not result.is_floating_point:
         raise _not_implemented("nextafter_cpu", a)
-    return Nextafter.apply(a, b)
+    return _apply_in_layout(Nextafter, a, b)

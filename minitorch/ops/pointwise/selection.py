@@ -16,7 +16,7 @@ from .._util import (
     check_same_device,
     is_number,
 )
-from ._operands import _fit_integer, _require_tensor
+from ._operands import _apply_in_layout, _fit_integer, _require_tensor
 
 
 # -- selection and blending -----------------------------------------------------------------
@@ -70,7 +70,7 @@ def where(condition: Tensor, input=None, other=None):
         operands.append(operand)
     if len(shapes) > 1 and any(shape != shapes[0] for shape in shapes):
         broadcast_shapes(*shapes)
-    return Where.apply(condition, operands[0], operands[1], result.numpy_dtype)
+    return _apply_in_layout(Where, condition, operands[0], operands[1], result.numpy_dtype)
 
 
 class Lerp(Op):
@@ -125,5 +125,5 @@ def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
     if any(shape != shapes[0] for shape in shapes):
         broadcast_shapes(*shapes)
     if isinstance(weight, Tensor):
-        return LerpTensor.apply(cast(input, result), cast(end, result), cast(weight, result))
-    return Lerp.apply(input, end, weight)
+        return _apply_in_layout(LerpTensor, cast(input, result), cast(end, result), cast(weight, result))
+    return _apply_in_layout(Lerp, input, end, weight)

@@ -10,7 +10,16 @@ from ...autograd.function import Op
 from .._util import (
     array_module,
 )
-from ._operands import _as_floating, _module, _not_implemented, _prepare, _quiet, _require_tensor, _zeros_like
+from ._operands import (
+    _apply_in_layout,
+    _as_floating,
+    _module,
+    _not_implemented,
+    _prepare,
+    _quiet,
+    _require_tensor,
+    _zeros_like,
+)
 from .selection import where
 
 
@@ -326,7 +335,7 @@ def copysign(input: Tensor, other) -> Tensor:
     """
     _require_tensor(input, "copysign")
     a, b, _ = _prepare(input, other, "copysign", floating=True)
-    return Copysign.apply(a, b)
+    return _apply_in_layout(Copysign, a, b)
 
 
 def atan2(input: Tensor, other: Tensor) -> Tensor:
@@ -334,7 +343,7 @@ def atan2(input: Tensor, other: Tensor) -> Tensor:
     _require_tensor(input, "atan2")
     _require_tensor(other, "atan2", "other", 2)
     a, b, _ = _prepare(input, other, "atan2", floating=True)
-    return Atan2.apply(a, b)
+    return _apply_in_layout(Atan2, a, b)
 
 
 arctan2 = atan2
@@ -347,7 +356,7 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:
     a, b, result = _prepare(input, other, "hypot")
     if not result.is_floating_point:
         raise _not_implemented("hypot_cpu", a)
-    return Hypot.apply(a, b)
+    return _apply_in_layout(Hypot, a, b)
 
 
 # PyTorch's constants for the angle conversions (double precision, applied in the tensor's dtype)
