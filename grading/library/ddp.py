@@ -188,7 +188,11 @@ def ddp_report(ddp_class, widths, world_size, bucket_cap_kb, batch_per_rank, see
     guard = _active_guard()
     key = _key(job, guard)
     # A check and then check_hidden on the same public case, in one test cell, launch the processes once; a check's
-    # cases were launched together by prepare_cases before this call.
+    # cases were launched together by prepare_cases before this call. Called outside a check (the chapter's cell
+    # that prints the report), an outcome made under the check's withheld pieces is the same outcome when no rank
+    # reached one of them: withholding changed nothing.
+    if guard is None and key not in _outcomes and json.dumps(job) in _outcomes_under_a_guard:
+        _outcomes[key] = _outcomes_under_a_guard[json.dumps(job)]
     if key not in _outcomes:
         returncode, output, records, arrays = _run_jobs([job], guard)[0]
         if key not in _outcomes:  # a failure that is not certain to repeat: raised, and not remembered
@@ -203,6 +207,7 @@ def ddp_report(ddp_class, widths, world_size, bucket_cap_kb, batch_per_rank, see
 # job -> ("report", the report) of a launch that finished without an error, or ("raised", the ranks' records) when
 # a rank reached a withheld piece or a blank stub (NotImplementedError): outcomes that the same job always has.
 _outcomes: dict[str, tuple] = {}
+_outcomes_under_a_guard: dict[str, tuple] = {}  # job -> its outcome with pieces withheld, when none was reached
 _collected: list | None = None
 
 
@@ -232,9 +237,13 @@ def _run_jobs(jobs: list[dict], guard) -> list[tuple]:
     for job, (_, _, records, arrays) in zip(jobs, results):
         outcome = _outcome(records, arrays)
         if outcome is not None:
-            if len(_outcomes) >= 64:
-                _outcomes.pop(next(iter(_outcomes)))
+            for remembered in (_outcomes, _outcomes_under_a_guard):
+                if len(remembered) >= 64:
+                    remembered.pop(next(iter(remembered)))
             _outcomes[_key(job, guard)] = outcome
+            if guard is not None and not any(record is not None and (record.get("withheld") or (
+                    record.get("error") or [""])[0] == "WithheldPiece") for record in records):  # fmt: skip
+                _outcomes_under_a_guard[json.dumps(job)] = outcome
     return results
 
 
