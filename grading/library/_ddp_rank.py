@@ -2,9 +2,10 @@
 _ddp_rank.py JOB_FOLDER`` (never by hand).
 
 ``JOB_FOLDER/job.json`` lists the jobs (all the cases of one check), run one after the other in the same processes,
-so that the processes start once per check rather than once per case. A job of fewer ranks than were started runs on
-the first ranks, with a process group of just them as the default group (``dist.get_world_size()`` is the job's);
-the other ranks go on to the next job. A rank whose job raised reports it and ends: the jobs after it are not run.
+so that the processes start once per check rather than once per case. Each job has a process group of its own as
+the default group (``dist.get_world_size()`` is the job's); a job of fewer ranks than were started runs on the first
+ranks, and the other ranks go on to the next job. A rank whose job raised reports it and ends, the jobs after it
+not run, except for a blank stub (NotImplementedError) or a withheld piece, which it reports and goes on.
 
 For each job, every rank builds the same model from the same seed, takes its own rows of the global batch, wraps the
 model in the class under test, runs one forward and backward, and writes what it saw to
@@ -150,11 +151,8 @@ def innermost_frame(error: BaseException) -> list:
 
 @contextlib.contextmanager
 def world_of(group):
-    """Inside: ``group`` is the default process group (``dist.get_world_size()``, ``dist.all_reduce`` without a
-    group), for a job of fewer ranks than were launched; None leaves the whole world."""
-    if group is None:
-        yield
-        return
+    """Inside: ``group``, the job's own, is the default process group (``dist.get_world_size()``, ``dist.all_reduce``
+    without a group)."""
     world, distributed_c10d.GroupMember.WORLD = distributed_c10d.GroupMember.WORLD, group
     try:
         yield
@@ -166,10 +164,10 @@ def main() -> None:
     folder = Path(sys.argv[1])
     jobs = json.loads((folder / "job.json").read_text())["jobs"]
     dist.init_process_group("mpi", timeout=timedelta(seconds=30))  # a rank that never comes: an error, not a hang
-    rank, launched = dist.get_rank(), dist.get_world_size()
-    # one group for each smaller world the jobs ask for, made by every rank in the same order (a collective)
-    groups = {size: dist.new_group(list(range(size)))
-              for size in sorted({job["world_size"] for job in jobs}) if size < launched}  # fmt: skip
+    rank = dist.get_rank()
+    # a process group (an MPI communicator) of its own for each job, made by every rank in the same order (a
+    # collective): a rank that leaves a job early can never meet a collective of that job in the next one
+    groups = [dist.new_group(list(range(job["world_size"]))) for job in jobs]
     withheld = os.environ.get("MINITORCH_WITHHELD")
     for index, job in enumerate(jobs):
         world = job["world_size"]
@@ -184,7 +182,7 @@ def main() -> None:
         prefix = folder / f"job{index}-rank{rank}"
         code = 0
         try:
-            with world_of(groups.get(world)):
+            with world_of(groups[index]):
                 record, arrays = run(job, rank, world, guard)
             np.savez(f"{prefix}.npz", **arrays)
         except BaseException as error:  # noqa: BLE001 - reported to the caller, which raises it in the graded call
@@ -192,7 +190,9 @@ def main() -> None:
             if guard is not None and guard.hits:
                 record = {"withheld": guard.hits[0]}
             traceback.print_exc()
-            code = 1
+            # a blank stub or a withheld piece: what every rank meets at the same point, so this rank goes on to the
+            # next job (should another rank wait in this job's group, it times out there); any other error ends it
+            code = 0 if isinstance(error, NotImplementedError) or (guard is not None and guard.hits) else 1
         if guard is not None and guard.hits and "withheld" not in record:
             record = {"withheld": guard.hits[0]}
         Path(f"{prefix}.json").write_text(json.dumps(record))
