@@ -290,7 +290,10 @@ def prepare_cases(exercise, function, cases) -> None:
             return
         jobs.extend(job for job in collected if _key(job, guard) not in _outcomes and job not in jobs)
     if jobs:
-        _run_jobs(jobs, guard)
+        try:
+            _run_jobs(jobs, guard)
+        except Exception:  # noqa: BLE001 - a launch that cannot start: each case's own call reports it, as before
+            return
 
 
 def _raise_what_the_ranks_raised(records, guard, returncode, output):
