@@ -39,6 +39,7 @@ import sys
 import textwrap
 import traceback
 import warnings
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -159,6 +160,29 @@ def run_case(exercise: registry.Exercise, function, case: tuple) -> CaseResult:
     if problem:
         return CaseResult(FAILED, problem, problem, expected, got)
     return CaseResult(PASSED, expected=expected, got=got)
+
+
+# -- exercises whose cases start processes: all the cases of one check at once ---------------------------------
+_case_batches: dict[str, Callable] = {}
+
+
+def batch_cases(name: str, prepare: Callable) -> None:
+    """Before a check runs several cases of exercise ``name``, call ``prepare(exercise, function, cases)``.
+
+    For an exercise whose every case starts processes (chapter 12's ranks, ``grading/library/ddp.py``): ``prepare``
+    runs all the cases in one start and remembers the outcomes, so each case's own call below finds its outcome
+    instead of starting processes again. The cases are then judged one by one, exactly as without it.
+    """
+    _case_batches[name] = prepare
+
+
+def run_cases(exercise: registry.Exercise, function, cases) -> list[CaseResult]:
+    """``run_case`` on every case, after the exercise's ``batch_cases`` preparation where it has one."""
+    cases = list(cases)
+    prepare = _case_batches.get(exercise.name)
+    if prepare is not None and len(cases) > 1 and callable(function):
+        prepare(exercise, function, cases)
+    return [run_case(exercise, function, case) for case in cases]
 
 
 def judged(exercise: registry.Exercise, got: list[np.ndarray], case: tuple) -> str | None:
@@ -421,7 +445,7 @@ def check(name: str, function) -> str:
         _results[name] = FAILED
         _say(f"{name}: FAILED: expected the function {exercise.function}, got {type(function).__name__}", _RED)
         return _raise_or(_Status(FAILED), f"{name}: {exercise.function} is not a function")
-    results = [run_case(exercise, function, case) for case in exercise.public]
+    results = run_cases(exercise, function, exercise.public)
     loop = _loop_in(exercise, function)
     if loop and any(result.status == PASSED for result in results):
         results = [CaseResult(FAILED, loop, loop) if result.status == PASSED else result for result in results]
@@ -527,8 +551,8 @@ def check_hidden(name: str, function, cases) -> None:
     if not callable(function):
         _results[name] = FAILED
         raise AssertionError(f"{name}: {exercise.function} is not a function") from None
-    public = [run_case(exercise, function, case) for case in exercise.public]
-    hidden = [run_case(exercise, function, case) for case in cases]
+    results = run_cases(exercise, function, [*exercise.public, *cases])
+    public, hidden = results[: len(exercise.public)], results[len(exercise.public) :]
     loop = _loop_in(exercise, function)
     if loop:
         public = [CaseResult(FAILED, loop, loop) if result.status == PASSED else result for result in public]

@@ -307,7 +307,7 @@ def _judge(entry: Piece, names: dict, source: str) -> Found:
             statuses[exercise_name] = checks.NOT_IMPLEMENTED
             continue
         with _silenced():
-            results = [checks.run_case(exercise, function, case) for case in exercise.public]
+            results = checks.run_cases(exercise, function, exercise.public)
         statuses[exercise_name] = checks._overall(results)
     if all(status == checks.PASSED for status in statuses.values()):
         return Found(entry, YOURS, names[entry.name], source=source, checked=statuses)

@@ -4,7 +4,9 @@
 (``python -m minitorch.distributed.run``, MPI underneath), and on every rank wraps the same small model in
 ``ddp_class(model, bucket_cap_mb=...)``, runs one forward and backward on that rank's share of a global batch,
 and records what the wrapper did (``_ddp_rank.py`` is the script each rank runs). The notebook's check function
-call the same report. The exercise's reference, ``one_process_report``, is what minitorch's
+calls the same report. A check runs all its cases in one launch (``prepare_cases``, before the cases are judged
+one by one): the processes start once per check, not once per case, and a case of fewer ranks runs on the first
+ranks, in a process group of their own. The exercise's reference, ``one_process_report``, is what minitorch's
 ``nn.parallel.DistributedDataParallel`` reports, computed in one process (its bucket assignment, and the gradient
 of the mean loss over the whole global batch); tests/grading/test_ch12_exercises.py runs minitorch's DDP itself
 through the report, on 2 and 3 real processes, and checks that it gives exactly that.
@@ -30,6 +32,8 @@ reaches one reports it back, so the call fails naming the piece, as it would in 
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import linecache
 import os
@@ -40,6 +44,8 @@ from pathlib import Path
 
 import numpy as np
 
+from grading import checks
+from grading.compare import call_arguments
 from grading.library import piece
 
 RANK_SCRIPT = Path(__file__).with_name("_ddp_rank.py")
@@ -149,56 +155,145 @@ def _launch(job_folder: Path, world_size: int, guard):
     command = [sys.executable, "-m", "minitorch.distributed.run", "--nproc-per-node", str(world_size),
                str(RANK_SCRIPT), str(job_folder)]
     if guard is not None:  # graded with pieces withheld: the ranks withhold them too
-        return guard, guard.run_trusted_program(command, env=_environment(), timeout=LAUNCH_SECONDS)
+        return guard.run_trusted_program(command, env=_environment(), timeout=LAUNCH_SECONDS)
     from grading.withhold import _finish_program
 
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                env=_environment(), text=True, errors="replace", start_new_session=True)
-    return None, _finish_program(process, LAUNCH_SECONDS)
+    return _finish_program(process, LAUNCH_SECONDS)
 
 
-def ddp_report(ddp_class, widths, world_size, bucket_cap_kb, batch_per_rank, seed):
-    """Everything the exercise compares (DDP_OUTPUTS), for ``ddp_class`` on ``world_size`` real processes."""
-    world_size = int(world_size)
-    job = {
+def _job(ddp_class, widths, world_size, bucket_cap_kb, batch_per_rank, seed) -> dict:
+    return {
         "class": shipping(ddp_class),
         "widths": [int(w) for w in np.asarray(widths).reshape(-1)],
+        "world_size": int(world_size),
         "bucket_cap_kb": float(bucket_cap_kb),
         "batch_per_rank": int(batch_per_rank),
         "seed": int(seed),
     }
+
+
+def _key(job: dict, guard) -> str:
+    """What a launch's outcome depends on: the job (the class's text, the case) and the pieces withheld."""
+    return json.dumps([job, [guard.exercise, list(guard.names)] if guard is not None else None])
+
+
+def ddp_report(ddp_class, widths, world_size, bucket_cap_kb, batch_per_rank, seed):
+    """Everything the exercise compares (DDP_OUTPUTS), for ``ddp_class`` on ``world_size`` real processes."""
+    job = _job(ddp_class, widths, world_size, bucket_cap_kb, batch_per_rank, seed)
+    if _collected is not None:  # a check collecting its cases (prepare_cases): no launch, only the job
+        _collected.append(job)
+        raise _Collecting
     guard = _active_guard()
-    # The ranks' results depend on nothing but the job (the class's text, the case) and the pieces withheld: a
-    # check and then check_hidden on the same public case, in one test cell, launch the processes once.
-    key = json.dumps([job, world_size, [guard.exercise, list(guard.names)] if guard is not None else None])
-    if key in _finished_reports:
-        return tuple(np.copy(array) for array in _finished_reports[key])
+    key = _key(job, guard)
+    # A check and then check_hidden on the same public case, in one test cell, launch the processes once; a check's
+    # cases were launched together by prepare_cases before this call. Called outside a check (the chapter's cell
+    # that prints the report), an outcome made under the check's withheld pieces is the same outcome when no rank
+    # reached one of them: withholding changed nothing.
+    if guard is None and key not in _outcomes and json.dumps(job) in _outcomes_under_a_guard:
+        _outcomes[key] = _outcomes_under_a_guard[json.dumps(job)]
+    if key not in _outcomes:
+        returncode, output, records, arrays = _run_jobs([job], guard)[0]
+        if key not in _outcomes:  # a failure that is not certain to repeat: raised, and not remembered
+            _raise_what_the_ranks_raised(records, guard, returncode, output)
+            raise RuntimeError(f"the {len(records)} processes finished without their results:\n{output[-1500:]}")
+    kind, value = _outcomes[key]
+    if kind == "raised":
+        _raise_what_the_ranks_raised(value, guard, 1, "")
+    return tuple(np.copy(array) for array in value)
+
+
+# job -> ("report", the report) of a launch that finished without an error, or ("raised", the ranks' records) when
+# a rank reached a withheld piece or a blank stub (NotImplementedError): outcomes that the same job always has.
+_outcomes: dict[str, tuple] = {}
+_outcomes_under_a_guard: dict[str, tuple] = {}  # job -> its outcome with pieces withheld, when none was reached
+_collected: list | None = None
+
+
+class _Collecting(BaseException):
+    """Raised by ``ddp_report`` while ``prepare_cases`` collects a check's jobs (a BaseException, so that an
+    ``except Exception`` in the function under check does not swallow it)."""
+
+
+def _run_jobs(jobs: list[dict], guard) -> list[tuple]:
+    """Run ``jobs`` in ONE launch of as many processes as the largest job needs (a job of fewer ranks runs on the
+    first ranks, in a process group of its own; the others go on to the next job), and remember each job's outcome
+    that will not change (see :data:`_outcomes`). Returns (exit code, output, ranks' records, ranks' arrays) per job.
+    """
+    launched = max(job["world_size"] for job in jobs)
     with tempfile.TemporaryDirectory(prefix="ddp-report-") as folder:
         folder = Path(folder)
-        (folder / "job.json").write_text(json.dumps(job))
-        guard, (returncode, output) = _launch(folder, world_size, guard)
-        records = []
-        for rank in range(world_size):
-            path = folder / f"rank{rank}.json"
-            records.append(json.loads(path.read_text()) if path.exists() else None)
-        arrays = [dict(np.load(folder / f"rank{rank}.npz")) if (folder / f"rank{rank}.npz").exists() else None
-                  for rank in range(world_size)]
-    _raise_what_the_ranks_raised(records, guard, returncode, output)
+        (folder / "job.json").write_text(json.dumps({"jobs": jobs}))
+        returncode, output = _launch(folder, launched, guard)
+        results = []
+        for index, job in enumerate(jobs):
+            prefix = folder / f"job{index}-rank"
+            records = [json.loads(Path(f"{prefix}{rank}.json").read_text())
+                       if Path(f"{prefix}{rank}.json").exists() else None for rank in range(job["world_size"])]
+            arrays = [dict(np.load(f"{prefix}{rank}.npz")) if Path(f"{prefix}{rank}.npz").exists() else None
+                      for rank in range(job["world_size"])]
+            results.append((returncode, output, records, arrays))
+    for job, (_, _, records, arrays) in zip(jobs, results):
+        outcome = _outcome(records, arrays)
+        if outcome is not None:
+            for remembered in (_outcomes, _outcomes_under_a_guard):
+                if len(remembered) >= 64:
+                    remembered.pop(next(iter(remembered)))
+            _outcomes[_key(job, guard)] = outcome
+            if guard is not None and not any(record is not None and (record.get("withheld") or (
+                    record.get("error") or [""])[0] == "WithheldPiece") for record in records):  # fmt: skip
+                _outcomes_under_a_guard[json.dumps(job)] = outcome
+    return results
+
+
+def _outcome(records, arrays):
+    """A job's outcome when it is certain (a report, a withheld piece reached, a blank stub), else None."""
+    if any(record is not None and (record.get("withheld") or (record.get("error") or [""])[0] in (
+            "NotImplementedError", "WithheldPiece")) for record in records):  # fmt: skip
+        return "raised", records
+    if any(record is None or "error" in record for record in records) or any(found is None for found in arrays):
+        return None  # a crash, a timeout, the learner's error: raised from this launch's own records
     first = arrays[0]
-    report = (
+    return "report", (
         first["buckets"],
         np.array([record["all_reduce_calls"] for record in records], dtype=np.int64),
         first["launched_ready"],
         np.stack([rank_arrays["grads"] for rank_arrays in arrays]),
         np.int64(records[0]["unused"]),
     )
-    if len(_finished_reports) >= 16:
-        _finished_reports.pop(next(iter(_finished_reports)))
-    _finished_reports[key] = report
-    return tuple(np.copy(array) for array in report)
 
 
-_finished_reports: dict[str, tuple] = {}  # job -> the report of a launch that finished without an error
+def prepare_cases(exercise, function, cases) -> None:
+    """All the cases of one check in one launch (``grading.checks.batch_cases``): each case's call of ``function``
+    (the learner's ``ddp_report_of_mine``) is first made only to collect its job, then every job not yet run goes
+    to one set of processes, under the exercise's withheld pieces. The check then calls ``function`` on each case
+    as always, and each call finds its outcome. Anything unusual (the function does not reach ``ddp_report``, or
+    raises first) leaves the cases to be launched one by one."""
+    global _collected
+    guard = checks._withholding(exercise)
+    if guard is not None and (guard.refusal(function) or guard.replaced):
+        return  # the check refuses before any call: nothing to launch
+    jobs = []
+    for case in cases:
+        _collected = []
+        try:
+            with checks.quiet(), contextlib.redirect_stdout(io.StringIO()):
+                function(*call_arguments(case, exercise.input_type))
+        except _Collecting:
+            pass
+        except Exception:  # noqa: BLE001 - the function's own error: its case will say so when it is checked
+            return
+        finally:
+            collected, _collected = _collected, None
+        if len(collected) != 1:
+            return
+        jobs.extend(job for job in collected if _key(job, guard) not in _outcomes and job not in jobs)
+    if jobs:
+        try:
+            _run_jobs(jobs, guard)
+        except Exception:  # noqa: BLE001 - a launch that cannot start: each case's own call reports it, as before
+            return
 
 
 def _raise_what_the_ranks_raised(records, guard, returncode, output):
@@ -288,5 +383,6 @@ def _minitorch_buckets_class():
 
 MinitorchBuckets = _minitorch_buckets_class()
 
+checks.batch_cases("ch12.ddp_buckets", prepare_cases)
 piece("BucketedDDP", chapter="12_multiple_devices", cells=("ch12-ddp-buckets",),
       checks={"ch12.ddp_buckets": "ddp_report_of_mine"}, fallback=minitorch_ddp_class)  # fmt: skip

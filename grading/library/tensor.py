@@ -10,7 +10,8 @@ Three things live here, all public (learner-side) code:
   every answer comes from a ``minitorch.Tensor`` viewing the same storage (its ``stride()``, its
   ``data_ptr()`` for the storage offset, its ``permute``/``view``/``expand``/``contiguous``), and kernels
   that run on minitorch's views;
-* the **registrations**, one line per piece, at the end.
+* the **registrations**, one line per piece, at the end (chapter 1's GPU kernel among them: its stand-in, report and
+  minitorch's equivalent are in ``elementwise.py``).
 
 A strided tensor here has ``storage`` (a 1-D NumPy array), ``shape`` and ``strides`` (tuples of ints, in
 elements) and ``offset`` (the storage offset, in elements): the element at ``index`` sits at
@@ -26,6 +27,7 @@ import numpy as np
 
 import minitorch
 from grading.library import piece
+from grading.library.elementwise import minitorch_bias_gelu
 
 VIEW_ERROR = (
     "view size is not compatible with input tensor's size and stride (at least one dimension spans across two "
@@ -437,3 +439,7 @@ for _name, _fallback in _KERNELS:
           checks={"ch01.kernels_vectorised": "kernels_vectorised_report"}, fallback=_returns(_fallback))  # fmt: skip
 piece("matmul_blocks", chapter="01_tensors", cells=("ch01-matmul",),
       checks={"ch01.block_matmul": "block_matmul_report"}, fallback=_returns(minitorch_matmul))  # fmt: skip
+# the chapter's GPU kernel (grading/library/elementwise.py): used where a later cell has a GPU; without one it is
+# listed as built and checked, and the stand-in that checked it is all that runs it
+piece("bias_gelu_kernel", chapter="01_tensors", cells=("ch01-gpu-kernel",),
+      checks={"ch01.gpu_kernel": "gpu_kernel_report"}, fallback=_returns(minitorch_bias_gelu))  # fmt: skip

@@ -175,3 +175,46 @@ def test_without_a_gpu_the_kernel_runs_on_the_stand_in_and_says_so():
         assert elementwise.gpu().__name__ == "cupy (stand-in)"
         assert elementwise.which(gpu_standin.cupy).startswith("no GPU here")
     assert elementwise.which(elementwise.standin()).startswith("no GPU here: your kernel runs on the stand-in")
+
+
+# -- the kernel as a piece of the learner's library (grading/library: "bias_gelu_kernel") -------------------------
+def _gelu_tanh(values):
+    """The tanh approximation by hand (float64): the independent reference of the fallback's values."""
+    return 0.5 * values * (1 + np.tanh(np.sqrt(2 / np.pi) * (values + 0.044715 * values**3)))
+
+
+def test_the_reference_kernel_is_the_learners_piece(capsys):
+    import grading.library as library
+
+    names = dict(solutions("01_tensors"))
+    assert library.use("bias_gelu_kernel", names) is names["bias_gelu_kernel"]
+    assert capsys.readouterr().out == "using your bias_gelu_kernel (this notebook)\n"
+    assert library.my_library("01_tensors", names)["bias_gelu_kernel"] == "yours"
+
+
+def test_a_blank_kernel_falls_back_to_minitorchs_in_one_line(capsys):
+    import grading.library as library
+    from tests.grading.chapter_notebooks import namespace
+
+    fallback = library.use("bias_gelu_kernel", namespace("01_tensors", "release"))
+    assert fallback is elementwise.minitorch_bias_gelu
+    assert capsys.readouterr().out == "your bias_gelu_kernel is still blank: using minitorch's\n"
+    # the fallback has the kernel's interface, and computes gelu_tanh(x + bias) with the bias broadcast
+    cupy = elementwise.standin()
+    rng = np.random.default_rng(7)
+    x, bias = rng.standard_normal((3, 5)), rng.standard_normal(5)
+    got = cupy.asnumpy(fallback(cupy)(cupy.asarray(x), cupy.asarray(bias)))
+    np.testing.assert_allclose(got, _gelu_tanh(x + bias), rtol=1e-12, atol=1e-12)
+
+
+def test_a_wrong_kernel_is_reported_as_failing_its_check(capsys):
+    """The exact (erf) GELU where the tanh approximation is asked: the piece is not the learner's yet."""
+    import grading.library as library
+
+    names = dict(solutions("01_tensors"))
+    wrong = _kernel("T x, T bias", "T y", "T v = x + bias; y = 0.5 * v * (1 + erf(v / sqrt(2.0)))")
+    names["bias_gelu_kernel"] = wrong
+    names["gpu_kernel_report"] = _report_of(wrong)
+    assert library.use("bias_gelu_kernel", names) is elementwise.minitorch_bias_gelu
+    assert capsys.readouterr().out == (
+        "your bias_gelu_kernel does not pass its public checks yet (ch01.gpu_kernel): using minitorch's\n")

@@ -173,9 +173,12 @@ def test_typical_mistakes_fail(name, wrong, capsys):
 
 # -- exercise 7: DDP's gradient buckets, across real processes ---------------------------------------------------
 # The classes below travel to the ranks by import (this module), as the notebook's travel by their cell's text.
+import json  # noqa: E402
+
 import numpy as np  # noqa: E402
 
 import minitorch.distributed as dist  # noqa: E402
+from grading import check_hidden  # noqa: E402
 from grading.library.ddp import (  # noqa: E402
     UNFINISHED_REDUCTION,
     build_model,
@@ -407,6 +410,88 @@ def require_torch_or_skip():
     from tests.support import require_torch
 
     return require_torch()
+
+
+class BlankDDP(nn.Module):
+    """The learner's edition: the stub raises NotImplementedError on every rank."""
+
+    def __init__(self, module, bucket_cap_mb=None):
+        super().__init__()
+        raise NotImplementedError
+
+
+class FailsOnTwoRanks(AsyncBucketsDDP):
+    """Correct on 3 ranks; on 2 ranks an error of the learner's own (a rank stops in the first job of a launch)."""
+
+    def __init__(self, module, bucket_cap_mb=None):
+        if dist.get_world_size() == 2:
+            raise ValueError("two ranks are not enough")
+        super().__init__(module, bucket_cap_mb)
+
+
+@pytest.fixture
+def launches(monkeypatch):
+    """The launches of rank processes made from here on (each: the jobs it ran), with nothing remembered before."""
+    from grading.library import ddp
+
+    monkeypatch.setattr(ddp, "_outcomes", {})
+    monkeypatch.setattr(ddp, "_outcomes_under_a_guard", {})
+    made = []
+    launch = ddp._launch
+
+    def counted(folder, world_size, guard):
+        made.append((world_size, [job["world_size"] for job in json.loads((folder / "job.json").read_text())["jobs"]]))
+        return launch(folder, world_size, guard)
+
+    monkeypatch.setattr(ddp, "_launch", counted)
+    return made
+
+
+def test_a_check_starts_the_processes_once_for_all_its_cases(launches, capsys):
+    """check: one launch of 3 processes runs both public cases, the 2-rank one on a group of 2 (each rank's call
+    count and gradient: 2 of them); check_hidden: one more launch, for the 3 hidden cases only; the chapter's cell
+    that prints the report outside the check launches nothing."""
+    check("ch12.ddp_buckets", _mine(AsyncBucketsDDP))
+    assert "all 2 public cases pass" in capsys.readouterr().out
+    assert launches == [(3, [2, 3])]
+    check_hidden("ch12.ddp_buckets", _mine(AsyncBucketsDDP), HIDDEN_DDP_CASES)
+    assert "all 3 hidden cases pass" in capsys.readouterr().out
+    assert launches == [(3, [2, 3]), (3, [3, 2, 2])]
+    buckets, calls, launched_ready, grads, refused = ddp_report(AsyncBucketsDDP, *DDP_CASES[0])
+    expected = one_process_report(*DDP_CASES[0])
+    assert calls.tolist() == expected[1].tolist() and grads.shape == expected[3].shape == (2, grads.shape[1])
+    assert np.abs(grads - expected[3]).max() <= 1e-6 and len(launches) == 2
+
+
+def test_a_blank_class_is_not_launched_again(launches, capsys):
+    """The learner's edition: the blank stub is reported as not implemented; the check that my_library's judge runs
+    next (the same public cases, the same cell text) and the chapter's cell that prints the report find that
+    outcome remembered, and start no process."""
+    with pytest.raises(AssertionError, match="not implemented yet"):
+        check("ch12.ddp_buckets", _mine(BlankDDP))
+    assert "ch12.ddp_buckets: not implemented yet" in capsys.readouterr().out
+    # both cases in one launch: a rank that meets the stub reports it and goes on to the next job
+    assert launches == [(3, [2, 3])]
+    made = len(launches)
+    with pytest.raises(AssertionError, match="not implemented yet"):
+        check("ch12.ddp_buckets", _mine(BlankDDP))
+    with pytest.raises(NotImplementedError):  # the chapter's cell that prints the report, outside the check
+        ddp_report(BlankDDP, *DDP_CASES[0])
+    assert len(launches) == made
+
+
+def test_a_rank_error_in_one_job_leaves_the_other_jobs_to_their_own_launch(launches, capsys):
+    """An error of the learner's on 2 ranks is reported for that case; the 3-rank case, which the same launch could
+    not finish, runs in a launch of its own and gives minitorch's report."""
+    with pytest.raises(AssertionError):
+        check("ch12.ddp_buckets", _mine(FailsOnTwoRanks))
+    out = capsys.readouterr().out
+    assert "public case 1 of 2" in out and "ValueError" in out and "two ranks are not enough" in out, out
+    assert "1 more public case" not in out, out
+    assert [world for world, _ in launches] == [3, 2, 3]  # both cases together, then each case alone
+    buckets, calls, launched_ready, grads, refused = ddp_report(FailsOnTwoRanks, *DDP_CASES[1])
+    expected = one_process_report(*DDP_CASES[1])
+    assert buckets.tolist() == expected[0].tolist() and np.abs(grads - expected[3]).max() <= 1e-6
 
 
 def test_the_refusal_is_pytorchs_message():

@@ -536,6 +536,34 @@ cells = [
     ),
     md(
         """
+        ### Your kernel from chapter 1, on the device
+
+        Chapter 1's build-it, the fused bias + GELU `ElementwiseKernel`, is a piece of your library
+        (`use("bias_gelu_kernel")`: yours if it passes chapter 1's checks, else minitorch's). With a GPU, the cell
+        below runs it on a layer's activations there, next to minitorch's two operations `F.gelu(x + bias)`. Without
+        one, the kernel has nothing to run on: it was built and checked in chapter 1 (on the stand-in), and it is
+        used only on a GPU.
+        """
+    ),
+    code(
+        """
+        from grading.library import use
+
+        if minitorch.cuda.is_available():
+            import cupy
+
+            bias_gelu = use("bias_gelu_kernel")(cupy)
+            activations, bias = minitorch.randn(4096, 1024, device="cuda"), minitorch.randn(1024, device="cuda")
+            fused = bias_gelu(cupy.asarray(activations.cpu().numpy()), cupy.asarray(bias.cpu().numpy()))
+            unfused = minitorch.nn.functional.gelu(activations + bias, approximate="tanh").cpu().numpy()
+            print(f"bias_gelu_kernel on {activations.device}, against F.gelu(x + bias): largest difference "
+                  f"{float(abs(cupy.asnumpy(fused) - unfused).max()):.1e}")
+        else:
+            print("bias_gelu_kernel (chapter 1): built and checked there; used only on a GPU, and there is none here")
+        """
+    ),
+    md(
+        """
         ## 8. CPU against GPU: where is the crossover?
 
         A GPU is a very wide calculator far away: every call pays a fixed cost (launching a kernel, plus
