@@ -1,4 +1,4 @@
-"""bfloat16 ops computed in float32 and rounded once, as PyTorch's CPU kernels do.
+"""bfloat16 (and float16) ops computed in float32 and rounded once, as PyTorch's CPU kernels do.
 
 PyTorch loads bfloat16 numbers into float32 registers, computes there (its "opmath type") and rounds
 only the result back to bfloat16. A one-step op on ml_dtypes' bfloat16 arrays already does that
@@ -21,25 +21,27 @@ import functools
 
 from .. import _dtype
 
-_BFLOAT16 = _dtype.bfloat16.numpy_dtype
+_REDUCED = frozenset((_dtype.bfloat16.numpy_dtype, _dtype.float16.numpy_dtype))
 _FLOAT32 = _dtype.float32.numpy_dtype
 
 
 def computes_in_float32(forward):
-    """``forward(ctx, *args)`` on float32 copies of its bfloat16 arrays, its float32 results rounded back."""
+    """``forward(ctx, *args)`` on float32 copies of its bfloat16 (or float16) arrays, its float32 results
+    rounded back. (PyTorch computes float16 in float32 on the CPU as well.)"""
 
     @functools.wraps(forward)
     def forward_in_float32(ctx, *args):
-        if not any(getattr(arg, "dtype", None) == _BFLOAT16 for arg in args):
+        reduced = next((arg.dtype for arg in args if getattr(arg, "dtype", None) in _REDUCED), None)
+        if reduced is None:
             return forward(ctx, *args)
-        widened = [arg.astype(_FLOAT32) if getattr(arg, "dtype", None) == _BFLOAT16 else arg for arg in args]
+        widened = [arg.astype(_FLOAT32) if getattr(arg, "dtype", None) == reduced else arg for arg in args]
         results = forward(ctx, *widened)
         rounded = {}
 
         def round_back(value):
             if getattr(value, "dtype", None) != _FLOAT32:
                 return value  # indices, masks
-            rounded[id(value)] = value.astype(_BFLOAT16)
+            rounded[id(value)] = value.astype(reduced)
             return rounded[id(value)]
 
         results = tuple(map(round_back, results)) if isinstance(results, tuple) else round_back(results)

@@ -553,6 +553,11 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) ->
 
 def addcmul(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:
     """``input + value * tensor1 * tensor2`` (broadcast; the out-of-place form of ``addcmul_``)."""
+    if _reduced(input, tensor1, tensor2):
+        # bfloat16, float16: PyTorch's kernel computes fma(value * tensor1, tensor2, input) in float32 and rounds
+        # once; float64 holds that product exactly, so only the final roundings remain
+        scaled = pointwise.mul(tensor1.float(), value).double()
+        return pointwise.add(input.double(), pointwise.mul(scaled, tensor2.double())).float().to(input.dtype)
     return pointwise.add(input, pointwise.mul(tensor1, tensor2), alpha=value)
 
 
@@ -566,7 +571,15 @@ def addcdiv(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:
             "tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: (input + value "
             "* tensor1 / tensor2), for all dtypes."
         )
+    if _reduced(input, tensor1, tensor2):  # bfloat16, float16: in float32, rounded once, as PyTorch's kernel
+        return addcdiv(input.float(), tensor1.float(), tensor2.float(), value=value).to(input.dtype)
     return pointwise.add(input, pointwise.div(tensor1, tensor2), alpha=value)
+
+
+def _reduced(*tensors) -> bool:
+    """Whether the result of ``addcmul``/``addcdiv`` of ``tensors`` is bfloat16 or float16."""
+    return all(isinstance(t, Tensor) for t in tensors) and _dtype.result_type(*tensors) in (
+        _dtype.bfloat16, _dtype.float16)
 
 
 # -- products built from the ones above -----------------------------------------------------------
