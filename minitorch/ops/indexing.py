@@ -25,7 +25,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype, _messages
+from .. import _autocast_state, _dtype, _messages
 from .._creation import as_tensor
 from .._shapes import expand_mismatch
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
@@ -865,6 +865,8 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     outside = _first_outside(index._data, extent)
     if outside is not None:
         raise IndexError(f"index_copy_(): index {outside} is out of bounds for dimension {dim} with size {extent}")
+    if _autocast_state.casts_inputs():  # on PyTorch's CPU list (promote: both to the wider dtype)
+        input, source = _autocast_state.cast_inputs("promote", ("cpu",), input, source)
     if input._data.dtype != source._data.dtype:
         raise RuntimeError(
             "index_copy_(): self and source expected to have the same dtype, but got (self) "

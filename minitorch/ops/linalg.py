@@ -476,7 +476,8 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tens
     """
     _check_matrix(mat1, "mat1")
     _check_matrix(mat2, "mat2")
-    _check_input_dtype(input, mat2, "mat2")
+    if not _autocast_state.casts_inputs():  # (autocast casts them to one dtype first)
+        _check_input_dtype(input, mat2, "mat2")
     if mat1._data.shape[1] != mat2._data.shape[0] or mat1._data.dtype != mat2._data.dtype:
         mm(mat1, mat2)  # raises PyTorch's error for the product
     product_shape = (mat1._data.shape[0], mat2._data.shape[1])
@@ -527,12 +528,17 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor
     if input._data.shape not in ((), (1,), (rows,)) or vec._data.shape[0] != columns:
         size = input._data.shape[0] if input._data.ndim else 1
         raise RuntimeError(f"size mismatch, got input ({size}), mat ({rows}x{columns}), vec ({vec._data.shape[0]})")
+    if _autocast_state.casts_inputs():  # on PyTorch's CUDA list (lower precision)
+        input, mat, vec = _autocast_state.cast_inputs("lower_precision_fp", ("cuda",), input, mat, vec)
     product = mv(mat, vec)
     return _scaled_sum(shape_ops.expand(input, product.shape), beta, product, alpha)
 
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * (batch1[n] @ batch2[n])`` for each ``n``."""
+    if _autocast_state.casts_inputs():  # on PyTorch's lists (lower precision)
+        input, batch1, batch2 = _autocast_state.cast_inputs("lower_precision_fp", ("cpu", "cuda"), input, batch1,
+                                                            batch2)
     product = bmm(batch1, batch2)
     return _scaled_sum(shape_ops.expand(input, product.shape), beta, product, alpha)
 
@@ -547,6 +553,9 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) ->
             f"batch1 and batch2 must have same number of batches, got {batch1._data.shape[0]} and "
             f"{batch2._data.shape[0]}"
         )
+    if _autocast_state.casts_inputs():  # on PyTorch's lists (lower precision)
+        input, batch1, batch2 = _autocast_state.cast_inputs("lower_precision_fp", ("cpu", "cuda"), input, batch1,
+                                                            batch2)
     product = bmm(batch1, batch2).sum(0)
     return _scaled_sum(shape_ops.expand(input, product.shape), beta, product, alpha)
 
@@ -685,6 +694,8 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     to a matrix-product formula for ``p = 2`` with more than 25 points; that one is faster but
     loses precision for nearby points, which is why this readable version keeps the difference.
     """
+    if _autocast_state.casts_inputs():  # on PyTorch's lists (float32)
+        x1, x2 = _autocast_state.cast_inputs("float32", ("cpu", "cuda"), x1, x2)
     for name, points in (("X1", x1), ("X2", x2)):
         if points._data.ndim < 2:
             raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {points._data.ndim}D")
@@ -843,6 +854,8 @@ def trace(input: Tensor) -> Tensor:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.ndim}")
     if input._data.dtype == bool:
         raise NotImplementedError(_messages.not_implemented_for("trace", _dtype.bool))
+    if _autocast_state.casts_inputs():  # on PyTorch's CPU list (float32)
+        (input,) = _autocast_state.cast_inputs("float32", ("cpu",), input)
     return diagonal(input).sum()
 
 

@@ -20,7 +20,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype, _messages, return_types
+from .. import _autocast_state, _dtype, _messages, return_types
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
@@ -286,6 +286,8 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
         tensor([ 2., 12.])
     """
     _check_single_dim("prod", dim)
+    if _autocast_state.casts_inputs() and dtype is None:  # on PyTorch's lists (float32)
+        (input,) = _autocast_state.cast_inputs("float32", ("cpu", "cuda"), input)
     if dtype is not None and input.is_floating_point() and dtype.is_floating_point:
         input = cast(input, dtype)
     dims = tuple(range(input._data.ndim)) if dim is None else (wrap_dim(dim, input._data.ndim),)
