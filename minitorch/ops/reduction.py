@@ -903,6 +903,7 @@ class Cumprod(Op):
     """
 
     @staticmethod
+    @computes_in_float32  # bfloat16, float16: a float32 running product, each value rounded (PyTorch's accumulator)
     @np.errstate(over="ignore", invalid="ignore")  # inf * 0 is NaN and overflow inf, silently as in PyTorch
     def forward(ctx, x, axis):
         ctx.axis = axis

@@ -40,10 +40,22 @@ def _binary(op, a, b, function: str = "add", result=None):
 def _binary_prepared(op, a, b, function: str, result=None):
     """``op`` applied to two operands after ``_prepare``; a bfloat16 or float16 tensor with a number on its right
     runs ``op``'s form that keeps the number in float32, where PyTorch's kernel does (``opmath.py``)."""
+    if op in _WITH_A_NUMBER:
+        b = _value_of_a_scalar_operand(a, b)
     a, b, result = _prepare(a, b, function, result)
     if op in _WITH_A_NUMBER and is_reduced(result) and is_number(b) and isinstance(a, Tensor):
         op = _WITH_A_NUMBER[op]
     return op.apply(a, b)
+
+
+def _value_of_a_scalar_operand(a, b):
+    """``b`` as a number when it is a 0-d floating tensor of a wider dtype than the bfloat16 or float16 result (and
+    needs no gradient): PyTorch's kernel reads such a scalar operand's own value, not its rounded copy."""
+    if (isinstance(b, Tensor) and isinstance(a, Tensor) and b._data.ndim == 0 and a._data.ndim
+            and not b._requires_grad and b._data.dtype != a._data.dtype and is_reduced(_dtype.result_type(a, b))
+            and _dtype.is_floating(b._data.dtype) and b._device is a._device):
+        return float(b._data)
+    return b
 
 
 # -- arithmetic -------------------------------------------------------------------------
@@ -326,7 +338,7 @@ def _floating_operands(a, b) -> bool:
 
 
 def _true_divide(a, b) -> Tensor:
-    a, b, result = _prepare(a, b, "div", floating=True)
+    a, b, result = _prepare(a, _value_of_a_scalar_operand(a, b), "div", floating=True)
     if is_reduced(result) and is_number(b) and isinstance(a, Tensor):
         return DivByNumber.apply(a, b)  # the number kept in float32, as PyTorch's kernel does (opmath.py)
     return Div.apply(a, b)
