@@ -32,6 +32,7 @@ from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the cla
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
 from . import copy_slices
+from ._reduced_precision import computes_in_float32
 from ._util import (  # noqa: F401 (_add_at: the other ops import it from here or from _util)
     _add_at,
     _has_integer_array,
@@ -465,6 +466,11 @@ class ScatterValue(IndexPut):
 class ScatterAdd(IndexPut):
     """``y = x`` with ``y[i][j][index[i][j][k]] += src[i][j][k]``;
     ``dx = grad``,  ``dsrc = grad.gather(dim, index)``."""
+
+    @staticmethod
+    @computes_in_float32  # bfloat16, float16: PyTorch's scatter_add sums in float32 and rounds each sum once
+    def forward(ctx, x, value, key, has_arrays, accumulate):
+        return IndexPut.forward(ctx, x, value, key, has_arrays, accumulate)
 
 
 class ScatterReduce(Op):

@@ -764,9 +764,11 @@ def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
     if input._data.ndim < 2:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input._data.ndim} dimensions")
     axis = wrap_dim(dim, input._data.ndim)
-    norms = norm(input, p, tuple(d for d in range(input._data.ndim) if d != axis), keepdim=True)
+    # bfloat16, float16: PyTorch computes the norms and factors in float32 and rounds the factors to the input's dtype
+    source = cast(input, _dtype.float32) if input.dtype in (_dtype.bfloat16, _dtype.float16) else input
+    norms = norm(source, p, tuple(d for d in range(input._data.ndim) if d != axis), keepdim=True)
     factor = pointwise.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
-    return input * factor
+    return input * cast(factor, input.dtype)
 
 
 # -- logsumexp and cumsum -----------------------------------------------------------------------
