@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import minitorch
+from tests.gpu_standin import installed
 from tests.support import require_torch
 
 
@@ -222,3 +223,42 @@ def test_a_tensor_without_grad_or_a_view_is_cast_anew_each_time(torch):
             assert linear(x, weight).grad_fn.next_functions[0][0] is not linear(x, weight).grad_fn.next_functions[0][0]
             view = weight[:2]
             assert linear(x, view).grad_fn.next_functions[1][0] is not linear(x, view).grad_fn.next_functions[1][0]
+
+
+# PyTorch's CUDA lists (autocast_mode.h: AT_FORALL_LOWER_PRECISION_FP, AT_FORALL_FP32, AT_FORALL_FP32_SET_OPT_DTYPE,
+# AT_FORALL_PROMOTE), checked on the CuPy code path through the stand-in of tests/gpu_standin (PyTorch here has no
+# CUDA to run them): name -> (a call on a float16 product or float32 inputs, the dtype those lists give)
+CUDA_CASES = {
+    "matmul": (lambda lib, x, v, b: x @ x, "float16"),
+    "mv (lower precision on CUDA, not on the CPU)": (lambda lib, x, v, b: lib.mv(x, v), "float16"),
+    "addmv": (lambda lib, x, v, b: lib.addmv(v, x, v), "float16"),
+    "baddbmm": (lambda lib, x, v, b: lib.baddbmm(b, b, b), "float16"),
+    "exp": (lambda lib, x, v, b: (x @ x).exp(), "float32"),
+    "log": (lambda lib, x, v, b: (x @ x).abs().log(), "float32"),
+    "pow": (lambda lib, x, v, b: (x @ x) ** 2, "float32"),
+    "softmax": (lambda lib, x, v, b: (x @ x).softmax(1), "float32"),
+    "log_softmax": (lambda lib, x, v, b: (x @ x).log_softmax(1), "float32"),
+    "cumsum": (lambda lib, x, v, b: (x @ x).cumsum(1), "float32"),
+    "prod": (lambda lib, x, v, b: (x @ x).prod(), "float32"),
+    "logsumexp": (lambda lib, x, v, b: (x @ x).logsumexp(1), "float32"),
+    "layer_norm": (lambda lib, x, v, b: lib.nn.functional.layer_norm(x @ x, (4,)), "float32"),
+    "softplus": (lambda lib, x, v, b: lib.nn.functional.softplus(x @ x), "float32"),
+    "cdist": (lambda lib, x, v, b: lib.cdist(x @ x, x @ x), "float32"),
+    "mse_loss": (lambda lib, x, v, b: lib.nn.functional.mse_loss(x @ x, x), "float32"),
+    "atan2 (promote)": (lambda lib, x, v, b: lib.atan2(x @ x, x), "float32"),
+    "trace (on the CPU list only)": (lambda lib, x, v, b: (x @ x).trace(), "float16"),
+    "reflection padding (on the CPU list only)": (lambda lib, x, v, b: lib.nn.functional.pad(
+        (x @ x)[None], (1, 1), mode="reflect"), "float16"),
+    "sin (on no list)": (lambda lib, x, v, b: (x @ x).sin(), "float16"),
+}
+
+
+@pytest.mark.parametrize("name", list(CUDA_CASES))
+def test_autocast_on_cuda_follows_pytorchs_cuda_lists(name):
+    make, dtype = CUDA_CASES[name]
+    with installed():
+        x, v, b = (minitorch.randn(*shape, device="cuda") for shape in ((4, 4), (4,), (2, 4, 4)))
+        with minitorch.autocast("cuda"):
+            assert minitorch.get_autocast_dtype("cuda") == minitorch.float16
+            result = make(minitorch, x, v, b)
+        assert result.device.type == "cuda" and result.dtype.name == dtype
