@@ -37,6 +37,7 @@ from .. import _autocast_state, _dtype, _messages, return_types
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
 from . import pointwise, reduction, shape as shape_ops
+from ._reduced_precision import computes_in_float32
 from ._util import array_module, broadcast_shapes, cast, check_broadcastable, check_same_device, is_number, wrap_dim
 from .indexing import Index, tril
 from .inplace import Copy
@@ -499,6 +500,7 @@ class Addmm(Op):
     ``dm2 = alpha * m1^T @ grad``. With ``beta = 0`` the input is ignored, NaNs and all (PyTorch's rule)."""
 
     @staticmethod
+    @computes_in_float32  # bfloat16, float16: the products and the sum in float32, rounded once (PyTorch's kernel)
     def forward(ctx, input, mat1, mat2, beta, alpha):
         ctx.save_for_backward(mat1, mat2)
         ctx.beta, ctx.alpha = beta, alpha
@@ -539,6 +541,9 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -
     if _autocast_state.casts_inputs():  # on PyTorch's lists (lower precision)
         input, batch1, batch2 = _autocast_state.cast_inputs("lower_precision_fp", ("cpu", "cuda"), input, batch1,
                                                             batch2)
+    if _reduced(input, batch1, batch2):  # bfloat16, float16: PyTorch's kernel sums in float32 and rounds once
+        wide = (cast(tensor, _dtype.float32) for tensor in (input, batch1, batch2))
+        return cast(baddbmm(*wide, beta=beta, alpha=alpha), input.dtype)
     product = bmm(batch1, batch2)
     return _scaled_sum(shape_ops.expand(input, product.shape), beta, product, alpha)
 
@@ -556,6 +561,11 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) ->
     if _autocast_state.casts_inputs():  # on PyTorch's lists (lower precision)
         input, batch1, batch2 = _autocast_state.cast_inputs("lower_precision_fp", ("cpu", "cuda"), input, batch1,
                                                             batch2)
+    if _reduced(input, batch1, batch2) and batch1._data.shape[0]:
+        # bfloat16, float16: PyTorch adds one product at a time (an addmm each), rounding the running sum each time
+        for index in range(batch1._data.shape[0]):
+            input = addmm(input, batch1[index], batch2[index], beta=beta if index == 0 else 1, alpha=alpha)
+        return input
     product = bmm(batch1, batch2).sum(0)
     return _scaled_sum(shape_ops.expand(input, product.shape), beta, product, alpha)
 
