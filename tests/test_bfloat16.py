@@ -399,16 +399,19 @@ def test_a_number_with_a_16_bit_tensor_rounds_once_as_pytorch(torch, dtype, name
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
-def test_cross_entropy_backward_in_16_bits_is_pytorchs(torch, dtype, reduction):
-    """``nll_loss``'s backward (``-grad / N`` rounded) then ``log_softmax``'s, from the rounded log-softmax."""
-    rng = np.random.default_rng(37)
-    logits, labels, upstream = rng.standard_normal((37, 10)) * 3, rng.integers(0, 10, 37), rng.standard_normal(37)
-    grads = []
+@pytest.mark.parametrize("rows", [37, 300])
+def test_cross_entropy_in_16_bits_is_pytorchs(torch, dtype, reduction, rows):
+    """Forward: ``log_softmax`` with its rounded buffers, then ``nll_loss``'s cascade of 16-bit partial sums;
+    backward: ``nll_loss``'s (``-grad / N`` rounded) then ``log_softmax``'s, from the rounded log-softmax."""
+    rng = np.random.default_rng(rows)
+    logits, labels, upstream = rng.standard_normal((rows, 10)) * 3, rng.integers(0, 10, rows), np.ones(rows)
+    results = []
     for lib in (torch, minitorch):
         x = lib.tensor(logits.tolist()).to(getattr(lib, dtype)).requires_grad_()
         loss = lib.nn.functional.cross_entropy(x, lib.tensor(labels.tolist()), reduction=reduction)
         loss.backward(lib.tensor(upstream.tolist()).to(x.dtype) if reduction == "none" else None)
-        grads.append(x.grad)
-    theirs, ours = grads
-    assert ours.dtype.name == dtype
+        results.append((loss, x.grad))
+    (loss_theirs, theirs), (loss_ours, ours) = results
+    assert ours.dtype.name == loss_ours.dtype.name == dtype
+    assert loss_ours.float().tolist() == loss_theirs.float().tolist()
     assert ours.float().tolist() == theirs.float().tolist()

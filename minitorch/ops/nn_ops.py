@@ -484,12 +484,39 @@ def _cross_entropy_rounded(ctx, xp, logits, labels, reduction):
     log_probabilities = _log_softmax_last_dim_rounded(xp, logits)
     ctx.labels, ctx.reduction = labels, reduction
     ctx.save_for_backward(logits, log_probabilities)
-    losses = -log_probabilities[xp.arange(logits.shape[0]), labels].astype(_FLOAT32)
+    losses = -log_probabilities[xp.arange(logits.shape[0]), labels]
+    if reduction == "none":
+        return losses
+    total = _cascade_sum(xp, losses)
     if reduction == "mean":
-        return xp.asarray(losses.sum() / losses.shape[0]).astype(logits.dtype)
-    if reduction == "sum":
-        return xp.asarray(losses.sum()).astype(logits.dtype)
-    return losses.astype(logits.dtype)
+        return (total / logits.dtype.type(losses.shape[0])).astype(logits.dtype)  # divided in the dtype, as PyTorch
+    return total
+
+
+def _cascade_sum(xp, values, step: int = 16, levels: int = 8):
+    """The sum of a 16-bit ``values`` as PyTorch's ``nll_loss`` adds them: partial sums in ``values``' own dtype
+    (every addition rounded), cascaded to limit the error: level 0 adds ``step`` values, then passes its sum up
+    to level 1 and restarts; level 1 passes up after ``step`` of those, and so on. The first value passes straight
+    to the top. At the end the partial sums still held at each level are added, from level 0 up.
+    (PyTorch's ``step`` is ``2 ** max(4, ceil(log2(n)) // 8)``: 16 below 2 ** 40 values.)"""
+    zero = xp.zeros((), dtype=values.dtype)
+    held = []
+    for _ in range(levels - 1):
+        rows = -(-(values.shape[0] - 1) // step) if values.shape[0] else 0
+        padded = xp.concatenate([values[1:], xp.zeros(rows * step - (values.shape[0] - 1), dtype=values.dtype)])
+        sums = xp.zeros(rows, dtype=values.dtype)
+        for column in padded.reshape(rows, step).T:  # ``step`` additions, each rounded, for every group at once
+            sums = (sums + column).astype(values.dtype)
+        complete = (values.shape[0] - 1) // step if values.shape[0] else 0
+        held.append(sums[complete] if complete < rows else zero)  # an unfinished group stays at this level
+        values = xp.concatenate([values[:1], sums[:complete]])  # the first value and each finished group: up
+    top = zero
+    for value in values:  # the top level (the first value, and a group only past 16 ** 7 values)
+        top = (top + value).astype(zero.dtype)
+    total = zero
+    for partial in (*held, top):
+        total = (total + partial).astype(zero.dtype)
+    return xp.asarray(total)
 
 
 def _cross_entropy_backward_rounded(ctx, grad, logits, log_probabilities):
