@@ -375,6 +375,13 @@ SCALAR_CASES = {
                                               y[:1600].reshape(4, 20, 20), beta=0.3, alpha=0.7),
     "addbmm (one product at a time)": lambda lib, x, y: lib.addbmm(x[:400].reshape(20, 20), x[1600:3200].reshape(
         4, 20, 20), y[:1600].reshape(4, 20, 20), beta=0.3, alpha=0.7),
+    # losses summed in float32 (a 16-bit running sum of 4000 terms stops growing), nll_loss in PyTorch's cascade
+    "mse_loss": lambda lib, x, y: lib.nn.functional.mse_loss(x, y),
+    "l1_loss (sum)": lambda lib, x, y: lib.nn.functional.l1_loss(x, y, reduction="sum"),
+    "binary_cross_entropy_with_logits": lambda lib, x, y: lib.nn.functional.binary_cross_entropy_with_logits(
+        x, y.sigmoid()),
+    "nll_loss": lambda lib, x, y: lib.nn.functional.nll_loss(x.reshape(400, 10).log_softmax(1),
+                                                             (lib.arange(400) * 7) % 10),
 }
 
 

@@ -72,7 +72,7 @@ LOWER, FLOAT32, PROMOTE = "lower_precision_fp", "float32", "promote"
 # Subclasses not named, such as Mv and Dot on the CPU, run unchanged. Ops composed of others carry
 # ``@autocast_inputs`` or ask ``_autocast_state.cast_inputs`` instead.
 _PRODUCTS = {
-    linalg.MatMul: LOWER, linalg.Mm: LOWER, linalg.Bmm: LOWER, linalg.Addmm: LOWER,
+    linalg.MatMul: LOWER, linalg.Mm: LOWER, linalg.Bmm: LOWER, linalg.Addmm: LOWER, linalg.Baddbmm: LOWER,
     nn_ops.Linear: LOWER, nn_ops.LinearNoBias: LOWER,
     conv.Convolution: LOWER, conv.ConvolutionTranspose: LOWER,
 }

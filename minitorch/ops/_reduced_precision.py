@@ -53,3 +53,29 @@ def computes_in_float32(forward):
         return results
 
     return forward_in_float32
+
+
+def cascade_sum(xp, values, step: int = 16, levels: int = 8):
+    """The sum of a 16-bit ``values`` (1-d) as PyTorch's ``nll_loss`` adds them: partial sums in ``values``' own dtype
+    (every addition rounded), cascaded to limit the error: level 0 adds ``step`` values, then passes its sum up
+    to level 1 and restarts; level 1 passes up after ``step`` of those, and so on. The first value passes straight
+    to the top. At the end the partial sums still held at each level are added, from level 0 up.
+    (PyTorch's ``step`` is ``2 ** max(4, ceil(log2(n)) // 8)``: 16 below 2 ** 40 values.)"""
+    zero = xp.zeros((), dtype=values.dtype)
+    held = []
+    for _ in range(levels - 1):
+        rows = -(-(values.shape[0] - 1) // step) if values.shape[0] else 0
+        padded = xp.concatenate([values[1:], xp.zeros(rows * step - (values.shape[0] - 1), dtype=values.dtype)])
+        sums = xp.zeros(rows, dtype=values.dtype)
+        for column in padded.reshape(rows, step).T:  # ``step`` additions, each rounded, for every group at once
+            sums = (sums + column).astype(values.dtype)
+        complete = (values.shape[0] - 1) // step if values.shape[0] else 0
+        held.append(sums[complete] if complete < rows else zero)  # an unfinished group stays at this level
+        values = xp.concatenate([values[:1], sums[:complete]])  # the first value and each finished group: up
+    top = zero
+    for value in values:  # the top level (the first value, and a group only past 16 ** 7 values)
+        top = (top + value).astype(zero.dtype)
+    total = zero
+    for partial in (*held, top):
+        total = (total + partial).astype(zero.dtype)
+    return xp.asarray(total)

@@ -512,12 +512,18 @@ class Addmm(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        mat1, mat2 = ctx.saved_tensors
+        # (bfloat16, float16: forward kept float32 copies, holding the same values; the products take grad's dtype)
+        mat1, mat2 = (cast(saved, grad.dtype) for saved in ctx.saved_tensors)
         scaled = grad * ctx.alpha if ctx.alpha != 1 else grad
         grad_input = (grad * ctx.beta if ctx.beta != 1 else grad) if ctx.needs_input_grad[0] else None
-        grad_mat1 = scaled @ mat2.t() if ctx.needs_input_grad[1] else None
-        grad_mat2 = mat1.t() @ scaled if ctx.needs_input_grad[2] else None
+        grad_mat1 = scaled @ mat2.transpose(-2, -1) if ctx.needs_input_grad[1] else None
+        grad_mat2 = mat1.transpose(-2, -1) @ scaled if ctx.needs_input_grad[2] else None
         return grad_input, grad_mat1, grad_mat2, None, None
+
+
+class Baddbmm(Addmm):
+    """``y[n] = beta * input[n] + alpha * (b1[n] @ b2[n])`` as one op: ``Addmm`` on batches of matrices. Used for
+    bfloat16 and float16, which PyTorch's kernel computes in float32 and rounds once."""
 
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
@@ -541,9 +547,10 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -
     if _autocast_state.casts_inputs():  # on PyTorch's lists (lower precision)
         input, batch1, batch2 = _autocast_state.cast_inputs("lower_precision_fp", ("cpu", "cuda"), input, batch1,
                                                             batch2)
-    if _reduced(input, batch1, batch2):  # bfloat16, float16: PyTorch's kernel sums in float32 and rounds once
-        wide = (cast(tensor, _dtype.float32) for tensor in (input, batch1, batch2))
-        return cast(baddbmm(*wide, beta=beta, alpha=alpha), input.dtype)
+    if _reduced(input, batch1, batch2) and input._data.dtype == batch1._data.dtype == batch2._data.dtype:
+        product_shape = batch1._data.shape[:2] + batch2._data.shape[2:]
+        bmm(batch1, batch2)  # (raises PyTorch's error for shapes that do not fit)
+        return Baddbmm.apply(shape_ops.expand(input, product_shape), batch1, batch2, beta, alpha)
     product = bmm(batch1, batch2)
     return _scaled_sum(shape_ops.expand(input, product.shape), beta, product, alpha)
 

@@ -28,7 +28,7 @@ from .. import _dtype, _messages
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
-from ._reduced_precision import computes_in_float32
+from ._reduced_precision import cascade_sum, computes_in_float32
 from ._util import array_module, wrap_dim
 from .indexing import AccumulateAt
 
@@ -487,36 +487,10 @@ def _cross_entropy_rounded(ctx, xp, logits, labels, reduction):
     losses = -log_probabilities[xp.arange(logits.shape[0]), labels]
     if reduction == "none":
         return losses
-    total = _cascade_sum(xp, losses)
+    total = cascade_sum(xp, losses)
     if reduction == "mean":
         return (total / logits.dtype.type(losses.shape[0])).astype(logits.dtype)  # divided in the dtype, as PyTorch
     return total
-
-
-def _cascade_sum(xp, values, step: int = 16, levels: int = 8):
-    """The sum of a 16-bit ``values`` as PyTorch's ``nll_loss`` adds them: partial sums in ``values``' own dtype
-    (every addition rounded), cascaded to limit the error: level 0 adds ``step`` values, then passes its sum up
-    to level 1 and restarts; level 1 passes up after ``step`` of those, and so on. The first value passes straight
-    to the top. At the end the partial sums still held at each level are added, from level 0 up.
-    (PyTorch's ``step`` is ``2 ** max(4, ceil(log2(n)) // 8)``: 16 below 2 ** 40 values.)"""
-    zero = xp.zeros((), dtype=values.dtype)
-    held = []
-    for _ in range(levels - 1):
-        rows = -(-(values.shape[0] - 1) // step) if values.shape[0] else 0
-        padded = xp.concatenate([values[1:], xp.zeros(rows * step - (values.shape[0] - 1), dtype=values.dtype)])
-        sums = xp.zeros(rows, dtype=values.dtype)
-        for column in padded.reshape(rows, step).T:  # ``step`` additions, each rounded, for every group at once
-            sums = (sums + column).astype(values.dtype)
-        complete = (values.shape[0] - 1) // step if values.shape[0] else 0
-        held.append(sums[complete] if complete < rows else zero)  # an unfinished group stays at this level
-        values = xp.concatenate([values[:1], sums[:complete]])  # the first value and each finished group: up
-    top = zero
-    for value in values:  # the top level (the first value, and a group only past 16 ** 7 values)
-        top = (top + value).astype(zero.dtype)
-    total = zero
-    for partial in (*held, top):
-        total = (total + partial).astype(zero.dtype)
-    return xp.asarray(total)
 
 
 def _cross_entropy_backward_rounded(ctx, grad, logits, log_probabilities):
@@ -534,12 +508,14 @@ def _cross_entropy_backward_rounded(ctx, grad, logits, log_probabilities):
 
 
 def _reduce_array(xp, loss, reduction: str):
-    """A loss array reduced as ``reduction`` says: its mean, its sum, or itself."""
-    if reduction == "mean":
-        return xp.asarray(loss.mean())
-    if reduction == "sum":
-        return xp.asarray(loss.sum())
-    return loss
+    """A loss array reduced as ``reduction`` says: its mean, its sum, or itself. bfloat16 and float16 losses are
+    added up in float32 and the result rounded once, as PyTorch does (a 16-bit running sum stops growing: 4096
+    squared errors near 2 would give a mean near 1)."""
+    if reduction == "none":
+        return loss
+    wide = _FLOAT32 if loss.dtype in _REDUCED else None
+    total = loss.mean(dtype=wide) if reduction == "mean" else loss.sum(dtype=wide)
+    return xp.asarray(total).astype(loss.dtype, copy=False)
 
 
 class MseLoss(Op):
