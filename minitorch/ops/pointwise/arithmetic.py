@@ -52,8 +52,9 @@ def _value_of_a_scalar_operand(a, b):
     """``b`` as a number when it is a 0-d floating tensor of a wider dtype than the bfloat16 or float16 result (and
     needs no gradient): PyTorch's kernel reads such a scalar operand's own value, not its rounded copy."""
     if (isinstance(b, Tensor) and isinstance(a, Tensor) and b._data.ndim == 0 and a._data.ndim
-            and not b._requires_grad and b._data.dtype != a._data.dtype and is_reduced(_dtype.result_type(a, b))
-            and _dtype.is_floating(b._data.dtype) and b._device is a._device):
+            and not b._requires_grad and b._data.dtype != a._data.dtype and _dtype.is_floating(b._data.dtype)
+            and is_reduced(_dtype.from_numpy_dtype(a._data.dtype)) and b._device is a._device
+            and _dtype.result_type(a, b).numpy_dtype == a._data.dtype):  # the result is a's dtype: bfloat16 or float16
         return float(b._data)
     return b
 
