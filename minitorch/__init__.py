@@ -501,7 +501,10 @@ from . import testing  # assert_close
 from . import special  # torch.special's names
 mvlgamma = _public(special.multigammaln, "mvlgamma")  # torch.mvlgamma is torch.special.multigammaln
 from . import amp  # GradScaler, autocast
-from .amp import autocast, get_autocast_dtype, is_autocast_enabled
+from .amp import (
+    autocast, clear_autocast_cache, get_autocast_dtype, is_autocast_cache_enabled, is_autocast_enabled,
+    set_autocast_cache_enabled,
+)
 from . import random  # torch.random: fork_rng and the default generator's state
 from . import profiler  # torch.profiler: profile, record_function, key_averages().table()
 from . import distributions  # Normal, Categorical, kl_divergence...

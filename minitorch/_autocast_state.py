@@ -16,8 +16,16 @@ class AutocastState:
     enabled = {"cpu": False, "cuda": False}
     dtype = {"cpu": _dtype.bfloat16, "cuda": _dtype.float16}  # PyTorch's defaults
     open_blocks = 0
+    cast = None  # amp's casting of the inputs of a composed op (``cast_inputs``), registered when amp is imported
 
 
 def casts_inputs() -> bool:
     """Whether an autocast block is open (then the ops on its lists cast their inputs before they run)."""
     return AutocastState.open_blocks > 0
+
+
+def cast_inputs(policy: str, device_types: tuple, *tensors) -> tuple:
+    """``tensors`` cast by ``policy`` where autocast is on for their device and ``device_types`` (the lists the op
+    is on) names it. For an op composed of others below ``amp`` (``trace``, ``cdist``, ``baddbmm``); ``amp``
+    registers the casting as ``AutocastState.cast`` when it is imported."""
+    return AutocastState.cast(policy, device_types, tensors)

@@ -542,7 +542,8 @@ class Tensor(TensorBase):
         return pointwise.div(self, other)
 
     def __rtruediv__(self, other):
-        return pointwise.div(other, self)
+        # 2 / x is x.reciprocal() * 2, as in PyTorch: the same graph (MulBackward0) and roundings
+        return pointwise.mul(pointwise.reciprocal(self), other)
 
     def __floordiv__(self, other):
         return pointwise.floor_divide(self, other)

@@ -10,14 +10,22 @@ lists casts its floating inputs first (float64 is left alone) and runs as usual:
   ``baddbmm``, ``addmm``, ``addbmm``, ``linalg.vecdot``;
 * float32: the losses (``mse_loss``, ``cross_entropy``, ``nll_loss``, ``l1_loss``, ``smooth_l1_loss``,
   ``huber_loss``, ``binary_cross_entropy(_with_logits)``, ``kl_div``, the margin and embedding
-  losses), ``linalg.inv/solve/cholesky/qr/svd/eigh/pinv`` (PyTorch's list also has ``prod``, ``cdist``,
-  ``trace``, the fft functions and the reflection and replication paddings: not cast here yet);
-* every other op runs in the dtype of its inputs, with the usual promotion (so ``cat`` of a bfloat16
-  and a float32 tensor is float32, PyTorch's "promote" policy).
+  losses), ``linalg.inv/solve/cholesky/qr/svd/eigh/pinv``, ``prod``, ``cdist``, ``trace``, and ``pad`` in
+  the ``reflect`` (1-d and 2-d) and ``replicate`` modes (minitorch has no fft functions to list);
+* promote (every floating input to the widest dtype among them): ``stack``, ``cat``, ``index_copy``;
+* every other op runs in the dtype of its inputs, with the usual promotion.
 
 These are PyTorch's CPU lists (``aten/src/ATen/autocast_mode.cpp``, ``AutocastCPU``), restricted to the ops
-minitorch has. ``autocast("cuda")`` (float16 by default) uses the same lists; PyTorch's CUDA lists are
-longer (they also send ``softmax``, ``exp``, ``log``, ``sum`` and other pointwise ops to float32).
+minitorch has. ``autocast("cuda")`` (float16 by default, for CuPy arrays) follows PyTorch's CUDA lists
+(``autocast_mode.h``), which differ: ``mv``, ``addmv`` and ``einsum`` in lower precision as well; in float32
+also ``exp``, ``log`` and their variants, ``pow``, ``reciprocal``, ``rsqrt``, ``tan``, ``sinh``, ``cosh``,
+``acos``, ``asin``, ``erfinv``, ``softmax``, ``log_softmax``, ``cumsum``, ``cumprod``, ``logsumexp``, ``dist``,
+``layer_norm``, ``group_norm``, ``softplus``; but not the CPU's linear algebra, ``trace`` or padding.
+
+Within a block, the cast of a float32 leaf that requires grad (a layer's weight) to the lower precision is kept
+and reused, so a weight used twice is cast once and its gradient flows through one node, as with PyTorch's
+cast cache; leaving the outermost block (or ``clear_autocast_cache()``) forgets the casts, and
+``autocast(..., cache_enabled=False)`` turns the cache off.
 The casts are ordinary differentiable ``to`` calls, so gradients flow back in each
 parameter's own dtype; ``backward()`` belongs outside the ``with`` block, as PyTorch recommends.
 
@@ -33,8 +41,9 @@ How it reaches the ops: an op with an ``Op`` class (matmul, linear, convolution,
 listed by class, and while any ``autocast`` is active those classes' ``apply`` runs through
 ``_autocast_apply`` (installed on entering, removed on leaving, as ``compile``'s capture swaps
 ``Function.apply``), so the plain path pays nothing when autocast is off. An op composed of several
-ops (most losses) carries ``@autocast_inputs("float32")`` on its function. Like minitorch's grad mode,
-the state is the process's, not each thread's; casts are not cached between calls.
+ops (most losses) carries ``@autocast_inputs("float32")`` on its function; one below ``amp`` (``trace``,
+``baddbmm``) asks ``_autocast_state.cast_inputs``, which this module fills. Like minitorch's grad mode, the state
+is the process's, not each thread's.
 """
 
 from __future__ import annotations
@@ -47,21 +56,49 @@ from .._autocast_state import AutocastState as _AutocastState
 from .._device import get_backend
 from .._tensor import Tensor
 from ..autograd.function import Function
-from ..ops import conv, linalg, nn_ops
+from ..ops import conv, linalg, nn_ops, pointwise, reduction
 
-__all__ = ["autocast", "autocast_inputs", "get_autocast_dtype", "is_autocast_enabled"]
+__all__ = ["autocast", "autocast_inputs", "clear_autocast_cache", "get_autocast_dtype", "is_autocast_cache_enabled",
+           "is_autocast_enabled", "set_autocast_cache_enabled"]
 
 _SUPPORTED_DTYPES = {"cpu": (_dtype.bfloat16, _dtype.float16), "cuda": (_dtype.bfloat16, _dtype.float16)}
 
-# Op classes by policy (PyTorch's CPU lists; subclasses not named here, such as Mv and Dot, run unchanged)
-_OP_POLICIES = {
-    linalg.MatMul: "lower_precision_fp", linalg.Mm: "lower_precision_fp", linalg.Bmm: "lower_precision_fp",
-    nn_ops.Linear: "lower_precision_fp", nn_ops.LinearNoBias: "lower_precision_fp",
-    conv.Convolution: "lower_precision_fp", conv.ConvolutionTranspose: "lower_precision_fp",
-    linalg.Inverse: "float32", linalg.Solve: "float32",
-    linalg.Cholesky: "float32", linalg.Qr: "float32", linalg.Svd: "float32", linalg.Eigh: "float32",
-    linalg.Pinv: "float32",
+LOWER, FLOAT32, PROMOTE = "lower_precision_fp", "float32", "promote"
+
+# Op classes by policy, per device type: PyTorch 2.13's lists (aten/src/ATen/autocast_mode.cpp: ``AutocastCPU``,
+# and for CUDA the ``AT_FORALL_*`` lists of autocast_mode.h), restricted to the ops minitorch has. PyTorch's
+# "fp32_set_opt_dtype" (softmax, cumsum... asked for their result in float32) gives what "float32" gives here
+# (``sum`` is not cast on CUDA yet; ``prod`` casts in its function, as its result dtype is decided before).
+# Subclasses not named, such as Mv and Dot on the CPU, run unchanged. Ops composed of others carry
+# ``@autocast_inputs`` or ask ``_autocast_state.cast_inputs`` instead.
+_PRODUCTS = {
+    linalg.MatMul: LOWER, linalg.Mm: LOWER, linalg.Bmm: LOWER, linalg.Addmm: LOWER, linalg.Baddbmm: LOWER,
+    nn_ops.Linear: LOWER, nn_ops.LinearNoBias: LOWER,
+    conv.Convolution: LOWER, conv.ConvolutionTranspose: LOWER,
 }
+_OP_POLICIES = {
+    "cpu": {
+        **_PRODUCTS,
+        linalg.Inverse: FLOAT32, linalg.Solve: FLOAT32, linalg.Cholesky: FLOAT32, linalg.Qr: FLOAT32,
+        linalg.Svd: FLOAT32, linalg.Eigh: FLOAT32, linalg.Pinv: FLOAT32,
+    },
+    "cuda": {
+        **_PRODUCTS, linalg.Mv: LOWER, linalg.Einsum: LOWER,
+        pointwise.Acos: FLOAT32, pointwise.Asin: FLOAT32, pointwise.Cosh: FLOAT32, pointwise.Erfinv: FLOAT32,
+        pointwise.Exp: FLOAT32, pointwise.Expm1: FLOAT32, pointwise.Log: FLOAT32, pointwise.Log10: FLOAT32,
+        pointwise.Log2: FLOAT32, pointwise.Log1p: FLOAT32, pointwise.Reciprocal: FLOAT32, pointwise.Rsqrt: FLOAT32,
+        pointwise.Sinh: FLOAT32, pointwise.Tan: FLOAT32, pointwise.Pow: FLOAT32, pointwise.PowScalar: FLOAT32,
+        pointwise.RPow: FLOAT32, reduction.Dist: FLOAT32, reduction.LogSumExp: FLOAT32,
+        reduction.Cumsum: FLOAT32, reduction.Cumprod: FLOAT32, nn_ops.Softmax: FLOAT32, nn_ops.LogSoftmax: FLOAT32,
+        pointwise.Atan2: PROMOTE,
+    },
+}
+_LISTED = frozenset(_OP_POLICIES["cpu"]) | frozenset(_OP_POLICIES["cuda"])
+
+# Casts of float32 leaves that require grad (a model's weights) to the lower precision, kept while a block is open
+# (PyTorch's cast cache: a weight used several times is cast once, and its gradient flows through one node)
+_CAST_CACHE: dict = {}
+_cache_enabled = [True]
 
 
 def is_autocast_enabled(device_type: str | None = None) -> bool:
@@ -91,6 +128,7 @@ class autocast:
         self.device = _device_type(device_type)
         self.fast_dtype = _AutocastState.dtype[self.device] if dtype is None else dtype
         self._enabled = enabled
+        self._cache_enabled = cache_enabled
         if enabled and self.device == "cuda" and not _cuda_available():
             warnings.warn("User provided device_type of 'cuda', but CUDA is not available. Disabling", stacklevel=2)
             self._enabled = False
@@ -105,21 +143,24 @@ class autocast:
             self._enabled = False
 
     def __enter__(self):
-        self._previous = (_AutocastState.enabled[self.device], _AutocastState.dtype[self.device])
+        self._previous = (_AutocastState.enabled[self.device], _AutocastState.dtype[self.device], _cache_enabled[0])
         _AutocastState.enabled[self.device] = self._enabled
         _AutocastState.dtype[self.device] = self.fast_dtype
+        if self._cache_enabled is not None:
+            _cache_enabled[0] = self._cache_enabled
         if _AutocastState.open_blocks == 0:
-            for op in _OP_POLICIES:
+            for op in _LISTED:
                 op.apply = classmethod(_autocast_apply)
         _AutocastState.open_blocks += 1
         return self
 
     def __exit__(self, *exception):
-        _AutocastState.enabled[self.device], _AutocastState.dtype[self.device] = self._previous
+        _AutocastState.enabled[self.device], _AutocastState.dtype[self.device], _cache_enabled[0] = self._previous
         _AutocastState.open_blocks -= 1
         if _AutocastState.open_blocks == 0:
-            for op in _OP_POLICIES:
+            for op in _LISTED:
                 del op.apply  # Function.apply again
+            clear_autocast_cache()  # leaving the outermost block, as PyTorch does
         return False
 
     def __call__(self, function):
@@ -135,40 +176,90 @@ def _cuda_available() -> bool:
     return get_backend("cuda").is_available()
 
 
+def clear_autocast_cache() -> None:
+    """Forget the casts kept in the open blocks (``torch.clear_autocast_cache``; the outermost block's end does it)."""
+    _CAST_CACHE.clear()
+
+
+def is_autocast_cache_enabled() -> bool:
+    """Whether casts of weights are kept while a block is open (``autocast(..., cache_enabled=...)`` sets it)."""
+    return _cache_enabled[0]
+
+
+def set_autocast_cache_enabled(enabled: bool) -> None:
+    _cache_enabled[0] = enabled
+
+
 # -- casting the inputs ------------------------------------------------------------------------------------------
 def _target_dtype(policy: str, device_type: str) -> _dtype.dtype:
-    return _AutocastState.dtype[device_type] if policy == "lower_precision_fp" else _dtype.float32
+    return _AutocastState.dtype[device_type] if policy == LOWER else _dtype.float32
 
 
-def _cast(value, policy: str):
-    """``value`` cast for ``policy`` when it is a floating tensor (not float64) on a device autocast is on for."""
-    if not isinstance(value, Tensor) or not value.is_floating_point() or value.dtype is _dtype.float64:
+def _eligible(value) -> bool:
+    """A floating tensor, not float64, on a device autocast is on for (PyTorch's ``is_eligible``)."""
+    return (isinstance(value, Tensor) and value.is_floating_point() and value.dtype is not _dtype.float64
+            and _AutocastState.enabled.get(value.device.type, False))
+
+
+def _cast(value, policy: str, target: _dtype.dtype | None = None):
+    """``value`` cast for ``policy`` (to ``target`` for "promote") when it is eligible; a float32 weight's cast to
+    the lower precision is kept (the cast cache) and reused until the outermost block ends."""
+    if not _eligible(value):
         return value
-    device_type = value.device.type
-    if not _AutocastState.enabled.get(device_type, False):
+    target = target or _target_dtype(policy, value.device.type)
+    if value.dtype is target:
         return value
-    target = _target_dtype(policy, device_type)
-    return value if value.dtype is target else value.to(target)
+    if not (policy == LOWER and value.dtype is _dtype.float32 and value.requires_grad and value.is_leaf
+            and value._base is None and _cache_enabled[0]):
+        return value.to(target)
+    cached = _CAST_CACHE.get(id(value))
+    if cached is None or cached[0] is not value or cached[1].dtype is not target:
+        cached = _CAST_CACHE[id(value)] = (value, value.to(target))  # the source kept alive: its id stays its own
+    return cached[1]
+
+
+def _cast_all(values, policy: str) -> tuple:
+    """Each value cast for ``policy``; "promote" casts the eligible ones to the widest dtype among them."""
+    target = None
+    if policy == PROMOTE:
+        dtypes = [value.dtype for value in values if _eligible(value)]
+        if len(set(dtypes)) < 2:
+            return tuple(values)
+        target = functools.reduce(_dtype.promote_types, dtypes)
+    return tuple(_cast(value, policy, target) for value in values)
 
 
 def _autocast_apply(cls, *args):
-    """``Function.apply`` for a listed op class while autocast is active: cast the inputs by its policy first."""
-    policy = _OP_POLICIES.get(cls)
-    if policy is not None:
-        args = tuple(_cast(arg, policy) for arg in args)
+    """``Function.apply`` for a listed op class while autocast is active: cast the inputs by its policy first
+    (the policy of the device its first tensor is on)."""
+    device = next((arg.device.type for arg in args if isinstance(arg, Tensor)), "cpu")
+    policy = _OP_POLICIES.get(device, {}).get(cls)
+    if policy is not None and _AutocastState.enabled.get(device, False):
+        args = _cast_all(args, policy)
     return Function.apply.__func__(cls, *args)
 
 
-def autocast_inputs(policy: str):
-    """Mark a function composed of several ops with an autocast policy: ``"lower_precision_fp"`` or
-    ``"float32"``. While autocast is on for its tensors' device, its tensor arguments are cast first."""
+def _cast_registered(policy: str, device_types: tuple, tensors) -> tuple:
+    """``_autocast_state.cast_inputs`` for ops composed below ``amp``: cast where their device is listed."""
+    device = next((value.device.type for value in tensors if isinstance(value, Tensor)), "cpu")
+    return _cast_all(tensors, policy) if device in device_types else tuple(tensors)
+
+
+_AutocastState.cast = _cast_registered
+
+
+def autocast_inputs(policy: str, device_types: tuple = ("cpu", "cuda")):
+    """Mark a function composed of several ops with an autocast policy: ``"lower_precision_fp"``, ``"float32"`` or
+    ``"promote"``, on the lists of ``device_types``. While autocast is on for its tensors' device, and that device
+    type is named, its tensor arguments are cast first."""
 
     def decorate(function):
         @functools.wraps(function)
         def with_autocast_policy(*args, **kwargs):
             if _AutocastState.open_blocks:
-                args = tuple(_cast(arg, policy) for arg in args)
-                kwargs = {name: _cast(value, policy) for name, value in kwargs.items()}
+                names = tuple(kwargs)
+                cast = _cast_registered(policy, device_types, args + tuple(kwargs[name] for name in names))
+                args, kwargs = cast[: len(args)], dict(zip(names, cast[len(args):]))
             return function(*args, **kwargs)
 
         return with_autocast_policy

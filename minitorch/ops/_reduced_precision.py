@@ -1,4 +1,4 @@
-"""bfloat16 ops computed in float32 and rounded once, as PyTorch's CPU kernels do.
+"""bfloat16 (and float16) ops computed in float32 and rounded once, as PyTorch's CPU kernels do.
 
 PyTorch loads bfloat16 numbers into float32 registers, computes there (its "opmath type") and rounds
 only the result back to bfloat16. A one-step op on ml_dtypes' bfloat16 arrays already does that
@@ -21,25 +21,27 @@ import functools
 
 from .. import _dtype
 
-_BFLOAT16 = _dtype.bfloat16.numpy_dtype
+_REDUCED = frozenset((_dtype.bfloat16.numpy_dtype, _dtype.float16.numpy_dtype))
 _FLOAT32 = _dtype.float32.numpy_dtype
 
 
 def computes_in_float32(forward):
-    """``forward(ctx, *args)`` on float32 copies of its bfloat16 arrays, its float32 results rounded back."""
+    """``forward(ctx, *args)`` on float32 copies of its bfloat16 (or float16) arrays, its float32 results
+    rounded back. (PyTorch computes float16 in float32 on the CPU as well.)"""
 
     @functools.wraps(forward)
     def forward_in_float32(ctx, *args):
-        if not any(getattr(arg, "dtype", None) == _BFLOAT16 for arg in args):
+        reduced = next((arg.dtype for arg in args if getattr(arg, "dtype", None) in _REDUCED), None)
+        if reduced is None:
             return forward(ctx, *args)
-        widened = [arg.astype(_FLOAT32) if getattr(arg, "dtype", None) == _BFLOAT16 else arg for arg in args]
+        widened = [arg.astype(_FLOAT32) if getattr(arg, "dtype", None) == reduced else arg for arg in args]
         results = forward(ctx, *widened)
         rounded = {}
 
         def round_back(value):
             if getattr(value, "dtype", None) != _FLOAT32:
                 return value  # indices, masks
-            rounded[id(value)] = value.astype(_BFLOAT16)
+            rounded[id(value)] = value.astype(reduced)
             return rounded[id(value)]
 
         results = tuple(map(round_back, results)) if isinstance(results, tuple) else round_back(results)
@@ -51,3 +53,29 @@ def computes_in_float32(forward):
         return results
 
     return forward_in_float32
+
+
+def cascade_sum(xp, values, step: int = 16, levels: int = 8):
+    """The sum of a 16-bit ``values`` (1-d) as PyTorch's ``nll_loss`` adds them: partial sums in ``values``' own dtype
+    (every addition rounded), cascaded to limit the error: level 0 adds ``step`` values, then passes its sum up
+    to level 1 and restarts; level 1 passes up after ``step`` of those, and so on. The first value passes straight
+    to the top. At the end the partial sums still held at each level are added, from level 0 up.
+    (PyTorch's ``step`` is ``2 ** max(4, ceil(log2(n)) // 8)``: 16 below 2 ** 40 values.)"""
+    zero = xp.zeros((), dtype=values.dtype)
+    held = []
+    for _ in range(levels - 1):
+        rows = -(-(values.shape[0] - 1) // step) if values.shape[0] else 0
+        padded = xp.concatenate([values[1:], xp.zeros(rows * step - (values.shape[0] - 1), dtype=values.dtype)])
+        sums = xp.zeros(rows, dtype=values.dtype)
+        for column in padded.reshape(rows, step).T:  # ``step`` additions, each rounded, for every group at once
+            sums = (sums + column).astype(values.dtype)
+        complete = (values.shape[0] - 1) // step if values.shape[0] else 0
+        held.append(sums[complete] if complete < rows else zero)  # an unfinished group stays at this level
+        values = xp.concatenate([values[:1], sums[:complete]])  # the first value and each finished group: up
+    top = zero
+    for value in values:  # the top level (the first value, and a group only past 16 ** 7 values)
+        top = (top + value).astype(zero.dtype)
+    total = zero
+    for partial in (*held, top):
+        total = (total + partial).astype(zero.dtype)
+    return xp.asarray(total)

@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from .. import _dtype
 from ..autograd.function import Function
 from .pointwise import where
 from .shape import cat, chunk
@@ -31,6 +32,7 @@ _SQRT_TWO_OVER_PI = math.sqrt(2.0 / math.pi)
 _GELU_CUBIC = 0.044715
 # PyTorch's hardsigmoid backward multiplies by the float constant 1.0f / 6.0f, in every dtype.
 _ONE_SIXTH_IN_FLOAT = float(np.float32(1.0) / np.float32(6.0))
+_REDUCED = (_dtype.bfloat16, _dtype.float16)
 
 
 class _Activation(Function):
@@ -40,6 +42,8 @@ class _Activation(Function):
     def forward(cls, ctx, x, *settings):
         ctx.save_for_backward(x)
         ctx.settings = settings
+        if x.dtype in _REDUCED:  # bfloat16, float16: computed in float32 and rounded once, as PyTorch's kernels do
+            return cls.function(x.float(), *settings).to(x.dtype)
         return cls.function(x, *settings)
 
     @classmethod

@@ -10,9 +10,13 @@ elements for the mean), also in Tensor operations, so the gradient can be differ
 
 from __future__ import annotations
 
+from .. import _dtype
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Function
+from ._reduced_precision import cascade_sum
 from .pointwise import where
+
+_REDUCED = frozenset((_dtype.bfloat16.numpy_dtype, _dtype.float16.numpy_dtype))
 
 
 def _reduce(loss, reduction: str):
@@ -116,7 +120,9 @@ class NllLoss(Function):
             else class_weights[labels].astype(data.dtype)
         if ignored is not None:
             weights = weights * (~ignored)
-        if reduction == "mean":
+        if data.dtype in _REDUCED and reduction != "none" and data.ndim <= 2:
+            loss, coefficients = _nll_reduced_in_16_bits(xp, picked, weights, class_weights, reduction)
+        elif reduction == "mean":
             total = weights.sum()
             # A mean over nothing (every target ignored) is NaN, yet every gradient is 0.
             coefficients = weights / total if total else weights * 0
@@ -135,6 +141,25 @@ class NllLoss(Function):
         if ctx.reduction == "none":
             grad = grad.unsqueeze(ctx.class_dim)
         return grad * Tensor._make(ctx.placed, grad._device), None, None, None, None, None
+
+
+def _nll_reduced_in_16_bits(xp, picked, weights, class_weights, reduction):
+    """PyTorch's bfloat16/float16 kernel: the terms ``-w[y_i] x[i, y_i]`` (and the weights) added up in a cascade of
+    16-bit partial sums (``cascade_sum``), the mean divided in the 16-bit dtype; without class weights the total
+    weight is the number of samples not ignored. Returns the loss and the gradient's coefficients."""
+    dtype = picked.dtype
+    total = cascade_sum(xp, -(weights * picked))
+    if class_weights is None:
+        count = weights.sum(dtype=_dtype.float32.numpy_dtype)  # ones (zeros where ignored): an exact count
+        total_weight = xp.asarray(count).astype(dtype)
+    else:
+        total_weight = cascade_sum(xp, weights)
+    if reduction == "sum":
+        return total, weights
+    if not total_weight:  # every target ignored: NaN, yet every gradient 0
+        return xp.asarray(xp.nan, dtype=_dtype.float32.numpy_dtype).astype(dtype), weights * 0
+    coefficients = weights / total_weight if total_weight else weights * 0
+    return (total / total_weight).astype(dtype), coefficients
 
 
 class NllLoss2d(NllLoss):

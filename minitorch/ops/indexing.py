@@ -25,13 +25,14 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype, _messages
+from .. import _autocast_state, _dtype, _messages
 from .._creation import as_tensor
 from .._shapes import expand_mismatch
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
 from . import copy_slices
+from ._reduced_precision import computes_in_float32
 from ._util import (  # noqa: F401 (_add_at: the other ops import it from here or from _util)
     _add_at,
     _has_integer_array,
@@ -477,6 +478,11 @@ class ScatterAdd(IndexPut):
     """``y = x`` with ``y[i][j][index[i][j][k]] += src[i][j][k]``;
     ``dx = grad``,  ``dsrc = grad.gather(dim, index)``."""
 
+    @staticmethod
+    @computes_in_float32  # bfloat16, float16: PyTorch's scatter_add sums in float32 and rounds each sum once
+    def forward(ctx, x, value, key, has_arrays, accumulate):
+        return IndexPut.forward(ctx, x, value, key, has_arrays, accumulate)
+
 
 class ScatterReduce(Op):
     """``y = x`` with ``src`` added or multiplied in at ``index``: PyTorch gives this form no derivative."""
@@ -876,6 +882,8 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     outside = _first_outside(index._data, extent)
     if outside is not None:
         raise IndexError(f"index_copy_(): index {outside} is out of bounds for dimension {dim} with size {extent}")
+    if _autocast_state.casts_inputs():  # on PyTorch's CPU list (promote: both to the wider dtype)
+        input, source = _autocast_state.cast_inputs("promote", ("cpu",), input, source)
     if input._data.dtype != source._data.dtype:
         raise RuntimeError(
             "index_copy_(): self and source expected to have the same dtype, but got (self) "

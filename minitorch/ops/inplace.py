@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _messages, _sampling
+from .. import _dtype, _messages, _sampling
 from .._random import generator_or_default
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
@@ -115,13 +115,18 @@ def add_(target: Tensor, other, *, alpha=1) -> Tensor:
     return _inplace(target, lambda x, y: pointwise.add(x, y, alpha=alpha), other)
 
 
+# The dtypes an update may compute on the arrays: float16 and bfloat16 would round twice (alpha * other, then the
+# sum) where PyTorch computes in float32 and rounds once, so they take the out-of-place ``add``
+_UPDATED_ON_ARRAYS = frozenset((_dtype.float32.numpy_dtype, _dtype.float64.numpy_dtype))
+
+
 def _alike_without_graph(target: Tensor, other) -> bool:
     """Whether ``target`` can be updated with ``other`` on the arrays alone: grad mode is off (no graph to record),
     and ``other`` is a tensor of ``target``'s floating dtype, shape and device (no dtype to promote, no shape to
     broadcast, no error to raise). ONNX's tracer and compile's capture say False while they follow ``_store``."""
     return (
         not _GradState.enabled and isinstance(other, Tensor)
-        and other._data.dtype == target._data.dtype and target._data.dtype.kind == "f"  # not bfloat16: 2 roundings
+        and other._data.dtype == target._data.dtype and target._data.dtype in _UPDATED_ON_ARRAYS  # float32, float64
         and other._data.shape == target._data.shape and other._device is target._device
         and target._data.flags.writeable and type(target._version_counter) is list  # not an inference tensor
     )

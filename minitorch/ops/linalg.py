@@ -37,6 +37,7 @@ from .. import _autocast_state, _dtype, _messages, return_types
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
 from . import pointwise, reduction, shape as shape_ops
+from ._reduced_precision import computes_in_float32
 from ._util import array_module, broadcast_shapes, cast, check_broadcastable, check_same_device, is_number, wrap_dim
 from .indexing import Index, tril
 from .inplace import Copy
@@ -476,7 +477,8 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tens
     """
     _check_matrix(mat1, "mat1")
     _check_matrix(mat2, "mat2")
-    _check_input_dtype(input, mat2, "mat2")
+    if not _autocast_state.casts_inputs():  # (autocast casts them to one dtype first)
+        _check_input_dtype(input, mat2, "mat2")
     if mat1._data.shape[1] != mat2._data.shape[0] or mat1._data.dtype != mat2._data.dtype:
         mm(mat1, mat2)  # raises PyTorch's error for the product
     product_shape = (mat1._data.shape[0], mat2._data.shape[1])
@@ -498,6 +500,7 @@ class Addmm(Op):
     ``dm2 = alpha * m1^T @ grad``. With ``beta = 0`` the input is ignored, NaNs and all (PyTorch's rule)."""
 
     @staticmethod
+    @computes_in_float32  # bfloat16, float16: the products and the sum in float32, rounded once (PyTorch's kernel)
     def forward(ctx, input, mat1, mat2, beta, alpha):
         ctx.save_for_backward(mat1, mat2)
         ctx.beta, ctx.alpha = beta, alpha
@@ -509,12 +512,18 @@ class Addmm(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        mat1, mat2 = ctx.saved_tensors
+        # (bfloat16, float16: forward kept float32 copies, holding the same values; the products take grad's dtype)
+        mat1, mat2 = (cast(saved, grad.dtype) for saved in ctx.saved_tensors)
         scaled = grad * ctx.alpha if ctx.alpha != 1 else grad
         grad_input = (grad * ctx.beta if ctx.beta != 1 else grad) if ctx.needs_input_grad[0] else None
-        grad_mat1 = scaled @ mat2.t() if ctx.needs_input_grad[1] else None
-        grad_mat2 = mat1.t() @ scaled if ctx.needs_input_grad[2] else None
+        grad_mat1 = scaled @ mat2.transpose(-2, -1) if ctx.needs_input_grad[1] else None
+        grad_mat2 = mat1.transpose(-2, -1) @ scaled if ctx.needs_input_grad[2] else None
         return grad_input, grad_mat1, grad_mat2, None, None
+
+
+class Baddbmm(Addmm):
+    """``y[n] = beta * input[n] + alpha * (b1[n] @ b2[n])`` as one op: ``Addmm`` on batches of matrices. Used for
+    bfloat16 and float16, which PyTorch's kernel computes in float32 and rounds once."""
 
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
@@ -527,12 +536,21 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor
     if input._data.shape not in ((), (1,), (rows,)) or vec._data.shape[0] != columns:
         size = input._data.shape[0] if input._data.ndim else 1
         raise RuntimeError(f"size mismatch, got input ({size}), mat ({rows}x{columns}), vec ({vec._data.shape[0]})")
+    if _autocast_state.casts_inputs():  # on PyTorch's CUDA list (lower precision)
+        input, mat, vec = _autocast_state.cast_inputs("lower_precision_fp", ("cuda",), input, mat, vec)
     product = mv(mat, vec)
     return _scaled_sum(shape_ops.expand(input, product.shape), beta, product, alpha)
 
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * (batch1[n] @ batch2[n])`` for each ``n``."""
+    if _autocast_state.casts_inputs():  # on PyTorch's lists (lower precision)
+        input, batch1, batch2 = _autocast_state.cast_inputs("lower_precision_fp", ("cpu", "cuda"), input, batch1,
+                                                            batch2)
+    if _reduced(input, batch1, batch2) and input._data.dtype == batch1._data.dtype == batch2._data.dtype:
+        product_shape = batch1._data.shape[:2] + batch2._data.shape[2:]
+        bmm(batch1, batch2)  # (raises PyTorch's error for shapes that do not fit)
+        return Baddbmm.apply(shape_ops.expand(input, product_shape), batch1, batch2, beta, alpha)
     product = bmm(batch1, batch2)
     return _scaled_sum(shape_ops.expand(input, product.shape), beta, product, alpha)
 
@@ -547,12 +565,25 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) ->
             f"batch1 and batch2 must have same number of batches, got {batch1._data.shape[0]} and "
             f"{batch2._data.shape[0]}"
         )
+    if _autocast_state.casts_inputs():  # on PyTorch's lists (lower precision)
+        input, batch1, batch2 = _autocast_state.cast_inputs("lower_precision_fp", ("cpu", "cuda"), input, batch1,
+                                                            batch2)
+    if _reduced(input, batch1, batch2) and batch1._data.shape[0]:
+        # bfloat16, float16: PyTorch adds one product at a time (an addmm each), rounding the running sum each time
+        for index in range(batch1._data.shape[0]):
+            input = addmm(input, batch1[index], batch2[index], beta=beta if index == 0 else 1, alpha=alpha)
+        return input
     product = bmm(batch1, batch2).sum(0)
     return _scaled_sum(shape_ops.expand(input, product.shape), beta, product, alpha)
 
 
 def addcmul(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:
     """``input + value * tensor1 * tensor2`` (broadcast; the out-of-place form of ``addcmul_``)."""
+    if _reduced(input, tensor1, tensor2):
+        # bfloat16, float16: PyTorch's kernel computes fma(value * tensor1, tensor2, input) in float32 and rounds
+        # once; float64 holds that product exactly, so only the final roundings remain
+        scaled = pointwise.mul(tensor1.float(), value).double()
+        return pointwise.add(input.double(), pointwise.mul(scaled, tensor2.double())).float().to(input.dtype)
     return pointwise.add(input, pointwise.mul(tensor1, tensor2), alpha=value)
 
 
@@ -566,7 +597,15 @@ def addcdiv(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:
             "tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: (input + value "
             "* tensor1 / tensor2), for all dtypes."
         )
+    if _reduced(input, tensor1, tensor2):  # bfloat16, float16: in float32, rounded once, as PyTorch's kernel
+        return addcdiv(input.float(), tensor1.float(), tensor2.float(), value=value).to(input.dtype)
     return pointwise.add(input, pointwise.div(tensor1, tensor2), alpha=value)
+
+
+def _reduced(*tensors) -> bool:
+    """Whether the result of ``addcmul``/``addcdiv`` of ``tensors`` is bfloat16 or float16."""
+    return all(isinstance(t, Tensor) for t in tensors) and _dtype.result_type(*tensors) in (
+        _dtype.bfloat16, _dtype.float16)
 
 
 # -- products built from the ones above -----------------------------------------------------------
@@ -672,6 +711,8 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     to a matrix-product formula for ``p = 2`` with more than 25 points; that one is faster but
     loses precision for nearby points, which is why this readable version keeps the difference.
     """
+    if _autocast_state.casts_inputs():  # on PyTorch's lists (float32)
+        x1, x2 = _autocast_state.cast_inputs("float32", ("cpu", "cuda"), x1, x2)
     for name, points in (("X1", x1), ("X2", x2)):
         if points._data.ndim < 2:
             raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {points._data.ndim}D")
@@ -830,6 +871,8 @@ def trace(input: Tensor) -> Tensor:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.ndim}")
     if input._data.dtype == bool:
         raise NotImplementedError(_messages.not_implemented_for("trace", _dtype.bool))
+    if _autocast_state.casts_inputs():  # on PyTorch's CPU list (float32)
+        (input,) = _autocast_state.cast_inputs("float32", ("cpu",), input)
     return diagonal(input).sum()
 
 

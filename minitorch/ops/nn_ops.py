@@ -24,13 +24,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _messages
+from .. import _dtype, _messages
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
-from ._reduced_precision import computes_in_float32
+from ._reduced_precision import cascade_sum, computes_in_float32
 from ._util import array_module, wrap_dim
 from .indexing import AccumulateAt
+
+_FLOAT32 = np.dtype(np.float32)
+_REDUCED = frozenset((_dtype.bfloat16.numpy_dtype, _dtype.float16.numpy_dtype))  # PyTorch computes them in float32
 
 
 class Linear(Op):
@@ -154,8 +157,17 @@ class LogSoftmax(Op):
     """
 
     @staticmethod
-    @computes_in_float32
     def forward(ctx, x, dim):
+        if x.dtype in _REDUCED and x.size and _reduction_axis(x, dim) == x.ndim - 1:
+            ctx.dim = dim
+            output = _log_softmax_last_dim_rounded(array_module(x), x)
+            ctx.save_for_backward(output.astype(_FLOAT32))  # backward in float32 from the rounded output
+            return output
+        return LogSoftmax.forward_in_float32(ctx, x, dim)
+
+    @staticmethod
+    @computes_in_float32
+    def forward_in_float32(ctx, x, dim):
         ctx.dim = dim
         xp = array_module(x)
         axis = _reduction_axis(x, dim)
@@ -172,6 +184,16 @@ class LogSoftmax(Op):
     def backward(ctx, grad):
         (output,) = ctx.saved_tensors
         return grad - output.exp() * grad.sum(ctx.dim, keepdim=True), None
+
+
+def _log_softmax_last_dim_rounded(xp, x):
+    """PyTorch's bfloat16 and float16 kernel along the last dimension: float32 throughout, except that the sum of
+    the exponentials and its log pass through a buffer of ``x``'s dtype (each rounded), then the result is rounded.
+    (Along another dimension PyTorch's kernel keeps them in float32, as ``forward_in_float32`` does.)"""
+    wide = x.astype(_FLOAT32)
+    shifted = wide - wide.max(axis=-1, keepdims=True)
+    total = xp.exp(shifted).sum(axis=-1, keepdims=True).astype(x.dtype).astype(_FLOAT32)
+    return (shifted - xp.log(total).astype(x.dtype).astype(_FLOAT32)).astype(x.dtype)
 
 
 def softmax(input, dim: int, dtype=None):
@@ -421,6 +443,8 @@ class CrossEntropy(Op):
     def forward(ctx, logits, labels, reduction):
         xp = array_module(logits)
         rows = xp.arange(logits.shape[0])
+        if logits.dtype in _REDUCED:
+            return _cross_entropy_rounded(ctx, xp, logits, labels, reduction)
         shifted = logits - logits.max(axis=1, keepdims=True)
         exponentials = xp.exp(shifted)
         totals = exponentials.sum(axis=1, keepdims=True)
@@ -437,6 +461,8 @@ class CrossEntropy(Op):
     def backward(ctx, grad):
         logits, probabilities = ctx.saved_tensors
         if not _GradState.enabled:
+            if logits._data.dtype in _REDUCED:
+                return _cross_entropy_backward_rounded(ctx, grad, logits, probabilities), None, None
             return _cross_entropy_backward_on_arrays(ctx, grad, logits, probabilities), None, None
         # create_graph: recompute the softmax differentiably, so the gradient can be differentiated again
         probabilities = Softmax.apply(logits, 1)
@@ -451,13 +477,45 @@ class CrossEntropy(Op):
         return difference * grad.unsqueeze(1), None, None
 
 
-def _reduce_array(xp, loss, reduction: str):
-    """A loss array reduced as ``reduction`` says: its mean, its sum, or itself."""
+def _cross_entropy_rounded(ctx, xp, logits, labels, reduction):
+    """bfloat16 and float16 logits, as PyTorch computes them: ``nll_loss(log_softmax(x))`` with the log-softmax
+    rounded to the logits' dtype (PyTorch's two kernels), the losses added in float32. Saves the log-softmax
+    (in the place of the probabilities) for ``_cross_entropy_backward_rounded``."""
+    log_probabilities = _log_softmax_last_dim_rounded(xp, logits)
+    ctx.labels, ctx.reduction = labels, reduction
+    ctx.save_for_backward(logits, log_probabilities)
+    losses = -log_probabilities[xp.arange(logits.shape[0]), labels]
+    if reduction == "none":
+        return losses
+    total = cascade_sum(xp, losses)
     if reduction == "mean":
-        return xp.asarray(loss.mean())
-    if reduction == "sum":
-        return xp.asarray(loss.sum())
-    return loss
+        return (total / logits.dtype.type(losses.shape[0])).astype(logits.dtype)  # divided in the dtype, as PyTorch
+    return total
+
+
+def _cross_entropy_backward_rounded(ctx, grad, logits, log_probabilities):
+    """PyTorch's two backward kernels for bfloat16 and float16: ``nll_loss``'s gives ``g = -grad / N`` (for the
+    mean, rounded to the dtype) at each row's label, then ``log_softmax``'s ``g - exp(y) * sum(g)`` in float32,
+    from the rounded log-softmax ``y``, rounded once."""
+    xp, dtype, rows = logits._xp, logits._data.dtype, logits.shape[0]
+    g = grad._data.astype(_FLOAT32)
+    if ctx.reduction == "mean":
+        g = (g / _FLOAT32.type(dtype.type(rows))).astype(dtype).astype(_FLOAT32)
+    row_sums = xp.broadcast_to(-g, (rows,))[:, None]  # sum(g) over a row: its one nonzero entry
+    difference = -(xp.exp(log_probabilities._data.astype(_FLOAT32)) * row_sums)
+    difference[xp.arange(rows), ctx.labels] += row_sums[:, 0]
+    return Tensor._make(difference.astype(dtype), grad._device)
+
+
+def _reduce_array(xp, loss, reduction: str):
+    """A loss array reduced as ``reduction`` says: its mean, its sum, or itself. bfloat16 and float16 losses are
+    added up in float32 and the result rounded once, as PyTorch does (a 16-bit running sum stops growing: 4096
+    squared errors near 2 would give a mean near 1)."""
+    if reduction == "none":
+        return loss
+    wide = _FLOAT32 if loss.dtype in _REDUCED else None
+    total = loss.mean(dtype=wide) if reduction == "mean" else loss.sum(dtype=wide)
+    return xp.asarray(total).astype(loss.dtype, copy=False)
 
 
 class MseLoss(Op):

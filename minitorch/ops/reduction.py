@@ -20,7 +20,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype, _messages, return_types
+from .. import _autocast_state, _dtype, _messages, return_types
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
@@ -286,6 +286,8 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
         tensor([ 2., 12.])
     """
     _check_single_dim("prod", dim)
+    if _autocast_state.casts_inputs() and dtype is None:  # on PyTorch's lists (float32)
+        (input,) = _autocast_state.cast_inputs("float32", ("cpu", "cuda"), input)
     if dtype is not None and input.is_floating_point() and dtype.is_floating_point:
         input = cast(input, dtype)
     dims = tuple(range(input._data.ndim)) if dim is None else (wrap_dim(dim, input._data.ndim),)
@@ -762,9 +764,11 @@ def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
     if input._data.ndim < 2:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input._data.ndim} dimensions")
     axis = wrap_dim(dim, input._data.ndim)
-    norms = norm(input, p, tuple(d for d in range(input._data.ndim) if d != axis), keepdim=True)
+    # bfloat16, float16: PyTorch computes the norms and factors in float32 and rounds the factors to the input's dtype
+    source = cast(input, _dtype.float32) if input.dtype in (_dtype.bfloat16, _dtype.float16) else input
+    norms = norm(source, p, tuple(d for d in range(input._data.ndim) if d != axis), keepdim=True)
     factor = pointwise.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
-    return input * factor
+    return input * cast(factor, input.dtype)
 
 
 # -- logsumexp and cumsum -----------------------------------------------------------------------
@@ -901,6 +905,7 @@ class Cumprod(Op):
     """
 
     @staticmethod
+    @computes_in_float32  # bfloat16, float16: a float32 running product, each value rounded (PyTorch's accumulator)
     @np.errstate(over="ignore", invalid="ignore")  # inf * 0 is NaN and overflow inf, silently as in PyTorch
     def forward(ctx, x, axis):
         ctx.axis = axis

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import minitorch
+from tests.gpu_standin import installed
 from tests.support import require_torch
 
 
@@ -59,6 +60,29 @@ CASES = {
     "binary_cross_entropy_with_logits": (lambda lib: lib.nn.functional.binary_cross_entropy_with_logits(
         bf16(lib, X), bf16(lib, X).sigmoid()), "float32", False),
     "linalg.inv": (lambda lib: lib.linalg.inv(bf16(lib, W[:, :3])), "float32", False),
+    "addmm": (lambda lib: lib.addmm(f32(lib, B), f32(lib, X), f32(lib, W).T), "bfloat16", False),
+    "baddbmm": (lambda lib: lib.baddbmm(f32(lib, X[:3, :3])[None], f32(lib, X)[None, :3], f32(lib, W).T[None]),
+                "bfloat16", False),
+    "addbmm": (lambda lib: lib.addbmm(f32(lib, X[:3, :3]), f32(lib, X)[None, :3], f32(lib, W).T[None]),
+               "bfloat16", False),
+    "prod": (lambda lib: bf16(lib, X).prod(), "float32", False),  # 32 float32 products, in another order
+    "prod of a dimension": (lambda lib: bf16(lib, X).prod(1), "float32", True),
+    "cdist": (lambda lib: lib.cdist(bf16(lib, X), bf16(lib, W)), "float32", False),
+    "trace": (lambda lib: bf16(lib, X[:, :4]).trace(), "float32", True),
+    "pad reflect 1-d": (lambda lib: lib.nn.functional.pad(bf16(lib, X)[None], (2, 1), mode="reflect"), "float32",
+                        True),
+    "pad reflect 2-d": (lambda lib: lib.nn.functional.pad(bf16(lib, IMAGE), (1, 2, 2, 1), mode="reflect"),
+                        "float32", True),
+    "pad replicate 2-d": (lambda lib: lib.nn.functional.pad(bf16(lib, IMAGE), (1, 2, 2, 1), mode="replicate"),
+                          "float32", True),
+    "pad replicate 3-d": (lambda lib: lib.nn.functional.pad(bf16(lib, IMAGE)[None], (1, 1, 1, 1, 1, 1),
+                                                            mode="replicate"), "float32", True),
+    "pad reflect 3-d (not on the list)": (lambda lib: lib.nn.functional.pad(
+        bf16(lib, IMAGE)[None], (1, 1, 1, 1, 1, 1), mode="reflect"), "bfloat16", True),
+    "pad circular (not on the list)": (lambda lib: lib.nn.functional.pad(bf16(lib, IMAGE), (1, 1, 1, 1),
+                                                                         mode="circular"), "bfloat16", True),
+    "index_copy of two dtypes (promote)": (lambda lib: f32(lib, X).index_copy(0, lib.tensor([2]), bf16(lib, X[:1])),
+                                           "float32", True),
     # everything else runs in its inputs' dtype
     "mv (not on the CPU list)": (lambda lib: lib.mv(f32(lib, W), f32(lib, X[0])), "float32", False),
     "softmax of bfloat16": (lambda lib: bf16(lib, X).softmax(-1), "bfloat16", True),
@@ -153,3 +177,88 @@ def test_a_mixed_precision_training_loop_with_grad_scaler_ends_at_pytorchs_weigh
     # the weights after five steps: equal to float32 rounding (the losses' gradients are summed in another order)
     for ours_weights, theirs_weights in zip(ours, theirs):
         np.testing.assert_allclose(ours_weights, theirs_weights, rtol=1e-6, atol=1e-7)
+
+
+def test_a_weight_used_twice_in_a_block_is_cast_once_as_pytorchs_cast_cache(torch):
+    """PyTorch keeps the lower-precision cast of a float32 leaf that requires grad until the outermost block ends:
+    both products then hang from one ``ToCopyBackward0`` node; ``cache_enabled=False`` casts each time."""
+    for lib in (torch, minitorch):
+        weight, x = lib.tensor(W.tolist(), requires_grad=True), lib.tensor(X.tolist())
+
+        def cast_of_weight(output):
+            """The ``ToCopyBackward0`` node in the graph of ``output`` (only the weight requires grad)."""
+            nodes = [output.grad_fn]
+            while type(nodes[-1]).__name__ != "ToCopyBackward0":
+                nodes.append(next(node for node, _ in nodes[-1].next_functions if node is not None))
+            return nodes[-1]
+
+        linear = lib.nn.functional.linear
+        with lib.autocast("cpu"):
+            assert lib.is_autocast_cache_enabled()
+            first, second = linear(x, weight), linear(x, weight)
+            node = cast_of_weight(first)
+            assert cast_of_weight(second) is node
+            with lib.autocast("cpu"):  # an inner block shares the outer one's cache
+                assert cast_of_weight(linear(x, weight)) is node
+            lib.clear_autocast_cache()
+            assert cast_of_weight(linear(x, weight)) is not node
+        with lib.autocast("cpu"):  # a new block: a new cast
+            assert cast_of_weight(linear(x, weight)) is not node
+        with lib.autocast("cpu", cache_enabled=False):
+            assert not lib.is_autocast_cache_enabled()
+            assert cast_of_weight(linear(x, weight)) is not cast_of_weight(linear(x, weight))
+        assert lib.is_autocast_cache_enabled()
+        (first + second).float().sum().backward()
+        assert weight.grad.dtype == lib.float32
+        assert abs(weight.grad[0, 0].item() - 2 * sum(row[0] for row in X.tolist())) < 0.1
+
+
+def test_a_tensor_without_grad_or_a_view_is_cast_anew_each_time(torch):
+    """Only leaves that require grad are cached (PyTorch's rule): a computed tensor or a view is cast at each use."""
+    for lib in (torch, minitorch):
+        weight = lib.tensor(W.tolist(), requires_grad=True)
+        linear = lib.nn.functional.linear
+        with lib.autocast("cpu"):
+            x = lib.tensor(X.tolist(), requires_grad=True) * 1.0
+            assert linear(x, weight).grad_fn.next_functions[0][0] is not linear(x, weight).grad_fn.next_functions[0][0]
+            view = weight[:2]
+            assert linear(x, view).grad_fn.next_functions[1][0] is not linear(x, view).grad_fn.next_functions[1][0]
+
+
+# PyTorch's CUDA lists (autocast_mode.h: AT_FORALL_LOWER_PRECISION_FP, AT_FORALL_FP32, AT_FORALL_FP32_SET_OPT_DTYPE,
+# AT_FORALL_PROMOTE), checked on the CuPy code path through the stand-in of tests/gpu_standin (PyTorch here has no
+# CUDA to run them): name -> (a call on a float16 product or float32 inputs, the dtype those lists give)
+CUDA_CASES = {
+    "matmul": (lambda lib, x, v, b: x @ x, "float16"),
+    "mv (lower precision on CUDA, not on the CPU)": (lambda lib, x, v, b: lib.mv(x, v), "float16"),
+    "addmv": (lambda lib, x, v, b: lib.addmv(v, x, v), "float16"),
+    "baddbmm": (lambda lib, x, v, b: lib.baddbmm(b, b, b), "float16"),
+    "exp": (lambda lib, x, v, b: (x @ x).exp(), "float32"),
+    "log": (lambda lib, x, v, b: (x @ x).abs().log(), "float32"),
+    "pow": (lambda lib, x, v, b: (x @ x) ** 2, "float32"),
+    "softmax": (lambda lib, x, v, b: (x @ x).softmax(1), "float32"),
+    "log_softmax": (lambda lib, x, v, b: (x @ x).log_softmax(1), "float32"),
+    "cumsum": (lambda lib, x, v, b: (x @ x).cumsum(1), "float32"),
+    "prod": (lambda lib, x, v, b: (x @ x).prod(), "float32"),
+    "logsumexp": (lambda lib, x, v, b: (x @ x).logsumexp(1), "float32"),
+    "layer_norm": (lambda lib, x, v, b: lib.nn.functional.layer_norm(x @ x, (4,)), "float32"),
+    "softplus": (lambda lib, x, v, b: lib.nn.functional.softplus(x @ x), "float32"),
+    "cdist": (lambda lib, x, v, b: lib.cdist(x @ x, x @ x), "float32"),
+    "mse_loss": (lambda lib, x, v, b: lib.nn.functional.mse_loss(x @ x, x), "float32"),
+    "atan2 (promote)": (lambda lib, x, v, b: lib.atan2(x @ x, x), "float32"),
+    "trace (on the CPU list only)": (lambda lib, x, v, b: (x @ x).trace(), "float16"),
+    "reflection padding (on the CPU list only)": (lambda lib, x, v, b: lib.nn.functional.pad(
+        (x @ x)[None], (1, 1), mode="reflect"), "float16"),
+    "sin (on no list)": (lambda lib, x, v, b: (x @ x).sin(), "float16"),
+}
+
+
+@pytest.mark.parametrize("name", list(CUDA_CASES))
+def test_autocast_on_cuda_follows_pytorchs_cuda_lists(name):
+    make, dtype = CUDA_CASES[name]
+    with installed():
+        x, v, b = (minitorch.randn(*shape, device="cuda") for shape in ((4, 4), (4,), (2, 4, 4)))
+        with minitorch.autocast("cuda"):
+            assert minitorch.get_autocast_dtype("cuda") == minitorch.float16
+            result = make(minitorch, x, v, b)
+        assert result.device.type == "cuda" and result.dtype.name == dtype

@@ -226,6 +226,7 @@ def softsign(input: Tensor) -> Tensor:
 
 
 @_arguments.public
+@autocast_inputs("float32", device_types=("cuda",))  # on PyTorch's CUDA list
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """``y = log(1 + exp(beta * x)) / beta``, and ``y = x`` where ``beta * x > threshold`` (there they agree)."""
     return fused.Softplus.apply(input, beta, threshold)

@@ -12,6 +12,7 @@ import numpy as np
 from ... import _arguments, _dtype
 from ..._shapes import wrap_dim
 from ..._tensor import Tensor
+from ...amp.autocast_mode import autocast_inputs
 from ...autograd.grad_mode import no_grad
 from ...ops import nn_ops, pointwise, shape as shape_ops
 from ._utils import _shape_text
@@ -76,6 +77,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
 
 
 @_arguments.public
+@autocast_inputs("float32", device_types=("cuda",))  # on PyTorch's CUDA list
 def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5) -> Tensor:
     """Normalise over the last ``len(normalized_shape)`` dimensions, then ``* weight + bias`` (elementwise).
@@ -253,6 +255,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
 
 
 @_arguments.public
+@autocast_inputs("float32", device_types=("cuda",))  # on PyTorch's CUDA list
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5) -> Tensor:
     """Split the channels into ``num_groups`` groups; normalise each group of each sample; ``* weight + bias``.

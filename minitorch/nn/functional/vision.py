@@ -15,6 +15,7 @@ import numpy as np
 from ... import _arguments
 from ..._creation import linspace as _linspace, ones as _ones
 from ..._tensor import Tensor
+from ...amp.autocast_mode import autocast_inputs
 from ...ops import (
     conv as _conv_ops,
     grid_sample as _grid_sample_ops,
@@ -57,6 +58,12 @@ def _pad_source_index(n: int, before: int, after: int, mode: str) -> np.ndarray:
 
 
 @_arguments.public
+@autocast_inputs("float32", device_types=("cpu",))
+def _float32_under_autocast(input: Tensor) -> Tensor:
+    """``input``, cast to float32 inside a CPU autocast block (reflection and replication padding are on its list)."""
+    return input
+
+
 def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
     """Pad the last ``len(pad) // 2`` dimensions: ``pad = (left, right, top, bottom, ...)``, last dimension first.
 
@@ -71,6 +78,8 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     """
     pad = tuple(int(p) for p in pad)
     _check_pad(input, pad, mode)
+    if mode in ("reflect", "replicate") and (mode, len(pad) // 2) != ("reflect", 3):
+        input = _float32_under_autocast(input)  # on PyTorch's CPU list, except reflection_pad3d
     pairs = _pad_pairs(pad)
     first_dim = input.dim() - len(pairs)
     if mode == "constant":

@@ -20,6 +20,7 @@ class Sigmoid(Op):
     """``y = 1 / (1 + e ** -x)``;  ``dx = grad * y * (1 - y)``."""
 
     @staticmethod
+    @computes_in_float32
     @_quiet  # e ** -x overflows to inf for very negative x; 1 / inf = 0 is then the right answer
     def forward(ctx, x):
         result = 1 / (1 + array_module(x).exp(-x))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ... import _dtype, _messages
 from ..._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ...autograd.function import Op
+from .._reduced_precision import computes_in_float32
 from .._util import (
     is_number,
 )
@@ -24,6 +25,7 @@ from ._operands import (
     _require_tensor,
     _zeros_like,
 )
+from .opmath import AddScaled, DivByNumber, MulByNumber, SubScaled, is_reduced
 
 
 # -- the two operands of a binary op -----------------------------------------------------------
@@ -32,8 +34,30 @@ def _binary(op, a, b, function: str = "add", result=None):
     if result is not None or not (isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype
                                   and a._data.shape == b._data.shape and (a._data.strides == b._data.strides or not
                                           (any(a._data.strides) and any(b._data.strides)))):
-        return _apply_in_layout(op, *_prepare(a, b, function, result)[:2])
+        return _binary_prepared(op, a, b, function, result)
     return op.apply(a, b)
+
+
+def _binary_prepared(op, a, b, function: str, result=None):
+    """``op`` applied to two operands after ``_prepare``; a bfloat16 or float16 tensor with a number on its right
+    runs ``op``'s form that keeps the number in float32, where PyTorch's kernel does (``opmath.py``)."""
+    if op in _WITH_A_NUMBER:
+        b = _value_of_a_scalar_operand(a, b)
+    a, b, result = _prepare(a, b, function, result)
+    if op in _WITH_A_NUMBER and is_reduced(result) and is_number(b) and isinstance(a, Tensor):
+        op = _WITH_A_NUMBER[op]
+    return _apply_in_layout(op, a, b)
+
+
+def _value_of_a_scalar_operand(a, b):
+    """``b`` as a number when it is a 0-d floating tensor of a wider dtype than the bfloat16 or float16 result (and
+    needs no gradient): PyTorch's kernel reads such a scalar operand's own value, not its rounded copy."""
+    if (isinstance(b, Tensor) and isinstance(a, Tensor) and b._data.ndim == 0 and a._data.ndim
+            and not b._requires_grad and b._data.dtype != a._data.dtype and _dtype.is_floating(b._data.dtype)
+            and is_reduced(_dtype.from_numpy_dtype(a._data.dtype)) and b._device is a._device
+            and _dtype.result_type(a, b).numpy_dtype == a._data.dtype):  # the result is a's dtype: bfloat16 or float16
+        return float(b._data)
+    return b
 
 
 # -- arithmetic -------------------------------------------------------------------------
@@ -126,6 +150,10 @@ class DivScalar(Op):
         return grad / ctx.divisor, None
 
 
+# The forms ``_binary_prepared`` picks for a bfloat16 or float16 tensor with a number (PyTorch's opmath kernels)
+_WITH_A_NUMBER = {Mul: MulByNumber, Div: DivByNumber}
+
+
 def _integer_trunc_divide(xp, a, b):
     """``a / b`` rounded toward zero for integers, exactly (no detour through floats).
 
@@ -141,6 +169,7 @@ class DivRounded(Op):
     wraps_numbers = True  # x.div(2, rounding_mode="floor") lists the 2 as an input, as PyTorch does
 
     @staticmethod
+    @computes_in_float32  # bfloat16 and float16: a number divisor stays float32, as in PyTorch's kernel
     @_quiet
     def forward(ctx, a, b, rounding_mode):
         xp = _module(a, b)
@@ -231,6 +260,13 @@ def _scaled(b, alpha, a):
     return b * alpha if is_number(b) else mul(b, alpha)
 
 
+def _add_scaled(op, a, b, alpha, function: str):
+    """``a + alpha * b`` (``op`` is ``AddScaled``) or ``a - alpha * b`` (``SubScaled``) for a bfloat16 or float16
+    result: computed in float32 and rounded once, as PyTorch's kernel does (``opmath.py``)."""
+    a, b, result = _prepare(a, b, function)
+    return op.apply(a, b, (alpha, result.numpy_dtype))
+
+
 def add(input, other, *, alpha=1) -> Tensor:
     """``input + alpha * other`` with broadcasting and type promotion.
 
@@ -239,6 +275,8 @@ def add(input, other, *, alpha=1) -> Tensor:
         tensor([1.5000, 2.5000])
     """
     if alpha != 1:
+        if is_reduced(_dtype.result_type(input, other)) and isinstance(input, Tensor):
+            return _add_scaled(AddScaled, input, other, alpha, "add")
         other = _scaled(other, alpha, input)
     return _binary(Add, input, other, "add")
 
@@ -261,6 +299,8 @@ def _subtract(op, input, other, alpha) -> Tensor:
             "use the `~` or `logical_not()` operator instead."
         )
     if alpha != 1:
+        if op is Sub and is_reduced(_dtype.result_type(input, other)) and isinstance(input, Tensor):
+            return _add_scaled(SubScaled, input, other, alpha, "sub")
         other = _scaled(other, alpha, input)
     return _binary(op, input, other, "sub")
 
@@ -321,7 +361,9 @@ def _floating_operands(a, b) -> bool:
 
 
 def _true_divide(a, b) -> Tensor:
-    a, b, _ = _prepare(a, b, "div", floating=True)
+    a, b, result = _prepare(a, _value_of_a_scalar_operand(a, b), "div", floating=True)
+    if is_reduced(result) and is_number(b) and isinstance(a, Tensor):
+        return DivByNumber.apply(a, b)  # the number kept in float32, as PyTorch's kernel does (opmath.py)
     return _apply_in_layout(Div, a, b)
 
 

@@ -269,10 +269,12 @@ class Logit(Op):
         ctx.save_for_backward(x)
         ctx.eps = eps
         xp = array_module(x)
-        wide = x.astype(_dtype.ACCUMULATE_IN.get(x.dtype, x.dtype), copy=False)  # bfloat16: in float32, as PyTorch
+        # In x's own dtype, each step rounded, bfloat16 and float16 included: PyTorch's kernel is written in the
+        # tensor's scalar type, its eps and 1 - eps too
         if eps is not None:
-            wide = xp.clip(wide, eps, 1 - eps)
-        return xp.log(wide / (1 - wide)).astype(x.dtype, copy=False)
+            low = x.dtype.type(eps)
+            x = xp.clip(x, low, x.dtype.type(x.dtype.type(1) - low)).astype(x.dtype, copy=False)
+        return xp.log(x / (1 - x))
 
     @staticmethod
     def backward(ctx, grad):

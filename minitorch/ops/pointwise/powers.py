@@ -7,6 +7,7 @@ import math
 from ... import _dtype
 from ..._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ...autograd.function import Op
+from .._reduced_precision import computes_in_float32
 from .._util import (
     array_module,
     as_operand,
@@ -42,6 +43,21 @@ def _integer_power(xp, base, exponent):
     return xp.where((exponent < 0) & (base != 1) & (base != -1), 0, magnitude)
 
 
+_BFLOAT16 = _dtype.bfloat16.numpy_dtype
+_SIXTEEN_BIT = frozenset((_BFLOAT16, _dtype.float16.numpy_dtype))
+
+
+def _power_in_16_bits(x, exponent):
+    """``x ** exponent`` for a bfloat16 or float16 ``x`` as PyTorch's kernel writes the powers it special-cases:
+    ``1 / sqrt(x)`` in float32, and for bfloat16 ``x * x * x`` and ``1 / (x * x)`` in bfloat16 itself (each step
+    rounded; float16 computes them in float32). Any other exponent is one ``pow`` in float32, rounded once, as
+    NumPy's ``x ** exponent`` does."""
+    if exponent == -0.5 or x.dtype != _BFLOAT16:
+        wide = x.astype(_dtype.float32.numpy_dtype)
+        return (1 / array_module(x).sqrt(wide) if exponent == -0.5 else wide**exponent).astype(x.dtype)
+    return x * x * x if exponent == 3 else 1 / (x * x)
+
+
 class PowScalar(Op):
     """``y = x ** p`` for a number ``p``;  ``dx = grad * p * x ** (p - 1)`` (0 when ``p = 0``)."""
 
@@ -52,6 +68,8 @@ class PowScalar(Op):
     def forward(ctx, x, exponent):
         ctx.save_for_backward(x)
         ctx.exponent = exponent
+        if x.dtype in _SIXTEEN_BIT and exponent in (3, -2, -0.5):
+            return _power_in_16_bits(x, exponent)
         return x**exponent
 
     @staticmethod
@@ -170,6 +188,7 @@ class Rsqrt(Op):
     """``y = 1 / sqrt(x)``;  ``dx = -0.5 * grad * y ** 3``."""
 
     @staticmethod
+    @computes_in_float32
     @_quiet
     def forward(ctx, x):
         result = 1 / array_module(x).sqrt(x)

@@ -12,6 +12,7 @@ import builtins
 from ... import _dtype
 from ..._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ...autograd.function import Op
+from .._reduced_precision import computes_in_float32
 from .._util import (
     array_module,
     as_operand,
@@ -102,6 +103,7 @@ class Round(Op):
     """``y = round(x * 10**d) / 10**d`` (halves to even): a step function, so ``dx = 0``."""
 
     @staticmethod
+    @computes_in_float32  # bfloat16, float16: PyTorch scales in float32
     def forward(ctx, x, decimals):
         xp = array_module(x)
         if decimals == 0:

@@ -7,6 +7,7 @@ import math
 
 from ..._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ...autograd.function import Op
+from .._reduced_precision import computes_in_float32
 from .._util import (
     array_module,
 )
@@ -368,6 +369,7 @@ class Deg2Rad(Op):
     """``y = x * pi / 180``;  ``dx = grad * pi / 180``."""
 
     @staticmethod
+    @computes_in_float32  # bfloat16, float16: the constant in float32, one rounding (as PyTorch)
     def forward(ctx, x):
         return x * _RADIANS_PER_DEGREE
 
@@ -380,6 +382,7 @@ class Rad2Deg(Op):
     """``y = x * 180 / pi``;  ``dx = grad * 180 / pi``."""
 
     @staticmethod
+    @computes_in_float32
     def forward(ctx, x):
         return x * _DEGREES_PER_RADIAN
 
