@@ -33,6 +33,7 @@ import warnings
 from . import _messages
 from ._tensor_base import TensorBase as Tensor  # isinstance only: the Tensor class builds on this module
 from .autograd.grad_mode import _GradState
+from .overrides import handle_torch_function, has_torch_function, overloaded_arguments
 
 
 def must_be_tensor(function: str, value, argument: str = "input", position: int = 1) -> TypeError:
@@ -156,6 +157,8 @@ def public(function, *, takes_out: bool = False, name: str | None = None, numpy_
         def tensor_checked(*args, **kwargs):
             value = args[position] if len(args) > position else kwargs.get("input", _MISSING)
             if not isinstance(value, _TENSOR_OR_NUMBER) and value is not _MISSING:
+                if has_torch_function(value):  # a stand-in for a tensor (fx's Proxy): it handles the call
+                    return handle_torch_function(tensor_checked, args, kwargs)
                 raise must_be_tensor(name, value, "input", position + 1)
             return function(*args, **kwargs)
 
@@ -168,10 +171,19 @@ def public(function, *, takes_out: bool = False, name: str | None = None, numpy_
         if position is not None:
             value = args[position] if len(args) > position else kwargs.get("input", _MISSING)
             if not isinstance(value, Tensor) and not isinstance(value, numbers.Number) and value is not _MISSING:
+                if has_torch_function(value):  # a stand-in for a tensor (fx's Proxy): it handles the call
+                    return handle_torch_function(wrapper, args, kwargs)
                 raise must_be_tensor(name, value, "input", position + 1)
         out = kwargs.pop("out", None) if takes_out else None
         if out is None:
-            return function(*args, **kwargs)
+            if position is not None:
+                return function(*args, **kwargs)
+            try:  # no ``input`` to check (``cat(tensors)``): a refused argument may be a stand-in for a tensor
+                return function(*args, **kwargs)
+            except TypeError:
+                if not overloaded_arguments(args, kwargs):
+                    raise
+                return handle_torch_function(wrapper, args, kwargs)
         needs_grad = _requires_grad(out) or _requires_grad(args) or _requires_grad(tuple(kwargs.values()))
         if _GradState.enabled and needs_grad:
             raise RuntimeError(
