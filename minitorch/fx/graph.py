@@ -133,8 +133,8 @@ class Graph:
     def nodes(self) -> _NodeList:
         return _NodeList(self)
 
-    @property
     def output_node(self) -> Node:
+        """The last node, the ``output`` (a method, as in PyTorch)."""
         return next(iter(reversed(self.nodes)))
 
     def find_nodes(self, *, op: str, target: Any = None) -> list[Node]:

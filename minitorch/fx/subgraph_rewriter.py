@@ -118,7 +118,7 @@ def _is_contained(nodes_map: dict, returning: list[Node]) -> bool:
 
 
 def _find_matches(pattern: Graph, graph: Graph) -> list[dict[Node, Node]]:
-    output = pattern.output_node
+    output = pattern.output_node()
     anchors = list(output.all_input_nodes)
     matches: list[dict[Node, Node]] = []
 
@@ -153,8 +153,8 @@ def replace_pattern(gm: GraphModule, pattern: Callable | Graph | GraphModule,
     graph = gm.graph
     pattern_placeholders = [node for node in pattern_graph.nodes if node.op == "placeholder"]
     replacement_placeholders = [node for node in replacement_graph.nodes if node.op == "placeholder"]
-    anchors = list(pattern_graph.output_node.all_input_nodes)
-    returned = pattern_graph.output_node.args[0]
+    anchors = list(pattern_graph.output_node().all_input_nodes)
+    returned = pattern_graph.output_node().args[0]
     returned = list(returned) if isinstance(returned, (list, tuple)) else [returned]
     if len(pattern_placeholders) != len(replacement_placeholders):
         raise AssertionError(f"Placeholder count mismatch: {len(pattern_placeholders)} vs "
