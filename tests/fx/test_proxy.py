@@ -107,3 +107,27 @@ def test_a_class_with_torch_function_receives_the_call_and_a_tensor_call_is_unch
     assert minitorch.neg(minitorch.tensor([1.0])).tolist() == [-1.0]
     with pytest.raises(TypeError, match=r"neg\(\): argument 'input' \(position 1\) must be Tensor, not object"):
         minitorch.neg(object())
+
+
+_FUNCTIONAL_CALLS = {
+    "relu": lambda F, x, w: F.relu(x),
+    "elu": lambda F, x, w: F.elu(x, 0.5),
+    "hardtanh": lambda F, x, w: F.hardtanh(x),
+    "softmax": lambda F, x, w: F.softmax(x, 1),
+    "log_softmax": lambda F, x, w: F.log_softmax(x, dim=1),
+    "dropout": lambda F, x, w: F.dropout(x, 0.2),
+    "layer_norm": lambda F, x, w: F.layer_norm(x, (4,)),
+    "normalize": lambda F, x, w: F.normalize(x),
+    "mse_loss": lambda F, x, w: F.mse_loss(x, w),
+    "kl_div": lambda F, x, w: F.kl_div(x, w),
+    "binary_cross_entropy_with_logits": lambda F, x, w: F.binary_cross_entropy_with_logits(x, w),
+    "pad": lambda F, x, w: F.pad(x, (1, 1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_FUNCTIONAL_CALLS))
+def test_nn_functional_records_its_defaults_by_keyword_in_a_trace_as_pytorch_does(name):
+    torch = require_torch()
+    call = _FUNCTIONAL_CALLS[name]
+    code = lambda lib: lib.fx.symbolic_trace(lambda x, w: call(lib.nn.functional, x, w)).code  # noqa: E731
+    assert as_torch_names(code(minitorch)) == code(torch)
