@@ -3,6 +3,9 @@
 * **A tensor where a tensor is wanted.** ``minitorch.relu([1.0, 2.0])`` raises PyTorch's
   ``TypeError: relu(): argument 'input' (position 1) must be Tensor, not list``, before the
   function runs, instead of some ``AttributeError`` from deep inside it.
+* **A stand-in for a tensor.** An argument refused above whose class defines ``__torch_function__``
+  (``torch.fx``'s ``Proxy``) is handed the call instead (``overrides.py``): ``torch.neg(proxy)``
+  records a node. Only the refusing branch looks, so a call with tensors pays nothing for it.
 * **``out=``.** ``minitorch.add(a, b, out=c)`` computes ``a + b`` as usual and then writes the
   result into ``c``'s memory, with PyTorch's rules:
 
@@ -33,6 +36,7 @@ import warnings
 from . import _messages
 from ._tensor_base import TensorBase as Tensor  # isinstance only: the Tensor class builds on this module
 from .autograd.grad_mode import _GradState
+from .overrides import handle_torch_function, has_torch_function, overloaded_arguments
 
 
 def must_be_tensor(function: str, value, argument: str = "input", position: int = 1) -> TypeError:
@@ -129,6 +133,25 @@ def rename_aliases(function: str, kwargs: dict, aliases: dict) -> dict:
     return kwargs
 
 
+def _not_a_tensor(public_function, name: str, value, position: int, args: tuple, kwargs: dict):
+    """``value`` where a tensor is wanted: a stand-in for a tensor (its class defines ``__torch_function__``, as
+    fx's ``Proxy`` does) is handed the call (``overrides.py``); anything else gets PyTorch's ``TypeError``."""
+    if has_torch_function(value):
+        return handle_torch_function(public_function, args, kwargs)
+    raise must_be_tensor(name, value, "input", position + 1)
+
+
+def _call_or_hand_over(public_function, function, args: tuple, kwargs: dict):
+    """``function(*args, **kwargs)``; if it refuses an argument that stands in for a tensor (``cat([proxy])``),
+    the call is handed to that argument's ``__torch_function__`` instead."""
+    try:
+        return function(*args, **kwargs)
+    except TypeError:
+        if not overloaded_arguments(args, kwargs):
+            raise
+        return handle_torch_function(public_function, args, kwargs)
+
+
 def _named(wrapper, name: str):
     """``wrapper`` under its public name: ``minitorch.arctan`` is ``atan``'s function, named ``arctan`` as PyTorch's
     is (torch.fx writes ``torch.arctan(x)`` in generated code, by name)."""
@@ -156,7 +179,7 @@ def public(function, *, takes_out: bool = False, name: str | None = None, numpy_
         def tensor_checked(*args, **kwargs):
             value = args[position] if len(args) > position else kwargs.get("input", _MISSING)
             if not isinstance(value, _TENSOR_OR_NUMBER) and value is not _MISSING:
-                raise must_be_tensor(name, value, "input", position + 1)
+                return _not_a_tensor(tensor_checked, name, value, position, args, kwargs)
             return function(*args, **kwargs)
 
         return _named(tensor_checked, name)
@@ -168,9 +191,11 @@ def public(function, *, takes_out: bool = False, name: str | None = None, numpy_
         if position is not None:
             value = args[position] if len(args) > position else kwargs.get("input", _MISSING)
             if not isinstance(value, Tensor) and not isinstance(value, numbers.Number) and value is not _MISSING:
-                raise must_be_tensor(name, value, "input", position + 1)
+                return _not_a_tensor(wrapper, name, value, position, args, kwargs)
         out = kwargs.pop("out", None) if takes_out else None
         if out is None:
+            if position is None:  # no ``input`` to check (``cat(tensors)``)
+                return _call_or_hand_over(wrapper, function, args, kwargs)
             return function(*args, **kwargs)
         needs_grad = _requires_grad(out) or _requires_grad(args) or _requires_grad(tuple(kwargs.values()))
         if _GradState.enabled and needs_grad:

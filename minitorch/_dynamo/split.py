@@ -191,7 +191,7 @@ def split_path(path: GraphModule, reasons: list, spec) -> SplitPath:
     graph = path.graph
     breaks = [(_named(marker.args[0]), marker.args[1], marker.meta["outcome"], reason)
               for marker, reason in zip(_markers(graph), reasons)]
-    results = [node.name for node in graph.output_node.args[0]]
+    results = [node.name for node in graph.output_node().args[0]]
     return SplitPath(path, path_needs(graph), breaks, results, spec)
 
 

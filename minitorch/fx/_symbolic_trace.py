@@ -10,8 +10,9 @@ duration of that one call it swaps three things, and puts them back afterwards:
 * ``Module.__getattr__``: a parameter read directly in ``forward`` (``self.weight``)
   becomes a ``get_attr`` node;
 * the functions of ``minitorch`` and ``minitorch.nn.functional``: called with a proxy, they
-  record a ``call_function`` node (PyTorch reaches the same point through
-  ``__torch_function__``; minitorch's functions do not know proxies, so they are wrapped).
+  record a ``call_function`` node. Most would do so anyway (a function that finds a proxy where
+  it checks for a tensor hands the call to ``Proxy.__torch_function__``, as in PyTorch); the
+  swap covers the functions that check no argument, and a proxy that is not the first one.
 
 A tensor that is neither an input nor computed from one (a parameter, a buffer, a constant
 made in ``forward``) is read through ``get_attr``; constants are kept on the module as
@@ -44,13 +45,14 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..nn import Module, Parameter, Sequential
+from ..overrides import handle_torch_function
 from .graph import Graph
 from .graph_module import GraphModule
 from .node import map_aggregate
-from .proxy import Proxy, TraceError, find_proxy
+from .proxy import Proxy, TraceError, TracerBase, find_proxy
 
 
-class Tracer:
+class Tracer(TracerBase):
     """Turns a module's ``forward`` (or a function) into a ``Graph`` by running it on proxies.
 
     Subclass it and override ``is_leaf_module`` to decide which modules stay one node.
@@ -73,18 +75,11 @@ class Tracer:
                 return name
         raise NameError("module is not installed as a submodule")
 
-    def create_node(self, kind: str, target: Any, args: tuple, kwargs: dict, name: str | None = None,
-                    type_expr: Any = None):
-        return self.graph.create_node(kind, target, args, kwargs, name, type_expr)
-
     def create_proxy(self, kind: str, target: Any, args: tuple, kwargs: dict, name: str | None = None,
                      type_expr: Any = None) -> Proxy:
-        """Record one operation: its arguments become graph values and its result a new proxy."""
         if isinstance(target, _Recording):  # a function read from a namespace while it is swapped
             target = target.function
-        node = self.create_node(kind, target, self.create_arg(tuple(args)), self.create_arg(dict(kwargs)), name,
-                                type_expr)
-        return Proxy(node, self)
+        return super().create_proxy(kind, target, args, kwargs, name, type_expr)
 
     def create_arg(self, value: Any) -> Any:
         """What a node stores for an argument: proxies become their nodes, tensors ``get_attr`` nodes."""
@@ -114,20 +109,6 @@ class Tracer:
             setattr(self.root, name, tensor)
         return self.create_node("get_attr", name, (), {})
 
-    # -- what a proxy cannot do ----------------------------------------------------------------
-    def to_bool(self, obj: Proxy) -> bool:
-        raise TraceError("symbolically traced variables cannot be used as inputs to control flow")
-
-    def iter(self, obj: Proxy):
-        raise TraceError(
-            "Proxy object cannot be iterated. This can be attempted when the Proxy is used in a loop or as a *args "
-            "or **kwargs function argument. See the torch.fx docs on pytorch.org for a more detailed explanation of "
-            "what types of control flow can be traced, and check out the Proxy docstring for help troubleshooting "
-            "Proxy iteration errors")
-
-    def keys(self, obj: Proxy):
-        return self.create_proxy("call_method", "keys", (obj,), {})
-
     # -- the trace -------------------------------------------------------------------------------------
     def call_module(self, m: Module, forward: Callable, args: tuple, kwargs: dict) -> Any:
         """A leaf module becomes one ``call_module`` node; any other module is traced through."""
@@ -143,7 +124,6 @@ class Tracer:
         else:
             self.root, function = Module(), root
         self.graph = Graph(tracer_cls=type(self))
-        self.graph._tracer = self
         self.tensor_attrs: dict[int, str] = {}
         self._constants: list = []
         arguments = self._placeholders(function, isinstance(root, Module), concrete_args or {})
@@ -213,10 +193,10 @@ class _Patches:
         for globals_, name in _WRAPPED_NAMES:  # fx.wrap: the name as the module sees it (a builtin: len)
             original = globals_.get(name, getattr(builtins, name, None))
             self.saved.append((globals_, name, globals_.get(name, _MISSING)))
-            globals_[name] = _Recording(original)
+            globals_[name] = _Recording(original, wrapped=True)
         for function in tracer.autowrap_functions:
             module = inspect.getmodule(function)
-            self._swap(module, function.__name__, _recording(function))
+            self._swap(module, function.__name__, _Recording(function, wrapped=True))
         return self
 
     def __exit__(self, *exc_info):
@@ -238,16 +218,19 @@ class _Recording:
     so a pass written during a trace or a ``Transformer`` finds the functions it looks for.
     """
 
-    def __init__(self, function: Callable):
+    def __init__(self, function: Callable, wrapped: bool = False):
         self.function = self.__wrapped__ = function
+        self.wrapped = wrapped  # given to fx.wrap (or autowrap_functions): the generated code says so
         self.__name__ = getattr(function, "__name__", type(function).__name__)
         self.__doc__ = getattr(function, "__doc__", None)
 
     def __call__(self, *args, **kwargs):
-        proxy = find_proxy((args, kwargs))
-        if proxy is None:
+        if find_proxy((args, kwargs)) is None:
             return self.function(*args, **kwargs)
-        return proxy.tracer.create_proxy("call_function", self.function, args, kwargs)
+        result = handle_torch_function(self.function, args, kwargs)  # recorded by Proxy.__torch_function__
+        if self.wrapped and isinstance(result, Proxy):
+            result.node.meta["is_wrapped"] = True
+        return result
 
     def __eq__(self, other) -> bool:
         return other is self or other is self.function

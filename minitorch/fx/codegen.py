@@ -126,7 +126,8 @@ def _function_source(target: Any, names: _Globals) -> str:
         return qualified
     if getattr(builtins, qualified, None) is target:
         return qualified
-    return names.name_for(getattr(target, "__name__", "function"), target)
+    return names.name_for(qualified if hasattr(target, "__qualname__") else getattr(target, "__name__", "function"),
+                          target)  # ``__main__.sigmoid_lowp`` -> ``__main___sigmoid_lowp``, as torch.fx names it
 
 
 def _lookup(dotted: str) -> Any:
@@ -170,7 +171,7 @@ def python_code(graph, root_module: str = "self") -> PythonCode:
     for value, user in last_use.items():
         dying.setdefault(user, []).append(value)
 
-    parameters, body = [root_module], []
+    parameters, body, wrapped = [root_module], [], {}
     for node in nodes:
         if node.op == "placeholder":
             default = f" = {_source_of(node.args[0], names)}" if node.args else ""
@@ -179,12 +180,21 @@ def python_code(graph, root_module: str = "self") -> PythonCode:
                 body.append(f"{node.name} = {node.target}")
             continue
         line = _line(node, root_module, names)
+        if node.op == "call_function" and node.meta.get("is_wrapped"):  # fx.wrap: the code says so (kept if traced)
+            wrapped.setdefault(_function_source(node.target, names))
         freed = [value.name for value in dying.get(node, ()) if node.op != "output"]
+        if not node.users and node.op != "output":  # a value nobody reads (kept for its side effect): freed at once
+            freed.append(node.name)
         if freed:
             line += ";  " + " = ".join(freed) + " = None"
         body.append(line)
     if not body or not body[-1].startswith("return"):
         body.append("return None")
+    wrap_lines = ""
+    if wrapped:
+        # fx.wrap, reached through the global ``minitorch`` of the generated code
+        wrap_lines = "\n".join(f'minitorch.fx._symbolic_trace.wrap("{name}")' for name in wrapped)
     # torch.fx's source ends with the indentation of a next line ("    "), which prints as a line of spaces
-    source = f"\n\n\ndef forward({', '.join(parameters)}):\n" + "".join(f"    {line}\n" for line in body) + "    "
+    source = f"\n{wrap_lines}\n\ndef forward({', '.join(parameters)}):\n" + "".join(f"    {line}\n" for line in body)
+    source += "    "
     return PythonCode(source, dict(names.objects))

@@ -133,8 +133,8 @@ class Graph:
     def nodes(self) -> _NodeList:
         return _NodeList(self)
 
-    @property
     def output_node(self) -> Node:
+        """The last node, the ``output`` (a method, as in PyTorch)."""
         return next(iter(reversed(self.nodes)))
 
     def find_nodes(self, *, op: str, target: Any = None) -> list[Node]:
@@ -187,8 +187,14 @@ class Graph:
         return copy
 
     def graph_copy(self, graph: Graph, value_remap: dict, return_output_node: bool = False):
-        """Copy every node of ``graph`` but its output here; returns what its output returned, remapped."""
+        """Copy every node of ``graph`` but its output here; returns what its output returned, remapped.
+
+        A node already in ``value_remap`` is not copied: it stands for the value it maps to (how a
+        placeholder of ``graph`` is bound to a node of this one).
+        """
         for node in graph.nodes:
+            if node in value_remap:
+                continue
             if node.op == "output":
                 output = map_arg(node.args[0], value_remap.__getitem__)
                 return (output, node) if return_output_node else output

@@ -146,7 +146,6 @@ class Transformer(Interpreter):
         self.tracer = TransformerTracer()
         self.tracer.graph, self.tracer.root = self.new_graph, module
         self.tracer.tensor_attrs, self.tracer._constants = {}, []
-        self.new_graph._tracer = self.tracer
 
     def placeholder(self, target: str, args: tuple, kwargs: dict):
         default = args[0] if args else inspect.Signature.empty

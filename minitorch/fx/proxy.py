@@ -7,9 +7,14 @@ it adds a node and returns a new proxy:
 * an operator (``x + y``, ``x @ w``, ``x[0]``, ``-x``)      -> ``call_function`` of ``operator.add``...
 * a method (``x.relu()``, ``x.view(2, -1)``)                -> ``call_method`` ``"relu"``...
 * an attribute (``x.shape``)                                -> ``call_function`` of ``getattr``
-* a function of minitorch (``minitorch.relu(x)``)           -> ``call_function`` (the tracer
-  swaps the functions of the ``minitorch`` and ``minitorch.nn.functional`` namespaces for
-  recording versions while it traces: ``_symbolic_trace.py``)
+* a function of minitorch (``minitorch.relu(x)``)           -> ``call_function``: the function
+  finds a proxy where it wants a tensor and hands the call to ``Proxy.__torch_function__``
+  (PyTorch's protocol, ``minitorch/overrides.py``)
+
+A proxy records into the graph of its ``tracer``. ``symbolic_trace`` makes its own; to add
+nodes to an existing graph outside a trace, wrap its nodes in proxies of a
+``GraphAppendingTracer(graph)`` (``Proxy(node)`` makes one) and call functions on them: the
+nodes land at the graph's insert point.
 
 What a proxy cannot do is *have a value*: ``if x.sum() > 0:`` needs to know whether the
 sum is positive, and a proxy does not know. Such data-dependent control flow stops the
@@ -23,17 +28,74 @@ import inspect
 import operator
 from typing import Any
 
+from .node import map_aggregate
+
 
 class TraceError(ValueError):
     """Symbolic tracing met something it cannot record (control flow on a traced value)."""
 
 
+class TracerBase:
+    """What a proxy asks of its tracer: record an operation (``create_proxy``), and say what it
+    cannot do (``to_bool``, ``iter``). ``Tracer`` (``_symbolic_trace.py``) builds on it."""
+
+    graph = None
+
+    def create_node(self, kind: str, target: Any, args: tuple, kwargs: dict, name: str | None = None,
+                    type_expr: Any = None):
+        return self.graph.create_node(kind, target, args, kwargs, name, type_expr)
+
+    def create_proxy(self, kind: str, target: Any, args: tuple, kwargs: dict, name: str | None = None,
+                     type_expr: Any = None) -> Proxy:
+        """Record one operation: its arguments become graph values and its result a new proxy."""
+        node = self.create_node(kind, target, self.create_arg(tuple(args)), self.create_arg(dict(kwargs)), name,
+                                type_expr)
+        return Proxy(node, self)
+
+    def create_arg(self, value: Any) -> Any:
+        """What a node stores for an argument: a proxy becomes its node, a plain value stays."""
+        return map_aggregate(value, lambda item: item.node if isinstance(item, Proxy) else item)
+
+    def to_bool(self, obj: Proxy) -> bool:
+        raise TraceError("symbolically traced variables cannot be used as inputs to control flow")
+
+    def iter(self, obj: Proxy):
+        raise TraceError(
+            "Proxy object cannot be iterated. This can be attempted when the Proxy is used in a loop or as a *args "
+            "or **kwargs function argument. See the torch.fx docs on pytorch.org for a more detailed explanation of "
+            "what types of control flow can be traced, and check out the Proxy docstring for help troubleshooting "
+            "Proxy iteration errors")
+
+    def keys(self, obj: Proxy):
+        return self.create_proxy("call_method", "keys", (obj,), {})
+
+
+class GraphAppendingTracer(TracerBase):
+    """A tracer that only appends to ``graph`` (at its insert point): for proxies made outside a trace."""
+
+    def __init__(self, graph):
+        self.graph = graph
+
+
 class Proxy:
-    """The value of ``node`` while tracing; operations on it are recorded by ``tracer``."""
+    """The value of ``node``; operations on it are recorded by ``tracer`` (a fresh
+    ``GraphAppendingTracer`` of the node's graph when none is given)."""
 
     def __init__(self, node, tracer=None):
         self.node = node
-        self.tracer = tracer if tracer is not None else node.graph._tracer
+        self.tracer = tracer if tracer is not None else GraphAppendingTracer(node.graph)
+
+    @classmethod
+    def __torch_function__(cls, orig_method, types, args=(), kwargs=None):
+        """A function of minitorch called with a proxy: one ``call_function`` node in the proxies' graph."""
+        tracers: dict = {}
+        map_aggregate((args, kwargs or {}), lambda item: tracers.setdefault(item.tracer) if isinstance(item, Proxy)
+                      else None)
+        if len(tracers) > 1:
+            raise RuntimeError(f"Found multiple different tracers {list(tracers)} while trying to trace operations "
+                               f"{orig_method}")
+        tracer = next(iter(tracers))
+        return tracer.create_proxy("call_function", orig_method, args, kwargs or {})
 
     def __repr__(self) -> str:
         return f"Proxy({self.node.name})"

@@ -47,23 +47,9 @@ SHIM = HERE / "shim"
 ROOT = HERE.parent.parent
 TIMEOUT_S = 120
 
-_PROXY_OUTSIDE_A_TRACE = (
-    "torch.fx.proxy.GraphAppendingTracer, and torch functions called on Proxy objects outside symbolic_trace "
-    "(minitorch records a Proxy's calls only while a trace has swapped the namespaces' functions; PyTorch "
-    "dispatches them through __torch_function__)"
-)
-
 # Programs that fail on minitorch today, and the API each one lacks. Strict: remove an entry
 # when its API lands (the test then reports an unexpected pass).
-MISSING: dict[str, str] = {
-    "fx_subgraph_rewriter": "torch.fx.replace_pattern, the subgraph rewriter (match a pattern function's graph, "
-                            "splice in a replacement's)",
-    "fx_inline_function": _PROXY_OUTSIDE_A_TRACE,
-    "fx_proxy_graph_creation": _PROXY_OUTSIDE_A_TRACE,
-    "fx_primitive_library": _PROXY_OUTSIDE_A_TRACE,
-    "fx_wrap_output_dynamically": "a traced GraphModule (and nn.functional.leaky_relu inside it) called on a Proxy "
-                                  "outside symbolic_trace (PyTorch's __torch_function__ dispatch of Proxy)",
-}
+MISSING: dict[str, str] = {}
 
 PROGRAM_NAMES = sorted(path.stem for path in PROGRAMS.glob("*.py"))
 CORPUS_TIMES = pytest.StashKey[dict]()  # seconds per program and library, for the summary (conftest.py)
