@@ -28,7 +28,8 @@ are simply added), computed for every time step at once before the loop over tim
 In-place NumPy calls (``out=``, ``*=``) keep the arrays few: at these sizes each NumPy
 call costs more than its arithmetic. Where they would hide the math, the plain version stands
 beside the one that runs (``_lstm_step_backward`` and ``_lstm_step_backward_in_place``, the GRU's pair
-likewise).
+likewise, and the LSTM layer's loops ``_lstm_sequence_forward`` / ``_lstm_sequence_backward`` and their
+``_in_place`` twins).
 """
 
 from __future__ import annotations
