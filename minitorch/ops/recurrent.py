@@ -28,7 +28,8 @@ are simply added), computed for every time step at once before the loop over tim
 In-place NumPy calls (``out=``, ``*=``) keep the arrays few: at these sizes each NumPy
 call costs more than its arithmetic. Where they would hide the math, the plain version stands
 beside the one that runs (``_lstm_step_backward`` and ``_lstm_step_backward_in_place``, the GRU's pair
-likewise).
+likewise, and the LSTM layer's loops ``_lstm_sequence_forward`` / ``_lstm_sequence_backward`` and their
+``_in_place`` twins).
 """
 
 from __future__ import annotations
@@ -179,48 +180,163 @@ class LSTMSequence(Op):
     Backward (through time): walk the steps in the opposite order; the gradient reaching
     ``h_t`` is ``d output[t]`` plus what step ``t + 1`` sent back to its ``h_prev`` (``dc``
     likewise); ``dW_hh = sum_t d_gates_t^T @ h_{t-1}``, one matrix product at the end.
+
+    The loops are ``_lstm_sequence_forward`` / ``_lstm_sequence_backward`` (the steps above, one after
+    the other); float32 and float64 run their "Speed only" twins, the same numbers with fewer NumPy calls.
     """
 
     @staticmethod
     def forward(ctx, input_gates, hidden, cell, weight_hh, reverse):
         xp = array_module(input_gates)
-        steps, batch, _ = input_gates.shape
-        size = cell.shape[-1]
-        weight_hh_transposed = _transposed(weight_hh, xp)
-        output = xp.empty((steps, batch, size), dtype=input_gates.dtype)
-        previous_hidden = xp.empty_like(output)  # h_{t-1} of every step: what dW_hh needs
-        previous_cell = xp.empty_like(output)
-        tanh_cells = xp.empty_like(output)
-        activated = xp.empty_like(input_gates)
-        for time in _time_order(steps, reverse):
-            previous_hidden[time], previous_cell[time] = hidden, cell
-            hidden, cell, activated[time], tanh_cells[time] = _lstm_step_forward(
-                xp, input_gates[time], hidden, cell, weight_hh_transposed
-            )
-            output[time] = hidden
+        run = _lstm_sequence_forward_in_place if _in_place_dtype(input_gates) else _lstm_sequence_forward
+        hiddens, cells, activated, tanh_cells = run(xp, input_gates, hidden, cell, weight_hh, reverse)
         ctx.reverse = reverse
-        ctx.save_for_backward(weight_hh, previous_hidden, previous_cell, activated, tanh_cells)
-        return output, hidden, cell
+        ctx.save_for_backward(weight_hh, hiddens, cells, activated, tanh_cells)
+        outputs, last = (hiddens[:-1], 0) if reverse else (hiddens[1:], -1)
+        # Copies: the saved states must not change if the caller writes into the outputs.
+        return outputs.copy(), hiddens[last].copy(), cells[last].copy()
 
     @staticmethod
     @_first_order_only
     def backward(ctx, grad_output, grad_last_hidden, grad_last_cell):
-        weight_hh, previous_hidden, previous_cell, activated, tanh_cells = (t._data for t in ctx.saved_tensors)
+        weight_hh, hiddens, cells, activated, tanh_cells = (t._data for t in ctx.saved_tensors)
         xp = array_module(weight_hh)
-        grad_output = grad_output._data
-        steps = grad_output.shape[0]
-        grad_input_gates = xp.empty_like(activated)
-        grad_hidden, grad_cell = grad_last_hidden._data, grad_last_cell._data
-        for time in _time_order(steps, not ctx.reverse):
-            grad_input_gates[time], grad_hidden, grad_cell = _lstm_step_backward_in_place(
-                xp, grad_hidden + grad_output[time], grad_cell, previous_cell[time], weight_hh, activated[time],
-                tanh_cells[time],
-            )
-        gates = activated.shape[-1]
-        grad_weight_hh = grad_input_gates.reshape(-1, gates).T @ previous_hidden.reshape(-1, weight_hh.shape[1])
+        run = _lstm_sequence_backward_in_place if _in_place_dtype(activated) else _lstm_sequence_backward
+        grad_input_gates, grad_hidden, grad_cell = run(
+            xp, grad_output._data, grad_last_hidden._data, grad_last_cell._data, weight_hh, cells, activated,
+            tanh_cells, ctx.reverse,
+        )
+        previous_hidden = hiddens[1:] if ctx.reverse else hiddens[:-1]  # h_{t-1} of every step
+        gates, size = weight_hh.shape
+        grad_weight_hh = grad_input_gates.reshape(-1, gates).T @ previous_hidden.reshape(-1, size)
         like = grad_last_hidden
         return _wrap(grad_input_gates, like), _wrap(grad_hidden, like), _wrap(grad_cell, like), \
             _wrap(grad_weight_hh, like), None
+
+
+def _in_place_dtype(array) -> bool:
+    """The "Speed only" loops write matrix products with ``out=``: NumPy's own float types only (a bfloat16
+    product comes back in float32)."""
+    return array.dtype == "float32" or array.dtype == "float64"
+
+
+def _states(xp, steps: int, first, reverse: bool):
+    """``(time + 1, ...)`` array of states, ``first`` (h_0 or c_0) where the walk starts: step ``t`` reads
+    ``states[before]`` and writes ``states[after]`` (``before, after = t, t + 1``; reversed, ``t + 1, t``)."""
+    states = xp.empty((steps + 1,) + first.shape, dtype=first.dtype)
+    states[steps if reverse else 0] = first
+    return states
+
+
+def _before_after(time: int, reverse: bool):
+    return (time + 1, time) if reverse else (time, time + 1)
+
+
+def _lstm_sequence_forward(xp, input_gates, hidden, cell, weight_hh, reverse):
+    """``_lstm_step_forward`` at every time step. Returns what the backward needs: the states ``hiddens`` and
+    ``cells`` (``(time + 1, batch, H)``, see ``_states``), the activated gates and ``tanh(c)`` of every step."""
+    steps = input_gates.shape[0]
+    weight_hh_transposed = _transposed(weight_hh, xp)
+    hiddens, cells = _states(xp, steps, hidden, reverse), _states(xp, steps, cell, reverse)
+    activated = xp.empty_like(input_gates)
+    tanh_cells = xp.empty_like(cells[1:])
+    for time in _time_order(steps, reverse):
+        before, after = _before_after(time, reverse)
+        hiddens[after], cells[after], activated[time], tanh_cells[time] = _lstm_step_forward(
+            xp, input_gates[time], hiddens[before], cells[before], weight_hh_transposed
+        )
+    return hiddens, cells, activated, tanh_cells
+
+
+def _lstm_sequence_backward(xp, grad_output, grad_hidden, grad_cell, weight_hh, cells, activated, tanh_cells,
+                            reverse):
+    """``_lstm_step_backward`` (run as ``_lstm_step_backward_in_place``) at every time step, last step first.
+    Returns ``d input_gates`` of every step and the gradients reaching ``h_0`` and ``c_0``."""
+    grad_input_gates = xp.empty_like(activated)
+    for time in _time_order(grad_output.shape[0], not reverse):
+        before, _ = _before_after(time, reverse)
+        grad_input_gates[time], grad_hidden, grad_cell = _lstm_step_backward_in_place(
+            xp, grad_hidden + grad_output[time], grad_cell, cells[before], weight_hh, activated[time],
+            tanh_cells[time],
+        )
+    return grad_input_gates, grad_hidden, grad_cell
+
+
+def _lstm_sequence_forward_in_place(xp, input_gates, hidden, cell, weight_hh, reverse):
+    """Speed only: ``_lstm_sequence_forward``, every step writing into the sequence's arrays (``out=``).
+
+    Eleven NumPy calls a step, none of them allocating. All four gates go through one ``tanh``:
+    ``sigmoid(x) = (1 + tanh(x / 2)) / 2``, so the columns of ``i``, ``f`` and ``o`` are halved before the
+    ``tanh``, then halved and shifted by 1/2; ``g``'s columns (a plain ``tanh``) keep scale 1 and shift 0.
+    """
+    steps, batch, gates = input_gates.shape
+    size = gates // 4
+    scale = xp.full((batch, gates), 0.5, dtype=input_gates.dtype)  # full-sized: NumPy's fastest loop
+    scale[:, 2 * size:3 * size] = 1  # the g block
+    shift = 1 - scale  # 1/2 for i, f, o and 0 for g
+    weight_hh_transposed = _transposed(weight_hh, xp)
+    hiddens, cells = _states(xp, steps, hidden, reverse), _states(xp, steps, cell, reverse)
+    activated = xp.empty_like(input_gates)
+    tanh_cells = xp.empty_like(cells[1:])
+    product = xp.empty_like(hidden)
+    for time in _time_order(steps, reverse):
+        before, after = _before_after(time, reverse)
+        step_gates = activated[time]
+        xp.matmul(hiddens[before], weight_hh_transposed, out=step_gates)  # the gates' pre-activations
+        step_gates += input_gates[time]
+        step_gates *= scale
+        xp.tanh(step_gates, out=step_gates)
+        step_gates *= scale
+        step_gates += shift  # now i, f, g, o
+        input_gate, forget_gate, candidate, output_gate = (step_gates[:, k * size:(k + 1) * size] for k in range(4))
+        xp.multiply(forget_gate, cells[before], out=cells[after])  # c = f * c_prev + i * g
+        xp.multiply(input_gate, candidate, out=product)
+        cells[after] += product
+        xp.tanh(cells[after], out=tanh_cells[time])
+        xp.multiply(output_gate, tanh_cells[time], out=hiddens[after])  # h = o * tanh(c)
+    return hiddens, cells, activated, tanh_cells
+
+
+def _lstm_sequence_backward_in_place(xp, grad_output, grad_hidden, grad_cell, weight_hh, cells, activated,
+                                     tanh_cells, reverse):
+    """Speed only: ``_lstm_sequence_backward`` with what does not depend on the incoming gradients computed
+    for every step at once, before the loop over time.
+
+    In ``_lstm_step_backward`` each gate's gradient is ``dc_total`` (``dh`` for ``o``) times a factor made of
+    saved values only, and ``dc_total = dc + dh * o (1 - tanh(c)^2)``::
+
+        factors = [g i (1 - i), c_prev f (1 - f), i (1 - g^2), tanh(c) o (1 - o)]
+        d_gates = [dc_total, dc_total, dc_total, dh] * factors
+
+    so the loop keeps only the recurrence: seven NumPy calls a step instead of about twenty.
+    """
+    steps, batch, gates = activated.shape
+    size = gates // 4
+    blocks = activated.reshape(steps, batch, 4, size)  # [..., k, :] is gate k: i, f, g, o
+    input_gate, forget_gate, candidate, output_gate = (blocks[:, :, k] for k in range(4))
+    previous_cells = cells[1:] if reverse else cells[:-1]
+    slopes = 1 - activated  # sigmoid' = s (1 - s) for i, f, o ...
+    slopes *= activated
+    slopes.reshape(steps, batch, 4, size)[:, :, 2] = 1 - candidate * candidate  # ... and tanh' = 1 - g^2 for g
+    factors = xp.stack([candidate, previous_cells, input_gate, tanh_cells], axis=2).reshape(steps, batch, gates)
+    factors *= slopes
+    factors = factors.reshape(steps, batch, 4, size)
+    cell_slope = 1 - tanh_cells * tanh_cells  # dc/dh through h = o tanh(c)
+    cell_slope *= output_gate
+    grad_input_gates = xp.empty_like(activated)
+    grad_hidden = grad_hidden.copy()  # the loop updates both in place
+    grad_cell = grad_cell.copy()
+    grad_cell_total = xp.empty_like(grad_cell)
+    for time in _time_order(steps, not reverse):
+        grad_hidden += grad_output[time]
+        xp.multiply(grad_hidden, cell_slope[time], out=grad_cell_total)
+        grad_cell_total += grad_cell
+        step_grad = grad_input_gates[time].reshape(batch, 4, size)
+        xp.multiply(factors[time, :, :3], grad_cell_total[:, None, :], out=step_grad[:, :3])  # i, f, g
+        xp.multiply(factors[time, :, 3], grad_hidden, out=step_grad[:, 3])  # o
+        xp.matmul(grad_input_gates[time], weight_hh, out=grad_hidden)  # dh_prev
+        xp.multiply(grad_cell_total, forget_gate[time], out=grad_cell)  # dc_prev
+    return grad_input_gates, grad_hidden, grad_cell
 
 
 # -- GRU ---------------------------------------------------------------------------------------------

@@ -261,3 +261,20 @@ def test_gumbel_softmax_is_a_differentiable_categorical_sample():
         lib.manual_seed(5)
         results[lib.__name__] = lib.nn.functional.gumbel_softmax(lib.ones(2, 3), tau=0.5).numpy()
     np.testing.assert_allclose(results["minitorch"], results["torch"], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_relu_backward_keeps_nan_infinities_and_signed_zero_like_pytorch(torch, dtype):
+    """ReLU's backward passes the gradient bit for bit where the output is positive (NaN, infinities, -0.0) and
+    gives +0.0 elsewhere, as PyTorch's threshold_backward does."""
+    values = [2.0, -1.0, 0.0, 3.0, -2.0, 5.0, 1.0, -0.5]
+    grads = [float("nan"), float("inf"), -0.0, -0.0, float("-inf"), -3.0, float("inf"), float("nan")]
+    results = []
+    for lib in (torch, minitorch):
+        x = lib.tensor(values, dtype=getattr(lib, dtype), requires_grad=True)
+        x.relu().backward(lib.tensor(grads, dtype=getattr(lib, dtype)))
+        results.append(np.asarray(x.grad.detach().numpy()))
+    theirs, ours = results
+    assert ours.dtype == theirs.dtype
+    np.testing.assert_array_equal(np.signbit(ours), np.signbit(theirs))
+    np.testing.assert_array_equal(ours, theirs)

@@ -418,3 +418,47 @@ def test_errors_match_torch(torch, case):
     expected = _error(lambda: ERROR_CASES[case](torch))
     assert expected is not None
     assert _error(lambda: ERROR_CASES[case](minitorch)) == expected
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_lstm_sequence_forward_in_place_is_the_plain_sequence_forward(reverse):
+    """The in-place loop the LSTM layer runs (one tanh for all four gates) gives the numbers of the plain
+    loop of ``_lstm_step_forward`` written beside it."""
+    from minitorch.ops import recurrent
+
+    rng = np.random.default_rng(2)
+    steps = 5
+    input_gates = rng.standard_normal((steps, BATCH, 4 * HIDDEN))
+    hidden, cell = rng.standard_normal((BATCH, HIDDEN)), rng.standard_normal((BATCH, HIDDEN))
+    weight_hh = rng.standard_normal((4 * HIDDEN, HIDDEN))
+    arguments = (np, input_gates, hidden, cell, weight_hh, reverse)
+    plain = recurrent._lstm_sequence_forward(*arguments)
+    in_place = recurrent._lstm_sequence_forward_in_place(*arguments)
+    for ours, reference in zip(in_place, plain, strict=True):
+        np.testing.assert_allclose(ours, reference, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_lstm_sequence_backward_in_place_is_the_plain_sequence_backward(reverse):
+    """The backward the LSTM layer runs (each gate's factor computed for every step before the loop) gives the
+    numbers of the plain loop of step backwards, and leaves the incoming gradients as they were."""
+    from minitorch.ops import recurrent
+
+    rng = np.random.default_rng(3)
+    steps = 5
+    input_gates = rng.standard_normal((steps, BATCH, 4 * HIDDEN))
+    hidden, cell = rng.standard_normal((BATCH, HIDDEN)), rng.standard_normal((BATCH, HIDDEN))
+    weight_hh = rng.standard_normal((4 * HIDDEN, HIDDEN))
+    _, cells, activated, tanh_cells = recurrent._lstm_sequence_forward(
+        np, input_gates, hidden, cell, weight_hh, reverse
+    )
+    grad_output = rng.standard_normal((steps, BATCH, HIDDEN))
+    grad_hidden, grad_cell = rng.standard_normal((BATCH, HIDDEN)), rng.standard_normal((BATCH, HIDDEN))
+    arguments = (np, grad_output, grad_hidden, grad_cell, weight_hh, cells, activated, tanh_cells, reverse)
+    plain = recurrent._lstm_sequence_backward(*arguments)
+    incoming = grad_hidden.copy(), grad_cell.copy()
+    in_place = recurrent._lstm_sequence_backward_in_place(*arguments)
+    np.testing.assert_array_equal(grad_hidden, incoming[0])
+    np.testing.assert_array_equal(grad_cell, incoming[1])
+    for ours, reference in zip(in_place, plain, strict=True):
+        np.testing.assert_allclose(ours, reference, rtol=1e-12, atol=1e-14)

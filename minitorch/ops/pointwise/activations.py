@@ -6,6 +6,8 @@ several, and differentiable again.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ...autograd.function import Op
 from .._reduced_precision import computes_in_float32
@@ -80,12 +82,29 @@ class ThresholdBackward(Op):
     def forward(ctx, grad, result):
         ctx.save_for_backward(result)
         xp = array_module(grad)
+        if xp is np and grad.dtype in _FLOAT_BITS:
+            return _keep_where_positive(grad, result)
         return xp.where(result > 0, grad, xp.zeros((), dtype=grad.dtype))
 
     @staticmethod
     def backward(ctx, grad_grad):
         (result,) = ctx.saved_tensors
         return ThresholdBackward.apply(grad_grad, result), None
+
+
+_FLOAT_BITS = {np.dtype(np.float16): np.int16, np.dtype(np.float32): np.int32, np.dtype(np.float64): np.int64}
+
+
+def _keep_where_positive(grad, result):
+    """Speed only: ``where(result > 0, grad, 0)`` as a bitwise AND of ``grad``'s bits with all ones or all zeros.
+
+    NumPy's ``where`` branches on every element, and a ReLU's mask is as good as random, so it runs about
+    ten times slower than the branch-free AND (measured on a CNN's activations). The result is the same,
+    bit for bit: ``grad`` unchanged where ``result > 0`` (NaN, infinities and -0.0 included), +0.0 elsewhere.
+    """
+    integer = _FLOAT_BITS[grad.dtype]
+    keep = np.negative(result > 0, dtype=integer)  # -1 (every bit set) where result > 0, else 0
+    return np.bitwise_and(grad.view(integer), keep).view(grad.dtype)
 
 
 def sigmoid(input: Tensor) -> Tensor:

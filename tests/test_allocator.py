@@ -1,0 +1,23 @@
+"""minitorch/_allocator.py: on glibc, minitorch asks malloc to keep freed memory (a speed setting only)."""
+
+import platform
+import sys
+
+import numpy as np
+import pytest
+
+from minitorch._allocator import keep_freed_memory
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc", reason="glibc only")
+def test_glibc_takes_the_setting():
+    assert keep_freed_memory() is True
+
+
+def test_results_do_not_depend_on_it():
+    """Freed pages come back with old contents: arrays NumPy promises to fill (zeros) still start at zero."""
+    keep_freed_memory()
+    for _ in range(3):
+        dirty = np.full(1 << 20, 7.0)
+        del dirty
+        assert not np.zeros(1 << 20).any()
