@@ -153,3 +153,19 @@ def test_a_mixed_precision_training_loop_with_grad_scaler_ends_at_pytorchs_weigh
     # the weights after five steps: equal to float32 rounding (the losses' gradients are summed in another order)
     for ours_weights, theirs_weights in zip(ours, theirs):
         np.testing.assert_allclose(ours_weights, theirs_weights, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("enabled", [False, True])
+def test_the_old_cuda_amp_autocast_warns_and_behaves_as_pytorchs_on_a_machine_without_cuda(torch, enabled):
+    # SimCLR's training loop: `from torch.cuda.amp import GradScaler, autocast` then `with autocast(enabled=...)`.
+    def run(lib):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            context = lib.cuda.amp.autocast(enabled=enabled)
+            with context:
+                inside = lib.is_autocast_enabled("cuda"), lib.is_autocast_enabled("cpu")
+                product = (lib.ones(2, 3) @ lib.ones(3, 2)).dtype
+        return (isinstance(context, lib.amp.autocast), inside, str(product).replace("minitorch", "torch"),
+                [(w.category.__name__, str(w.message)) for w in caught])
+
+    assert run(minitorch) == run(torch)
