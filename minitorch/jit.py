@@ -10,12 +10,14 @@ runs eagerly is small, and this module gives exactly that:
   compiler should skip or compile later: in eager mode each returns the function it decorates (or a
   wrapper that calls it), so the decorated code runs unchanged;
 * ``annotate(type, value)``, a type hint for the compiler, which returns ``value``;
-* ``Final``, the marker of constant attributes (``typing.Final``, as PyTorch re-exports it).
+* ``Final``, the marker of constant attributes (``typing.Final``, as PyTorch re-exports it);
+* ``script``, which returns the function or module it is given: code that scripts a helper for speed
+  (``@torch.jit.script def snake(x, alpha): ...``) and then calls it computes the same values. What
+  differs is only what a compiled object adds: PyTorch's ``ScriptFunction`` has ``.graph`` and ``.code``
+  and prints as such; here the object stays the Python function (or module) it was.
 
-``script`` and ``trace`` are left out on purpose: a scripted function is a different object in PyTorch
-(``ScriptFunction``, with ``.graph`` and ``.code``), and returning the Python function unchanged would
-print and behave differently; code that calls them fails with PyTorch's ``AttributeError`` for a missing
-name instead of running with a silently different object.
+``trace`` is left out: a traced module is a recording of one run (its control flow frozen), which an
+unchanged module is not, so code that traces fails with PyTorch's ``AttributeError`` for a missing name.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 import functools
 from typing import Final  # torch.jit.Final is typing.Final
 
-__all__ = ["Final", "annotate", "export", "ignore", "is_scripting", "is_tracing", "unused"]
+__all__ = ["Final", "annotate", "export", "ignore", "is_scripting", "is_tracing", "script", "unused"]
 
 
 def is_scripting() -> bool:
@@ -34,6 +36,12 @@ def is_scripting() -> bool:
 def is_tracing() -> bool:
     """True while ``torch.jit.trace`` records a function; minitorch has no tracer, so never."""
     return False
+
+
+def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
+    """Compile ``obj`` (a function or an ``nn.Module``) to TorchScript in PyTorch; here, ``obj`` itself, which
+    eager execution runs with the same values (see the module's docstring for what differs)."""
+    return obj
 
 
 def annotate(the_type, the_value):

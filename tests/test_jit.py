@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import typing
 
+import numpy as np
 import pytest
 
 import minitorch
@@ -25,7 +26,7 @@ def test_the_guards_say_no_script_and_no_trace_as_eager_pytorch(torch):
 def test_annotate_returns_its_value_and_final_is_typings(torch):
     for library in (torch, minitorch):
         value = []
-        assert library.jit.annotate(typing.List[int], value) is value
+        assert library.jit.annotate(list[int], value) is value
         assert library.jit.Final is typing.Final
 
 
@@ -63,3 +64,21 @@ def test_a_guarded_tensor_function_gives_pytorchs_values(torch):
 
     data = [[0, 0, 3, 4], [1, 1, 2, 5]]
     assert box_area(minitorch, minitorch.tensor(data)).tolist() == box_area(torch, torch.tensor(data)).tolist()
+
+
+def test_a_scripted_function_and_module_compute_pytorchs_values(torch):
+    # descript-audio-codec's `@torch.jit.script def snake(x, alpha)`, called eagerly afterwards.
+    def snake(library):
+        def function(x, alpha):
+            shape = x.shape
+            x = x.reshape(shape[0], shape[1], -1)
+            x = x + (alpha + 1e-9).reciprocal() * library.sin(alpha * x).pow(2)
+            return x.reshape(shape)
+
+        scripted = library.jit.script(function)
+        x = library.linspace(-2, 2, 6).view(1, 2, 3)
+        return scripted(x, library.full((1, 2, 1), 0.5)).tolist()
+
+    np.testing.assert_allclose(snake(minitorch), snake(torch), rtol=1e-6)
+    module = minitorch.nn.Linear(2, 1)
+    assert minitorch.jit.script(module)(minitorch.ones(1, 2)).shape == (1, 1)

@@ -63,6 +63,9 @@ MISSING: dict[str, str] = {
     "fx_primitive_library": _PROXY_OUTSIDE_A_TRACE,
     "fx_wrap_output_dynamically": "a traced GraphModule (and nn.functional.leaky_relu inside it) called on a Proxy "
                                   "outside symbolic_trace (PyTorch's __torch_function__ dispatch of Proxy)",
+    "autoformer_autocorrelation": "torch.fft (rfft, irfft) and complex tensors (torch.conj of a complex spectrum)",
+    "torchvision_ops": "torch._C._log_api_usage_once (PyTorch's C extension module, which torchvision's ops call to "
+                       "log their use; minitorch has no torch._C)",
 }
 
 PROGRAM_NAMES = sorted(path.stem for path in PROGRAMS.glob("*.py"))
