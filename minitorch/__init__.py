@@ -518,6 +518,7 @@ from . import onnx  # export to ONNX (needs the `onnx` package only when export 
 from . import func
 from .func import vmap  # torch.vmap is torch.func.vmap
 from . import fx  # graph capture and editing (torch.fx)
+from . import jit  # torch.jit's eager-mode names: is_scripting(), ignore, annotate...
 from ._dynamo import compile  # noqa: A004 - torch.compile shadows the builtin in its namespace too
 from ._deterministic import (  # the reproducibility switch; every minitorch op is deterministic
     _assert, are_deterministic_algorithms_enabled, get_deterministic_debug_mode,

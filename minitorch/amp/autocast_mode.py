@@ -130,7 +130,7 @@ class autocast:
         self._enabled = enabled
         self._cache_enabled = cache_enabled
         if enabled and self.device == "cuda" and not _cuda_available():
-            warnings.warn("User provided device_type of 'cuda', but CUDA is not available. Disabling", stacklevel=2)
+            warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", stacklevel=2)
             self._enabled = False
         if self._enabled and self.fast_dtype not in _SUPPORTED_DTYPES[self.device]:
             device = "CPU" if self.device == "cpu" else "CUDA"

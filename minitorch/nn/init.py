@@ -275,3 +275,33 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
         values = tensor.cpu().numpy().copy()
     values[zero_rows, np.arange(cols)] = 0.0
     return _write(tensor, values)
+
+
+# -- the old names, without the trailing underscore ------------------------------------------------------------
+def _deprecated(function):
+    """``function`` under its pre-0.4 name (``uniform`` for ``uniform_``), which PyTorch keeps and warns about:
+    old code (``init.orthogonal(p)``, ``nn.init.xavier_uniform(w, gain=...)``) still runs, filling in place."""
+    new_name = function.__name__
+    old_name = new_name[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.",
+                      FutureWarning, stacklevel=2)
+        return function(*args, **kwargs)
+
+    deprecated_init.__name__ = deprecated_init.__qualname__ = old_name
+    deprecated_init.__doc__ = f"{old_name}(...): deprecated; see ``{new_name}``."
+    return deprecated_init
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)

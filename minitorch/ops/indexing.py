@@ -360,7 +360,7 @@ def setitem(x: Tensor, index, value) -> None:
     except IndexError as error:
         raise _index_error(error, x, key) from None
     except ValueError as error:
-        raise _assignment_error(error, x, key, value) from None
+        raise _assignment_error(error, x, key, value, has_arrays) from None
     x._bump_version()
 
 
@@ -379,8 +379,11 @@ def _check_inplace_allowed(x: Tensor, has_arrays: bool) -> None:
         raise RuntimeError(f"{what} that requires grad is being used in an in-place operation.")
 
 
-def _assignment_error(error: ValueError, x: Tensor, key, value) -> Exception:
-    """NumPy's assignment errors in PyTorch's words (only runs when the write failed)."""
+def _assignment_error(error: ValueError, x: Tensor, key, value, has_arrays: bool = False) -> Exception:
+    """NumPy's assignment errors in PyTorch's words (only runs when the write failed).
+
+    PyTorch writes ``x[slices] = v`` as a copy into a view (``expand``'s message) but ``x[index arrays] = v``
+    with ``index_put_``, which first drops the value's leading size-1 dims, then names both shapes."""
     if "read-only" in str(error):
         return RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a single memory location. "
@@ -388,6 +391,11 @@ def _assignment_error(error: ValueError, x: Tensor, key, value) -> Exception:
         )
     target = list(x._data[key].shape)
     source = list(getattr(value, "shape", ()))
+    if has_arrays:
+        while source and source[0] == 1:
+            source = source[1:]
+        return RuntimeError(f"shape mismatch: value tensor of shape {source} cannot be broadcast to indexing result "
+                            f"of shape {target}")
     if len(source) > len(target):
         return RuntimeError(
             f"expand(torch.FloatTensor{{{source}}}, size={target}): the number of sizes provided ({len(target)}) must "

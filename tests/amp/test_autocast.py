@@ -262,3 +262,19 @@ def test_autocast_on_cuda_follows_pytorchs_cuda_lists(name):
             assert minitorch.get_autocast_dtype("cuda") == minitorch.float16
             result = make(minitorch, x, v, b)
         assert result.device.type == "cuda" and result.dtype.name == dtype
+
+
+@pytest.mark.parametrize("enabled", [False, True])
+def test_the_old_cuda_amp_autocast_warns_and_behaves_as_pytorchs_on_a_machine_without_cuda(torch, enabled):
+    # SimCLR's training loop: `from torch.cuda.amp import GradScaler, autocast` then `with autocast(enabled=...)`.
+    def run(lib):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            context = lib.cuda.amp.autocast(enabled=enabled)
+            with context:
+                inside = lib.is_autocast_enabled("cuda"), lib.is_autocast_enabled("cpu")
+                product = (lib.ones(2, 3) @ lib.ones(3, 2)).dtype
+        return (isinstance(context, lib.amp.autocast), inside, str(product).replace("minitorch", "torch"),
+                [(w.category.__name__, str(w.message)) for w in caught])
+
+    assert run(minitorch) == run(torch)

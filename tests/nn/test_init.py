@@ -180,3 +180,24 @@ def test_generator_makes_draws_reproducible_and_does_not_record():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         init.kaiming_uniform_(nn.Linear(3, 2).weight)
+
+
+@pytest.mark.parametrize("old_name", ["uniform", "normal", "constant", "xavier_uniform", "xavier_normal",
+                                      "kaiming_uniform", "kaiming_normal", "orthogonal", "sparse", "eye", "dirac"])
+def test_the_deprecated_names_without_underscore_warn_and_fill_as_pytorch(torch, old_name):
+    # Old code (pyGAT's layers, Rainbow's first model) calls nn.init.xavier_uniform(w, gain=...) and init.orthogonal(p).
+    args = {"constant": (0.5,), "sparse": (0.5,)}.get(old_name, ())
+    shape = (2, 3, 3) if old_name == "dirac" else (4, 6)
+    results = []
+    for library in (torch, minitorch):
+        library.manual_seed(3)
+        tensor = library.empty(*shape)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            returned = getattr(library.nn.init, old_name)(tensor, *args)
+        assert returned is tensor
+        results.append((tensor.numpy(), [(w.category, str(w.message)) for w in caught],
+                        getattr(library.nn.init, old_name).__name__))
+    (expected, expected_warnings, expected_name), (got, got_warnings, got_name) = results
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    assert got_warnings == expected_warnings and got_name == expected_name == old_name

@@ -197,6 +197,16 @@ ERRORS = {
     "index_put_number": lambda lib: lib.zeros(3, 4).index_put((lib.tensor([0, 1]),), 1.0),
     "index_put_none": lambda lib: lib.zeros(3, 4).index_put((None, lib.tensor([0, 1])), lib.tensor(2.0)),
     "index_put_tensor_indices": lambda lib: lib.zeros(3, 4).index_put(lib.tensor([0, 1]), lib.ones(4)),
+    # -- x[key] = value of the wrong shape: index arrays go through index_put_, slices through a copy ----------
+    # (loralib's MergedLinear.zero_pad writes result[:, self.lora_ind] = ... with a boolean mask)
+    "setitem_mask_shape": lambda lib: lib.zeros(24, 36).__setitem__(
+        (slice(None), lib.tensor([True, False, True] * 12)), lib.ones(12, 24)),
+    "setitem_long_index_shape": lambda lib: lib.zeros(5, 3).__setitem__(lib.tensor([0, 1]), lib.ones(3, 3)),
+    "setitem_list_index_shape": lambda lib: lib.zeros(5, 3).__setitem__([0, 1], lib.ones(4, 3)),
+    "setitem_leading_ones": lambda lib: lib.zeros(5, 3).__setitem__(lib.tensor([0, 1]), lib.ones(1, 2, 3, 3)),
+    "setitem_index_shape_with_grad": lambda lib: lib.zeros(5, 3).__setitem__(
+        lib.tensor([0, 1]), lib.ones(3, 3, requires_grad=True)),
+    "setitem_slice_shape": lambda lib: lib.zeros(4, 3).__setitem__(slice(0, 2), lib.ones(3, 3)),
     "scatter_reduce_out_of_range": lambda lib: lib.zeros(3, 4).scatter_reduce(1, lib.tensor([[0, 1, 0, 4]]),
                                                                               lib.ones(1, 4), "sum"),
     "scatter_reduce_reduce": lambda lib: lib.zeros(3, 4).scatter_reduce(1, lib.tensor([[0, 1]]), lib.ones(1, 2), "foo"),
