@@ -4,14 +4,13 @@ import platform
 import sys
 
 import numpy as np
-import pytest
 
 from minitorch._allocator import keep_freed_memory
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc", reason="glibc only")
-def test_glibc_takes_the_setting():
-    assert keep_freed_memory() is True
+def test_glibc_takes_the_setting_and_other_c_libraries_are_left_alone():
+    on_glibc = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
+    assert keep_freed_memory() is on_glibc
 
 
 def test_results_do_not_depend_on_it():
