@@ -42,7 +42,9 @@ import importlib
 import importlib.util
 import json
 import os
+import signal
 import sys
+import sysconfig
 import threading
 import types
 import warnings
@@ -220,6 +222,7 @@ def _program_starters() -> dict[int, str]:
 
 
 _FOREIGN = ("torch", "functorch")
+_SIGNALS = sorted(set(signal.valid_signals()) - {signal.SIGKILL, signal.SIGSTOP})
 _LABELS = ("PyTorch", "the grader's watch (sys.setprofile)")
 
 
@@ -305,6 +308,9 @@ class Withholding:
         self._starters = _program_starters()
         self._setprofile_id = id(sys.setprofile)
         self._foreign = _foreign_folders()
+        self._library = self._foreign + (os.path.join(sysconfig.get_paths()["stdlib"], ""),)
+        self._collection = None  # while the garbage collector runs: the frame it interrupted
+        self._handlers: set = set()  # the code of the Python signal handlers installed before the call
         self.hits: list[str] = []
         self._owner = os.getpid()
         self._active = self._stopping = False
@@ -380,15 +386,34 @@ class Withholding:
             return
         if event == "call":
             piece = self._judge(frame.f_code)
-            if piece is not None and not (piece == "PyTorch" and _after_fork_hook(frame)):
+            if piece is not None and not (piece == "PyTorch" and (_after_fork_hook(frame) or self._collected(frame))):
                 self._hit(piece, raise_now=False)
         elif event == "c_call":
             seen = self._c_seen.get(id(argument))
             if seen is None or seen[0] is not argument:
                 seen = (argument, self._judge_builtin(argument))
                 self._c_seen[id(argument)] = seen
-            if seen[1] is not None:
+            if seen[1] is not None and not (seen[1] == "PyTorch" and self._collected(frame)):
                 self._hit(seen[1], raise_now=False)
+
+    def _on_collection(self, phase, info) -> None:
+        """``gc.callbacks``: while the garbage collector runs, remember the frame it interrupted."""
+        self._collection = sys._getframe(1) if phase == "start" else None
+
+    def _collected(self, frame) -> bool:
+        """Whether ``frame`` runs on its own, not for the answer: for the garbage collector freeing objects made
+        before the call (a ``weakref.finalize`` of an earlier cell's tensor), or in a signal handler installed
+        before it (PyTorch's DataLoader handles SIGCHLD: a child process of an earlier cell ending). Only PyTorch's
+        and the standard library's code may lie between ``frame`` and the interrupted frame or that handler; a
+        finalizer or handler of the answer's own is code of its own, so PyTorch reached through it still counts."""
+        while frame is not None:
+            if frame is self._collection or frame.f_code in self._handlers:
+                return True
+            name = frame.f_code.co_filename
+            if not name.startswith(self._library) or "-packages" in name and not name.startswith(self._foreign):
+                return False
+            frame = frame.f_back
+        return False
 
     def _judge_builtin(self, function) -> str | None:
         key = id(function)
@@ -411,6 +436,8 @@ class Withholding:
             function.__code__ = code
         self._previous_profile = sys.getprofile()
         self._previous_thread_profile = getattr(threading, "_profile_hook", None)
+        gc.callbacks.append(self._on_collection)
+        self._handlers = {getattr(handler, "__code__", None) for handler in map(signal.getsignal, _SIGNALS)} - {None}
         threading.setprofile(self._watch)
         sys.setprofile(self._watch)
 
@@ -421,6 +448,9 @@ class Withholding:
         self._stopping = True
         sys.setprofile(self._previous_profile)
         threading.setprofile(self._previous_thread_profile)
+        if self._on_collection in gc.callbacks:
+            gc.callbacks.remove(self._on_collection)
+        self._collection = None
         for function, code in self._originals:
             function.__code__ = code
         self._active = self._stopping = False

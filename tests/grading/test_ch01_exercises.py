@@ -747,3 +747,54 @@ def test_minitorchs_own_pieces_handed_in_score_zero_and_the_reference_full(tmp_p
     assert float(rows["reference"]["total"]) == 13
     assert all(float(rows["shortcut"][f"ch01.{name}"]) == 0 for name in built), rows["shortcut"]
     assert float(rows["shortcut"]["total"]) == 4  # the four exercises that rebuild nothing
+
+
+def _reference_after_collecting(tensor_class):
+    """The reference answer, after running the garbage collector itself (as any allocation may)."""
+    import gc  # the test's own collection, inside the graded call
+
+    def answer(*case):
+        gc.collect()
+        return strided.views_report(tensor_class, *case)
+
+    return answer
+
+
+def test_pytorchs_signal_handler_running_during_a_check_is_not_the_answers(capsys):
+    """PyTorch's DataLoader handles SIGCHLD; a child of an earlier cell ending during a check runs its handler."""
+    import os  # the test's own signal, sent during the graded call
+    import signal  # as a child process ending sends it
+
+    torch = require_torch()
+    from torch.utils.data._utils import signal_handling  # the handler PyTorch's DataLoader installs
+
+    previous = signal.getsignal(signal.SIGCHLD)
+    signal_handling._SIGCHLD_handler_set = False
+    signal_handling._set_SIGCHLD_handler()
+    reference = _reference_after_collecting(_fresh("ch01-strided")["StridedTensor"])
+    try:
+        check("ch01.strided_views", lambda *case: (os.kill(os.getpid(), signal.SIGCHLD), reference(*case))[1])
+    finally:
+        signal.signal(signal.SIGCHLD, previous)
+        signal_handling._SIGCHLD_handler_set = False
+    out = capsys.readouterr().out
+    assert "all 3 public cases pass" in out and "FAILED" not in out, out
+    assert torch is not None
+
+
+def test_pytorch_reached_from_the_answers_own_finalizer_still_counts(capsys):
+    torch = require_torch()
+
+    class Sneaky:
+        def __del__(self):
+            torch.zeros(1)
+
+    def answer(*case):
+        sneaky = Sneaky()
+        sneaky.cycle = sneaky
+        del sneaky
+        return _reference_after_collecting(_fresh("ch01-strided")["StridedTensor"])(*case)
+
+    with pytest.raises(AssertionError):
+        check("ch01.strided_views", answer)
+    assert "reached PyTorch" in capsys.readouterr().out
