@@ -235,10 +235,13 @@ class GraphStepper(StaticFallback):
     # -- a layout legible in the drawing's box ------------------------------------------------------------
     def _layout(self, collapsed, columns: int = 1) -> GraphView:
         key = (tuple(sorted(collapsed or ())), columns)
-        if key not in self._views:
-            self._views[key] = GraphView(self.timeline, key[0], clusters=self.group != "none",
-                                         rankdir=self.rankdir if columns == 1 else "TB", columns=columns)
-        return self._views[key]
+        if key in self._views:
+            return self._views[key]
+        view = GraphView(self.timeline, key[0], clusters=self.group != "none",
+                         rankdir=self.rankdir if columns == 1 else "TB", columns=columns)
+        if view.template is not None:  # a failed drawing (dot killed on a busy machine) is tried again next time
+            self._views[key] = view
+        return view
 
     @staticmethod
     def _legible(view: GraphView, box) -> bool:

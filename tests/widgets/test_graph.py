@@ -692,3 +692,24 @@ def test_every_backward_step_frames_its_sender_and_every_receiver_with_its_gradi
                 # the gradient edge, with its label, from the sender back to the receiver
                 assert [key for a, b, key in gradient_edges
                         if a == unit(sender).key and b == receiver_unit.key and key in focus[frame]], (name, step)
+
+
+def test_a_failed_drawing_is_tried_again_when_the_learner_folds_again(monkeypatch):
+    # dot killed on a busy machine must not leave that folding blank for the rest of the session
+    import widgets
+    from widgets import graph_view
+
+    model, inputs, targets = make_mlp()
+    stepper = widgets.GraphStepper.capture(mse, model, inputs, targets, model=model)
+    real = graph_view.render_svg
+
+    def broken(dot_source):
+        raise graph_view.GraphvizUnavailable("Cannot draw the graph: dot failed: killed")
+
+    monkeypatch.setattr(graph_view, "render_svg", broken)
+    stepper.collapse("0", "1")  # a folding not drawn before
+    assert stepper.view.template is None and "dot failed" in stepper.frame_html(0)
+    monkeypatch.setattr(graph_view, "render_svg", real)
+    stepper.expand()
+    stepper.collapse("0", "1")
+    assert stepper.view.template is not None and "Cannot draw" not in stepper.frame_html(0)
