@@ -326,23 +326,11 @@ class Expand(Op):
     @staticmethod
     def forward(ctx, x, shape):
         ctx.input_shape = x.shape
-        return _broadcast_view(x, shape)
+        return np.broadcast_to(x, shape)  # read-only, stride 0 where a dimension repeats (CuPy's, for a CuPy array)
 
     @staticmethod
     def backward(ctx, grad):
         return grad.sum_to_size(ctx.input_shape), None
-
-
-def _broadcast_view(x, shape):
-    """Speed only: ``xp.broadcast_to(x, shape)`` (a read-only view, stride 0 where a dimension repeats), built
-    straight from the strides of a C-contiguous NumPy array: 3x faster on small tensors. The shapes fit."""
-    if type(x) is not np.ndarray or not x.flags.c_contiguous or x.size == 0:
-        return array_module(x).broadcast_to(x, shape)
-    leading = len(shape) - x.ndim
-    strides = (0,) * leading + tuple(0 if extent == 1 else stride for extent, stride in zip(x.shape, x.strides))
-    view = np.ndarray(shape, x.dtype, x, 0, strides)
-    view.flags.writeable = False
-    return view
 
 
 def broadcast_to(input: Tensor, size) -> Tensor:

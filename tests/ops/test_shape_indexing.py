@@ -665,20 +665,3 @@ def test_new_top_level_names_exist_in_pytorch():
                "slice_scatter", "select_scatter"]
     for name in methods:
         assert hasattr(minitorch.Tensor, name) and hasattr(torch.Tensor, name), name
-
-
-@pytest.mark.parametrize(
-    "shape, target",
-    [((), (4, 4)), ((1, 4), (3, 4)), ((3, 1), (2, 3, 5)), ((1,), (1,)), ((2, 1, 3), (2, 4, 3)), ((0, 1), (0, 3))],
-)
-def test_expand_view_matches_numpy_broadcast_to(shape, target):
-    """Expand's fast view (``_broadcast_view``) is ``np.broadcast_to``: same strides, read-only, same memory."""
-    from minitorch.ops.shape import _broadcast_view
-
-    array = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
-    view, reference = _broadcast_view(array, target), np.broadcast_to(array, target)
-    assert view.shape == reference.shape and view.strides == reference.strides
-    np.testing.assert_array_equal(view, reference)
-    assert not view.flags.writeable and (array.size == 0 or np.shares_memory(view, array))
-    non_contiguous = np.ones((4, 4), np.float32)[:, :1]  # takes the plain np.broadcast_to
-    assert _broadcast_view(non_contiguous, (4, 3)).strides == np.broadcast_to(non_contiguous, (4, 3)).strides
