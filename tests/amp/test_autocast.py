@@ -41,8 +41,10 @@ CASES = {
     "mm": (lambda lib: lib.mm(f32(lib, X), f32(lib, W).T), "bfloat16", True),
     "bmm": (lambda lib: lib.bmm(f32(lib, X)[None], f32(lib, W).T[None]), "bfloat16", True),
     "conv2d": (lambda lib: lib.nn.functional.conv2d(f32(lib, IMAGE), f32(lib, KERNEL)), "bfloat16", True),
+    # bit for bit where PyTorch's kernel adds in float32 (oneDNN on an AVX-512 machine); on an AVX2 machine its
+    # col2im adds the columns in bfloat16 (further from the exact value than minitorch's: see the test)
     "conv_transpose2d": (lambda lib: lib.nn.functional.conv_transpose2d(
-        f32(lib, IMAGE), f32(lib, KERNEL).transpose(0, 1)), "bfloat16", True),
+        f32(lib, IMAGE), f32(lib, KERNEL).transpose(0, 1)), "bfloat16", "where PyTorch adds in float32"),
     "prelu": (lambda lib: lib.nn.functional.prelu(f32(lib, X), f32(lib, np.array([0.25]))), "bfloat16", True),
     "scaled_dot_product_attention": (lambda lib: lib.nn.functional.scaled_dot_product_attention(
         f32(lib, X)[None], f32(lib, X)[None], f32(lib, X)[None]), "bfloat16", False),
@@ -92,6 +94,21 @@ CASES = {
 }
 
 
+def torch_float64(torch):
+    """``torch`` whose ``tensor(..., dtype=float32)`` makes float64 tensors of bfloat16-rounded values."""
+
+    class Float64Torch:
+        float32 = torch.float64
+
+        def __getattr__(self, name):
+            return getattr(torch, name)
+
+        def tensor(self, values, dtype):
+            return torch.tensor(values, dtype=torch.float32).bfloat16().to(torch.float64)
+
+    return Float64Torch()
+
+
 @pytest.mark.parametrize("name", list(CASES))
 def test_each_op_runs_in_pytorchs_dtype_with_pytorchs_values(torch, name):
     make, dtype, bit_for_bit = CASES[name]
@@ -103,7 +120,12 @@ def test_each_op_runs_in_pytorchs_dtype_with_pytorchs_values(torch, name):
     assert str(theirs.dtype) == f"torch.{dtype}" and ours.dtype.name == dtype
     ours_values = np.asarray(ours.detach().float()._data, dtype=np.float64)
     theirs_values = theirs.detach().float().numpy().astype(np.float64)
-    if bit_for_bit:
+    pytorch_adds_in_bfloat16 = torch.backends.cpu.get_cpu_capability() in ("DEFAULT", "AVX2")
+    if bit_for_bit == "where PyTorch adds in float32" and pytorch_adds_in_bfloat16:
+        exact = make(torch_float64(torch)).numpy()  # the same call in float64 on the bfloat16-rounded inputs
+        assert np.abs(ours_values - exact).max() <= np.abs(theirs_values - exact).max()
+        np.testing.assert_allclose(ours_values, theirs_values, rtol=2**-5, atol=2**-4)
+    elif bit_for_bit:
         np.testing.assert_array_equal(ours_values, theirs_values)
     else:  # a fused kernel in PyTorch, several steps here
         np.testing.assert_allclose(ours_values, theirs_values, rtol=2**-6, atol=2**-6)
