@@ -163,7 +163,8 @@ def im2col(x, geometry: ConvGeometry):
     else:
         padded = batch_last(x)
     windows = sliding_windows(padded, geometry, first_spatial_axis=1)  # (C, *kernel, *output, N)
-    return windows.reshape(geometry.groups, -1, math.prod(geometry.output_size) * batch)
+    rows = channels // geometry.groups * math.prod(geometry.kernel_size)  # spelled out: an empty batch has no -1
+    return windows.reshape(geometry.groups, rows, math.prod(geometry.output_size) * batch)
 
 
 def col2im(window_values, geometry: ConvGeometry):

@@ -106,8 +106,8 @@ def _plane_index_of_winner(winner, index_table):
     # Speed only: one flat take, several times faster than indexing with the two arrays (and than a where
     # per offset with the 8-byte indices, as a scan could keep them): position p's offsets lie at p * offsets.
     by_position = index_table.reshape(offset_count, positions).T.reshape(-1)
-    flat = winner.reshape(-1, positions) + xp.arange(positions) * offset_count
-    return xp.take(by_position, flat).reshape(winner.shape)
+    first_of_position = (xp.arange(positions) * offset_count).reshape(index_table.shape[1:])
+    return xp.take(by_position, winner + first_of_position)
 
 
 def _plane_index(positions, offset, plane_size):
@@ -225,7 +225,8 @@ class ScatterIntoPlanes(Op):
         batch, channels = values.shape[:2]
         planes, plane_numel = batch * channels, math.prod(plane_size)
         # One flat index into all the planes at once: plane number * plane size + index in the plane.
-        flat = (indices.reshape(planes, -1) + xp.arange(planes)[:, None] * plane_numel).reshape(-1)
+        outputs_per_plane = math.prod(indices.shape[2:])  # spelled out: an empty batch has no -1
+        flat = (indices.reshape(planes, outputs_per_plane) + xp.arange(planes)[:, None] * plane_numel).reshape(-1)
         if accumulate:
             # bincount adds repeated indices (overlapping windows share a winner) in one vectorised pass.
             result = xp.bincount(flat, weights=values.reshape(-1), minlength=planes * plane_numel)
