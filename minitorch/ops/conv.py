@@ -121,13 +121,30 @@ def sliding_windows(padded, geometry: ConvGeometry, kernel_first: bool = True, f
 
 
 def batch_last(x):
-    """``(N, C, *spatial) -> (C, *spatial, N)`` as a view."""
-    return x.transpose(tuple(range(1, x.ndim)) + (0,))
+    """``(N, C, *spatial) -> (C, *spatial, N)``, contiguous: ``x.transpose(1, ..., 0)`` copied."""
+    batch, rest = x.shape[0], math.prod(x.shape[1:])
+    return transposed_copy(x.reshape(batch, rest)).reshape(x.shape[1:] + (batch,))
 
 
 def batch_first(x):
     """``(C, *spatial, N) -> (N, C, *spatial)``, contiguous (the layout every tensor shows the user)."""
-    return array_module(x).ascontiguousarray(x.transpose((x.ndim - 1,) + tuple(range(x.ndim - 1))))
+    batch, rest = x.shape[-1], math.prod(x.shape[:-1])
+    return transposed_copy(x.reshape(rest, batch)).reshape((batch,) + x.shape[:-1])
+
+
+def transposed_copy(matrix):
+    """``matrix.T`` as a contiguous array (plainly ``xp.ascontiguousarray(matrix.T)``)."""
+    xp = array_module(matrix)
+    rows, columns = matrix.shape
+    block = math.gcd(columns, 128)
+    if block == 1:
+        return xp.ascontiguousarray(matrix.T)
+    # Speed only: one transposing copy reads down the columns, whose elements lie a whole row apart (often a
+    # power of two bytes, which piles them onto the same few cache lines): up to 5x slower. Cut into blocks
+    # of up to 128 columns, the first copy moves long runs of each row, the second turns each block round,
+    # and one block fits in the fastest cache.
+    blocks = xp.ascontiguousarray(matrix.reshape(rows, columns // block, block).transpose(1, 0, 2))
+    return xp.ascontiguousarray(blocks.transpose(0, 2, 1)).reshape(columns, rows)
 
 
 def im2col(x, geometry: ConvGeometry):
@@ -144,9 +161,10 @@ def im2col(x, geometry: ConvGeometry):
         inside = tuple(slice(before, before + n) for n, (before, _) in zip(geometry.input_size, geometry.padding))
         padded[(slice(None),) + inside] = batch_last(x)
     else:
-        padded = xp.ascontiguousarray(batch_last(x))
+        padded = batch_last(x)
     windows = sliding_windows(padded, geometry, first_spatial_axis=1)  # (C, *kernel, *output, N)
-    return windows.reshape(geometry.groups, -1, math.prod(geometry.output_size) * batch)
+    rows = channels // geometry.groups * math.prod(geometry.kernel_size)  # spelled out: an empty batch has no -1
+    return windows.reshape(geometry.groups, rows, math.prod(geometry.output_size) * batch)
 
 
 def col2im(window_values, geometry: ConvGeometry):
@@ -171,8 +189,7 @@ def col2im(window_values, geometry: ConvGeometry):
 
 def _rows_of(grad_output, groups: int):
     """``(N, O, *output_size) -> (G, O/G, P * N)``: an output-shaped tensor in the columns' order."""
-    return array_module(grad_output).ascontiguousarray(batch_last(grad_output)).reshape(groups, grad_output.shape[1]
-                                                                                         // groups, -1)
+    return batch_last(grad_output).reshape(groups, grad_output.shape[1] // groups, -1)
 
 
 def _add_bias(output, bias):

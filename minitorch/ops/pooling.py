@@ -80,16 +80,34 @@ def max_over_windows(windows, indices_by_offset):
     offsets = [offset for offset, _ in indices_by_offset]
     indices = [xp.asarray(index) for _, index in indices_by_offset]
     best = windows[(Ellipsis,) + offsets[0]].copy()
-    best_index = xp.broadcast_to(indices[0], best.shape)
-    for offset, index in zip(offsets[1:], indices[1:]):
+    # The winner so far is kept as its offset's number in the scan (one byte for up to 256 offsets).
+    winner = xp.zeros(best.shape, dtype=xp.min_scalar_type(len(offsets) - 1))
+    for number, offset in enumerate(offsets[1:], start=1):
         candidate = windows[(Ellipsis,) + offset]
-        best_index = xp.where(candidate > best, index, best_index)
+        # Speed only: winner = where(candidate > best, number, winner), without NumPy's branch per element, which
+        # guesses wrong half the time on real data (15x slower). Numbers grow along the scan: a newcomer is larger.
+        xp.maximum(winner, xp.multiply(candidate > best, number, dtype=winner.dtype), out=winner)
         xp.maximum(best, candidate, out=best)  # NaN propagates into the value, as in PyTorch
+    best_index = _plane_index_of_winner(winner, xp.stack(indices))
     # A NaN changes which index wins. On the CPU, look first; on a GPU, looking would stop the device and copy a
     # flag to the host on every call, so the NaN rule is applied always (it changes nothing where there is none).
     if is_floating(best.dtype) and (xp is not numpy or xp.isnan(best).any()):
         best_index = _nan_winners(windows, offsets, indices, best_index)
-    return best, xp.ascontiguousarray(best_index)
+    return best, best_index
+
+
+def _plane_index_of_winner(winner, index_table):
+    """``index_table[winner, position]``: the plane index the winning offset read at each output position.
+
+    ``winner`` is ``(N, C, *out)``, ``index_table`` is ``(offsets, *out)``.
+    """
+    xp = array_module(winner)
+    offset_count, positions = index_table.shape[0], math.prod(index_table.shape[1:])
+    # Speed only: one flat take, several times faster than indexing with the two arrays (and than a where
+    # per offset with the 8-byte indices, as a scan could keep them): position p's offsets lie at p * offsets.
+    by_position = index_table.reshape(offset_count, positions).T.reshape(-1)
+    first_of_position = (xp.arange(positions) * offset_count).reshape(index_table.shape[1:])
+    return xp.take(by_position, winner + first_of_position)
 
 
 def _plane_index(positions, offset, plane_size):
@@ -207,7 +225,8 @@ class ScatterIntoPlanes(Op):
         batch, channels = values.shape[:2]
         planes, plane_numel = batch * channels, math.prod(plane_size)
         # One flat index into all the planes at once: plane number * plane size + index in the plane.
-        flat = (indices.reshape(planes, -1) + xp.arange(planes)[:, None] * plane_numel).reshape(-1)
+        outputs_per_plane = math.prod(indices.shape[2:])  # spelled out: an empty batch has no -1
+        flat = (indices.reshape(planes, outputs_per_plane) + xp.arange(planes)[:, None] * plane_numel).reshape(-1)
         if accumulate:
             # bincount adds repeated indices (overlapping windows share a winner) in one vectorised pass.
             result = xp.bincount(flat, weights=values.reshape(-1), minlength=planes * plane_numel)

@@ -67,6 +67,8 @@ CONV2D_CASES = [
     (2, 3, 3, {"padding": (1, 2), "padding_mode": "replicate", "stride": 2}, (2, 2, 5, 6)),
     (2, 3, 3, {"padding": 1, "padding_mode": "circular"}, (2, 2, 5, 6)),
     (2, 3, 4, {"padding": "same", "padding_mode": "circular"}, (1, 2, 5, 6)),
+    (2, 3, 3, {"padding": 1}, (0, 2, 5, 5)),  # an empty batch
+    (1, 8, 3, {"padding": 1}, (64, 1, 16, 16)),  # cnn_digits' first layer: the batch moves in blocks
 ]
 
 

@@ -54,6 +54,7 @@ MAX_POOL2D = [
     ({"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True}, (1, 2, 6, 6)),
     ({"kernel_size": 3, "stride": 2, "dilation": 2, "ceil_mode": True}, (1, 2, 8, 9)),
     ({"kernel_size": 2}, (3, 6, 4)),  # unbatched
+    ({"kernel_size": 2}, (0, 2, 4, 4)),  # an empty batch
 ]
 
 
