@@ -29,7 +29,7 @@ import warnings
 
 import numpy as np
 
-from . import _arguments, _conjugation, _creation, _dtype, _sparse_coo
+from . import _arguments, _conjugation, _creation, _dtype, _sparse_coo, _tensor_base
 from ._device import CPU, canonical, device as _device_type
 from ._dlpack import to_dlpack
 from ._memory_format import (
@@ -95,7 +95,14 @@ class Tensor(TensorBase):
         tensor([2., 4., 6.])
     """
 
-    __slots__ = ()  # the fields are TensorBase's (minitorch/_tensor_base.py)
+    # The fields. ``_init`` sets them (the one place, ``_make`` calls it); a view also gets ``_base_history`` and
+    # ``_view_made_without_grad`` where it is made (autograd/function.py, ops/copy_slices.py).
+    __slots__ = (
+        "_data", "_device", "_requires_grad", "_grad", "grad_fn", "_output_nr", "_version_counter", "_base",
+        "_base_history", "_view_made_without_grad", "_retains_grad", "_backward_hooks", "_post_accumulate_hooks",
+        "_accumulator_ref", "__weakref__",
+        "__dict__",  # a learner's own attributes (fastai's ``x.g = ...``), as a PyTorch tensor allows; empty until used
+    )
     __array_priority__ = 1000  # NumPy defers to Tensor's operators: ndarray + Tensor -> Tensor
     __module__ = "minitorch"  # where a learner finds it: type(x) is <class 'minitorch.Tensor'> (torch.Tensor's rule)
 
@@ -120,6 +127,25 @@ class Tensor(TensorBase):
 
     def __init__(self, *args, **kwargs):
         pass
+
+    def _init(self, data, device, requires_grad=False, grad_fn=None, output_nr=0, version_counter=None):
+        self._data = data  # the numbers: a NumPy array on the CPU, a CuPy array on a GPU
+        self._device = device
+        self._requires_grad = requires_grad
+        self._grad = None
+        self.grad_fn = grad_fn  # the node that made this tensor (None for a leaf)
+        self._output_nr = output_nr  # which output of that node it is
+        self._version_counter = version_counter if version_counter is not None else _tensor_base.new_version_counter()
+        self._base = None  # a view's base; its history when the view's own was recorded: _base_history
+        self._retains_grad, self._backward_hooks = False, None  # retain_grad() and tensor hooks (autograd/hooks.py)
+        self._post_accumulate_hooks, self._accumulator_ref = None, None  # a leaf's hooks; its AccumulateGrad, weakly
+
+    @classmethod
+    def _make(cls, data, device=None, requires_grad=False, grad_fn=None, output_nr=0, version_counter=None):
+        """Wrap an array without copying it: the internal constructor every op's output goes through."""
+        self = object.__new__(Tensor)
+        self._init(data, CPU if device is None else device, requires_grad, grad_fn, output_nr, version_counter)
+        return self
 
     # -- what a tensor is (PyTorch's tensor attributes) ----------------------------------------------------------------
     @property
@@ -2121,5 +2147,5 @@ _T_DEPRECATED = (
 )
 
 
-# Every tensor an op makes (TensorBase._make, in the graph machinery and the ops) is a Tensor.
+# The layers below make tensors (an op's output, a gradient) with TensorBase._make: Tensor._make.
 register_tensor_class(Tensor)

@@ -121,7 +121,8 @@ class EntryPoints:
                 listener.made(tensor, sys._getframe(1))
             return tensor
 
-        self.swap(TensorBase, "_make", classmethod(recording_make))
+        self.swap(TensorBase, "_make", classmethod(recording_make))  # the layers below Tensor call it there,
+        self.swap(Tensor, "_make", classmethod(recording_make))  # the rest as Tensor._make
         for method in self.conversions:
             self.swap(Tensor, method, self._converting(getattr(Tensor, method), method))
         return self

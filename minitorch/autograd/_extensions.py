@@ -13,13 +13,13 @@ skips it:
   saved tensors by name (``grad_fn._saved_self``, ``_raw_saved_self.register_hooks``), and the hooks of
   ``graph.saved_tensors_hooks`` (``pack_saved`` as an op saves, ``unpack_checked`` as backward reads);
 * the engine: ``backward`` (``backward()`` with its other arguments), ``Capture``
-  (``autograd.grad``'s capture and ``inputs=``), ``before_node`` (tensor hooks, the capture),
-  ``before_backward`` (node pre-hooks, zeros for outputs that received no gradient),
-  ``after_backward`` (anomaly mode's NaN check, node hooks), ``fit_gradient_count`` (the checks
-  of what a backward returned), ``queue_callback``.
+  (``autograd.grad``'s capture and ``inputs=``), ``call_node`` (one named point per node: ``before_node``
+  with the tensor hooks and the capture, ``before_backward`` with node pre-hooks and zeros for outputs that
+  received no gradient, then ``after_backward`` with anomaly mode's NaN check and node hooks),
+  ``fit_gradient_count`` (the checks of what a backward returned), ``queue_callback``.
 
 A node on which a hook is registered (or a leaf's accumulator whose tensor has one) carries
-``_extras = True``; the engine asks that one flag per node before it calls in here.
+``_extras = True``; the engine asks that flag, with the walk's and the gradients' own, before it calls in here.
 
 The recording of the ONNX exporter (``onnx/_trace.py``) wraps ``Function.apply`` itself while
 it traces, so it needs no point here.
@@ -361,7 +361,21 @@ def _leading_to(targets, order) -> set:
     return needed
 
 
-# -- the engine's named points: before a node runs, before and after its backward -------------------------
+# -- the engine's named point: a node with PyTorch's extras --------------------------------------------------
+def call_node(node, grad_outputs, capture, accumulate: bool, plain_call):
+    """The engine's step for a node with hooks, in a walk of ``autograd.grad`` or anomaly mode, or one that
+    received no gradient or several: ``plain_call`` (the engine's ``_call_node``) with what PyTorch does around
+    it. ``None``: skip the node (``autograd.grad`` took its gradient, or it leads to no requested input)."""
+    if before_node(node, grad_outputs, capture) is None:  # tensor hooks, autograd.grad's capture
+        return None
+    if node._is_accumulator:  # autograd.grad only returns gradients: no .grad changes
+        return plain_call(node, grad_outputs) if accumulate and grad_outputs[0] is not None else ()
+    grad_outputs = before_backward(node, grad_outputs)  # node pre-hooks, missing gradients
+    if grad_outputs is None:
+        return (None,) * len(node.next_functions)  # nothing flowed here: pass nothing on
+    return tuple(after_backward(node, list(plain_call(node, grad_outputs)), grad_outputs))  # anomaly, node hooks
+
+
 def before_node(node, grad_outputs, capture):
     """What happens to the gradients a node received before it runs: the tensor's hooks, then
     ``autograd.grad``'s capture (``None``: skip the node), then a leaf accumulator's pre-hooks."""

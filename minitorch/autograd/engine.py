@@ -16,13 +16,15 @@ The walk:
    them (``_validate_gradient``: undoing broadcasting happens there and nowhere else).
 4. Pass each gradient on: add it into the buffer of the node it flows to, which is ready
    once its last edge has delivered.
-5. At a leaf, the ``AccumulateGrad`` node adds the gradient into ``leaf.grad``.
+5. At a leaf, the ``AccumulateGrad`` node is run like any other: its ``apply`` adds the
+   gradient into ``leaf.grad`` and passes nothing on (a leaf has no inputs).
 6. Unless ``retain_graph`` is set, free each node's saved tensors once it has run.
 
 What PyTorch adds around this loop (``backward()``'s other arguments, ``autograd.grad``'s capture
 and ``inputs=``, tensor and node hooks, ``queue_callback``, anomaly mode, the checks of what a
 backward returned, zeros for outputs that received no gradient) is in ``_extensions.py``; the loop
-calls it at named points, each marked with a comment. ``backward()`` itself walks from a scalar
+hands a node that has any of it to ``_extensions.call_node``, which runs ``_call_node`` with those
+extras around it: one named point per node, checked by one condition. ``backward()`` itself walks from a scalar
 loss; with several outputs, given gradients, ``inputs=`` or ``create_graph`` it hands its arguments
 to ``_extensions.backward``. With ``inputs``, only what leads to them runs, and ``run_backward``
 returns their gradients (``StopIteration.value``).
@@ -43,7 +45,7 @@ from .._tensor_base import TensorBase as Tensor  # isinstance and _make: the eng
 from . import _extensions
 from ._extensions import queue_callback  # noqa: F401  (DistributedDataParallel imports it from here)
 from .grad_mode import _AnomalyState, _GradState
-from .node import AccumulateGrad, leaf_accumulator
+from .node import leaf_accumulator
 
 
 class BackwardStep(NamedTuple):
@@ -91,17 +93,12 @@ def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs
         while ready:
             node = heapq.heappop(ready)[2]
             grad_outputs = buffers.pop(node)
-            if node._extras or capture is not None:
-                grad_outputs = _extensions.before_node(node, grad_outputs, capture)  # tensor hooks, autograd.grad
-                if grad_outputs is None:
+            if node._extras or capture or grad_outputs[0] is None or len(grad_outputs) > 1 or _AnomalyState.enabled:
+                grad_inputs = _extensions.call_node(node, grad_outputs, capture, accumulate, _call_node)  # hooks...
+                if grad_inputs is None:
                     continue  # autograd.grad took its gradient, or the node leads to no requested input
-            if type(node) is AccumulateGrad:  # a leaf: add the gradient into its .grad
-                if accumulate and grad_outputs[0] is not None:
-                    node.accumulate(grad_outputs[0], create_graph)
-                yield _step((node, tuple(grad_outputs), (), node.variable))
-                continue
-
-            grad_inputs = _call_node(node, grad_outputs)
+            else:
+                grad_inputs = _call_node(node, grad_outputs)
             if not keep_graph:
                 node._release_saved()
             for (next_node, output_nr), grad in zip(node.next_functions, grad_inputs):  # pass each gradient on
@@ -111,7 +108,7 @@ def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs
                     dependencies[next_node] = remaining - 1
                     if remaining == 1:
                         heapq.heappush(ready, (-next_node._sequence_number, next(arrivals), next_node))
-            yield _step((node, tuple(grad_outputs), grad_inputs, None))
+            yield _step((node, tuple(grad_outputs), grad_inputs, node.variable if node._is_accumulator else None))
     finally:
         _GradState.enabled = previous_mode
         queued = _extensions.walks.callbacks.pop()
@@ -141,10 +138,6 @@ def _add_to_buffer(buffers, node, output_nr, grad) -> None:
 
 def _call_node(node, grad_outputs) -> tuple:
     """``node``'s backward: one gradient per entry of ``next_functions``, in its input's shape and dtype."""
-    if node._extras or grad_outputs[0] is None or len(grad_outputs) > 1:
-        grad_outputs = _extensions.before_backward(node, grad_outputs)  # node pre-hooks, missing gradients
-        if grad_outputs is None:
-            return (None,) * len(node.next_functions)  # nothing flowed here: pass nothing on
     grad_inputs = node.apply(*grad_outputs)
     if type(grad_inputs) is not tuple:
         grad_inputs = (grad_inputs,)
@@ -159,8 +152,6 @@ def _call_node(node, grad_outputs) -> tuple:
         elif not isinstance(grad, Tensor) or grad._data.shape != meta[0] or grad._data.dtype is not meta[1]:
             grad = _validate_gradient(node, index, grad, meta)
         checked.append(grad)
-    if node._extras or _AnomalyState.enabled:
-        checked = _extensions.after_backward(node, checked, grad_outputs)  # node hooks, detect_anomaly
     return tuple(checked)
 
 

@@ -207,8 +207,8 @@ def call_node(node, *grad_outputs, create_graph: bool = False) -> tuple:
     """
     if isinstance(node, AccumulateGrad):
         return ()
-    with set_grad_enabled(create_graph):
-        return _call_node(node, list(grad_outputs))
+    with set_grad_enabled(create_graph):  # with the node's hooks, as the engine runs it (accumulate=False: no .grad)
+        return _extensions.call_node(node, list(grad_outputs), None, False, _call_node)
 
 
 def forward_order(root) -> list:

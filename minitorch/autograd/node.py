@@ -26,6 +26,7 @@ import weakref
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make: the graph knows no Tensor methods
 from . import _extensions
 from ._extensions import RemovableHandle as _RemovableHandle
+from .grad_mode import _GradState
 
 _sequence_counter = itertools.count()
 
@@ -51,6 +52,9 @@ class Node:
 
     def name(self) -> str:
         return type(self).__name__
+
+    def _release_saved(self) -> None:
+        """Free what the node saved for backward once it has run (an ``AccumulateGrad`` saves nothing)."""
 
     def _sequence_nr(self) -> int:
         return self._sequence_number
@@ -81,6 +85,7 @@ class AccumulateGrad(Node):
 
     _sequence_number = 2**63 - 1  # PyTorch gives accumulators the highest priority too
     _is_accumulator = True
+    _input_meta, _needs_input_grad, _tensor_positions = (), (), None  # no inputs: its backward passes nothing on
 
     def __init__(self, variable):
         self.variable = variable
@@ -89,17 +94,19 @@ class AccumulateGrad(Node):
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
 
-    def accumulate(self, grad, keep_graph_of_grad: bool) -> None:
-        """``leaf.grad += grad`` (a copy the first time: two leaves may receive the same gradient tensor)."""
+    def apply(self, grad) -> tuple:
+        """``leaf.grad += grad`` (a copy the first time: two leaves may receive the same gradient tensor); a leaf
+        has no inputs, so no gradient goes on. Under ``create_graph=True`` (recording on) ``.grad`` keeps its graph."""
         leaf = self.variable
         if leaf._grad is None:
-            leaf._grad = grad if keep_graph_of_grad else Tensor._make(grad._data.copy(), grad._device)
-        elif keep_graph_of_grad or leaf._grad._requires_grad:
+            leaf._grad = grad if _GradState.enabled else Tensor._make(grad._data.copy(), grad._device)
+        elif _GradState.enabled or leaf._grad._requires_grad:
             leaf._grad = leaf._grad + grad
         else:
             leaf._grad._data += grad._data
         if leaf._post_accumulate_hooks:
             _extensions.run_post_accumulate_hooks(leaf)  # register_post_accumulate_grad_hook
+        return ()
 
 
 def leaf_accumulator(tensor) -> AccumulateGrad:
