@@ -26,7 +26,7 @@ from ._tensor_str import set_printoptions
 from ._type_info import finfo, iinfo
 from ._dtype import (
     bfloat16, bool, double, float, float16, float32, float64, get_default_dtype, half, int, int8, int16, int32, int64,
-    long, promote_types, set_default_dtype, short, uint8,
+    long, set_default_dtype, short, uint8,
 )
 from ._dtype import dtype
 from ._random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
@@ -115,9 +115,13 @@ def result_type(tensor1, tensor2) -> dtype:
     return _dtype.result_type(tensor1, tensor2)
 
 
+@_public  # a tensor where a dtype goes: PyTorch's TypeError
 def can_cast(from_: dtype, to: dtype) -> builtins_bool:
     """Whether an in-place op may write a ``from_`` result into a ``to`` tensor (no float->int, no ->bool)."""
     return from_.category <= to.category
+
+
+promote_types = _public(_dtype.promote_types)
 
 
 import builtins as _builtins
@@ -294,7 +298,9 @@ log_softmax = _public(_nn_ops.log_softmax)
 softmax = _public(_nn_ops.softmax)
 
 # --- linear algebra (ops/linalg.py) ---
-from .ops.linalg import cdist, einsum, vander
+cdist = _public(_linalg_ops.cdist)
+einsum = _public(_linalg_ops.einsum)
+vander = _public(_linalg_ops.vander)
 addbmm = _public(_linalg_ops.addbmm)
 addcdiv = _public(_linalg_ops.addcdiv)
 addcmul = _public(_linalg_ops.addcmul)
@@ -334,10 +340,14 @@ trace = _public(_linalg_ops.trace)
 vdot = _public(_linalg_ops.vdot)
 
 # --- shapes (ops/shape.py) ---
-from .ops.shape import (
-    atleast_1d, atleast_2d, atleast_3d, block_diag, broadcast_shapes, broadcast_tensors, cartesian_prod, expand,
-    meshgrid, view,
-)
+from .ops.shape import broadcast_shapes, expand, view
+atleast_1d = _public(_shape_ops.atleast_1d)
+atleast_2d = _public(_shape_ops.atleast_2d)
+atleast_3d = _public(_shape_ops.atleast_3d)
+block_diag = _public(_shape_ops.block_diag)
+broadcast_tensors = _public(_shape_ops.broadcast_tensors)
+cartesian_prod = _public(_shape_ops.cartesian_prod)
+meshgrid = _public(_shape_ops.meshgrid)
 broadcast_to = _public(_shape_ops.broadcast_to)
 cat = _public(_shape_ops.cat)
 chunk = _public(_shape_ops.chunk)

@@ -33,7 +33,7 @@ import inspect
 import numbers
 import warnings
 
-from . import _messages
+from . import _dtype, _messages, _random
 from ._tensor_base import TensorBase as Tensor  # isinstance only: the Tensor class builds on this module
 from .autograd.grad_mode import _GradState
 from .overrides import handle_torch_function, has_torch_function, overloaded_arguments
@@ -141,6 +141,56 @@ def _not_a_tensor(public_function, name: str, value, position: int, args: tuple,
     raise must_be_tensor(name, value, "input", position + 1)
 
 
+def _tensor_parameters(signature: inspect.Signature) -> tuple:
+    """``(position, name, kind)`` of each parameter whose type PyTorch's parser checks, besides ``input``:
+    annotated ``Tensor`` ("Tensor") or ``Tensor | None`` ("Tensor?"), annotated ``dtype``, named ``generator``,
+    and ``*tensors`` ("tensors")."""
+    found = []
+    for index, parameter in enumerate(signature.parameters.values()):
+        annotation = parameter.annotation.replace(" ", "") if isinstance(parameter.annotation, str) else ""
+        if parameter.kind is parameter.VAR_POSITIONAL:
+            if parameter.name in ("tensors", "operands", "matrices"):
+                found.append((index, parameter.name, "tensors"))
+            break  # the parameters after ``*tensors`` have no position
+        if parameter.name == "input":
+            continue
+        if annotation in ("Tensor", "Tensor|None", "Optional[Tensor]"):
+            found.append((index, parameter.name, "Tensor" if annotation == "Tensor" else "Tensor?"))
+        elif annotation in ("dtype", "dtype|None") or parameter.name == "generator":
+            found.append((index, parameter.name, "dtype" if parameter.name != "generator" else "Generator"))
+    return tuple(found)
+
+
+def _refuse_a_non_tensor(error, name: str, signature: inspect.Signature, checked: tuple, args: tuple,
+                         kwargs: dict) -> None:
+    """PyTorch's ``TypeError`` for the first argument of the wrong type among ``checked`` (a list where a tensor
+    goes, a tensor where a dtype goes; a number may stand for a tensor, as in many of PyTorch's functions).
+    Called only when the function failed, so a call with the right types pays nothing for the check. A
+    ``TypeError`` the function raised stands: it is already an argument's (PyTorch's own for an inner call)."""
+    if isinstance(error, TypeError):
+        return
+    try:
+        bound = signature.bind(*args, **kwargs).arguments
+    except TypeError:
+        return
+    for index, parameter, kind in checked:
+        value = bound.get(parameter, _MISSING)
+        if value is _MISSING or has_torch_function(value):
+            continue  # a stand-in for a tensor (fx's Proxy): the function's own error stands
+        if kind == "tensors":
+            for element_index, element in enumerate(value):
+                if not isinstance(element, Tensor) and not (
+                        isinstance(element, (list, tuple)) and all(isinstance(item, Tensor) for item in element)):
+                    raise TypeError(f"expected Tensor as element {element_index} in argument {index}, but got "
+                                    f"{_messages.type_name(element)}") from None
+        elif kind in ("Tensor", "Tensor?"):
+            if not isinstance(value, _TENSOR_OR_NUMBER) and not (value is None and kind == "Tensor?"):
+                raise must_be_tensor(name, value, parameter, index + 1) from None
+        elif value is not None and not isinstance(value, _dtype.dtype if kind == "dtype" else _random.Generator):
+            raise TypeError(f"{name}(): argument '{parameter}' (position {index + 1}) must be torch.{kind}, "
+                            f"not {_messages.type_name(value)}") from None
+
+
 def _call_or_hand_over(public_function, function, args: tuple, kwargs: dict):
     """``function(*args, **kwargs)``; if it refuses an argument that stands in for a tensor (``cat([proxy])``),
     the call is handed to that argument's ``__torch_function__`` instead."""
@@ -171,16 +221,21 @@ def public(function, *, takes_out: bool = False, name: str | None = None, numpy_
     position = _tensor_position(signature)
     takes_out = takes_out and "out" not in signature.parameters
     aliases = aliases_for(signature, numpy_aliases)
-    if position is None and not takes_out and not aliases:
+    tensors = _tensor_parameters(signature)
+    if position is None and not takes_out and not aliases and not tensors:
         return function
     creates = name in _CREATION  # zeros, arange...: out= sets the dtype and device
-    if not takes_out and not aliases:  # the common case: only the tensor argument to check
+    if position is not None and not takes_out and not aliases:  # the common case: the tensor arguments to check
         @functools.wraps(function)
         def tensor_checked(*args, **kwargs):
             value = args[position] if len(args) > position else kwargs.get("input", _MISSING)
             if not isinstance(value, _TENSOR_OR_NUMBER) and value is not _MISSING:
                 return _not_a_tensor(tensor_checked, name, value, position, args, kwargs)
-            return function(*args, **kwargs)
+            try:
+                return function(*args, **kwargs)
+            except Exception as error:  # a list where a weight goes fails deep inside: PyTorch's TypeError instead
+                _refuse_a_non_tensor(error, name, signature, tensors, args, kwargs)
+                raise
 
         return _named(tensor_checked, name)
 
@@ -194,9 +249,13 @@ def public(function, *, takes_out: bool = False, name: str | None = None, numpy_
                 return _not_a_tensor(wrapper, name, value, position, args, kwargs)
         out = kwargs.pop("out", None) if takes_out else None
         if out is None:
-            if position is None:  # no ``input`` to check (``cat(tensors)``)
-                return _call_or_hand_over(wrapper, function, args, kwargs)
-            return function(*args, **kwargs)
+            try:
+                if position is None:  # no ``input`` to check (``cat(tensors)``)
+                    return _call_or_hand_over(wrapper, function, args, kwargs)
+                return function(*args, **kwargs)
+            except Exception as error:  # a list where a tensor goes fails deep inside: PyTorch's TypeError instead
+                _refuse_a_non_tensor(error, name, signature, tensors, args, kwargs)
+                raise
         needs_grad = _requires_grad(out) or _requires_grad(args) or _requires_grad(tuple(kwargs.values()))
         if _GradState.enabled and needs_grad:
             raise RuntimeError(

@@ -27,7 +27,7 @@ def acosh_(input: Tensor) -> Tensor:
     return input.acosh_()
 
 
-def addmv_(input: Tensor, mat, vec, *, beta=1, alpha=1) -> Tensor:
+def addmv_(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
     """``input.addmv_(...)``: ``input`` overwritten in place."""
     return input.addmv_(mat, vec, beta=beta, alpha=alpha)
 

@@ -15,21 +15,23 @@ the spectral ones (``2``, ``-2``, ``'nuc'``) come from the singular values (``sv
 from __future__ import annotations
 
 from . import _dtype, return_types as _return_types
+from ._arguments import public as _public
 from ._tensor import Tensor
 from .ops import linalg as _linalg, reduction as _reduction
 from .ops._util import wrap_dim as _wrap_dim
-from .ops.linalg import (
-    det,
-    eigh,
-    eigvalsh,
-    matmul,
-    matrix_exp,
-    matrix_power,
-    matrix_rank,
-    pinv,
-    solve,
-    svdvals,
-)
+
+matmul = _public(_linalg.matmul)
+
+# Each function takes its tensors as the torch namespace does: a list where a tensor goes gets PyTorch's TypeError.
+det = _public(_linalg.det)
+eigh = _public(_linalg.eigh)
+eigvalsh = _public(_linalg.eigvalsh)
+matrix_exp = _public(_linalg.matrix_exp)
+matrix_power = _public(_linalg.matrix_power)
+matrix_rank = _public(_linalg.matrix_rank)
+pinv = _public(_linalg.pinv)
+solve = _public(_linalg.solve)
+svdvals = _public(_linalg.svdvals)
 
 __all__ = [
     "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_exp", "matrix_norm",
@@ -38,41 +40,49 @@ __all__ = [
 ]
 
 
+@_public
 def inv(A: Tensor) -> Tensor:
     """The inverse of each square matrix in ``A``."""
     return _linalg.inverse(A)
 
 
+@_public
 def qr(A: Tensor, mode: str = "reduced"):
     """``(Q, R)`` with ``A = QR``, ``Q`` with orthonormal columns and ``R`` upper triangular."""
     return _linalg.linalg_qr(A, mode)
 
 
+@_public
 def svd(A: Tensor, full_matrices: bool = True):
     """``(U, S, Vh)`` with ``A = U diag(S) Vh`` (``Vh``, the transpose of ``torch.svd``'s ``V``)."""
     return _linalg.linalg_svd(A, full_matrices)
 
 
+@_public
 def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     """``L`` with ``A = L L^T`` for symmetric positive-definite ``A`` (``L^T`` when ``upper``)."""
     return _linalg.linalg_cholesky(A, upper=upper)
 
 
+@_public
 def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     """The cross product of 3-vectors along ``dim`` (the last dimension by default)."""
     return _linalg.linalg_cross(input, other, dim=dim)
 
 
+@_public
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """The diagonals of the matrices in ``A`` (the last two dimensions by default), as a view."""
     return _linalg.diagonal(A, offset, dim1, dim2)
 
 
+@_public
 def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """``(sum |x_i|^ord)^(1/ord)`` over ``dim`` (all elements by default); ``ord`` may be ``inf``, ``-inf`` or 0."""
     return _reduction.norm(x, ord, dim, keepdim, dtype)
 
 
+@_public
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:
     """A norm of each matrix in ``A`` (dimensions ``dim``):
 
@@ -108,6 +118,7 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     return extreme if keepdim else extreme.squeeze((rows, columns))
 
 
+@_public
 def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """``vector_norm`` or ``matrix_norm``, as ``torch.linalg.norm`` chooses: with ``dim`` of two dimensions (or a
     2-D ``A`` and an ``ord``) a matrix norm, otherwise a vector norm (of all elements when both are None)."""
@@ -128,6 +139,7 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) ->
 _LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
+@_public
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
     """The ``X`` minimising ``||A X - B||``, with LAPACK's by-products as PyTorch reports them per driver.
 
@@ -165,11 +177,13 @@ def multi_dot(tensors) -> Tensor:
     return result
 
 
+@_public
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """The dot product of ``x`` and ``y`` along ``dim`` (with broadcasting): ``sum(x * y, dim)``."""
     return _reduction.sum(x * y, dim)
 
 
+@_public
 def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
     """``X`` with ``A X = input`` for ``A = L L^T``, ``L = input2`` (``upper=True``: ``A = U^T U``).
 
@@ -186,6 +200,7 @@ def chain_matmul(*matrices) -> Tensor:
     return multi_dot(matrices)
 
 
+@_public
 def slogdet(A: Tensor):
     """``(sign, logabsdet)`` of ``det(A)``, named ``linalg_slogdet`` as ``torch.linalg.slogdet``'s result is
     (``torch.slogdet``'s is named ``slogdet``)."""

@@ -1,0 +1,59 @@
+"""Every public function of a namespace called with a list in each place (``tests/test_argument_types.py``).
+
+``python -m tests.argument_sweep NAMESPACE`` (torch, nn.functional, linalg, special) prints, as its last line, a
+JSON list of the calls that PyTorch refuses with a ``TypeError`` and minitorch answers with an internal error
+(``AttributeError``, ``IndexError``, ``KeyError``). It runs in a process of its own: the sweep calls setters
+(``set_default_dtype``, ``set_grad_enabled``...) with nonsense too, which must not leak into other tests.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+
+import torch
+
+import minitorch
+
+
+def _calls(lib):
+    t = lib.ones(2, 2)
+    return [([1.0],), (t, [1.0]), (t, t, [1.0]), (t, t, t, [1.0])]
+
+
+def sweep(torch_module, mini_module) -> list:
+    raw = []
+    for name in sorted(dir(mini_module)):
+        ours, theirs = getattr(mini_module, name), getattr(torch_module, name, None)
+        if name.startswith("_") or not callable(ours) or theirs is None or isinstance(ours, type):
+            continue
+        for torch_args, mini_args in zip(_calls(torch), _calls(minitorch)):
+            try:
+                theirs(*torch_args)
+                continue
+            except TypeError:
+                pass
+            except Exception:  # noqa: BLE001 - only PyTorch's TypeError makes a case
+                continue
+            try:
+                ours(*mini_args)
+            except (AttributeError, IndexError, KeyError) as error:
+                raw.append(f"{name}{len(mini_args)}: {type(error).__name__}: {error}")
+            except Exception:  # noqa: BLE001 - any error that is not an internal one is fine here
+                pass
+    return raw
+
+
+NAMESPACES = {
+    "torch": (torch, minitorch),
+    "nn.functional": (torch.nn.functional, minitorch.nn.functional),
+    "linalg": (torch.linalg, minitorch.linalg),
+    "special": (torch.special, minitorch.special),
+}
+
+if __name__ == "__main__":
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        found = sweep(*NAMESPACES[sys.argv[1]])
+    print(json.dumps(found))
