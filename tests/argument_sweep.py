@@ -1,15 +1,15 @@
 """Every public function of a namespace called with a list in each place (``tests/test_argument_types.py``).
 
-``python -m tests.argument_sweep NAMESPACE`` (torch, nn.functional, linalg, special) prints, as its last line, a
-JSON list of the calls that PyTorch refuses with a ``TypeError`` and minitorch answers with an internal error
-(``AttributeError``, ``IndexError``, ``KeyError``). It runs in a process of its own: the sweep calls setters
-(``set_default_dtype``, ``set_grad_enabled``...) with nonsense too, which must not leak into other tests.
+``python -m tests.argument_sweep`` prints, as its last line, a JSON object: for each namespace (torch,
+nn.functional, linalg, special), the calls that PyTorch refuses with a ``TypeError`` and minitorch answers with an
+internal error (``AttributeError``, ``IndexError``, ``KeyError``). It runs in a process of its own: the sweep
+calls setters (``set_default_dtype``, ``set_grad_enabled``...) with nonsense too, which must not leak into other
+tests.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 import warnings
 
 import torch
@@ -55,5 +55,5 @@ NAMESPACES = {
 if __name__ == "__main__":
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        found = sweep(*NAMESPACES[sys.argv[1]])
+        found = {namespace: sweep(*modules) for namespace, modules in NAMESPACES.items()}
     print(json.dumps(found))
