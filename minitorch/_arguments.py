@@ -191,6 +191,25 @@ def _refuse_a_non_tensor(error, name: str, signature: inspect.Signature, checked
                             f"not {_messages.type_name(value)}") from None
 
 
+def tensor_arguments(method):
+    """Decorator for a ``Tensor`` method that takes other tensors (``x.take(index)``, ``x.view_as(other)``), written
+    where the method is defined: a non-tensor there gets PyTorch's ``TypeError`` (``take(): argument 'index'
+    (position 1) must be Tensor, not list``: positions counted after ``self``), checked once the method failed."""
+    signature = inspect.signature(method)
+    checked = tuple((index - 1, parameter, kind) for index, parameter, kind in _tensor_parameters(signature))
+    name = method.__name__
+
+    @functools.wraps(method)
+    def with_tensor_arguments(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except Exception as error:  # a list where a tensor goes fails deep inside: PyTorch's TypeError instead
+            _refuse_a_non_tensor(error, name, signature, checked, (self, *args), kwargs)
+            raise
+
+    return with_tensor_arguments
+
+
 def _call_or_hand_over(public_function, function, args: tuple, kwargs: dict):
     """``function(*args, **kwargs)``; if it refuses an argument that stands in for a tensor (``cat([proxy])``),
     the call is handed to that argument's ``__torch_function__`` instead."""

@@ -510,6 +510,7 @@ class Tensor(TensorBase):
         return conversion.to(self, getattr(dtype, "dtype", dtype))  # a typed class carries its dtype
 
     @numpy_names
+    @_arguments.tensor_arguments
     def type_as(self, other: Tensor) -> Tensor:
         return conversion.to(self, other.dtype)
 
@@ -1540,17 +1541,21 @@ class Tensor(TensorBase):
 
     ger = outer
 
-    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    @_arguments.tensor_arguments
+    def addmm(self, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1):
         return linalg.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
 
-    def addmm_(self, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
-        return inplace.in_place(self, Tensor.addmm, mat1, mat2, beta=beta, alpha=alpha)
+    @_arguments.tensor_arguments
+    def addmm_(self, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
+        return inplace.in_place(self, linalg.addmm, mat1, mat2, beta=beta, alpha=alpha)
 
-    def addmv(self, mat, vec, *, beta=1, alpha=1):
+    @_arguments.tensor_arguments
+    def addmv(self, mat: Tensor, vec: Tensor, *, beta=1, alpha=1):
         return linalg.addmv(self, mat, vec, beta=beta, alpha=alpha)
 
-    def addmv_(self, mat, vec, *, beta=1, alpha=1) -> Tensor:
-        return inplace.in_place(self, Tensor.addmv, mat, vec, beta=beta, alpha=alpha)
+    @_arguments.tensor_arguments
+    def addmv_(self, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
+        return inplace.in_place(self, linalg.addmv, mat, vec, beta=beta, alpha=alpha)
 
     def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
         return linalg.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
@@ -1577,15 +1582,18 @@ class Tensor(TensorBase):
         return inplace.addcdiv_(self, tensor1, tensor2, value=value)
 
     @numpy_names
-    def inner(self, other):
+    @_arguments.tensor_arguments
+    def inner(self, other: Tensor):
         return linalg.inner(self, other)
 
     @numpy_names
-    def kron(self, other):
+    @_arguments.tensor_arguments
+    def kron(self, other: Tensor):
         return linalg.kron(self, other)
 
     @numpy_names
-    def cross(self, other, dim=None):
+    @_arguments.tensor_arguments
+    def cross(self, other: Tensor, dim=None):
         return linalg.cross(self, other, dim)
 
     @numpy_names
@@ -1601,7 +1609,8 @@ class Tensor(TensorBase):
     def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1):
         return linalg.diag_embed(self, offset, dim1, dim2)
 
-    def diagonal_scatter(self, src, offset: int = 0, dim1: int = 0, dim2: int = 1):
+    @_arguments.tensor_arguments
+    def diagonal_scatter(self, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1):
         return linalg.diagonal_scatter(self, src, offset, dim1, dim2)
 
     def trace(self):
@@ -1655,14 +1664,16 @@ class Tensor(TensorBase):
         return shape_ops.reshape(self, *sizes, shape=shape)
 
     @numpy_names
-    def reshape_as(self, other):
+    @_arguments.tensor_arguments
+    def reshape_as(self, other: Tensor):
         return shape_ops.reshape(self, other.shape)
 
     def view(self, *shape, size=None):
         return shape_ops.view(self, *sizes_given(shape, size, "size", "view"))
 
     @numpy_names
-    def view_as(self, other):
+    @_arguments.tensor_arguments
+    def view_as(self, other: Tensor):
         return shape_ops.view(self, other.shape)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1):
@@ -1713,7 +1724,8 @@ class Tensor(TensorBase):
         return shape_ops.expand(self, *sizes_given(sizes, size, "size", "expand"))
 
     @numpy_names
-    def expand_as(self, other):
+    @_arguments.tensor_arguments
+    def expand_as(self, other: Tensor):
         return shape_ops.expand(self, other.shape)
 
     def broadcast_to(self, size):
@@ -1845,17 +1857,20 @@ class Tensor(TensorBase):
     def triu_(self, diagonal: int = 0) -> Tensor:
         return inplace.in_place(self, Tensor.triu, diagonal)
 
-    def masked_select(self, mask):
+    @_arguments.tensor_arguments
+    def masked_select(self, mask: Tensor):
         return indexing.masked_select(self, mask)
 
-    def take(self, index):
+    @_arguments.tensor_arguments
+    def take(self, index: Tensor):
         return indexing.take(self, index)
 
     def nonzero(self, *, as_tuple: bool = False):
         return indexing.nonzero(self, as_tuple=as_tuple)
 
     @numpy_names
-    def take_along_dim(self, indices, dim=None):
+    @_arguments.tensor_arguments
+    def take_along_dim(self, indices: Tensor, dim=None):
         return indexing.take_along_dim(self, indices, dim)
 
     @numpy_names
@@ -1881,7 +1896,8 @@ class Tensor(TensorBase):
         return inplace.masked_scatter_(self, mask, source)
 
     @numpy_names
-    def slice_scatter(self, src, dim: int = 0, start=None, end=None, step: int = 1):
+    @_arguments.tensor_arguments
+    def slice_scatter(self, src: Tensor, dim: int = 0, start=None, end=None, step: int = 1):
         return indexing.slice_scatter(self, src, dim, start, end, step)
 
     @numpy_names

