@@ -394,12 +394,23 @@ def randn(*sizes, size=None, generator=None, dtype=None, device=None, requires_g
     return _finish(array, dtype, device, requires_grad)
 
 
+_RANDINT_OPTIONS = ("*, torch.Generator generator, Tensor out = None, torch.dtype dtype = None, torch.layout layout = "
+                    "None, torch.device device = None, bool pin_memory = False, bool requires_grad = False")
+_RANDINT_MISUSED = "".join(
+    ["randint() received an invalid combination of arguments - got ({}), but expected one of:\n"]
+    + [f" * ({head}, {options})\n" for head in ("int high, tuple of ints size", "int low, int high, tuple of ints size")
+       for options in (_RANDINT_OPTIONS, _RANDINT_OPTIONS.replace("torch.Generator generator, ", ""))])
+
+
 def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, device=None,
             requires_grad: bool = False) -> Tensor:
     """Integers from ``[low, high)``: ``randint(high, size)`` or ``randint(low, high, size)`` (or by keyword)."""
+    given = args
     args = ([] if low is None else [low]) + list(args) + ([] if high is None else [high])
-    if size is None:
+    if size is None and args:
         size = args.pop()
+    if len(args) not in (1, 2) or size is None:  # neither (high, size) nor (low, high, size): PyTorch's parser's words
+        raise TypeError(_RANDINT_MISUSED.format(", ".join(_messages.type_name(value) for value in given)))
     low, high = (0, args[0]) if len(args) == 1 else (args[0], args[1])
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
