@@ -22,6 +22,24 @@ def _calls(lib):
     return [([1.0],), (t, [1.0]), (t, t, [1.0]), (t, t, t, [1.0])]
 
 
+def _internal_error(theirs, torch_args, ours, mini_args) -> str | None:
+    """Where ``theirs(*torch_args)`` raises a ``TypeError``: the internal error ``ours(*mini_args)`` raises, if any."""
+    try:
+        theirs(*torch_args)
+        return None
+    except TypeError:
+        pass
+    except Exception:  # noqa: BLE001 - only PyTorch's TypeError makes a case
+        return None
+    try:
+        ours(*mini_args)
+    except (AttributeError, IndexError, KeyError) as error:
+        return f"{type(error).__name__}: {error}"
+    except Exception:  # noqa: BLE001 - any error that is not an internal one is fine here
+        pass
+    return None
+
+
 def sweep(torch_module, mini_module) -> list:
     raw = []
     for name in sorted(dir(mini_module)):
@@ -29,19 +47,9 @@ def sweep(torch_module, mini_module) -> list:
         if name.startswith("_") or not callable(ours) or theirs is None or isinstance(ours, type):
             continue
         for torch_args, mini_args in zip(_calls(torch), _calls(minitorch)):
-            try:
-                theirs(*torch_args)
-                continue
-            except TypeError:
-                pass
-            except Exception:  # noqa: BLE001 - only PyTorch's TypeError makes a case
-                continue
-            try:
-                ours(*mini_args)
-            except (AttributeError, IndexError, KeyError) as error:
-                raw.append(f"{name}{len(mini_args)}: {type(error).__name__}: {error}")
-            except Exception:  # noqa: BLE001 - any error that is not an internal one is fine here
-                pass
+            error = _internal_error(theirs, torch_args, ours, mini_args)
+            if error:
+                raw.append(f"{name}{len(mini_args)}: {error}")
     return raw
 
 
@@ -52,19 +60,10 @@ def sweep_methods() -> list:
         if name.startswith("_") or not callable(getattr(torch.Tensor, name, None)):
             continue
         for count in (1, 2):
-            try:
-                getattr(torch.ones(2, 2), name)(*[torch.ones(2, 2)] * (count - 1), [1.0])
-                continue
-            except TypeError:
-                pass
-            except Exception:  # noqa: BLE001 - only PyTorch's TypeError makes a case
-                continue
-            try:
-                getattr(minitorch.ones(2, 2), name)(*[minitorch.ones(2, 2)] * (count - 1), [1.0])
-            except (AttributeError, IndexError, KeyError) as error:
-                raw.append(f"Tensor.{name}{count}: {type(error).__name__}: {error}")
-            except Exception:  # noqa: BLE001 - any error that is not an internal one is fine here
-                pass
+            error = _internal_error(getattr(torch.ones(2, 2), name), [*[torch.ones(2, 2)] * (count - 1), [1.0]],
+                                    getattr(minitorch.ones(2, 2), name), [*[minitorch.ones(2, 2)] * (count - 1), [1.0]])
+            if error:
+                raw.append(f"Tensor.{name}{count}: {error}")
     return raw
 
 
