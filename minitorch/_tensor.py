@@ -95,7 +95,7 @@ class Tensor(TensorBase):
         tensor([2., 4., 6.])
     """
 
-    # The fields. ``_init`` sets them (the one place, ``_make`` calls it); a view also gets ``_base_history`` and
+    # The fields. ``_make`` sets them (the one place); a view also gets ``_base_history`` and
     # ``_view_made_without_grad`` where it is made (autograd/function.py, ops/copy_slices.py).
     __slots__ = (
         "_data", "_device", "_requires_grad", "_grad", "grad_fn", "_output_nr", "_version_counter", "_base",
@@ -109,7 +109,6 @@ class Tensor(TensorBase):
     # -- construction --------------------------------------------------------------------------------------------------
     def __new__(cls, *args, **kwargs):
         """``Tensor(data)`` copies data as float32; ``Tensor(2, 3)`` makes an uninitialised 2x3 tensor."""
-        self = object.__new__(cls)
         device = kwargs.pop("device", None)
         if len(args) == 1 and not isinstance(args[0], (builtins.int, np.integer)):
             data = args[0]
@@ -122,15 +121,17 @@ class Tensor(TensorBase):
         target = canonical(_device_type(device)) if device is not None else CPU
         if target.type != "cpu":
             array = target.backend.to_device(array, target.index)
-        self._init(array, target)
-        return self
+        return Tensor._make(array, target, cls=cls)
 
     def __init__(self, *args, **kwargs):
         pass
 
-    def _init(self, data, device, requires_grad=False, grad_fn=None, output_nr=0, version_counter=None):
+    @staticmethod
+    def _make(data, device=None, requires_grad=False, grad_fn=None, output_nr=0, version_counter=None, *, cls=None):
+        """Wrap an array without copying it: the constructor every tensor goes through (``cls``: a subclass's)."""
+        self = object.__new__(cls or Tensor)
         self._data = data  # the numbers: a NumPy array on the CPU, a CuPy array on a GPU
-        self._device = device
+        self._device = CPU if device is None else device
         self._requires_grad = requires_grad
         self._grad = None
         self.grad_fn = grad_fn  # the node that made this tensor (None for a leaf)
@@ -139,12 +140,6 @@ class Tensor(TensorBase):
         self._base = None  # a view's base; its history when the view's own was recorded: _base_history
         self._retains_grad, self._backward_hooks = False, None  # retain_grad() and tensor hooks (autograd/hooks.py)
         self._post_accumulate_hooks, self._accumulator_ref = None, None  # a leaf's hooks; its AccumulateGrad, weakly
-
-    @classmethod
-    def _make(cls, data, device=None, requires_grad=False, grad_fn=None, output_nr=0, version_counter=None):
-        """Wrap an array without copying it: the internal constructor every op's output goes through."""
-        self = object.__new__(Tensor)
-        self._init(data, CPU if device is None else device, requires_grad, grad_fn, output_nr, version_counter)
         return self
 
     # -- what a tensor is (PyTorch's tensor attributes) ----------------------------------------------------------------
@@ -342,6 +337,9 @@ class Tensor(TensorBase):
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         if self._post_accumulate_hooks is None:
             self._post_accumulate_hooks = []
+            accumulator = self._accumulator_ref() if self._accumulator_ref is not None else None
+            if accumulator is not None:  # (an accumulator made later sees the hooks when it is made)
+                accumulator._extras = True  # the engine now calls autograd/_extensions.py for this leaf
         self._post_accumulate_hooks.append(hook)
         return _RemovableHandle(self._post_accumulate_hooks, hook)
 
@@ -473,8 +471,7 @@ class Tensor(TensorBase):
                 "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the "
                 "moment."
             )
-        copied = type(self).__new__(type(self)) if type(self) is not Tensor else object.__new__(Tensor)
-        Tensor._init(copied, self._data.copy(), self._device, self._requires_grad)
+        copied = Tensor._make(self._data.copy(), self._device, self._requires_grad, cls=type(self))
         if self._grad is not None:
             copied._grad = self._grad._detached_copy()
         for name, value in getattr(self, "__dict__", {}).items():
@@ -545,84 +542,54 @@ class Tensor(TensorBase):
         return conversion.to(self, _dtype.bool)
 
     # -- Python's operators: x + y, x * y, x == y... (ops/pointwise/) --------------------------------------------------
-    def __add__(self, other):
-        return pointwise.add(self, other)
-
-    def __radd__(self, other):
-        # 1 + x is add(x, 1), as in PyTorch: the tensor is input 0 of the node, the number input 1.
-        return pointwise.add(self, other)
-
-    def __sub__(self, other):
-        return pointwise.sub(self, other)
-
-    def __rsub__(self, other):
-        return pointwise.rsub(self, other)
-
-    def __mul__(self, other):
-        return pointwise.mul(self, other)
-
-    def __rmul__(self, other):
-        # 2 * x is mul(x, 2), as in PyTorch: the tensor is input 0 of the node, the number input 1.
-        return pointwise.mul(self, other)
-
-    def __truediv__(self, other):
-        return pointwise.div(self, other)
+    # x + y is add(x, y); 1 + x is add(x, 1), as in PyTorch: the tensor is input 0 of the node, the number input 1.
+    __add__ = __radd__ = pointwise.add
+    __sub__ = pointwise.sub
+    __rsub__ = pointwise.rsub
+    __mul__ = __rmul__ = pointwise.mul  # x * y is mul(x, y); 2 * x is mul(x, 2)
+    __truediv__ = pointwise.div
 
     def __rtruediv__(self, other):
         # 2 / x is x.reciprocal() * 2, as in PyTorch: the same graph (MulBackward0) and roundings
         return pointwise.mul(pointwise.reciprocal(self), other)
 
-    def __floordiv__(self, other):
-        return pointwise.floor_divide(self, other)
+    __floordiv__ = pointwise.floor_divide
 
     def __rfloordiv__(self, other):
         return pointwise.floor_divide(other, self)
 
-    def __mod__(self, other):
-        return pointwise.remainder(self, other)
+    __mod__ = pointwise.remainder
 
     def __rmod__(self, other):
         return pointwise.remainder(other, self)
 
-    def __pow__(self, exponent):
-        return pointwise.pow(self, exponent)
+    __pow__ = pointwise.pow
 
     def __rpow__(self, base):
         return pointwise.pow(base, self)
 
-    def __matmul__(self, other):
-        return linalg.matmul(self, other)
+    __matmul__ = linalg.matmul
 
     def __rmatmul__(self, other):
         return linalg.matmul(other, self)
 
-    def __neg__(self):
-        return pointwise.neg(self)
+    __neg__ = pointwise.neg
 
     def __pos__(self):
         return self
 
-    def __abs__(self):
-        return pointwise.abs(self)
+    __abs__ = pointwise.abs
 
     def __invert__(self):
         if _dtype.is_floating(self._data.dtype):
             raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
         return pointwise.bitwise_not(self)
 
-    def __and__(self, other):
-        return pointwise.bitwise_and(self, other)
-
+    __and__ = pointwise.bitwise_and
     __rand__ = __and__
-
-    def __or__(self, other):
-        return pointwise.bitwise_or(self, other)
-
+    __or__ = pointwise.bitwise_or
     __ror__ = __or__
-
-    def __xor__(self, other):
-        return pointwise.bitwise_xor(self, other)
-
+    __xor__ = pointwise.bitwise_xor
     __rxor__ = __xor__
 
     # A comparison with something that is no tensor or number (None, a string, a list) is not ours to answer: as in
@@ -1362,9 +1329,7 @@ class Tensor(TensorBase):
         return sorting.msort(self)
 
     # -- reduction ops (ops/reduction.py) ------------------------------------------------------------------------------
-    @numpy_names
-    def sum(self, dim=None, keepdim: bool = False, *, dtype=None):
-        return reduction.sum(self, dim, keepdim, dtype=dtype)
+    sum = numpy_names(reduction.sum)
 
     @numpy_names
     def mean(self, dim=None, keepdim: bool = False, *, dtype=None):

@@ -541,20 +541,20 @@ def test_size_and_device_repr(torch):
     assert repr(minitorch.float64) == "minitorch.float64"
 
 
-def test_fast_constructor_sets_the_same_fields_as_init():
-    """``Tensor._make`` writes ``_init``'s assignments out for speed: both must leave every field set alike."""
-    data = np.ones(3, dtype=np.float32)
-    made = minitorch.Tensor._make(data)
-    initialised = object.__new__(minitorch.Tensor)
-    minitorch.Tensor._init(initialised, data, made._device)
-    for name in minitorch.Tensor.__slots__:
-        if name == "__weakref__":
-            continue
-        assert hasattr(made, name) == hasattr(initialised, name), name
-        if hasattr(made, name) and name != "_version_counter":
-            assert getattr(made, name) is getattr(initialised, name) or getattr(made, name) == getattr(
-                initialised, name
-            ), name
+def test_every_constructor_sets_every_field():
+    """``Tensor._make`` is the one place the fields are set: a tensor made by ``Tensor(...)``, by an op, as a
+    ``Parameter`` or by ``deepcopy`` has each of them (only a view's two fields are set where views are made)."""
+    import copy
+
+    made = [minitorch.Tensor._make(np.ones(3, dtype=np.float32)), minitorch.Tensor([1.0, 2.0]),
+            minitorch.ones(2) * 2, minitorch.nn.Parameter(minitorch.ones(2)),
+            copy.deepcopy(minitorch.nn.Parameter(minitorch.ones(2)))]
+    for tensor in made:
+        for name in minitorch.Tensor.__slots__:
+            if name not in ("__weakref__", "__dict__", "_base_history", "_view_made_without_grad"):
+                assert hasattr(tensor, name), (type(tensor).__name__, name)
+    assert type(made[3]) is type(made[4]) is minitorch.nn.Parameter and made[4].requires_grad
+    assert made[2].grad_fn is None and made[2]._version_counter is not made[0]._version_counter
 
 
 def test_comparing_with_what_is_no_tensor_or_number_is_pythons_business():

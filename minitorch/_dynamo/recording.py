@@ -113,16 +113,16 @@ class EntryPoints:
 
         self.swap(_inplace, "_store", recording_store)
         self.swap(_inplace, "_alike_without_graph", lambda target, other: False)
-        original_make = TensorBase.__dict__["_make"].__func__
+        original_make = TensorBase._make
 
-        def recording_make(cls, *args, **kwargs):
-            tensor = original_make(cls, *args, **kwargs)
+        def recording_make(*args, **kwargs):
+            tensor = original_make(*args, **kwargs)
             if listener.depth == 0:
                 listener.made(tensor, sys._getframe(1))
             return tensor
 
-        self.swap(TensorBase, "_make", classmethod(recording_make))  # the layers below Tensor call it there,
-        self.swap(Tensor, "_make", classmethod(recording_make))  # the rest as Tensor._make
+        self.swap(TensorBase, "_make", staticmethod(recording_make))  # the layers below Tensor call it there,
+        self.swap(Tensor, "_make", staticmethod(recording_make))  # the rest as Tensor._make
         for method in self.conversions:
             self.swap(Tensor, method, self._converting(getattr(Tensor, method), method))
         return self

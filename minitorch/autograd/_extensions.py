@@ -369,7 +369,11 @@ def call_node(node, grad_outputs, capture, accumulate: bool, plain_call):
     if before_node(node, grad_outputs, capture) is None:  # tensor hooks, autograd.grad's capture
         return None
     if node._is_accumulator:  # autograd.grad only returns gradients: no .grad changes
-        return plain_call(node, grad_outputs) if accumulate and grad_outputs[0] is not None else ()
+        if accumulate and grad_outputs[0] is not None:
+            plain_call(node, grad_outputs)
+            if node.variable._post_accumulate_hooks:
+                run_post_accumulate_hooks(node.variable)  # register_post_accumulate_grad_hook, once .grad is updated
+        return ()
     grad_outputs = before_backward(node, grad_outputs)  # node pre-hooks, missing gradients
     if grad_outputs is None:
         return (None,) * len(node.next_functions)  # nothing flowed here: pass nothing on

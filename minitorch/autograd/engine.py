@@ -99,8 +99,8 @@ def run_backward(roots, grad_roots, keep_graph: bool, create_graph: bool, inputs
                     continue  # autograd.grad took its gradient, or the node leads to no requested input
             else:
                 grad_inputs = _call_node(node, grad_outputs)
-            if not keep_graph:
-                node._release_saved()
+            if not keep_graph:  # free what forward saved (a BackwardNode's; an AccumulateGrad saved nothing)
+                node._saved, node._released = None, True
             for (next_node, output_nr), grad in zip(node.next_functions, grad_inputs):  # pass each gradient on
                 remaining = dependencies.get(next_node)  # (None, and nodes pruned by ``inputs``, have none)
                 if remaining is not None:

@@ -56,11 +56,8 @@ class _ForwardOnlyContext:
     _non_differentiable = ()
     needs_input_grad = ()
 
-    def save_for_backward(self, *values) -> None:
-        pass
-
-    def mark_non_differentiable(self, *outputs) -> None:
-        self._non_differentiable = outputs
+    # What forward stores is kept on this ctx and dropped with it (BackwardNode's methods: one place to read them).
+    save_for_backward, mark_non_differentiable = BackwardNode.save_for_backward, BackwardNode.mark_non_differentiable
 
     def set_materialize_grads(self, value: bool) -> None:
         pass

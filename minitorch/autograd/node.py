@@ -53,9 +53,6 @@ class Node:
     def name(self) -> str:
         return type(self).__name__
 
-    def _release_saved(self) -> None:
-        """Free what the node saved for backward once it has run (an ``AccumulateGrad`` saves nothing)."""
-
     def _sequence_nr(self) -> int:
         return self._sequence_number
 
@@ -89,7 +86,8 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable):
         self.variable = variable
-        self._extras = variable._backward_hooks is not None  # the leaf's tensor hooks (autograd/hooks.py)
+        # the leaf's tensor hooks (autograd/hooks.py) and post-accumulate hooks: the engine calls _extensions
+        self._extras = variable._backward_hooks is not None or variable._post_accumulate_hooks is not None
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
@@ -104,8 +102,6 @@ class AccumulateGrad(Node):
             leaf._grad = leaf._grad + grad
         else:
             leaf._grad._data += grad._data
-        if leaf._post_accumulate_hooks:
-            _extensions.run_post_accumulate_hooks(leaf)  # register_post_accumulate_grad_hook
         return ()
 
 
@@ -185,10 +181,6 @@ class BackwardNode(Node):
         """PyTorch's ``grad_fn._saved_self``, ``_saved_result``, ``_raw_saved_other``... (only reached for a
         name the node does not have)."""
         return _extensions.saved_by_name(self, name)
-
-    def _release_saved(self) -> None:
-        """Drop the saved tensors so their memory is freed once backward is done."""
-        self._saved, self._released = None, True
 
     def apply(self, *grad_outputs):
         """Run the forward class's backward on this node (the engine's step)."""

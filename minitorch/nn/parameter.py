@@ -25,8 +25,7 @@ from .._tensor import Tensor
 
 def _share(cls, data: Tensor, requires_grad: bool) -> Tensor:
     """A ``cls`` instance over ``data``'s array (same memory, same version counter), as a graph leaf."""
-    result = object.__new__(cls)
-    Tensor._init(result, data._data, data._device, version_counter=data._version_counter)
+    result = Tensor._make(data._data, data._device, version_counter=data._version_counter, cls=cls)
     if requires_grad:
         result.requires_grad_(True)  # checks the dtype: only floating point tensors may require grad
     return result

@@ -24,18 +24,10 @@ from .._util import (
 )
 
 # NumPy warns about overflow, 0/0, inf - inf and log(0); PyTorch silently returns inf or nan.
-# Forwards that can meet those values run under this decorator (CuPy never warns anyway).
+# Forwards that can meet those values run under this decorator (CuPy never warns anyway). Speed only: Add, Sub and
+# Mul are left outside it (their ``forward`` says "not @_quiet"), though inf - inf and 0 * inf make NumPy warn:
+# entering ``np.errstate`` costs more than the arithmetic itself on small tensors, and those values are rare.
 _quiet = np.errstate(all="ignore")
-
-
-def _not_quiet(forward):
-    """Speed only: marks a forward left outside ``_quiet`` (Add, Sub, Mul); it returns ``forward`` unchanged.
-
-    Written plainly these forwards would carry ``@_quiet``, as inf - inf and 0 * inf make NumPy warn.
-    But entering ``np.errstate`` costs more than the arithmetic itself on small tensors, and those
-    values are rare on the hot path of training.
-    """
-    return forward
 
 
 _INTEGER_RANGES = {

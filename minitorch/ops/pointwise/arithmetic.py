@@ -19,7 +19,6 @@ from ._operands import (
     _bool_operand,
     _check_integer_divisor,
     _module,
-    _not_quiet,
     _prepare,
     _quiet,
     _require_tensor,
@@ -67,8 +66,7 @@ class Add(Op):
     wraps_numbers = True  # c + 1 lists the 1 as an input: (None, 0) in next_functions
 
     @staticmethod
-    @_not_quiet
-    def forward(ctx, a, b):
+    def forward(ctx, a, b):  # not @_quiet: Speed only (_operands.py)
         return a + b
 
     @staticmethod
@@ -82,8 +80,7 @@ class Sub(Op):
     wraps_numbers = True  # c + 1 lists the 1 as an input: (None, 0) in next_functions
 
     @staticmethod
-    @_not_quiet
-    def forward(ctx, a, b):
+    def forward(ctx, a, b):  # not @_quiet: Speed only (_operands.py)
         return a - b
 
     @staticmethod
@@ -98,8 +95,7 @@ class Mul(Op):
     saved_for_input = (0, 1)  # b is kept for a's gradient, a for b's (saved-tensor hooks pack only those needed)
 
     @staticmethod
-    @_not_quiet
-    def forward(ctx, a, b):
+    def forward(ctx, a, b):  # not @_quiet: Speed only (_operands.py)
         ctx.save_for_backward(b, a)  # PyTorch's order (what saved-tensor hooks see)
         return a * b
 
