@@ -42,7 +42,7 @@ from ._shapes import wrap_dim as _wrap_dim
 from ._tensor_base import Size, TensorBase, register_tensor_class
 from ._tensor_str import tensor_repr
 from .autograd import backward as _autograd_backward
-from .autograd.function import _leaf_accumulator, _RemovableHandle
+from .autograd.function import _RemovableHandle, leaf_accumulator as _leaf_accumulator
 from .autograd.grad_mode import (
     InferenceVersionCounter as _InferenceVersionCounter,
     is_inference_mode_enabled as _is_inference_mode_enabled,

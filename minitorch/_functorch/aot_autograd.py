@@ -36,9 +36,8 @@ from .._dtype import is_floating
 from .._dynamo.capture import OpCall, array_of, check_indices, check_shape, write_buffer
 from .._tensor import Tensor
 from ..autograd import grad as autograd_grad
-from ..autograd.function import Op, _ForwardOnlyContext, once_differentiable
+from ..autograd.function import Op, SavedTensor, _ForwardOnlyContext, once_differentiable
 from ..autograd.grad_mode import _GradState, enable_grad
-from ..autograd.node import SavedTensor
 from ..fx import GraphModule, Node
 from ..ops.indexing import Index, MaskedSelect
 from ..ops.nn_ops import CrossEntropy, Embedding

@@ -2,7 +2,7 @@
 
 * ``Function`` / ``once_differentiable`` (function.py): ops with a forward and a backward.
 * ``backward`` (engine.py) and ``grad`` (_grad.py): start the walk; ``engine.py`` does it.
-* ``Node``, ``AccumulateGrad`` (node.py): the nodes of the graph; ``_extensions.py``: PyTorch's extras.
+* ``Node``, ``AccumulateGrad`` (function.py): the nodes of the graph; ``_extensions.py``: PyTorch's extras.
 * ``no_grad`` and friends (grad_mode.py): switch recording off.
 * ``gradcheck`` / ``gradgradcheck`` (gradcheck.py): compare with finite differences.
 * ``detect_anomaly`` (anomaly_mode.py): find the op that produced NaN.

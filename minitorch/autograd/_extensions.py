@@ -1,6 +1,6 @@
 """What PyTorch adds around the plain core of autograd, called from it at named points.
 
-The core (``node.py``, ``Function.apply`` in ``function.py``, the loop of ``engine.py``) holds
+The core (the nodes and ``Function.apply`` in ``function.py``, the loop of ``engine.py``) holds
 the idea: record a node per op, walk the nodes backwards, add gradients into leaves. Every
 line here is something PyTorch does besides, and each is reached from the core through one
 guarded call with a comment naming it, so a reader of the core sees where it happens and

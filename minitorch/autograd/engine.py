@@ -44,8 +44,8 @@ from .._shapes import is_expandable
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make: the engine knows no Tensor methods
 from . import _extensions
 from ._extensions import queue_callback  # noqa: F401  (DistributedDataParallel imports it from here)
+from .function import leaf_accumulator
 from .grad_mode import _AnomalyState, _GradState
-from .node import leaf_accumulator
 
 
 class BackwardStep(NamedTuple):

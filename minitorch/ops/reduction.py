@@ -128,13 +128,20 @@ def _accumulate_dtype(x: Tensor, dtype) -> _dtype.dtype:
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Sum of the elements over ``dim`` (all of them by default): ``tensor([[1., 2.], [3., 4.]]).sum(0)`` is
     ``tensor([4., 6.])``. A float sum keeps its dtype; integer and bool sums are int64 unless ``dtype`` says."""
-    if dtype is not None and input.is_floating_point() and dtype.is_floating_point and dtype != input.dtype:
-        input = input.to(dtype)
-    floating = dtype is None and input._data.dtype in _dtype.FLOATING_NUMPY_DTYPES  # None: NumPy keeps the dtype
-    numpy_dtype = None if floating else _accumulate_dtype(input, dtype).numpy_dtype
+    numpy_dtype = None  # a floating sum keeps its dtype (NumPy's default)
+    if dtype is not None or input._data.dtype not in _dtype.FLOATING_NUMPY_DTYPES:
+        input, numpy_dtype = _summed_as(input, dtype)  # integers and bools sum as int64; dtype= casts floats first
     if dim is None:
         return Sum.apply(input, tuple(range(input._data.ndim)), keepdim, numpy_dtype)
     return SumDim.apply(input, _all_dims_if_empty(dim, input._data.ndim), keepdim, numpy_dtype)
+
+
+def _summed_as(input: Tensor, dtype) -> tuple:
+    """``(input, the NumPy dtype of its sum)``: int64 for integers and bools unless ``dtype`` says; a floating input
+    is cast to a floating ``dtype`` first, so its gradient flows back through the cast (``ToCopyBackward0``)."""
+    if dtype is not None and input.is_floating_point() and dtype.is_floating_point and dtype != input.dtype:
+        input = input.to(dtype)
+    return input, _accumulate_dtype(input, dtype).numpy_dtype
 
 
 def sum_to_size(x: Tensor, *size) -> Tensor:

@@ -32,7 +32,7 @@ import socket
 import threading
 import time
 
-from ..autograd import function as _function, node as _node
+from ..autograd import function as _function
 from ._events import EventList, FunctionEvent
 
 __all__ = ["ProfilerAction", "ProfilerActivity", "profile", "record_function", "schedule",
@@ -204,7 +204,7 @@ class profile:
         """Wrap the two entry points every op passes through (forward: ``Function.apply``; backward: a node's
         ``apply``), keeping the originals to put back."""
         original_forward = _function.Function.__dict__["apply"]
-        original_backward = _node.BackwardNode.__dict__["apply"]
+        original_backward = _function.BackwardNode.__dict__["apply"]
         self._saved_applies = (original_forward, original_backward)
         forward, backward = original_forward.__func__, original_backward
         profiler = self
@@ -229,11 +229,11 @@ class profile:
                 profiler._end(outer)
 
         _function.Function.apply = classmethod(profiled_forward)
-        _node.BackwardNode.apply = profiled_backward
+        _function.BackwardNode.apply = profiled_backward
 
     def _uninstall(self) -> None:
         if self._saved_applies is not None:
-            _function.Function.apply, _node.BackwardNode.apply = self._saved_applies
+            _function.Function.apply, _function.BackwardNode.apply = self._saved_applies
             self._saved_applies = None
 
 
