@@ -585,11 +585,20 @@ class Tensor(TensorBase):
             raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
         return pointwise.bitwise_not(self)
 
-    __and__ = pointwise.bitwise_and
+    # &, | and ^ look their function up when called: the ONNX and compile tracers record them by swapping it there.
+    def __and__(self, other):
+        return pointwise.bitwise_and(self, other)
+
     __rand__ = __and__
-    __or__ = pointwise.bitwise_or
+
+    def __or__(self, other):
+        return pointwise.bitwise_or(self, other)
+
     __ror__ = __or__
-    __xor__ = pointwise.bitwise_xor
+
+    def __xor__(self, other):
+        return pointwise.bitwise_xor(self, other)
+
     __rxor__ = __xor__
 
     # A comparison with something that is no tensor or number (None, a string, a list) is not ours to answer: as in
