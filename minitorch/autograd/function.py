@@ -223,7 +223,7 @@ class BackwardNode(Node):
 
 
 class _ForwardOnlyContext:
-    """The ``ctx`` of a call that records no graph: it accepts what forward stores and keeps no tensors."""
+    """The ``ctx`` of a call that records no graph: it accepts what forward stores, and nothing reads it back."""
 
     materialize_grads = True
     output_device = None
