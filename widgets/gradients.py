@@ -305,7 +305,9 @@ class GradientMonitor(StaticFallback):
 
     # While a loop runs, the status line and the live chart (a plain SVG written here, a millisecond's work where
     # matplotlib takes a tenth of a second) follow it at least once a second, whatever the matplotlib charts' budget.
-    STATUS_EVERY_S = 0.8
+    # Every half second here: the browser sees each redraw late by what the kernel's messages wait on a busy machine
+    # (up to a few tenths of a second), and the learner's promise is once a second in the browser.
+    STATUS_EVERY_S = 0.5
 
     def _show_progress(self) -> None:
         """While a loop runs: say so on the controls, and bring the status and the live chart up to date."""
