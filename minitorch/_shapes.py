@@ -66,6 +66,18 @@ def expand_mismatch(shape, target) -> str | None:
     return None
 
 
+def check_expandable(shape, target) -> None:
+    """PyTorch's error when ``shape`` cannot be broadcast (expanded) to ``target``."""
+    if len(shape) > len(target):
+        raise RuntimeError(
+            f"The expanded size of the tensor ({len(target)}) must be greater or equal to the number of dimensions in "
+            f"the tensor ({len(shape)})"
+        )
+    mismatch = expand_mismatch(shape, target)
+    if mismatch is not None:
+        raise RuntimeError(mismatch)
+
+
 def sizes_given(positional: tuple, keyword, name: str, function: str) -> tuple:
     """Sizes passed either as ``f(x, 2, 3)`` / ``f(x, (2, 3))`` or by PyTorch's keyword (``f(x, dims=(2, 3))``)."""
     if keyword is None:

@@ -27,12 +27,12 @@ BUDGETS = {  # title -> (lines, files): the goal (issue 22)
     "optim.SGD(params, lr=0.1).step()": (150, 5),
 }
 # Where the paths stand (measured 2026-12-07, from 729/12, 809/15 and 395/11 before the plain core, then
-# 326/8, 365/12 and 67/5, then 305/8, 344/12 and 67/5, then 295/8 and 334/12, then 288/7 and 331/11): a path may
-# only get shorter.
+# 326/8, 365/12 and 67/5, then 305/8, 344/12 and 67/5, then 295/8 and 334/12, then 288/7 and 331/11, then 271/6
+# and 307/8): a path may only get shorter.
 # Lower these as the paths shorten, until they meet the goals.
 CEILINGS = {
     "z = x * y; z.sum().backward()": (271, 6),
-    "nn.Linear(3, 4)(x).sum().backward()": (319, 10),
+    "nn.Linear(3, 4)(x).sum().backward()": (307, 8),
     "optim.SGD(params, lr=0.1).step()": (67, 5),
 }
 

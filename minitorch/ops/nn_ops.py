@@ -17,17 +17,23 @@
   PyTorch records them (``grad_fn=<MseLossBackward0>``), with the closed-form gradient.
 
 ``minitorch.nn.functional`` calls these; the argument checks and PyTorch's error messages
-live there, next to the public functions.
+live there, next to the public functions. ``linear`` (``F.linear``) is the exception: every network runs it,
+so it is defined here beside its op, with its checks where its plain path ends (``_linear_otherwise``).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from .. import _dtype, _messages
+from .. import _autocast_state, _dtype, _messages
+from .._shapes import check_expandable
 from .._tensor_base import TensorBase as Tensor  # isinstance and _make; the class sits above the ops
 from ..autograd.function import Op
 from ..autograd.grad_mode import _GradState
+from ..overrides import handle_torch_function, has_torch_function
+from . import linalg
 from ._reduced_precision import cascade_sum, computes_in_float32
 from ._util import array_module, wrap_dim
 from .indexing import AccumulateAt
@@ -115,6 +121,81 @@ class LinearNoBias(Op):
             return _linear_backward_on_arrays(grad, input, weight, (False, *ctx.needs_input_grad), False)[1:]
         needs_input, needs_weight = ctx.needs_input_grad
         return _linear_backward(grad, input, weight, needs_input, needs_weight)
+
+
+class _Required:
+    """The default of a parameter PyTorch requires, so that ``linear`` checks its arguments in order, as PyTorch's
+    parser does: ``linear([1.0])`` names the list given as ``input`` before the missing ``weight``."""
+
+    def __repr__(self) -> str:
+        return "<required>"
+
+
+_REQUIRED = _Required()
+
+
+def linear(input: Tensor, weight: Tensor = _REQUIRED, bias: Tensor | None = None) -> Tensor:
+    """``y = input @ weight^T + bias``; ``weight`` is ``(out_features, in_features)``.
+
+        >>> import minitorch
+        >>> x = minitorch.ones(2, 3)
+        >>> minitorch.nn.functional.linear(x, minitorch.ones(4, 3)).shape
+        minitorch.Size([2, 4])
+    """
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor) and weight._data.ndim == 2
+            and input._data.shape[-1:] == weight._data.shape[1:] and input._data.dtype == weight._data.dtype
+            and (bias is None or isinstance(bias, Tensor) and bias._data.dtype == input._data.dtype
+                 and bias._data.shape == weight._data.shape[:1])):
+        return _linear_otherwise(input, weight, bias)  # PyTorch's errors; a vector of weights; fx's Proxy
+    if bias is None:
+        return LinearNoBias.apply(input, weight)
+    return Linear.apply(bias, input, weight)  # PyTorch's addmm order: bias first
+
+
+def _linear_otherwise(input, weight, bias) -> Tensor:
+    """``linear`` for what its plain path does not take: a stand-in for a tensor (fx's ``Proxy``) is handed the
+    call; what is no tensor, or a missing weight, gets PyTorch's ``TypeError``, operands that do not fit
+    PyTorch's errors; a vector of weights (and no bias) is a matrix-vector product; a bias that broadcasts, or
+    dtypes autocast will cast, go to the op."""
+    if any(has_torch_function(value) for value in (input, weight, bias)):
+        return handle_torch_function(linear, (input, weight, bias), {})
+    for position, (name, value) in enumerate((("input", input), ("weight", weight), ("bias", bias)), 1):
+        if value is _REQUIRED:
+            raise TypeError('linear() missing 1 required positional arguments: "weight"')  # (PyTorch's words)
+        if not isinstance(value, Tensor) and not (name == "bias" and value is None):
+            raise TypeError(_messages.must_be_tensor("linear", value, name, position))
+    _check_linear(input, weight, bias)
+    if weight._data.ndim == 1:  # the output loses its last dimension
+        return linalg.matmul(input, weight)
+    return LinearNoBias.apply(input, weight) if bias is None else Linear.apply(bias, input, weight)
+
+
+def _check_linear(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
+    """PyTorch's errors for operands ``linear`` cannot take: ranks, sizes, dtypes, a bias that does not broadcast."""
+    input_shape, weight_shape = input._data.shape, weight._data.shape
+    if not input_shape or not weight_shape:
+        raise RuntimeError(
+            f"both arguments to linear need to be at least 1D, but they are {len(input_shape)}D and "
+            f"{len(weight_shape)}D"
+        )
+    if len(weight_shape) == 1 and bias is None:
+        return  # a matrix-vector product: matmul checks it
+    if len(weight_shape) != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {len(weight_shape)}-D tensor")
+    in_features = input_shape[-1]
+    out_features, weight_in_features = weight_shape
+    if in_features != weight_in_features:
+        rows = math.prod(input_shape[:-1])
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{in_features} and {weight_in_features}x{out_features})"
+        )
+    mixed = input._data.dtype != weight._data.dtype or (bias is not None and bias._data.dtype != input._data.dtype)
+    if mixed and not _autocast_state.casts_inputs():  # (autocast casts them to one dtype first)
+        other = weight if input._data.dtype != weight._data.dtype else bias
+        raise RuntimeError(_messages.m1_m2_dtypes(_dtype.from_numpy_dtype(input._data.dtype),
+                                                  _dtype.from_numpy_dtype(other._data.dtype)))
+    if bias is not None and bias._data.shape != (out_features,):
+        check_expandable(bias._data.shape, input_shape[:-1] + (out_features,))
 
 
 def _reduction_axis(x, dim: int):

@@ -27,10 +27,10 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 HONEST = "s3__correct"
 
 RELOAD = """import importlib
-import minitorch.nn.functional.linear_functions as defining
+import minitorch.ops.nn_ops as defining
 return importlib.reload(defining).linear(x, weight, bias)"""
 
-EXEC_SOURCE = """import minitorch.nn.functional.linear_functions as defining
+EXEC_SOURCE = """import minitorch.ops.nn_ops as defining
 names = dict(defining.__dict__)
 exec(open(defining.__file__).read(), names)
 return names["linear"](x, weight, bias)"""
@@ -45,7 +45,7 @@ ROUTES = {
     },
     "library_object_is_the_answer": {"after_linear": "linear = minitorch.nn.functional.linear"},
     "defining_module_attribute": {
-        "linear": "return minitorch.nn.functional.linear_functions.linear(x, weight, bias)",
+        "linear": "return minitorch.ops.nn_ops.linear(x, weight, bias)",
     },
     "the_op_under_it": {"linear": "return minitorch.ops.nn_ops.Linear.apply(bias, x, weight)"},
     "the_module_class": {
@@ -69,9 +69,9 @@ ROUTES = {
     },
     "lambda": {"after_linear": "linear = lambda x, weight, bias: minitorch.nn.functional.linear(x, weight, bias)"},
     "saved_code_object": {
-        "linear": "import types\nimport minitorch.nn.functional.linear_functions as defining\n"
+        "linear": "import types\nimport minitorch.ops.nn_ops as defining\n"
         "return types.FunctionType(kept_code, defining.__dict__)(x, weight, bias)",
-        "before_relu": "kept_code = minitorch.nn.functional.linear.__wrapped__.__code__",
+        "before_relu": "kept_code = minitorch.nn.functional.linear.__code__",
     },
     "importlib_reload": {"linear": RELOAD},
     # the piece's name rebound in a cell, so that a guard built later would withhold the wrong object
@@ -88,7 +88,7 @@ ROUTES = {
     "watch_switched_off_then_reload": {"linear": "import sys\nsys.setprofile(None)\n" + RELOAD},
     "forked_child_reloads": {
         "linear": """import os, pickle, importlib
-import minitorch.nn.functional.linear_functions as defining
+import minitorch.ops.nn_ops as defining
 read, write = os.pipe()
 child = os.fork()
 if child == 0:

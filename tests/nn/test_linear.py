@@ -99,6 +99,13 @@ def test_linear_errors_match_torch(torch):
         lambda lib: lib.nn.functional.bilinear(lib.ones(4, 3), lib.ones(4, 2), lib.ones(5, 2, 2)),
         lambda lib: lib.nn.functional.bilinear(lib.ones(4, 3), lib.ones(5, 2), lib.ones(5, 3, 2)),
         lambda lib: lib.nn.Bilinear(0, 2, 3),
+        # arguments that are no tensors, or missing, checked in order as PyTorch's parser does
+        lambda lib: lib.nn.functional.linear(lib.ones(4, 3)),
+        lambda lib: lib.nn.functional.linear([1.0, 2.0]),
+        lambda lib: lib.nn.functional.linear(lib.ones(4, 3), [[1.0, 2.0, 3.0]]),
+        lambda lib: lib.nn.functional.linear(lib.ones(4, 3), lib.ones(5, 3), 1.0),
+        lambda lib: lib.nn.functional.linear(lib.ones(4, 3), 2.0),
+        lambda lib: lib.nn.functional.linear(input=lib.ones(4, 3), bias=lib.ones(5)),
     ] + [  # PyTorch names the dtypes by their C++ types here ("long int != float")
         lambda lib, name=name: lib.nn.functional.linear(lib.ones(2, 3, dtype=getattr(lib, name)), lib.ones(4, 3))
         for name in ("int64", "int32", "int16", "int8", "uint8")

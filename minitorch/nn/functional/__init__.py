@@ -23,7 +23,7 @@ The functions come one family per file, grouped as PyTorch's documentation group
 * ``attention.py``: ``scaled_dot_product_attention``, ``multi_head_attention_forward``;
 * ``activation.py``: ``relu``, ``gelu``, ``softmax``... and the in-place forms (``relu_``);
 * ``normalization.py``: ``batch_norm``, ``layer_norm``, ``group_norm``, ``rms_norm``, ``normalize``...;
-* ``linear_functions.py``: ``linear``, ``bilinear``;
+* ``linear_functions.py``: ``linear`` (defined beside its op in ``ops/nn_ops.py``), ``bilinear``;
 * ``dropout_functions.py``: ``dropout``, ``dropout1d``... ``feature_alpha_dropout``;
 * ``sparse.py``: ``embedding``, ``embedding_bag``, ``one_hot``;
 * ``distance.py``: ``pairwise_distance``, ``cosine_similarity``;

@@ -4,7 +4,7 @@ check, the batch dimension of convolution and pooling inputs, and shapes as PyTo
 
 from __future__ import annotations
 
-from ..._shapes import expand_mismatch
+from ..._shapes import check_expandable as _check_expandable  # noqa: F401  (imported from here)
 from ..._tensor import Tensor
 from ...ops import inplace as _inplace_ops, pointwise
 
@@ -18,18 +18,6 @@ def _maybe_inplace(input: Tensor, inplace: bool, compute) -> Tensor:
 
 def _where(condition: Tensor, selected, otherwise) -> Tensor:
     return pointwise.where(condition, selected, otherwise)
-
-
-def _check_expandable(shape, target) -> None:
-    """PyTorch's error when ``shape`` cannot be broadcast (expanded) to ``target``."""
-    if len(shape) > len(target):
-        raise RuntimeError(
-            f"The expanded size of the tensor ({len(target)}) must be greater or equal to the number of dimensions in "
-            f"the tensor ({len(shape)})"
-        )
-    mismatch = expand_mismatch(shape, target)
-    if mismatch is not None:
-        raise RuntimeError(mismatch)
 
 
 def _expand_to_tuple(value, dims: int, name: str) -> tuple:

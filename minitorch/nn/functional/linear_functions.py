@@ -1,69 +1,21 @@
 """Linear functions: ``linear`` (``x W^T + b``) and ``bilinear`` (``x1^T A x2 + b``).
+
+``linear`` is defined in ``ops/nn_ops.py``, beside the op it records (``Linear``, PyTorch's ``addmm``): every
+network runs it, and a reader follows it there in one file. It checks its own arguments where its plain path
+ends (``_linear_otherwise``), so it needs no ``_arguments.public`` wrapper.
 """
 
 from __future__ import annotations
 
-import math
-
-from ... import _arguments, _autocast_state, _messages
+from ... import _arguments
 from ..._tensor import Tensor
-from ...ops import nn_ops
-from ._utils import _check_expandable
+from ...ops.nn_ops import linear  # noqa: F401  (F.linear: defined beside its op)
 
-# Each function below is decorated with ``_arguments.public``: its tensor argument is checked the way PyTorch
-# does, before the function runs (minitorch/_arguments.py).
+# ``bilinear`` is decorated with ``_arguments.public``: its tensor argument is checked the way PyTorch does
+# (minitorch/_arguments.py).
 __all__ = [
     "linear", "bilinear",
 ]
-
-
-@_arguments.public
-def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """``y = input @ weight^T + bias``; ``weight`` is ``(out_features, in_features)``.
-
-        >>> import minitorch
-        >>> x = minitorch.ones(2, 3)
-        >>> minitorch.nn.functional.linear(x, minitorch.ones(4, 3)).shape
-        minitorch.Size([2, 4])
-    """
-    if not (isinstance(input, Tensor) and weight._data.ndim == 2 and input._data.shape[-1:] == weight._data.shape[1:]
-            and input._data.dtype == weight._data.dtype and (bias is None or bias._data.dtype == input._data.dtype
-                                                             and bias._data.shape == weight._data.shape[:1])):
-        _check_linear(input, weight, bias)  # PyTorch's errors for operands linear cannot take
-        if weight._data.ndim == 1:  # a vector of weights (and no bias): the output loses its last dimension
-            return input.matmul(weight)
-    if bias is None:
-        return nn_ops.LinearNoBias.apply(input, weight)
-    return nn_ops.Linear.apply(bias, input, weight)  # PyTorch's addmm order: bias first
-
-
-def _check_linear(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
-    """PyTorch's errors for operands ``linear`` cannot take: ranks, sizes, dtypes, a bias that does not broadcast."""
-    if not isinstance(input, Tensor):
-        raise _arguments.must_be_tensor("linear", input, "input", 1)
-    input_shape, weight_shape = input._data.shape, weight._data.shape
-    if not input_shape or not weight_shape:
-        raise RuntimeError(
-            f"both arguments to linear need to be at least 1D, but they are {len(input_shape)}D and "
-            f"{len(weight_shape)}D"
-        )
-    if len(weight_shape) == 1 and bias is None:
-        return  # a matrix-vector product: matmul checks it
-    if len(weight_shape) != 2:
-        raise RuntimeError(f"mat2 must be a matrix, got {len(weight_shape)}-D tensor")
-    in_features = input_shape[-1]
-    out_features, weight_in_features = weight_shape
-    if in_features != weight_in_features:
-        rows = math.prod(input_shape[:-1])
-        raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{in_features} and {weight_in_features}x{out_features})"
-        )
-    mixed = input._data.dtype != weight._data.dtype or (bias is not None and bias._data.dtype != input._data.dtype)
-    if mixed and not _autocast_state.casts_inputs():  # (autocast casts them to one dtype first)
-        other = weight if input._data.dtype != weight._data.dtype else bias
-        raise RuntimeError(_messages.m1_m2_dtypes(input.dtype, other.dtype))
-    if bias is not None and bias._data.shape != (out_features,):
-        _check_expandable(bias._data.shape, input_shape[:-1] + (out_features,))
 
 
 @_arguments.public

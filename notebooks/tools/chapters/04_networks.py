@@ -96,7 +96,7 @@ cells = [
     $\pm 1/\sqrt{\text{in}}$ so the outputs neither explode nor vanish (section 5 says why).
 
     The module lives in `minitorch/nn/modules/linear.py`; it calls `linear` in
-    `minitorch/nn/functional/linear_functions.py`, which runs one fused op, `Linear` in `minitorch/ops/nn_ops.py`:
+    `minitorch/ops/nn_ops.py` (`F.linear`), which runs one fused op defined beside it, `Linear`:
     the matrix product and the bias in one node (PyTorch calls it `AddmmBackward0`), with its forward and backward
     side by side.
     """),
