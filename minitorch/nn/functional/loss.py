@@ -159,34 +159,36 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     return _weighted_reduce(loss, weight, reduction, input, mean_by_weight=False)
 
 
+_CLASS_INDEX_DTYPES = (np.dtype(np.int64), np.dtype(np.uint8))  # PyTorch's Long and Byte
+
+
 def _class_targets(input: Tensor, target: Tensor, ignore_index: int):
     """Check class-index targets as PyTorch's ``nll_loss`` does; returns the class dimension,
     the targets as an int64 array (ignored positions replaced by class 0) and the mask of
     ignored positions (None when there are none)."""
-    if input.dim() < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
-    if input.dim() != 1:
-        target_batch = target.shape[0] if target.dim() else 0
-        if input.shape[0] != target_batch:
-            raise ValueError(
-                f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({target_batch})."
-            )
-    if input.dim() <= 2:
-        if target.dim() > 1:
+    shape, target_shape = input._data.shape, target._data.shape
+    if len(shape) < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {len(shape)})")
+    if len(shape) != 1:
+        target_batch = target_shape[0] if target_shape else 0
+        if shape[0] != target_batch:
+            raise ValueError(f"Expected input batch_size ({shape[0]}) to match target batch_size ({target_batch}).")
+    if len(shape) <= 2:
+        if len(target_shape) > 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-        if input.dim() == 1 and target.dim() == 1 and target.shape[0] != 1:
-            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
+        if len(shape) == 1 and len(target_shape) == 1 and target_shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target_shape[0]}")
     else:
-        expected = (input.shape[0],) + tuple(input.shape[2:])
-        if tuple(target.shape) != expected:
-            raise RuntimeError(f"Expected target size {_shape_text(expected)}, got {_shape_text(target.shape)}")
-    if target.dtype.name not in ("int64", "uint8"):
+        expected = (shape[0],) + shape[2:]
+        if target_shape != expected:
+            raise RuntimeError(f"Expected target size {_shape_text(expected)}, got {_shape_text(target_shape)}")
+    if target._data.dtype not in _CLASS_INDEX_DTYPES:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype.type_name}")
-    class_dim = 0 if input.dim() == 1 else 1
-    classes = input.shape[class_dim]
+    class_dim = 0 if len(shape) == 1 else 1
+    classes = shape[class_dim]
     xp = target._xp
     labels = target._data.astype(xp.int64, copy=False)
-    if input.dim() == 1 and labels.ndim == 1:
+    if len(shape) == 1 and labels.ndim == 1:
         labels = labels.reshape(())
     if labels.size == 0:
         return class_dim, labels, None
@@ -278,16 +280,17 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     reduction = _reduction_argument(reduction, size_average, reduce)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
-    if input.dim() < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
-    class_dim = 0 if input.dim() == 1 else 1
-    classes = input.shape[class_dim]
-    if tuple(input.shape) == tuple(target.shape):
+    shape = input._data.shape
+    if len(shape) < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {len(shape)})")
+    class_dim = 0 if len(shape) == 1 else 1
+    classes = shape[class_dim]
+    if shape == target._data.shape:
         return _cross_entropy_with_probabilities(input, target, weight, class_dim, ignore_index, reduction,
                                                  label_smoothing)
     class_dim, labels, ignored = _class_targets(input, target, ignore_index)
     _class_weights(input, weight, classes)
-    if input.dim() == 2 and weight is None and ignored is None and label_smoothing == 0.0 and labels.size:
+    if len(shape) == 2 and weight is None and ignored is None and label_smoothing == 0.0 and labels.size:
         return nn_ops.CrossEntropy.apply(input, labels, reduction)  # the common case, fused into one node
     log_probs = log_softmax(input, class_dim)
     loss = _nll(log_probs, class_dim, labels, ignored, weight, reduction)
