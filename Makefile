@@ -2,7 +2,7 @@
 # Both create .venv on first use; later runs reuse it and re-install only when pyproject.toml changes.
 #
 #   make lab         JupyterLab on the course (extra options: make lab LAB_ARGS="--no-browser --port 8899")
-#   make test        the whole test suite (select tests: make test PYTEST_ARGS="-k matmul -x")
+#   make test        the whole test suite, on every core (select tests: make test PYTEST_ARGS="-k matmul -x")
 #   make test-gpu    the op-table tests on a CUDA GPU (installs the cuda extra, CuPy)
 #   make gpu-check   on a machine with a GPU, in under 8 minutes: the GPU API tests, a 1-GPU NCCL DDP job, the
 #                    DeviceTimer sweep saved for chapter 3, the op table; a summary (tools/gpu_check.py). Without
@@ -66,8 +66,17 @@ $(SERVER_EXTENSION): $(SERVER_CONFIG) | $(BIN)/python
 	@mkdir -p $(dir $@)
 	cp $(SERVER_CONFIG) $@
 
+# The suite runs side by side on every core, at most 4 (pytest-xdist; its heaviest tests start processes of their
+# own). Tests that share a fixture that is slow to build stay on one worker (`xdist_group`); the tests marked
+# `serial` measure wall-clock time, so they run afterwards, alone. TEST_WORKERS=0 runs everything in one process.
+TEST_WORKERS ?= auto
+
 test: $(call stamp,test)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	status=0; \
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadgroup -m "not serial" $(PYTEST_ARGS) \
+		|| status=$$?; \
+	$(BIN)/python -m pytest -m serial $(PYTEST_ARGS) || [ $$? = 5 ] || status=1; \
+	exit $$status
 
 test-gpu: $(call stamp,gpu)
 	MINITORCH_TEST_DEVICE=cuda $(BIN)/python -m pytest tests/ops $(PYTEST_ARGS)

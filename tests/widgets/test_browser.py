@@ -879,6 +879,7 @@ _WATCH_THE_MONITOR = """() => {
 }"""
 
 
+@pytest.mark.serial  # it measures the gaps between redraws: make test runs it alone, after the parallel part
 @pytest.mark.parametrize("viewport", [(1440, 900), (1280, 720)], ids=["1440x900", "1280x720"])
 def test_the_monitor_redraws_its_charts_every_second_while_a_15_s_loop_runs(tmp_path, viewport):
     """A tight 15 s training loop: the browser sees the charts redrawn at least once a second from the first
