@@ -78,11 +78,6 @@ def _environment(library: str) -> dict[str, str]:
     return environment
 
 
-# make test runs the suite side by side (pytest-xdist): this file's tests stay on one worker, so the
-# fixture they share (every program run once under both libraries) is built once.
-pytestmark = pytest.mark.xdist_group("corpus")
-
-
 @pytest.fixture(scope="session")
 def runs(request, tmp_path_factory):
     """Every selected program's result under both libraries: ``runs[library][program]``.

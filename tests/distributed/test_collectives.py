@@ -25,11 +25,6 @@ def _results(world: int, folder: str) -> list[dict]:
     return [dict(np.load(f"{folder}/rank{rank}.npz")) for rank in range(world)]
 
 
-# make test runs the suite side by side (pytest-xdist): this file's tests stay on one worker, so the
-# fixture they share (the collectives' job, run once) is built once.
-pytestmark = pytest.mark.xdist_group("collectives")
-
-
 @pytest.fixture(scope="module", params=WORLD_SIZES, ids=lambda w: f"{w}ranks")
 def world(request, tmp_path_factory):
     folder = tmp_path_factory.mktemp(f"collectives{request.param}")

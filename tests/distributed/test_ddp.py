@@ -51,11 +51,6 @@ def _trained(world: int, tmp_path_factory) -> dict:
     return _runs[world]
 
 
-# make test runs the suite side by side (pytest-xdist): this file's tests stay on one worker, so the
-# fixture they share (the DDP jobs, each run once) is built once.
-pytestmark = pytest.mark.xdist_group("ddp")
-
-
 @pytest.fixture(scope="module", params=[2, 4], ids=lambda w: f"{w}ranks")
 def trained(request, tmp_path_factory):
     return request.param, _trained(request.param, tmp_path_factory)

@@ -55,11 +55,6 @@ def _results(world: int, library: str, folder: str, phase: str = "collectives") 
     return _read(folder, world)
 
 
-# make test runs the suite side by side (pytest-xdist): this file's tests stay on one worker, so the
-# fixture they share (the jobs under both libraries, run once) is built once.
-pytestmark = pytest.mark.xdist_group("more_collectives")
-
-
 @pytest.fixture(scope="module", params=WORLD_SIZES, ids=lambda w: f"{w}ranks")
 def world(request, tmp_path_factory):
     size = request.param

@@ -44,11 +44,6 @@ for assignment in sys.argv[2:]:
 """
 
 
-# make test runs the suite side by side (pytest-xdist): this file's tests stay on one worker, so the
-# fixture they share (the course regenerated once by nbgrader) is built once.
-pytestmark = pytest.mark.xdist_group("course_regenerated")
-
-
 @pytest.fixture(scope="module")
 def regenerated(tmp_path_factory) -> Path:
     """The whole course regenerated into a temporary copy, in one nbgrader process."""

@@ -27,11 +27,6 @@ NAMES = sorted(submissions(port=9, secret_paths=[]))
 REPOSITORY = Path(__file__).resolve().parents[2]
 
 
-# make test runs the suite side by side (pytest-xdist): this file's tests stay on one worker, so the
-# fixture they share (every fixture submission, graded once (about a minute)) is built once.
-pytestmark = pytest.mark.xdist_group("graded_batch")
-
-
 @pytest.mark.parametrize("name", NAMES)
 def test_fixture_scores_as_named(graded_batch, name):
     row = graded_batch["grades"][name]

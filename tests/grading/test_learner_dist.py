@@ -62,11 +62,6 @@ def _run(command, cwd, what: str, allowed_to_skip: bool = False, timeout: int = 
     return result
 
 
-# make test runs the suite side by side (pytest-xdist): this file's tests stay on one worker, so the
-# fixture they share (the learner's kit, built and installed once (about two minutes)) is built once.
-pytestmark = pytest.mark.xdist_group("learner_dist")
-
-
 @pytest.fixture(scope="module")
 def learner_kit(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("dist") / "learner"

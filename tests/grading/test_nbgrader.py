@@ -58,11 +58,6 @@ def _nbgrader(course: Path, *arguments: str) -> subprocess.CompletedProcess:
     return result
 
 
-# make test runs the suite side by side (pytest-xdist): this file's tests stay on one worker, so the
-# fixture they share (the nbgrader course, generated and graded once) is built once.
-pytestmark = pytest.mark.xdist_group("nbgrader_course")
-
-
 @pytest.fixture(scope="module")
 def nbgrader_course(tmp_path_factory):
     """A fixture course in nbgrader's layout, using notebooks/nbgrader_config.py, with the release generated."""

@@ -161,11 +161,6 @@ def _submission(route: dict) -> nbformat.NotebookNode:
     )  # fmt: skip
 
 
-# make test runs the suite side by side (pytest-xdist): this file's tests stay on one worker, so the
-# fixture they share (the routes graded once in the sandbox) is built once.
-pytestmark = pytest.mark.xdist_group("withheld_routes")
-
-
 @pytest.fixture(scope="module")
 def graded_routes(tmp_path_factory, course):
     """Every route and the honest classmate, graded in one batch with --jobs 2."""

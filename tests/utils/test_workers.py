@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
+import multiprocessing.resource_tracker
 import os
 import random
 import subprocess
@@ -41,6 +42,13 @@ needs_fork = pytest.mark.skipif("fork" not in START_METHODS, reason="the fork st
 
 
 def child_pids() -> set[int]:
+    """The process ids of this process's children, less multiprocessing's resource tracker: the spawn start method
+    starts that helper the first time a process uses it, and it stays (as it does under PyTorch's DataLoader)."""
+    tracker = getattr(multiprocessing.resource_tracker._resource_tracker, "_pid", None)
+    return _children() - {tracker}
+
+
+def _children() -> set[int]:
     """The process ids of this process's children (psutil, else /proc, else multiprocessing's own list)."""
     try:
         import psutil
