@@ -68,14 +68,15 @@ $(SERVER_EXTENSION): $(SERVER_CONFIG) | $(BIN)/python
 
 # The suite runs side by side on every core, at most 4 (pytest-xdist; its heaviest tests start processes of their
 # own). Each test file runs on one worker (--dist loadfile), so a fixture its tests share (the learner's kit, the
-# graded batch, the corpus's runs, a DDP job) is built once; the tests marked `serial` measure wall-clock time, so
-# they run afterwards, alone. TEST_WORKERS=0 runs everything in one process.
+# graded batch, the corpus's runs, a DDP job) is built once, and the files that take minutes go out first
+# (tests/conftest.py); the tests marked `serial` measure wall-clock time or work close to a time limit, so they run
+# afterwards, alone. TEST_WORKERS=0 runs everything in one process.
 TEST_WORKERS ?= auto
 
 test: $(call stamp,test)
 	status=0; \
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile -m "not serial" $(PYTEST_ARGS) \
-		|| status=$$?; \
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile --no-loadscope-reorder \
+		-m "not serial" $(PYTEST_ARGS) || status=$$?; \
 	$(BIN)/python -m pytest -m serial $(PYTEST_ARGS) || [ $$? = 5 ] || status=1; \
 	exit $$status
 

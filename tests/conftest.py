@@ -119,6 +119,29 @@ def _note_skip(report) -> None:
             _unexpected_skips.append(f"{report.nodeid}: {reason}")
 
 
+# Under pytest-xdist (make test) each file is one unit of work, handed out in collection order (make test passes
+# --no-loadscope-reorder; xdist would otherwise hand out the files with the most tests first). The files that take
+# minutes go first, slowest first, so that the thousands of quick tests fill the other workers beside them instead
+# of one long file running alone at the end. Rough minutes on a 2-core machine, from .ci/run's --durations.
+SLOW_FILES_FIRST = (
+    "tests/widgets/test_browser.py",  # 12: JupyterLab in Chromium, two screen sizes
+    "tests/grading/test_ch15_exercises.py",  # 8: the capstone trained by the reference and by mistaken loops
+    "tests/notebooks/test_chapters.py",  # 7: every chapter run top to bottom, both editions
+    "tests/grading/test_learner_dist.py",  # 5: the learner's kit built, then checked
+    "tests/corpus/test_corpus.py",  # 4: the corpus run on minitorch and on PyTorch
+    "tests/grading/test_library_capstone.py",  # 3: the capstone on the learner's library, one piece blank
+    "tests/grading/test_grader_fixtures.py",  # 2: the fixture class graded in the sandbox
+    "tests/grading/test_course.py",  # 2: nbgrader's course, reference and blank
+    "tests/grading/test_ch12_exercises.py",  # 2: DDP ranks in the sandbox and in nbgrader
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        rank = {path: position for position, path in enumerate(SLOW_FILES_FIRST)}
+        items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))  # stable: files keep order
+
+
 def pytest_runtest_logreport(report):
     _note_skip(report)
 

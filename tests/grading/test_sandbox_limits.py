@@ -137,6 +137,7 @@ def _neighbour_seconds(tmp_path, label: str) -> float:
     return float(_printed(outcome).split("neighbour took")[1].split()[0])
 
 
+@pytest.mark.serial  # it compares wall-clock times: make test runs it alone, after the parallel part
 def test_cpu_spinners_do_not_slow_the_neighbour(tmp_path):
     """31 spinning processes in one sandbox; the neighbour's loop, in another, keeps within 2x of its
     time alone. Both sandboxes get the share --jobs 2 gives on this machine (one core each). On a busy

@@ -329,7 +329,7 @@ def _drawn_titles(stepper):
     return {unit.title for unit in stepper.view.units}
 
 
-def test_a_2000_node_graph_still_renders_folded_by_module():
+def test_a_2000_node_graph_still_renders_folded_by_module(capsys):
     import widgets
 
     minitorch.manual_seed(0)
@@ -346,7 +346,8 @@ def test_a_2000_node_graph_still_renders_folded_by_module():
     view = stepper.widget
     assert len(view.changes) == stepper.frame_count > 2000
     assert sum(len(change) for change in view.changes) < 50 * stepper.frame_count
-    assert time.perf_counter() - start < 30
+    with capsys.disabled():  # printed, never asserted: a shared machine's load decides a wall-clock bound
+        print(f"\n2,000 nodes captured, folded and drawn in {time.perf_counter() - start:.1f} s")
 
 
 # -- the widget in the browser ---------------------------------------------------------------------
