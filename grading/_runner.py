@@ -96,11 +96,12 @@ class _Steps:
     def _on_alarm(signum, frame):
         raise StepTimeout()
 
-    def run(self, function):
-        """(status, error type, line): ok, error, timeout or exit (SystemExit, KeyboardInterrupt)."""
+    def run(self, function, seconds=None):
+        """(status, error type, line): ok, error, timeout or exit (SystemExit, KeyboardInterrupt). ``seconds``: a
+        graded call's own limit (the plan's part says it), else the step limit."""
         self.install(signal.SIGALRM, self._on_alarm)
         self.install(signal.SIGINT, signal.default_int_handler)
-        self.alarm(signal.ITIMER_REAL, self.step_seconds)
+        self.alarm(signal.ITIMER_REAL, seconds or self.step_seconds)
         try:
             function()
             outcome = ("ok", None, None)
@@ -171,7 +172,7 @@ def _run_cells(plan, namespace, event, steps):
         event(end="cell", cell=index, status=status, error=error, line=line)
 
 
-def _call_case(function, case, input_type, steps, file_bytes, guard=None):
+def _call_case(function, case, input_type, steps, file_bytes, guard=None, seconds=None):
     """One graded call: (the status for e<k>.json, the answer's arrays).
 
     Besides the answer's arrays, an answered call reports what its values cannot show, for the rules
@@ -184,10 +185,10 @@ def _call_case(function, case, input_type, steps, file_bytes, guard=None):
     them withheld: the call and the reading of its answer (a tensor subclass's ``numpy`` is the
     submission's code too). A call that reached a withheld piece is ``withheld``, whatever it returned."""
     if guard is None:
-        return _judge_case(function, case, input_type, steps, file_bytes)
+        return _judge_case(function, case, input_type, steps, file_bytes, seconds)
     guard.start()
     try:
-        result = _judge_case(function, case, input_type, steps, file_bytes)
+        result = _judge_case(function, case, input_type, steps, file_bytes, seconds)
     finally:
         guard.stop()
     if guard.hits:
@@ -195,7 +196,7 @@ def _call_case(function, case, input_type, steps, file_bytes, guard=None):
     return result
 
 
-def _judge_case(function, case, input_type, steps, file_bytes):
+def _judge_case(function, case, input_type, steps, file_bytes, seconds=None):
     UnsupportedOutput, call_arguments, output_arrays = _TOOLS["compare"]  # noqa: N806 - a class among functions
     answer = {}
 
@@ -203,7 +204,7 @@ def _judge_case(function, case, input_type, steps, file_bytes):
         answer["arguments"] = call_arguments(case, input_type)
         answer["value"] = function(*answer["arguments"])
 
-    status, error, _ = steps.run(call)
+    status, error, _ = steps.run(call, seconds)
     if status == "error" and error == "NotImplementedError":
         return {"status": "not_implemented"}, []
     if status == "error":
@@ -298,7 +299,8 @@ def _run_cases(part, function, inputs, event, steps, results, outputs, guard=Non
         if refused:
             result, arrays = {"status": "withheld", "piece": refused[:200]}, []
         else:
-            result, arrays = _call_case(function, case, part["input_type"], steps, file_bytes, guard)
+            seconds = part.get("seconds")  # the exercise's own limit for a long call (a training run)
+            result, arrays = _call_case(function, case, part["input_type"], steps, file_bytes, guard, seconds)
         for position, array in enumerate(arrays):
             outputs[f"c{case_number}_{position}"] = array
         results.append(result)

@@ -261,6 +261,8 @@ class _Launcher:
 
     def plan(self, cells: list[tuple[int, str]], pending: list[PreparedPart]) -> dict:
         limits, backend = self.settings.limits, self.settings.backend
+        runner_limits = limits.for_runner()
+        runner_limits["cpu_seconds"] += int(extra_seconds(pending, limits))  # the longer calls use CPU time too
         return {
             "cells": [[index, source] for index, source in cells],
             "parts": [
@@ -271,10 +273,11 @@ class _Launcher:
                     "cases": prepared.argument_specs,
                     "withheld": list(prepared.exercise.withheld),  # only while this part's calls run
                     "exercise": prepared.exercise.name,  # names the piece in a withheld call's message
+                    "seconds": call_seconds(prepared, limits),  # each call's time limit (the runner's alarm)
                 }
                 for prepared in pending
             ],
-            "limits": limits.for_runner(),
+            "limits": runner_limits,
             "uid": self.uid,
             "gid": self.uid,
             "lib": backend.lib_dir,
@@ -311,9 +314,11 @@ class _Stages:
         self.skip_cells: set[int] = set()
         self.answers: dict[int, Answers] = {}
         self.cell_messages: dict[int, str] = {}
+        # the submission's time, with what the longer calls of its exercises add (Exercise.seconds)
+        self.total_seconds = self.limits.submission_seconds + extra_seconds(self.pending, self.limits)
 
     def run(self) -> dict[int, Answers]:
-        deadline = time.monotonic() + self.limits.submission_seconds
+        deadline = time.monotonic() + self.total_seconds
         launches = 0
         while True:
             launches += 1
@@ -331,7 +336,7 @@ class _Stages:
                 break
             out_of_time = outcome.killed == "deadline" or time.monotonic() > deadline - 0.5
             if out_of_time or launches > len(self.cells) + len(self.answers) + len(self.pending) + 1:
-                self._fail_pending(f"not run: the submission's time ({self.limits.submission_seconds:g} s) ran out")
+                self._fail_pending(f"not run: the submission's time ({self.total_seconds:g} s) ran out")
                 break
         self.result.notes += [self.cell_messages[index] for index in sorted(self.cell_messages)]
         return self.answers
@@ -356,7 +361,10 @@ class _Stages:
     def _restart(self, outcome: sandbox.RunOutcome) -> bool:
         """Blame the step that was running when the process died; True when a new launch should follow."""
         step = outcome.step
-        reason = _death_reason(outcome, self.limits)
+        seconds = self.limits.step_seconds  # the limit of the step that was running: a cell's, or its call's
+        if step is not None and step[0] == "case":
+            seconds = next((call_seconds(p, self.limits) for p in self.pending if p.number == step[1]), seconds)
+        reason = _death_reason(outcome, self.limits, seconds, self.total_seconds)
         self.result.incidents.append(_incident(outcome))
         if step is None or step[0] in ("setup", "inputs"):
             if not any(event.get("end") == "setup" for event in outcome.events):
@@ -402,10 +410,20 @@ def _incident(outcome: sandbox.RunOutcome) -> str:
     return "crash"
 
 
-def _death_reason(outcome: sandbox.RunOutcome, limits: sandbox.Limits) -> str:
+def call_seconds(prepared: PreparedPart, limits: sandbox.Limits) -> float:
+    """How long one graded call of this part may take: the grader's step limit, or the exercise's own if longer."""
+    return max(limits.step_seconds, prepared.exercise.seconds)
+
+
+def extra_seconds(parts: list[PreparedPart], limits: sandbox.Limits) -> float:
+    """The time the parts' longer calls add to the submission's: the difference, for each of their cases."""
+    return sum((call_seconds(part, limits) - limits.step_seconds) * len(part.argument_specs) for part in parts)
+
+
+def _death_reason(outcome: sandbox.RunOutcome, limits: sandbox.Limits, seconds: float, total: float) -> str:
     if outcome.killed:
         return _STEP_REASONS[outcome.killed].format(
-            seconds=limits.step_seconds, memory=f"{limits.memory_bytes / 2**30:g} GiB", total=limits.submission_seconds
+            seconds=seconds, memory=f"{limits.memory_bytes / 2**30:g} GiB", total=total
         )
     code = outcome.returncode
     if code is not None and (code < 0 or code > 128):

@@ -83,6 +83,9 @@ class Exercise:
     answers: tuple[tuple[np.ndarray, ...], ...] = ()
     # The learner's kit only: why its check cannot judge this exercise ("" when it can), said instead of a verdict
     unchecked: str = ""
+    # How long one graded call may take, where the exercise's work is long (a training run): the batch grader allows
+    # the larger of this and its per-call limit (--step-timeout), and adds the difference to the submission's time
+    seconds: float = 0.0
 
     @property
     def chapter(self) -> str:
@@ -116,6 +119,7 @@ def exercise(
     no_python_loop: bool = False,
     judging_data: Callable[[], dict] | None = None,
     public_judging_data: Callable[[], dict] | None = None,
+    seconds: float = 0.0,
 ) -> Exercise:
     """Register an exercise (see the module docstring); returns the entry.
 
@@ -138,6 +142,9 @@ def exercise(
     (``{"what": "the held-out entries G", "ids": ...}``), which may be the instructor's own files; the learner's
     kit cannot have those, and ships ``public_judging_data()`` in their place (public data, a validation split, with
     a ``"note"`` its check prints so that the learner knows the grade is measured on other data).
+    ``seconds`` is how long one graded call may take when that is longer than the batch grader's per-call limit (a
+    training run that takes 20 s on a quiet machine): a correct answer must not fail because the instructor's
+    machine was busy.
 
     The learner's kit (``make learner-dist``) copies ``answer_check`` and ``judge`` into the exercise's public
     description with the chapter's helpers, constants and imports they name (``tools/dist.py``): write them as
@@ -158,6 +165,8 @@ def exercise(
         raise ValueError(f"{name}: judging_data is what a judge measures on: give the judge too")
     if judge is not None and at_most:
         raise ValueError(f"{name}: an exercise is judged (judge) or compared with bounds (at_most), not both")
+    if not seconds >= 0:
+        raise ValueError(f"{name}: seconds is how long one call may take, at least 0, got {seconds!r}")
     if labels and len(labels) != len(cases):
         raise ValueError(f"{name}: {len(labels)} labels for {len(cases)} public cases")
     entry = Exercise(
@@ -166,7 +175,7 @@ def exercise(
         outputs=tuple(outputs), answer_check=answer_check, mutates_inputs=mutates_inputs, at_most=at_most,
         text_outputs=tuple(text_outputs),
         judge=judge, no_python_loop=no_python_loop, judging_data=judging_data,
-        public_judging_data=public_judging_data,
+        public_judging_data=public_judging_data, seconds=float(seconds),
     )  # fmt: skip
     _EXERCISES[name] = entry
     return entry

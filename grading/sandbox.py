@@ -678,7 +678,7 @@ def run(
     drain = _Drain(process.stdout, limits.output_bytes)
     drain.start()
     progress = ProgressReader(out_dir / "progress.jsonl", plan)
-    watch = _Watch(backend, group, limits, out_dir, process.pid, started)
+    watch = _Watch(backend, group, limits, out_dir, process.pid, started, plan)
     try:
         while process.poll() is None:
             time.sleep(poll_seconds)
@@ -734,8 +734,10 @@ def _hand_over(inputs: Path, destination: Path) -> None:
 class _Watch:
     """The supervisor's checks during one launch: step time, submission time, memory, disk."""
 
-    def __init__(self, backend: Backend, group, limits: Limits, out_dir: Path, pid: int, started: float):
+    def __init__(self, backend: Backend, group, limits: Limits, out_dir: Path, pid: int, started: float, plan: dict):
         self.backend, self.group, self.limits, self.out_dir, self.pid = backend, group, limits, out_dir, pid
+        # a graded call's limit, per part: the exercise's own where it is longer than the step limit
+        self.call_seconds = {part["number"]: float(part.get("seconds") or 0) for part in plan["parts"]}
         self.step: tuple | None = None
         self.step_started = started
         self.next_memory_check = self.next_disk_check = started
@@ -748,7 +750,12 @@ class _Watch:
         if step != self.step:
             self.step, self.step_started = step, now
         slow_start = step is not None and step[0] in ("setup", "inputs")  # imports, or reading the inputs
-        allowance = max(self.limits.step_seconds, 30.0) if slow_start else self.limits.step_seconds + 2.0
+        if slow_start:
+            allowance = max(self.limits.step_seconds, 30.0)
+        elif step is not None and step[0] == "case":
+            allowance = max(self.call_seconds.get(step[1], 0.0), self.limits.step_seconds) + 2.0
+        else:
+            allowance = self.limits.step_seconds + 2.0
         if now >= deadline:
             return "deadline"
         if now - self.step_started > allowance:

@@ -97,3 +97,43 @@ def test_status_fields_are_checked():
     assert not grader._valid_status(ok | {"graph": [None, None]})
     assert not grader._valid_status(ok | {"tuple": 1})
     assert not grader._valid_status({"status": "ok", "kinds": ["tensor"]})
+
+
+def _relu_after_waiting(seconds: float) -> str:
+    """A correct relu whose first call waits ``seconds`` (a long training run, say); the later calls are quick."""
+    return f"import time\nif not getattr(time, 'waited', False):\n    time.waited = True\n    time.sleep({seconds})\n" \
+        + RELU_SOLUTION
+
+
+SWALLOWS_THE_ALARM = (  # the runner's alarm is an exception: this call catches it and sleeps on
+    "import time\nwhile True:\n    try:\n        time.sleep(100)\n    except BaseException:\n        pass"
+)
+
+
+def test_an_exercise_that_needs_longer_calls_gets_its_own_limit(tmp_path, monkeypatch):
+    """Exercise.seconds: a call may take that long (8 s here) where the grader's per-call limit is 3 s. A correct
+    answer that takes 4.5 s keeps its points; one past 8 s fails, and the supervisor, which stops a call that
+    ignores the runner's alarm, allows the same 8 s and names them."""
+    require_bwrap()
+    relu = registry.get("demo.relu")
+    monkeypatch.setitem(registry._EXERCISES, "demo.relu", dataclasses.replace(relu, seconds=8.0))
+    totals, feedback = _grade(
+        tmp_path,
+        {
+            "in_its_time": notebook(_relu_after_waiting(4.5), LINEAR_SOLUTION),
+            "past_its_time": notebook(_relu_after_waiting(12), LINEAR_SOLUTION),
+            "ignores_the_alarm": notebook(SWALLOWS_THE_ALARM, LINEAR_SOLUTION),
+        },
+    )
+    # relu is worth 1 point, linear 2: past its time, relu alone fails
+    assert totals == {"reference": 3.0, "in_its_time": 3.0, "past_its_time": 2.0, "ignores_the_alarm": 2.0}
+    assert "public case 1: ran past the time limit" in feedback["past_its_time"]
+    assert "relu ran past the time limit (8 s) and was stopped" in feedback["ignores_the_alarm"]
+
+
+def test_the_capstones_training_may_take_longer_than_a_call():
+    """The capstone's graded call trains the model (about 20 s on a quiet 2-core machine, 30 s the default limit):
+    its exercise allows more, so that a busy machine does not fail a correct answer."""
+    import grading.exercises.ch15  # noqa: F401 - registers the chapter's exercises
+
+    assert registry.get("ch15.trained_model").seconds >= 4 * 20
