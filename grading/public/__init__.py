@@ -42,7 +42,7 @@ FORMAT = 1  # bumped when the layout of the files changes
 # Fields of Exercise that are data, copied as they are (tuples become lists in JSON and back)
 PLAIN_FIELDS = (
     "function", "input_type", "output_type", "rtol", "atol", "check_dtype", "hint", "withheld", "hints", "labels",
-    "outputs", "mutates_inputs", "at_most", "text_outputs", "no_python_loop", "extra",
+    "outputs", "mutates_inputs", "at_most", "text_outputs", "no_python_loop", "extra", "seconds",
 )  # fmt: skip
 RULES = ("answer_check", "judge")  # fields of Exercise that are code: shipped in <chapter>_rules.py, or not at all
 # Fields of Exercise that are data a judge measures on: judging_data ships as public_judging_data's values, and
