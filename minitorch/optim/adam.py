@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 import minitorch
 
+from ._adam_arrays import adam_on_arrays
 from .optimizer import (
     Optimizer,
     _check_betas,
@@ -43,6 +44,9 @@ class Adam(Optimizer):
         maximize: maximize the objective instead of minimizing it.
         decoupled_weight_decay: shrink the parameter directly instead of adding an L2 term to
             the gradient (this is AdamW).
+        foreach: ``False`` runs the loop of ``step`` below for every parameter, op by op. Otherwise (the
+            default) a plain update (no graph, a float32 or float64 gradient on the CPU) runs the same
+            arithmetic on the arrays, with the same results: ``_adam_arrays.py`` (Speed only).
 
         >>> import minitorch
         >>> weight = minitorch.tensor([1.0, -2.0], requires_grad=True)
@@ -90,7 +94,6 @@ class Adam(Optimizer):
             for param in group["params"]:
                 if param.grad is None:
                     continue
-                grad = param.grad if not group["maximize"] else -param.grad
                 state = self.state[param]
                 if len(state) == 0:
                     state["step"] = _zero_step(_step_device(param, group))
@@ -98,6 +101,9 @@ class Adam(Optimizer):
                     state["exp_avg_sq"] = minitorch.zeros_like(param)
                     if group["amsgrad"]:
                         state["max_exp_avg_sq"] = minitorch.zeros_like(param)
+                if group["foreach"] is not False and adam_on_arrays(param, state, group):
+                    continue  # Speed only: the same update on the arrays (_adam_arrays.py); foreach=False: this loop
+                grad = param.grad if not group["maximize"] else -param.grad
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                 state["step"].add_(1)
 

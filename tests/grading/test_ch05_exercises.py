@@ -649,6 +649,29 @@ def test_an_answer_on_minitorchs_optimizer_earns_nothing(cheat):
     assert "withheld:" in printed and "is not available while this exercise is graded" in printed
 
 
+ARRAY_UPDATE_CHEAT = """
+def cheat(param, grad, exp_avg, exp_avg_sq, step, lr, beta1, beta2, eps):  # Adam's array update, not the learner's
+    from minitorch.optim._adam_arrays import adam_on_arrays
+
+    param, exp_avg, exp_avg_sq = param.clone(), exp_avg.clone(), exp_avg_sq.clone()
+    param.grad = grad.clone()
+    state = {"step": minitorch.tensor(float(step) - 1), "exp_avg": exp_avg, "exp_avg_sq": exp_avg_sq}
+    group = {"lr": lr, "betas": (beta1, beta2), "eps": eps, "weight_decay": 0, "amsgrad": False,
+             "maximize": False, "decoupled_weight_decay": False}
+    with minitorch.no_grad():
+        adam_on_arrays(param, state, group)
+    return param, exp_avg, exp_avg_sq
+"""
+
+
+def test_adams_update_on_the_arrays_is_withheld_with_adam():
+    """Adam.step's Speed-only twin (minitorch/optim/_adam_arrays.py) is minitorch's Adam too."""
+    from tests.grading.withheld_support import run_with_withheld
+
+    printed = run_with_withheld("ch05.adam_step", "05_losses_and_optimizers", ARRAY_UPDATE_CHEAT)
+    assert "withheld:" in printed and "is not available while this exercise is graded" in printed
+
+
 def test_the_withheld_optimizer_pieces_exist():
     from tests.grading.withheld_support import withheld_names_missing
 
