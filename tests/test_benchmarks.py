@@ -70,6 +70,18 @@ def test_quick_run_prints_a_table_and_json_with_positive_times(tmp_path):
     assert workload["mismatches"] == {} and workload["unavailable"] == {}
 
 
+def test_the_adamw_step_agrees_across_the_three_frameworks(tmp_path):
+    """minitorch's array update, PyTorch's AdamW and the hand-written NumPy one end their step with the same
+    parameters (the runner's check: a mismatch is reported instead of a time)."""
+    results_file = tmp_path / "results.json"
+    completed = _run("--quick", "--only", "adamw_step", "--rounds", "1", "--json", str(results_file))
+    assert completed.returncode == 0, completed.stderr
+    (workload,) = json.loads(results_file.read_text())["workloads"]
+    assert workload["mismatches"] == {} and workload["unavailable"] == {}
+    expected = {"minitorch", "numpy"} | ({"pytorch"} if in_ci() or importlib.util.find_spec("torch") else set())
+    assert expected <= set(workload["seconds_per_unit"])
+
+
 def test_unknown_workload_is_refused_with_the_names_that_exist():
     completed = _run("--only", "no_such_workload", timeout=60)
     assert completed.returncode == 2
