@@ -416,6 +416,8 @@ def test_widgets_in_jupyterlab_in_headless_chromium(jupyterlab, tmp_path, viewpo
                 expect(folded_boxes).to_have_count(3)
                 fold.select_option([])  # open every module
                 expect(folded_boxes).to_have_count(0, timeout=30_000)
+            # the new drawing replaces the old one: no folded box is also true for a moment while it is swapped in
+            expect(nodes).not_to_have_count(0, timeout=30_000)
             unfolded = nodes.count()
             assert unfolded > 0, f"no drawing after opening every module: {mlp.locator('.mt-graph').text_content()!r}"
             assert mlp.locator(".mt-graph > svg").text_content().count("(folded)") == 0
