@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -41,6 +42,57 @@ def test_hardened_config_sets_real_nbgrader_options():
             assert name in traits, f"{class_name}.{name} is not an nbgrader option"
     assert config.Execute.timeout == 60 and config.OverwriteCells.add_missing_cells is True
     assert config.IgnorePattern.enabled is True
+    from grading.nbgrader_time import cell_timeout
+
+    assert config.Execute.timeout_func is cell_timeout
+
+
+def test_a_cell_that_runs_a_long_exercise_gets_its_seconds_on_top():
+    """Chapter 15 trains its model in the graded check (and once before it, in a plain cell): those two cells get
+    ``trained_model``'s own seconds on top of the 60 every other cell has."""
+    from grading import registry
+    from grading.nbgrader_time import CELL_SECONDS, cell_timeout
+
+    seconds = registry.get("ch15.trained_model").seconds
+    assert CELL_SECONDS == 60 and seconds >= 80
+    chapter = nbformat.read(next((REPOSITORY / "notebooks" / "source" / "15_capstone").glob("*.ipynb")), 4)
+    limits = {index: cell_timeout(cell) for index, cell in enumerate(chapter.cells)}
+    graded = next(i for i, cell in enumerate(chapter.cells)
+                  if cell.metadata.get("nbgrader", {}).get("grade_id") == "ch15-training-tests")
+    training = next(i for i, cell in enumerate(chapter.cells) if "= trained_model(train_ids" in cell.source)
+    assert limits[graded] == CELL_SECONDS + 2 * seconds  # check(...) and check_hidden(...)
+    assert limits[training] == CELL_SECONDS + seconds
+    longer = {index for index, limit in limits.items() if limit > CELL_SECONDS}
+    definition = next(i for i, cell in enumerate(chapter.cells) if "def trained_model(" in cell.source)
+    assert longer <= {graded, training, definition}, [chapter.cells[i].source[:80] for i in longer]
+    assert cell_timeout(nbformat.v4.new_markdown_cell("trained_model(1)")) == CELL_SECONDS
+    assert cell_timeout(nbformat.v4.new_code_cell("while True:\n    pass")) == CELL_SECONDS
+    assert cell_timeout(nbformat.v4.new_code_cell("model.trained_model_count(3)")) == CELL_SECONDS
+
+
+def test_nbclient_stops_a_cell_at_its_own_limit(monkeypatch):
+    """The limit reaches the kernel's clock: with 2 s a cell and an exercise of 4 s, a 3 s call of that exercise's
+    function runs to its end, and the same sleep in a cell that does not call it is interrupted."""
+    require("nbgrader", "the instructor extra")
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellTimeoutError
+
+    from grading import nbgrader_time
+    from grading.registry import Exercise
+
+    slow = Exercise(name="demo.slow_call", function="slow_call", reference=None, seconds=4)
+    monkeypatch.setattr(nbgrader_time, "CELL_SECONDS", 2)
+    monkeypatch.setattr(nbgrader_time, "_slow_exercises", lambda: ((slow, re.compile(r"slow_call\s*\(")),))
+    define = "import time\ndef slow_call():\n    time.sleep(3)\n    return 'done'"
+    for cells, finishes in (([define, "slow_call()"], True), ([define, "time.sleep(3)"], False)):
+        document = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
+        client = NotebookClient(document, timeout=2, timeout_func=nbgrader_time.cell_timeout, kernel_name="python3")
+        if finishes:
+            client.execute()
+            assert document.cells[1].outputs[0]["data"]["text/plain"] == "'done'"
+        else:
+            with pytest.raises(CellTimeoutError):
+                client.execute()
 
 
 def test_course_config_loads_the_hardened_one():
