@@ -142,8 +142,13 @@ def pytest_collection_modifyitems(config, items):
         items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))  # stable: files keep order
 
 
+_seconds_per_file: dict[str, float] = {}
+
+
 def pytest_runtest_logreport(report):
     _note_skip(report)
+    path = report.nodeid.split("::", 1)[0]
+    _seconds_per_file[path] = _seconds_per_file.get(path, 0.0) + report.duration  # setup, call and teardown
 
 
 def pytest_collectreport(report):
@@ -156,6 +161,11 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 def pytest_terminal_summary(terminalreporter):
+    if terminalreporter.config.getoption("durations", None) and _seconds_per_file:
+        # the files' totals, summed over their tests (what SLOW_FILES_FIRST above is ranked by)
+        terminalreporter.section("slowest files (seconds, all of their tests)")
+        for path, seconds in sorted(_seconds_per_file.items(), key=lambda item: -item[1])[:20]:
+            terminalreporter.write_line(f"{seconds:8.1f}  {path}")
     if _unexpected_skips:
         terminalreporter.section("skips that MINITORCH_CI=1 does not allow (only the GPU may skip)")
         for line in _unexpected_skips:
