@@ -11,7 +11,9 @@ What it changes, and why:
   instead of nbgrader's kernel hanging the whole batch; ``interrupt_on_timeout`` lets the rest of the
   notebook still run. A cell that checks an exercise registered with more time for its graded call
   (``seconds=``: chapter 15 trains its model in the check), or calls its function, gets that time on top
-  (``Execute.timeout_func``, :mod:`grading.nbgrader_time`), as ``minitorch-grade`` gives the call.
+  (``Execute.timeout_func``, :mod:`grading.nbgrader_time`), as ``minitorch-grade`` gives the call. nbclient
+  then no longer reads ``Execute.timeout``: a course that wants another time per cell sets
+  ``c.Execute.timeout_func = grading.nbgrader_time.cell_timeouts(seconds)``.
 * ``OverwriteCells.add_missing_cells = True``: a deleted test cell is put back from the gradebook and
   run, so its part is graded as usual (``minitorch-grade`` instead scores that part 0 with a warning);
   edited test cells are already overwritten with the source version.
@@ -53,10 +55,11 @@ c = get_config()  # noqa: F821 - provided by traitlets when nbgrader loads this 
 
 # Time: a cell that runs longer than this is interrupted and fails; the notebook goes on. A cell that checks a
 # long exercise (or calls its function) gets the exercise's own seconds on top.
-from grading.nbgrader_time import CELL_SECONDS, cell_timeout  # noqa: E402
+# (nbclient reads Execute.timeout only without a timeout_func: another time per cell is cell_timeouts(seconds).)
+from grading.nbgrader_time import CELL_SECONDS, cell_timeouts  # noqa: E402
 
 c.Execute.timeout = CELL_SECONDS
-c.Execute.timeout_func = cell_timeout
+c.Execute.timeout_func = cell_timeouts(CELL_SECONDS)
 c.Execute.interrupt_on_timeout = True
 c.Execute.execute_retries = 0
 c.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:"]

@@ -10,7 +10,9 @@ exercise's seconds on top of its 60 for each time it names the exercise or calls
   the same model outside the graded cell;
 * ``trained_parameters(...)``, the learner's function the check calls, likewise.
 
-A cell that does none of these keeps 60 s, so an infinite loop still stops there.
+A cell that does none of these keeps 60 s, so an infinite loop still stops there. A course that wants another
+time per cell sets ``c.Execute.timeout_func = cell_timeouts(120)`` after loading the hardened config (nbclient
+reads ``Execute.timeout`` only where no ``timeout_func`` is set).
 """
 
 from __future__ import annotations
@@ -41,10 +43,16 @@ def _slow_exercises() -> tuple:
     return tuple(slow)
 
 
-def cell_timeout(cell) -> int:
-    """The seconds a notebook cell may run under ``nbgrader autograde`` (nbclient's ``timeout_func``)."""
-    source = cell.get("source", "") if cell.get("cell_type", "code") == "code" else ""
-    if isinstance(source, list):
-        source = "".join(source)
-    extra = sum(exercise.seconds * len(pattern.findall(source)) for exercise, pattern in _slow_exercises())
-    return CELL_SECONDS + extra
+def cell_timeouts(cell_seconds: float = CELL_SECONDS):
+    """nbclient's ``timeout_func``: the seconds a notebook cell may run, ``cell_seconds`` plus the long exercises'
+    own. (nbclient ignores ``Execute.timeout`` once a ``timeout_func`` is set: a course that wants another time
+    per cell passes it here.)"""
+
+    def cell_timeout(cell) -> float:
+        source = cell.get("source", "") if cell.get("cell_type", "code") == "code" else ""
+        if isinstance(source, list):
+            source = "".join(source)
+        return cell_seconds + sum(exercise.seconds * len(pattern.findall(source))
+                                  for exercise, pattern in _slow_exercises())
+
+    return cell_timeout

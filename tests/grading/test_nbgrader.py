@@ -42,17 +42,18 @@ def test_hardened_config_sets_real_nbgrader_options():
             assert name in traits, f"{class_name}.{name} is not an nbgrader option"
     assert config.Execute.timeout == 60 and config.OverwriteCells.add_missing_cells is True
     assert config.IgnorePattern.enabled is True
-    from grading.nbgrader_time import cell_timeout
-
-    assert config.Execute.timeout_func is cell_timeout
+    timeout_func = config.Execute.timeout_func
+    assert timeout_func(nbformat.v4.new_code_cell("x = 1")) == 60
+    assert timeout_func(nbformat.v4.new_code_cell('check("ch15.trained_model", trained_parameters)')) > 60
 
 
 def test_a_cell_that_runs_a_long_exercise_gets_its_seconds_on_top():
     """Chapter 15 trains its model in the graded check (and once before it, in a plain cell): those two cells get
     ``trained_model``'s own seconds on top of the 60 every other cell has."""
     from grading import registry
-    from grading.nbgrader_time import CELL_SECONDS, cell_timeout
+    from grading.nbgrader_time import CELL_SECONDS, cell_timeouts
 
+    cell_timeout = cell_timeouts()
     seconds = registry.get("ch15.trained_model").seconds
     assert CELL_SECONDS == 60 and seconds >= 80
     chapter = nbformat.read(next((REPOSITORY / "notebooks" / "source" / "15_capstone").glob("*.ipynb")), 4)
@@ -68,11 +69,13 @@ def test_a_cell_that_runs_a_long_exercise_gets_its_seconds_on_top():
     assert cell_timeout(nbformat.v4.new_markdown_cell("trained_model(1)")) == CELL_SECONDS
     assert cell_timeout(nbformat.v4.new_code_cell("while True:\n    pass")) == CELL_SECONDS
     assert cell_timeout(nbformat.v4.new_code_cell("model.trained_model_count(3)")) == CELL_SECONDS
+    assert cell_timeouts(120)(chapter.cells[graded]) == 120 + 2 * seconds  # another time per cell
 
 
 def test_nbclient_stops_a_cell_at_its_own_limit(monkeypatch):
     """The limit reaches the kernel's clock: with 2 s a cell and an exercise of 4 s, a 3 s call of that exercise's
-    function runs to its end, and the same sleep in a cell that does not call it is interrupted."""
+    function runs to its end, and the same sleep in a cell that does not call it is interrupted (nbclient's
+    ``timeout`` of 60 s is not what counts once ``timeout_func`` is set)."""
     require("nbgrader", "the instructor extra")
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError
@@ -81,12 +84,12 @@ def test_nbclient_stops_a_cell_at_its_own_limit(monkeypatch):
     from grading.registry import Exercise
 
     slow = Exercise(name="demo.slow_call", function="slow_call", reference=None, seconds=4)
-    monkeypatch.setattr(nbgrader_time, "CELL_SECONDS", 2)
     monkeypatch.setattr(nbgrader_time, "_slow_exercises", lambda: ((slow, re.compile(r"slow_call\s*\(")),))
     define = "import time\ndef slow_call():\n    time.sleep(3)\n    return 'done'"
     for cells, finishes in (([define, "slow_call()"], True), ([define, "time.sleep(3)"], False)):
         document = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
-        client = NotebookClient(document, timeout=2, timeout_func=nbgrader_time.cell_timeout, kernel_name="python3")
+        client = NotebookClient(document, timeout=60, timeout_func=nbgrader_time.cell_timeouts(2),
+                                kernel_name="python3")
         if finishes:
             client.execute()
             assert document.cells[1].outputs[0]["data"]["text/plain"] == "'done'"
