@@ -122,17 +122,21 @@ def _note_skip(report) -> None:
 # Under pytest-xdist (make test) each file is one unit of work, handed out in collection order (make test passes
 # --no-loadscope-reorder; xdist would otherwise hand out the files with the most tests first). The files that take
 # minutes go first, slowest first, so that the thousands of quick tests fill the other workers beside them instead
-# of one long file running alone at the end. Rough minutes on a 2-core machine, from .ci/run's --durations.
+# of one long file running alone at the end. Seconds of all their tests, from .ci/run's "slowest files" summary
+# (2-core machine, 2026-12-08); rerun it and reorder when a file's cost changes.
 SLOW_FILES_FIRST = (
-    "tests/widgets/test_browser.py",  # 12: JupyterLab in Chromium, two screen sizes
-    "tests/grading/test_ch15_exercises.py",  # 8: the capstone trained by the reference and by mistaken loops
-    "tests/notebooks/test_chapters.py",  # 7: every chapter run top to bottom, both editions
-    "tests/grading/test_learner_dist.py",  # 5: the learner's kit built, then checked
-    "tests/corpus/test_corpus.py",  # 4: the corpus run on minitorch and on PyTorch
-    "tests/grading/test_library_capstone.py",  # 3: the capstone on the learner's library, one piece blank
-    "tests/grading/test_grader_fixtures.py",  # 2: the fixture class graded in the sandbox
-    "tests/grading/test_course.py",  # 2: nbgrader's course, reference and blank
-    "tests/grading/test_ch12_exercises.py",  # 2: DDP ranks in the sandbox and in nbgrader
+    "tests/widgets/test_browser.py",  # 450: JupyterLab in Chromium, two screen sizes
+    "tests/notebooks/test_chapters.py",  # 276: every chapter run top to bottom, both editions
+    "tests/grading/test_ch06_worker_loader_exercises.py",  # 186: worker processes, in the sandbox and in nbgrader
+    "tests/grading/test_ch15_exercises.py",  # 183: the capstone trained by the reference and by mistaken loops
+    "tests/grading/test_library_capstone.py",  # 154: the capstone on the learner's library, one piece blank
+    "tests/grading/test_course.py",  # 153: nbgrader's course, reference and blank
+    "tests/grading/test_grader_attacks.py",  # 125: attacks on the sandbox
+    "tests/grading/test_learner_dist.py",  # 123: the learner's kit built, then checked
+    "tests/grading/test_ch12_exercises.py",  # 120: DDP ranks in the sandbox and in nbgrader
+    "tests/grading/test_withheld_routes.py",  # 77: routes around a withheld piece, graded
+    "tests/grading/test_grader_fixtures.py",  # 60: the fixture class graded in the sandbox
+    "tests/corpus/test_corpus.py",  # 52: the corpus run on minitorch and on PyTorch
 )
 
 
