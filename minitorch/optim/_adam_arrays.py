@@ -6,8 +6,9 @@ in-place write and its version). For a plain update (no graph recorded, a float3
 its parameter) that machinery decides nothing, and the capstone's 18 parameters spent longer in it than in their
 arithmetic. Here each op is its NumPy expression (on the CPU), written into the same arrays with the same roundings:
 a Python number times a float32 array is computed in float32, as minitorch's ops and PyTorch's kernels do, and
-every in-place write bumps its tensor's version as the op would. ``foreach=False`` runs the tensor loop instead;
-the tests run both and compare them bit for bit (``tests/optim/test_adam_on_arrays.py``).
+every in-place write bumps its tensor's version as the op would (``Tensor._bump_version``).
+``foreach=False`` runs the tensor loop instead; the tests run both and compare them bit for bit
+(``tests/optim/test_adam_on_arrays.py``).
 """
 
 from __future__ import annotations
@@ -31,21 +32,23 @@ def adam_on_arrays(param, state: dict, group: dict) -> bool:
     beta1, beta2 = group["betas"]
     p, g, exp_avg, exp_avg_sq = param._data, grad._data, moments[0]._data, moments[1]._data
 
-    _bump(step_tensor)
+    step_tensor._bump_version()
     step_tensor._data += 1  # state["step"].add_(1)
     if group["maximize"]:
         g = -g
     if weight_decay != 0:
         if group["decoupled_weight_decay"]:
             p *= 1 - lr * weight_decay  # param.mul_(1 - lr * weight_decay)
-            _bump(param)
+            param._bump_version()
         else:
             g = g + p * weight_decay  # grad.add(param, alpha=weight_decay)
     weight = 1 - beta1  # exp_avg.lerp_(grad, 1 - beta1), PyTorch's two-sided formula (ops/pointwise/selection.py)
     exp_avg[...] = exp_avg + weight * (g - exp_avg) if abs(weight) < 0.5 else g - (g - exp_avg) * (1 - weight)
     exp_avg_sq *= beta2  # exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
     exp_avg_sq += (g * g) * (1 - beta2)
-    _bump(moments[0], moments[1], moments[1])
+    moments[0]._bump_version()
+    moments[1]._bump_version()  # twice: mul_, then addcmul_
+    moments[1]._bump_version()
 
     step = float(step_tensor._data)
     step_size = lr / (1 - beta1**step)
@@ -54,15 +57,10 @@ def adam_on_arrays(param, state: dict, group: dict) -> bool:
     if group["amsgrad"]:
         second = moments[2]._data
         second[...] = np.maximum(second, exp_avg_sq)  # max_exp_avg_sq.copy_(max_exp_avg_sq.maximum(exp_avg_sq))
-        _bump(moments[2])
+        moments[2]._bump_version()
     denominator = np.sqrt(second) / bias_correction2_sqrt  # (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
     denominator += eps
     p += (exp_avg / denominator) * -step_size  # param.addcdiv_(exp_avg, denominator, value=-step_size)
-    _bump(param)
+    param._bump_version()
     return True
 
-
-def _bump(*tensors) -> None:
-    """An in-place op's version bump, once per write."""
-    for tensor in tensors:
-        tensor._version_counter[0] += 1
