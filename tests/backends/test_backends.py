@@ -5,22 +5,12 @@ from __future__ import annotations
 import pytest
 
 import minitorch
-from tests.support import require_torch
+from tests.support import is_cpu_build, require_torch
 
 
 @pytest.fixture
 def torch():
     return require_torch()
-
-
-def _cpu_build(torch):
-    """True for PyTorch's CPU-only build, the one minitorch answers like on a machine without a GPU.
-
-    PyPI's default torch wheel is a CUDA build: on a machine without a GPU it still reports cuDNN as
-    available and words some errors differently, so with it the tests compare against the CPU build's
-    answers, written out here (taken from torch 2.13.0+cpu).
-    """
-    return torch.version.cuda is None and torch.version.hip is None
 
 
 def test_backends_answer_like_a_cpu_only_pytorch(torch):
@@ -30,7 +20,7 @@ def test_backends_answer_like_a_cpu_only_pytorch(torch):
     assert minitorch.backends.mps.is_built() is torch.backends.mps.is_built() is False
     assert minitorch.backends.cudnn.is_available() is False
     assert minitorch.backends.cudnn.version() is None
-    if _cpu_build(torch):
+    if is_cpu_build(torch):
         assert torch.backends.cudnn.is_available() is False
         assert torch.backends.cudnn.version() is None
     for flag in ("enabled", "benchmark", "deterministic", "allow_tf32"):
@@ -59,7 +49,7 @@ def test_accelerator_without_a_gpu_matches_pytorch(torch, no_cuda):
         with pytest.raises(RuntimeError) as ours:
             getattr(minitorch.accelerator, name)()
         assert str(ours.value) == cpu_build_message
-        if _cpu_build(torch):
+        if is_cpu_build(torch):
             with pytest.raises(RuntimeError) as theirs:
                 getattr(torch.accelerator, name)()
             assert str(theirs.value) == cpu_build_message
